@@ -1,0 +1,40 @@
+// A whole run: read every spec file, resolve, emit, and write the outputs atomically.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kernelgen/emit.h"
+#include "kernelgen/spec.h"
+
+namespace kernelgen {
+
+struct OutputFile {
+    std::string name;  // file name inside the output folder
+    std::string content;
+};
+
+struct GenerateResult {
+    std::vector<Diagnostic> diagnostics;  // empty when every spec is valid
+    std::vector<OutputFile> files;        // empty unless every spec is valid
+};
+
+// Resolves specs that were already parsed: run-wide rules (unique names) and limits that need the lowering
+// ("unroll": "full" within kMaxFullUnroll), then emits every kernel. Emits nothing if any problem is found.
+GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics = {});
+
+// Parses every file, then generate().
+GenerateResult generate_files(const std::vector<std::string>& spec_paths);
+
+struct WriteReport {
+    std::vector<std::string> written;    // created or changed
+    std::vector<std::string> unchanged;  // same content already there: left alone, timestamps too
+    std::string error;                   // non-empty when writing failed; nothing was replaced then
+};
+
+// Writes each file to a temporary beside its target and renames it into place only once every temporary is
+// written; a file whose content is unchanged is not touched. Creates `dir` when missing.
+WriteReport write_outputs(const std::filesystem::path& dir, const std::vector<OutputFile>& files);
+
+}  // namespace kernelgen

@@ -1,0 +1,55 @@
+// The one representation every operator lowers to: an indexed block copy.
+//
+// For every point of `loops` (outer to inner), one index tuple of `components.size()` values is read from
+// `indices` at offset sum(loop * indices_stride) + component.offset, each value v is checked against its
+// bound s (-s <= v < s) and wrapped (v < 0 ? v + s : v), and the block of `block` contiguous elements at
+//   source      offset sum(loop * source_stride)      [+ sum(v * component.stride) when indexed == Source]
+// goes to
+//   destination offset sum(loop * destination_stride) [+ sum(v * component.stride) when indexed == Destination]
+// combined by `reduction`. Gathers read data and write output; ScatterND first copies data to output and
+// then reads updates and writes output.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernelgen/spec.h"
+
+namespace kernelgen {
+
+struct Loop {
+    uint64_t extent;
+    uint64_t indices_stride;
+    uint64_t source_stride;
+    uint64_t destination_stride;
+};
+
+struct IndexComponent {
+    uint64_t offset;  // position within the index tuple
+    uint64_t bound;   // size s of the data axis it selects along
+    uint64_t stride;  // elements between neighbours along that axis
+};
+
+struct IndexedCopy {
+    enum class Indexed { Source, Destination };
+    Indexed indexed = Indexed::Source;
+    std::vector<Loop> loops;
+    std::vector<IndexComponent> components;
+    uint64_t block = 1;
+    Reduction reduction = Reduction::None;
+    bool copy_data_first = false;  // ScatterND: output starts as a copy of data
+    // The whole indices tensor is tuple_count tuples of components.size() values, each checked up front.
+    uint64_t tuple_count = 0;
+    // Element counts of the tensors, for the size macros and the offset type.
+    uint64_t data_size = 0, indices_size = 0, updates_size = 0, output_size = 0;
+    // What the copy computes, in the operator's own terms, for the comment above it.
+    std::string formula;
+
+    uint64_t copy_count() const;  // number of block copies: the product of the loop extents
+};
+
+// Lowers a resolved spec. Never fails: every rule was checked when the spec was read.
+IndexedCopy lower(const KernelSpec& spec);
+
+}  // namespace kernelgen

@@ -1,0 +1,69 @@
+// The spec format: JSON op specs read, checked against ONNX's rules and resolved into KernelSpec values.
+// Every check on user input happens here; later stages never fail on a resolved spec.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernelgen/dtype.h"
+
+namespace kernelgen {
+
+using Shape = std::vector<uint64_t>;
+
+// Largest element count of any tensor: keeps every offset and product exact in 64 bits.
+constexpr uint64_t kMaxElements = uint64_t{1} << 40;
+constexpr size_t kMaxRank = 32;
+constexpr size_t kMaxNameLength = 63;
+// Largest number of copies "unroll": "full" may emit as straight-line code.
+constexpr uint64_t kMaxFullUnroll = 4096;
+constexpr uint64_t kMaxUnrollFactor = 64;
+
+enum class Op { Gather, GatherElements, GatherND, ScatterND };
+std::string_view name(Op op);
+
+struct Unroll {
+    enum class Kind { Auto, Full, None, Factor } kind = Kind::Auto;
+    unsigned factor = 1;  // with Kind::Factor
+};
+
+struct KernelSpec {
+    std::string name;
+    Op op = Op::Gather;
+    DType dtype = DType::Float32;
+    IndexType index_dtype = IndexType::Int64;
+    Shape data_shape;
+    Shape indices_shape;
+    Shape updates_shape;  // ScatterND only; derived when the spec omits it
+    Shape output_shape;   // derived
+    int64_t axis = 0;     // normalized to 0..r-1
+    int64_t batch_dims = 0;
+    Reduction reduction = Reduction::None;
+    Unroll unroll;
+    std::string spec_file;  // the file as named on the command line
+    std::string pointer;    // JSON pointer of the kernel object in its file ("" or "/kernels/N")
+};
+
+// One problem with the input, printed compiler-style: "FILE: /json/pointer: message (allowed)".
+struct Diagnostic {
+    std::string file;
+    std::string pointer;
+    std::string message;
+    std::string str() const;
+};
+
+uint64_t element_count(const Shape& shape);
+
+// Parses and checks one spec document. `file` names it in diagnostics and banners.
+// Problems are appended to `diagnostics`; only kernels without problems are returned.
+std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,
+                                        std::vector<Diagnostic>& diagnostics);
+
+// Reads `path` and parses it; an unreadable file is a diagnostic.
+std::vector<KernelSpec> parse_spec_file(const std::string& path, std::vector<Diagnostic>& diagnostics);
+
+// Checks that belong to a whole run: kernel names unique (also after upper-casing, as the macros are).
+void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics);
+
+}  // namespace kernelgen

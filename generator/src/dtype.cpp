@@ -1,0 +1,68 @@
+#include "kernelgen/dtype.h"
+
+#include <array>
+
+namespace kernelgen {
+namespace {
+
+constexpr std::array<DTypeInfo, 11> kTypes{{
+    {DType::Float32, "float32", "float", "float", Category::Float, 32},
+    {DType::Float64, "float64", "double", "double", Category::Float, 64},
+    {DType::Int8, "int8", "", "int8_t", Category::SignedInt, 8},
+    {DType::Int16, "int16", "", "int16_t", Category::SignedInt, 16},
+    {DType::Int32, "int32", "", "int32_t", Category::SignedInt, 32},
+    {DType::Int64, "int64", "", "int64_t", Category::SignedInt, 64},
+    {DType::UInt8, "uint8", "", "uint8_t", Category::UnsignedInt, 8},
+    {DType::UInt16, "uint16", "", "uint16_t", Category::UnsignedInt, 16},
+    {DType::UInt32, "uint32", "", "uint32_t", Category::UnsignedInt, 32},
+    {DType::UInt64, "uint64", "", "uint64_t", Category::UnsignedInt, 64},
+    {DType::Bool, "bool", "", "bool", Category::Bool, 8},
+}};
+
+constexpr std::array<std::string_view, 5> kReductions{"none", "add", "mul", "max", "min"};
+
+}  // namespace
+
+const DTypeInfo& info(DType type) {
+    for (const auto& entry : kTypes) {
+        if (entry.id == type) return entry;
+    }
+    return kTypes.front();  // unreachable: every enumerator has a row
+}
+
+std::optional<DType> parse_dtype(std::string_view spelling) {
+    for (const auto& entry : kTypes) {
+        if (spelling == entry.name || (!entry.alias.empty() && spelling == entry.alias)) return entry.id;
+    }
+    return std::nullopt;
+}
+
+std::string dtype_spellings() {
+    std::string out;
+    for (const auto& entry : kTypes) {
+        if (!out.empty()) out += ", ";
+        out += entry.name;
+        if (!entry.alias.empty()) out += std::string(" or ") + std::string(entry.alias);
+    }
+    return out;
+}
+
+std::string_view c_type(IndexType type) { return type == IndexType::Int32 ? "int32_t" : "int64_t"; }
+std::string_view name(IndexType type) { return type == IndexType::Int32 ? "int32" : "int64"; }
+
+std::optional<IndexType> parse_index_type(std::string_view spelling) {
+    if (spelling == "int32") return IndexType::Int32;
+    if (spelling == "int64") return IndexType::Int64;
+    return std::nullopt;
+}
+
+std::string_view name(Reduction reduction) { return kReductions[static_cast<size_t>(reduction)]; }
+
+std::optional<Reduction> parse_reduction(std::string_view spelling) {
+    for (size_t i = 0; i < kReductions.size(); ++i) {
+        if (spelling == kReductions[i]) return static_cast<Reduction>(i);
+    }
+    return std::nullopt;
+}
+
+}  // namespace kernelgen

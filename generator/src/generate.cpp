@@ -1,0 +1,101 @@
+#include "kernelgen/generate.h"
+
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "kernelgen/indexed_copy.h"
+
+namespace kernelgen {
+
+GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics) {
+    GenerateResult result;
+    check_unique_names(kernels, diagnostics);
+    std::vector<IndexedCopy> copies;
+    for (const auto& kernel : kernels) {
+        copies.push_back(lower(kernel));
+        const uint64_t statements = full_unroll_statements(copies.back());
+        if (kernel.unroll.kind == Unroll::Kind::Full && statements > kMaxFullUnroll) {
+            diagnostics.push_back({kernel.spec_file, kernel.pointer + "/unroll",
+                                   "\"full\" unrolling would take " + std::to_string(statements) +
+                                       " statements (at most " + std::to_string(kMaxFullUnroll) +
+                                       "; use \"auto\", \"none\" or a factor)"});
+        }
+    }
+    if (!diagnostics.empty()) {
+        result.diagnostics = std::move(diagnostics);
+        return result;
+    }
+    for (size_t i = 0; i < kernels.size(); ++i) {
+        GeneratedKernel kernel = emit(kernels[i], copies[i]);
+        result.files.push_back({kernel.header_name, kernel.header});
+        result.files.push_back({kernel.source_name, kernel.source});
+    }
+    return result;
+}
+
+GenerateResult generate_files(const std::vector<std::string>& spec_paths) {
+    std::vector<Diagnostic> diagnostics;
+    std::vector<KernelSpec> kernels;
+    for (const auto& path : spec_paths) {
+        auto parsed = parse_spec_file(path, diagnostics);
+        kernels.insert(kernels.end(), parsed.begin(), parsed.end());
+    }
+    return generate(kernels, std::move(diagnostics));
+}
+
+namespace {
+
+bool same_content(const std::filesystem::path& path, const std::string& content) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str() == content;
+}
+
+}  // namespace
+
+WriteReport write_outputs(const std::filesystem::path& dir, const std::vector<OutputFile>& files) {
+    namespace fs = std::filesystem;
+    WriteReport report;
+    std::error_code error;
+    fs::create_directories(dir, error);
+    if (error) {
+        report.error = dir.string() + ": cannot create the folder: " + error.message();
+        return report;
+    }
+    std::vector<std::pair<fs::path, fs::path>> pending;  // temporary -> target
+    auto discard = [&] {
+        for (const auto& entry : pending) fs::remove(entry.first, error);
+    };
+    for (const auto& file : files) {
+        const fs::path target = dir / file.name;
+        if (same_content(target, file.content)) {
+            report.unchanged.push_back(target.string());
+            continue;
+        }
+        const fs::path temporary = dir / ("." + file.name + ".kernelgen-tmp");
+        pending.emplace_back(temporary, target);
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << file.content;
+        out.close();
+        if (!out) {
+            report.error = temporary.string() + ": cannot write the file";
+            discard();
+            return report;
+        }
+    }
+    for (const auto& [temporary, target] : pending) {
+        fs::rename(temporary, target, error);
+        if (error) {
+            report.error = target.string() + ": cannot replace the file: " + error.message();
+            discard();
+            return report;
+        }
+        report.written.push_back(target.string());
+    }
+    return report;
+}
+
+}  // namespace kernelgen

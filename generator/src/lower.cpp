@@ -1,0 +1,193 @@
+#include <algorithm>
+
+#include "kernelgen/indexed_copy.h"
+
+namespace kernelgen {
+
+uint64_t IndexedCopy::copy_count() const {
+    uint64_t count = 1;
+    for (const auto& loop : loops) count *= loop.extent;
+    return count;
+}
+
+namespace {
+
+// Row-major strides of a shape, in elements.
+std::vector<uint64_t> strides_of(const Shape& shape) {
+    std::vector<uint64_t> strides(shape.size(), 1);
+    for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+    return strides;
+}
+
+uint64_t product(const Shape& shape, size_t begin, size_t end) {
+    uint64_t count = 1;
+    for (size_t i = begin; i < end; ++i) count *= shape[i];
+    return count;
+}
+
+// Drops unit loops, merges neighbours that walk every tensor contiguously, and folds an innermost loop
+// that copies adjacent blocks with one index tuple into the block itself.
+void simplify(IndexedCopy& copy) {
+    const bool empty = copy.block == 0 || std::any_of(copy.loops.begin(), copy.loops.end(),
+                                                      [](const Loop& loop) { return loop.extent == 0; });
+    if (empty) {  // nothing to copy at all
+        copy.loops = {Loop{0, 0, 0, 0}};
+        copy.block = 0;
+        return;
+    }
+    std::vector<Loop> merged;
+    for (const auto& loop : copy.loops) {
+        if (loop.extent == 1) continue;
+        if (!merged.empty()) {
+            Loop& outer = merged.back();
+            if (outer.indices_stride == loop.indices_stride * loop.extent &&
+                outer.source_stride == loop.source_stride * loop.extent &&
+                outer.destination_stride == loop.destination_stride * loop.extent) {
+                outer = Loop{outer.extent * loop.extent, loop.indices_stride, loop.source_stride, loop.destination_stride};
+                continue;
+            }
+        }
+        merged.push_back(loop);
+    }
+    while (!merged.empty()) {
+        const Loop& inner = merged.back();
+        if (inner.indices_stride != 0 || inner.source_stride != copy.block || inner.destination_stride != copy.block) break;
+        copy.block *= inner.extent;
+        merged.pop_back();
+    }
+    copy.loops = merged;
+}
+
+std::string dims(const char* prefix, size_t count) {
+    std::string out;
+    for (size_t i = 0; i < count; ++i) out += std::string(out.empty() ? "" : ", ") + prefix + std::to_string(i);
+    return out;
+}
+
+std::string with(std::string_view a, std::string_view b) {
+    if (a.empty()) return std::string(b);
+    if (b.empty()) return std::string(a);
+    return std::string(a) + ", " + std::string(b);
+}
+
+IndexedCopy lower_gather(const KernelSpec& spec) {
+    const auto axis = static_cast<size_t>(spec.axis);
+    const Shape& data = spec.data_shape;
+    const uint64_t outer = product(data, 0, axis);
+    const uint64_t size = data[axis];
+    const uint64_t inner = product(data, axis + 1, data.size());
+    const uint64_t count = element_count(spec.indices_shape);
+    IndexedCopy copy;
+    copy.indexed = IndexedCopy::Indexed::Source;
+    copy.loops = {Loop{outer, 0, size * inner, count * inner}, Loop{count, 1, 0, inner}};
+    copy.components = {IndexComponent{0, size, inner}};
+    copy.block = inner;
+    const std::string before = dims("a", axis), after = axis + 1 < data.size() ? ":" : "";
+    const std::string positions = dims("i", spec.indices_shape.size());
+    copy.formula = "output[" + with(with(before, positions), after) + "] = data[" +
+                   with(with(before, "indices[" + positions + "]"), after) + "]";
+    return copy;
+}
+
+IndexedCopy lower_gather_elements(const KernelSpec& spec) {
+    const auto axis = static_cast<size_t>(spec.axis);
+    const auto data_strides = strides_of(spec.data_shape);
+    const auto index_strides = strides_of(spec.indices_shape);
+    IndexedCopy copy;
+    copy.indexed = IndexedCopy::Indexed::Source;
+    for (size_t i = 0; i < spec.indices_shape.size(); ++i) {
+        copy.loops.push_back(Loop{spec.indices_shape[i], index_strides[i], i == axis ? 0 : data_strides[i], index_strides[i]});
+    }
+    copy.components = {IndexComponent{0, spec.data_shape[axis], data_strides[axis]}};
+    std::string positions = dims("i", spec.indices_shape.size()), source;
+    for (size_t i = 0; i < spec.indices_shape.size(); ++i) {
+        source = with(source, i == axis ? "indices[" + positions + "]" : "i" + std::to_string(i));
+    }
+    copy.formula = "output[" + positions + "] = data[" + source + "]";
+    return copy;
+}
+
+// GatherND and ScatterND share the tuple layout: indices[batch..., m..., k] selects data[batch..., tuple, rest...].
+struct TupleLayout {
+    std::vector<Loop> loops;
+    std::vector<IndexComponent> components;
+    uint64_t block;
+};
+
+TupleLayout tuple_layout(const KernelSpec& spec, size_t batch_dims, bool gather) {
+    const Shape& data = spec.data_shape;
+    const Shape& indices = spec.indices_shape;
+    const size_t k = static_cast<size_t>(indices.back());
+    const auto data_strides = strides_of(data);
+    const auto index_strides = strides_of(indices);
+    const uint64_t block = product(data, batch_dims + k, data.size());
+    // The dense side (output of a gather, updates of a scatter) is laid out as indices[:-1] + data[b+k:].
+    TupleLayout layout{{}, {}, block};
+    for (size_t i = 0; i + 1 < indices.size(); ++i) {
+        const uint64_t dense_stride = product(indices, i + 1, indices.size() - 1) * block;
+        const uint64_t data_stride = i < batch_dims ? data_strides[i] : 0;
+        if (gather) layout.loops.push_back(Loop{indices[i], index_strides[i], data_stride, dense_stride});
+        else layout.loops.push_back(Loop{indices[i], index_strides[i], dense_stride, data_stride});
+    }
+    for (size_t j = 0; j < k; ++j) layout.components.push_back(IndexComponent{j, data[batch_dims + j], data_strides[batch_dims + j]});
+    return layout;
+}
+
+IndexedCopy lower_gather_nd(const KernelSpec& spec) {
+    const auto b = static_cast<size_t>(spec.batch_dims);
+    auto layout = tuple_layout(spec, b, true);
+    IndexedCopy copy;
+    copy.indexed = IndexedCopy::Indexed::Source;
+    copy.loops = layout.loops;
+    copy.components = layout.components;
+    copy.block = layout.block;
+    const std::string batch = dims("b", b), positions = dims("i", spec.indices_shape.size() - 1 - b);
+    const std::string rest = b + spec.indices_shape.back() < spec.data_shape.size() ? ":" : "";
+    copy.formula = "output[" + with(with(batch, positions), rest) + "] = data[" +
+                   with(with(batch, "indices[" + with(with(batch, positions), ":") + "]"), rest) + "]";
+    return copy;
+}
+
+IndexedCopy lower_scatter_nd(const KernelSpec& spec) {
+    auto layout = tuple_layout(spec, 0, false);
+    IndexedCopy copy;
+    copy.indexed = IndexedCopy::Indexed::Destination;
+    copy.loops = layout.loops;
+    copy.components = layout.components;
+    copy.block = layout.block;
+    copy.reduction = spec.reduction;
+    copy.copy_data_first = true;
+    const std::string positions = dims("i", spec.indices_shape.size() - 1);
+    const std::string rest = spec.indices_shape.back() < spec.data_shape.size() ? ":" : "";
+    const std::string target = "output[" + with("indices[" + with(positions, ":") + "]", rest) + "]";
+    const std::string update = "updates[" + with(positions, rest) + "]";
+    switch (spec.reduction) {
+        case Reduction::None: copy.formula = target + " = " + update; break;
+        case Reduction::Add: copy.formula = target + " += " + update; break;
+        case Reduction::Mul: copy.formula = target + " *= " + update; break;
+        case Reduction::Max: copy.formula = target + " = max(" + target + ", " + update + ")"; break;
+        case Reduction::Min: copy.formula = target + " = min(" + target + ", " + update + ")"; break;
+    }
+    return copy;
+}
+
+}  // namespace
+
+IndexedCopy lower(const KernelSpec& spec) {
+    IndexedCopy copy;
+    switch (spec.op) {
+        case Op::Gather: copy = lower_gather(spec); break;
+        case Op::GatherElements: copy = lower_gather_elements(spec); break;
+        case Op::GatherND: copy = lower_gather_nd(spec); break;
+        case Op::ScatterND: copy = lower_scatter_nd(spec); break;
+    }
+    copy.data_size = element_count(spec.data_shape);
+    copy.indices_size = element_count(spec.indices_shape);
+    copy.updates_size = spec.op == Op::ScatterND ? element_count(spec.updates_shape) : 0;
+    copy.output_size = element_count(spec.output_shape);
+    copy.tuple_count = copy.components.empty() ? 0 : copy.indices_size / copy.components.size();
+    simplify(copy);
+    return copy;
+}
+
+}  // namespace kernelgen

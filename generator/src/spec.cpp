@@ -1,0 +1,541 @@
+#include "kernelgen/spec.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace kernelgen {
+
+using nlohmann::json;
+
+std::string_view name(Op op) {
+    switch (op) {
+        case Op::Gather: return "Gather";
+        case Op::GatherElements: return "GatherElements";
+        case Op::GatherND: return "GatherND";
+        case Op::ScatterND: return "ScatterND";
+    }
+    return "";
+}
+
+std::string Diagnostic::str() const {
+    return file + ": " + (pointer.empty() ? std::string("/") : pointer) + ": " + message;
+}
+
+uint64_t element_count(const Shape& shape) {
+    uint64_t count = 1;
+    for (uint64_t dim : shape) count *= dim;
+    return count;
+}
+
+namespace {
+
+constexpr std::array<Op, 4> kOps{Op::Gather, Op::GatherElements, Op::GatherND, Op::ScatterND};
+
+// C99/C11 keywords, and C++ keywords too: the header is included from C++.
+const std::set<std::string, std::less<>>& reserved_words() {
+    static const std::set<std::string, std::less<>> words{
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+        "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+        "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+        "volatile", "while", "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic",
+        "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local", "alignas", "alignof", "and",
+        "and_eq", "asm", "bitand", "bitor", "bool", "catch", "char16_t", "char32_t", "char8_t", "class",
+        "compl", "concept", "consteval", "constexpr", "constinit", "const_cast", "co_await", "co_return",
+        "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export", "false", "friend",
+        "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
+        "private", "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast",
+        "template", "this", "thread_local", "throw", "true", "try", "typeid", "typename", "using",
+        "virtual", "wchar_t", "xor", "xor_eq"};
+    return words;
+}
+
+std::string in_quotes(std::string_view text) { return "\"" + std::string(text) + "\""; }
+
+std::string upper(std::string text) {
+    for (auto& ch : text) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return text;
+}
+
+std::string shape_str(const Shape& shape) {
+    std::string out = "[";
+    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+// Levenshtein distance, for "did you mean" hints on misspelt keys and values.
+size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            size_t above = row[j];
+            size_t cost = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                                  std::tolower(static_cast<unsigned char>(b[j - 1]))
+                              ? 0
+                              : 1;
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates) {
+    std::string best;
+    size_t best_distance = 3;  // suggest only close matches
+    for (const auto& candidate : candidates) {
+        size_t distance = edit_distance(given, candidate);
+        if (distance < best_distance) {
+            best_distance = distance;
+            best = candidate;
+        }
+    }
+    return best.empty() ? "" : "; did you mean " + in_quotes(best) + "?";
+}
+
+std::string join(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+    return out;
+}
+
+std::string json_type(const json& value) {
+    if (value.is_number_integer()) return "integer";
+    if (value.is_number_float()) return "number";
+    return value.type_name();
+}
+
+// Reads one kernel object, collecting every problem before giving up on it.
+class KernelReader {
+public:
+    KernelReader(const json& object, std::string file, std::string pointer, std::vector<Diagnostic>& diagnostics)
+        : object_(object), file_(std::move(file)), base_(std::move(pointer)), diagnostics_(diagnostics) {}
+
+    std::optional<KernelSpec> read() {
+        if (!object_.is_object()) {
+            fail("", "expected a kernel object, got " + json_type(object_) + " (an object with \"name\", \"op\", ...)");
+            return std::nullopt;
+        }
+        KernelSpec spec;
+        spec.spec_file = file_;
+        spec.pointer = base_;
+        auto op = read_op();
+        check_keys(op);
+        read_name(spec);
+        read_dtype(spec);
+        read_index_dtype(spec);
+        read_unroll(spec);
+        auto data = read_shape("data_shape", true);
+        auto indices = read_shape("indices_shape", true);
+        if (!ok_ || !op || !data || !indices) return std::nullopt;
+        spec.op = *op;
+        spec.data_shape = *data;
+        spec.indices_shape = *indices;
+        switch (spec.op) {
+            case Op::Gather: resolve_gather(spec); break;
+            case Op::GatherElements: resolve_gather_elements(spec); break;
+            case Op::GatherND: resolve_gather_nd(spec); break;
+            case Op::ScatterND: resolve_scatter_nd(spec); break;
+        }
+        if (ok_ && element_count(spec.output_shape) > kMaxElements) {
+            fail("", "output shape " + shape_str(spec.output_shape) + " has too many elements (at most 2^40)");
+        }
+        if (!ok_) return std::nullopt;
+        return spec;
+    }
+
+private:
+    void fail(const std::string& key, const std::string& message) {
+        diagnostics_.push_back({file_, base_ + (key.empty() ? "" : "/" + key), message});
+        ok_ = false;
+    }
+
+    const json* find(const std::string& key) const {
+        auto it = object_.find(key);
+        return it == object_.end() ? nullptr : &*it;
+    }
+
+    const json* required(const std::string& key, const std::string& allowed) {
+        const json* value = find(key);
+        if (!value) fail(key, "required key " + in_quotes(key) + " is missing (" + allowed + ")");
+        return value;
+    }
+
+    std::optional<std::string> read_string(const std::string& key, const std::string& allowed, bool is_required) {
+        const json* value = is_required ? required(key, allowed) : find(key);
+        if (!value) return std::nullopt;
+        if (!value->is_string()) {
+            fail(key, "expected a string, got " + json_type(*value) + " (" + allowed + ")");
+            return std::nullopt;
+        }
+        return value->get<std::string>();
+    }
+
+    std::optional<int64_t> read_integer(const std::string& key, const std::string& allowed) {
+        const json* value = find(key);
+        if (!value) return std::nullopt;
+        if (!value->is_number_integer() ||
+            (value->is_number_unsigned() && value->get<uint64_t>() > uint64_t{INT64_MAX})) {
+            fail(key, "expected an integer, got " + json_type(*value) + " " + value->dump() + " (" + allowed + ")");
+            return std::nullopt;
+        }
+        return value->get<int64_t>();
+    }
+
+    std::optional<Op> read_op() {
+        std::vector<std::string> names;
+        for (Op op : kOps) names.emplace_back(name(op));
+        const std::string allowed = "one of " + join(names);
+        auto text = read_string("op", allowed, true);
+        if (!text) return std::nullopt;
+        for (Op op : kOps) {
+            if (*text == name(op)) return op;
+        }
+        fail("op", "unknown operator " + in_quotes(*text) + " (" + allowed + ")" + did_you_mean(*text, names));
+        return std::nullopt;
+    }
+
+    void check_keys(std::optional<Op> op) {
+        std::vector<std::string> common{"name", "op", "dtype", "index_dtype", "data_shape", "indices_shape", "unroll"};
+        std::map<Op, std::vector<std::string>> specific{{Op::Gather, {"axis"}},
+                                                        {Op::GatherElements, {"axis"}},
+                                                        {Op::GatherND, {"batch_dims"}},
+                                                        {Op::ScatterND, {"reduction", "updates_shape"}}};
+        std::vector<std::string> every = common;
+        for (const auto& entry : specific) {
+            for (const auto& key : entry.second) {
+                if (std::find(every.begin(), every.end(), key) == every.end()) every.push_back(key);
+            }
+        }
+        std::vector<std::string> allowed = common;
+        if (op) allowed.insert(allowed.end(), specific[*op].begin(), specific[*op].end());
+        for (const auto& item : object_.items()) {
+            const std::string& key = item.key();
+            if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+            if (std::find(every.begin(), every.end(), key) != every.end()) {
+                if (op) fail(key, "key " + in_quotes(key) + " does not apply to " + std::string(name(*op)) + " (" +
+                                      std::string(name(*op)) + " takes " + join(allowed) + ")");
+            } else {
+                fail(key, "unknown key " + in_quotes(key) + " (allowed: " + join(op ? allowed : every) + ")" +
+                              did_you_mean(key, every));
+            }
+        }
+    }
+
+    void read_name(KernelSpec& spec) {
+        const std::string allowed = "a C identifier of at most 63 characters, not a C or C++ keyword";
+        auto text = read_string("name", allowed, true);
+        if (!text) return;
+        const std::string& n = *text;
+        bool identifier = !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_') &&
+                          std::all_of(n.begin(), n.end(), [](char ch) {
+                              return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+                          });
+        if (!identifier) {
+            fail("name", in_quotes(n) + " is not a C identifier (" + allowed + ": letters, digits and '_', not starting with a digit)");
+        } else if (n.size() > kMaxNameLength) {
+            fail("name", "name is " + std::to_string(n.size()) + " characters long (" + allowed + ")");
+        } else if (reserved_words().count(n)) {
+            fail("name", in_quotes(n) + " is a C or C++ keyword (" + allowed + ")");
+        } else if (n[0] == '_') {
+            fail("name", in_quotes(n) + " starts with '_', which C reserves for the implementation (" + allowed + ")");
+        } else {
+            spec.name = n;
+        }
+    }
+
+    void read_dtype(KernelSpec& spec) {
+        const std::string allowed = "one of " + dtype_spellings();
+        auto text = read_string("dtype", allowed, true);
+        if (!text) return;
+        if (auto type = parse_dtype(*text)) {
+            spec.dtype = *type;
+        } else {
+            fail("dtype", "unknown element type " + in_quotes(*text) + " (" + allowed + ")");
+        }
+    }
+
+    void read_index_dtype(KernelSpec& spec) {
+        const std::string allowed = "int32 or int64; default int64";
+        auto text = read_string("index_dtype", allowed, false);
+        if (!text) return;
+        if (auto type = parse_index_type(*text)) {
+            spec.index_dtype = *type;
+        } else {
+            fail("index_dtype", "unknown index type " + in_quotes(*text) + " (" + allowed + ")");
+        }
+    }
+
+    void read_unroll(KernelSpec& spec) {
+        const json* value = find("unroll");
+        if (!value) return;
+        const std::string allowed = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
+        if (value->is_string()) {
+            auto text = value->get<std::string>();
+            if (text == "auto") spec.unroll.kind = Unroll::Kind::Auto;
+            else if (text == "full") spec.unroll.kind = Unroll::Kind::Full;
+            else if (text == "none") spec.unroll.kind = Unroll::Kind::None;
+            else fail("unroll", "unknown unroll setting " + in_quotes(text) + " (" + allowed + ")");
+            return;
+        }
+        auto factor = read_integer("unroll", allowed);
+        if (!factor) return;
+        if (*factor < 1 || *factor > static_cast<int64_t>(kMaxUnrollFactor)) {
+            fail("unroll", "unroll factor " + std::to_string(*factor) + " is out of range (" + allowed + ")");
+            return;
+        }
+        spec.unroll.kind = Unroll::Kind::Factor;
+        spec.unroll.factor = static_cast<unsigned>(*factor);
+    }
+
+    std::optional<Shape> read_shape(const std::string& key, bool is_required) {
+        const std::string allowed = "an array of integers >= 0";
+        const json* value = is_required ? required(key, allowed) : find(key);
+        if (!value) return std::nullopt;
+        if (!value->is_array()) {
+            fail(key, "expected an array, got " + json_type(*value) + " (" + allowed + ")");
+            return std::nullopt;
+        }
+        if (value->size() > kMaxRank) {
+            fail(key, "rank " + std::to_string(value->size()) + " is too large (at most " + std::to_string(kMaxRank) + " dimensions)");
+            return std::nullopt;
+        }
+        Shape shape;
+        bool good = true;
+        for (size_t i = 0; i < value->size(); ++i) {
+            const json& dim = (*value)[i];
+            const std::string where = key + "/" + std::to_string(i);
+            if (!dim.is_number_integer()) {
+                fail(where, "expected an integer, got " + json_type(dim) + " " + dim.dump() + " (" + allowed + ")");
+                good = false;
+            } else if (dim.is_number_unsigned() ? dim.get<uint64_t>() > kMaxElements : dim.get<int64_t>() < 0) {
+                fail(where, "dimension " + dim.dump() + (dim.is_number_unsigned() ? " is too large (at most 2^40)" : " is negative (" + allowed + ")"));
+                good = false;
+            } else {
+                shape.push_back(dim.get<uint64_t>());
+            }
+        }
+        if (!good) return std::nullopt;
+        // Check the product without overflow: a zero dimension makes any size fine.
+        if (std::find(shape.begin(), shape.end(), 0) == shape.end()) {
+            uint64_t count = 1;
+            for (uint64_t dim : shape) {
+                if (count > kMaxElements / dim) {
+                    fail(key, "shape " + shape_str(shape) + " has too many elements (at most 2^40)");
+                    return std::nullopt;
+                }
+                count *= dim;
+            }
+        }
+        return shape;
+    }
+
+    // "axis": default 0, negative counts from the back, range [-r, r-1].
+    void read_axis(KernelSpec& spec) {
+        const auto rank = static_cast<int64_t>(spec.data_shape.size());
+        const std::string allowed = "allowed " + std::to_string(-rank) + ".." + std::to_string(rank - 1);
+        auto axis = read_integer("axis", allowed);
+        if (!axis) return;
+        if (*axis < -rank || *axis >= rank) {
+            fail("axis", "axis " + std::to_string(*axis) + " is out of range for data of rank " + std::to_string(rank) + " (" + allowed + ")");
+            return;
+        }
+        spec.axis = *axis < 0 ? *axis + rank : *axis;
+    }
+
+    void require_data_rank(const KernelSpec& spec) {
+        if (spec.data_shape.empty()) fail("data_shape", "data must have rank >= 1 (a non-empty array of dimensions)");
+    }
+
+    void require_indices_rank(const KernelSpec& spec) {
+        if (spec.indices_shape.empty()) {
+            fail("indices_shape", std::string(name(spec.op)) + " needs indices of rank >= 1 (a non-empty array of dimensions)");
+        }
+    }
+
+    void resolve_gather(KernelSpec& spec) {
+        require_data_rank(spec);
+        if (!ok_) return;
+        read_axis(spec);
+        if (!ok_) return;
+        const auto axis = static_cast<size_t>(spec.axis);
+        spec.output_shape.assign(spec.data_shape.begin(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(axis));
+        spec.output_shape.insert(spec.output_shape.end(), spec.indices_shape.begin(), spec.indices_shape.end());
+        spec.output_shape.insert(spec.output_shape.end(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, spec.data_shape.end());
+    }
+
+    void resolve_gather_elements(KernelSpec& spec) {
+        require_data_rank(spec);
+        if (!ok_) return;
+        read_axis(spec);
+        if (!ok_) return;
+        if (spec.indices_shape.size() != spec.data_shape.size()) {
+            fail("indices_shape", "indices have rank " + std::to_string(spec.indices_shape.size()) + " but data " +
+                                      shape_str(spec.data_shape) + " has rank " + std::to_string(spec.data_shape.size()) +
+                                      " (GatherElements needs equal ranks)");
+            return;
+        }
+        for (size_t i = 0; i < spec.data_shape.size(); ++i) {
+            if (static_cast<int64_t>(i) != spec.axis && spec.indices_shape[i] > spec.data_shape[i]) {
+                fail("indices_shape/" + std::to_string(i),
+                     "dimension " + std::to_string(spec.indices_shape[i]) + " exceeds data dimension " +
+                         std::to_string(spec.data_shape[i]) + " (off the axis, allowed 0.." + std::to_string(spec.data_shape[i]) + ")");
+            }
+        }
+        spec.output_shape = spec.indices_shape;
+    }
+
+    // The leading batch dimensions and the index depth k shared by GatherND's and ScatterND's rules.
+    std::optional<uint64_t> read_index_depth(const KernelSpec& spec, int64_t batch_dims) {
+        const uint64_t k = spec.indices_shape.back();
+        const uint64_t most = spec.data_shape.size() - static_cast<uint64_t>(batch_dims);
+        if (k < 1 || k > most) {
+            const std::string what = batch_dims ? "data rank - batch_dims = " + std::to_string(most)
+                                                : "data rank " + std::to_string(most);
+            fail("indices_shape/" + std::to_string(spec.indices_shape.size() - 1),
+                 "index tuple length " + std::to_string(k) + " is out of range (indices_shape[-1] must be 1.." +
+                     std::to_string(most) + ", the " + what + ")");
+            return std::nullopt;
+        }
+        return k;
+    }
+
+    void resolve_gather_nd(KernelSpec& spec) {
+        require_data_rank(spec);
+        require_indices_rank(spec);
+        if (!ok_) return;
+        const auto r = static_cast<int64_t>(spec.data_shape.size());
+        const auto q = static_cast<int64_t>(spec.indices_shape.size());
+        const std::string allowed = "allowed 0.." + std::to_string(std::min(q, r) - 1) + ", below min(indices rank, data rank)";
+        if (auto b = read_integer("batch_dims", allowed)) {
+            if (*b < 0 || *b >= std::min(q, r)) {
+                fail("batch_dims", "batch_dims " + std::to_string(*b) + " is out of range (" + allowed + ")");
+                return;
+            }
+            spec.batch_dims = *b;
+        }
+        const auto b = static_cast<size_t>(spec.batch_dims);
+        for (size_t i = 0; i < b; ++i) {
+            if (spec.indices_shape[i] != spec.data_shape[i]) {
+                fail("indices_shape/" + std::to_string(i),
+                     "batch dimension " + std::to_string(i) + " is " + std::to_string(spec.indices_shape[i]) +
+                         " but data's is " + std::to_string(spec.data_shape[i]) + " (the first batch_dims dimensions must be equal)");
+            }
+        }
+        if (!ok_) return;
+        auto k = read_index_depth(spec, spec.batch_dims);
+        if (!k) return;
+        spec.output_shape.assign(spec.indices_shape.begin(), spec.indices_shape.end() - 1);
+        spec.output_shape.insert(spec.output_shape.end(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(b + *k), spec.data_shape.end());
+    }
+
+    void resolve_scatter_nd(KernelSpec& spec) {
+        require_data_rank(spec);
+        require_indices_rank(spec);
+        const std::string allowed = "none, add, mul, max or min; default none";
+        if (auto text = read_string("reduction", allowed, false)) {
+            if (auto reduction = parse_reduction(*text)) {
+                spec.reduction = *reduction;
+            } else {
+                fail("reduction", "unknown reduction " + in_quotes(*text) + " (" + allowed + ")");
+            }
+        }
+        auto given = read_shape("updates_shape", false);
+        if (!ok_) return;
+        auto k = read_index_depth(spec, 0);
+        if (!k) return;
+        Shape updates(spec.indices_shape.begin(), spec.indices_shape.end() - 1);
+        updates.insert(updates.end(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(*k), spec.data_shape.end());
+        if (given && *given != updates) {
+            fail("updates_shape", "updates shape " + shape_str(*given) + " does not match " + shape_str(updates) +
+                                      " (indices_shape[:-1] + data_shape[k:], with k = indices_shape[-1] = " + std::to_string(*k) + ")");
+            return;
+        }
+        spec.updates_shape = updates;
+        spec.output_shape = spec.data_shape;
+    }
+
+    const json& object_;
+    std::string file_;
+    std::string base_;
+    std::vector<Diagnostic>& diagnostics_;
+    bool ok_ = true;
+};
+
+}  // namespace
+
+std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,
+                                        std::vector<Diagnostic>& diagnostics) {
+    json document;
+    try {
+        document = json::parse(text);
+    } catch (const json::parse_error& error) {
+        // nlohmann's message carries the line and column of the problem.
+        std::string message = error.what();
+        const std::string prefix = "[json.exception.parse_error.101] parse error";
+        if (message.rfind(prefix, 0) == 0) message = "malformed JSON:" + message.substr(prefix.size());
+        diagnostics.push_back({file, "", message});
+        return {};
+    }
+    std::vector<KernelSpec> kernels;
+    auto read_one = [&](const json& object, const std::string& pointer) {
+        if (auto spec = KernelReader(object, file, pointer, diagnostics).read()) kernels.push_back(std::move(*spec));
+    };
+    if (document.is_object() && document.contains("kernels")) {
+        const json& list = document["kernels"];
+        for (const auto& item : document.items()) {
+            if (item.key() != "kernels") {
+                diagnostics.push_back({file, "/" + item.key(), "unknown key " + in_quotes(item.key()) +
+                                                                   " beside \"kernels\" (a file holds one kernel object, or {\"kernels\": [...]} alone)"});
+            }
+        }
+        if (!list.is_array() || list.empty()) {
+            diagnostics.push_back({file, "/kernels", "expected a non-empty array of kernel objects, got " +
+                                                         (list.is_array() ? std::string("an empty array") : json_type(list))});
+            return kernels;
+        }
+        for (size_t i = 0; i < list.size(); ++i) read_one(list[i], "/kernels/" + std::to_string(i));
+    } else {
+        read_one(document, "");
+    }
+    return kernels;
+}
+
+std::vector<KernelSpec> parse_spec_file(const std::string& path, std::vector<Diagnostic>& diagnostics) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        diagnostics.push_back({path, "", "cannot read the file (a readable JSON spec file)"});
+        return {};
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) {
+        diagnostics.push_back({path, "", "cannot read the file (a readable JSON spec file)"});
+        return {};
+    }
+    return parse_spec_text(text.str(), path, diagnostics);
+}
+
+void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics) {
+    std::map<std::string, const KernelSpec*> seen;
+    for (const auto& kernel : kernels) {
+        auto [it, inserted] = seen.emplace(upper(kernel.name), &kernel);
+        if (inserted) continue;
+        const KernelSpec& first = *it->second;
+        const std::string same = first.name == kernel.name ? "" : " (equal once upper-cased, as its macros are)";
+        diagnostics.push_back({kernel.spec_file, kernel.pointer + "/name",
+                               "kernel name " + in_quotes(kernel.name) + " is already used by " + first.spec_file + ": " +
+                                   (first.pointer.empty() ? "/" : first.pointer) + same + " (names must be unique in a run)"});
+    }
+}
+
+}  // namespace kernelgen
