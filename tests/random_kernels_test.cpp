@@ -1,0 +1,340 @@
+// Randomized tests: hundreds of random specs per operator are generated, compiled with the strict flag set
+// plus AddressSanitizer and UBSan (gcc and clang in turn), run on random inputs including negative,
+// duplicate and out-of-range indices, and compared with tests/reference.cpp on every output element,
+// every return code and every untouched output buffer.
+//
+// KERNELGEN_RANDOM_SEED overrides the fixed seed; KERNELGEN_RANDOM_CASES the number of cases per operator.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "c_program.h"
+#include "kernelgen/generate.h"
+#include "reference.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct TypeRow {
+    const char* name;
+    size_t size;
+    cprogram::Compare compare;
+};
+
+const std::array<TypeRow, 11> kTypes{{{"float32", 4, cprogram::Compare::Float},
+                                      {"float64", 8, cprogram::Compare::Double},
+                                      {"int8", 1, cprogram::Compare::Bytes},
+                                      {"int16", 2, cprogram::Compare::Bytes},
+                                      {"int32", 4, cprogram::Compare::Bytes},
+                                      {"int64", 8, cprogram::Compare::Bytes},
+                                      {"uint8", 1, cprogram::Compare::Bytes},
+                                      {"uint16", 2, cprogram::Compare::Bytes},
+                                      {"uint32", 4, cprogram::Compare::Bytes},
+                                      {"uint64", 8, cprogram::Compare::Bytes},
+                                      {"bool", 1, cprogram::Compare::Bytes}}};
+
+// Calls f with a value of the C++ type named by the spec's dtype.
+template <typename F>
+void with_type(const std::string& dtype, F&& f) {
+    static_assert(sizeof(bool) == 1, "the C programs store bool as one byte");
+    if (dtype == "float32") f(float{});
+    else if (dtype == "float64") f(double{});
+    else if (dtype == "int8") f(int8_t{});
+    else if (dtype == "int16") f(int16_t{});
+    else if (dtype == "int32") f(int32_t{});
+    else if (dtype == "int64") f(int64_t{});
+    else if (dtype == "uint8") f(uint8_t{});
+    else if (dtype == "uint16") f(uint16_t{});
+    else if (dtype == "uint32") f(uint32_t{});
+    else if (dtype == "uint64") f(uint64_t{});
+    else f(bool{});
+}
+
+template <typename T>
+std::vector<T> from_bytes(const std::vector<uint8_t>& bytes) {
+    std::vector<T> values(bytes.size() / sizeof(T));
+    for (size_t i = 0; i < values.size(); ++i) {
+        T value;  // a copy: std::vector<bool> has no addressable elements
+        std::memcpy(&value, bytes.data() + i * sizeof(T), sizeof(T));
+        values[i] = value;
+    }
+    return values;
+}
+
+template <typename T>
+std::vector<uint8_t> to_bytes(const std::vector<T>& values) {
+    std::vector<uint8_t> bytes(values.size() * sizeof(T));
+    for (size_t i = 0; i < values.size(); ++i) {
+        const T value = values[i];
+        std::memcpy(bytes.data() + i * sizeof(T), &value, sizeof(T));
+    }
+    return bytes;
+}
+
+class Generator {
+public:
+    explicit Generator(uint64_t seed) : rng_(seed) {}
+
+    int64_t uniform(int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng_); }
+    bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+
+    int64_t dim(size_t rank) { return chance(0.06) ? 0 : uniform(1, rank >= 4 ? 3 : 4); }
+
+    reference::Shape shape(size_t rank) {
+        reference::Shape out;
+        for (size_t i = 0; i < rank; ++i) out.push_back(dim(rank));
+        return out;
+    }
+
+    reference::Problem problem(const std::string& op) {
+        static const std::array<const char*, 5> reductions{"none", "add", "mul", "max", "min"};
+        while (true) {
+            reference::Problem p;
+            p.op = op;
+            const auto r = static_cast<size_t>(uniform(1, op == "GatherElements" || op == "ScatterND" ? 4 : 5));
+            p.data_shape = shape(r);
+            const auto rank = static_cast<int64_t>(r);
+            if (op == "Gather") {
+                p.indices_shape = shape(static_cast<size_t>(uniform(0, 3)));
+                p.axis = uniform(-rank, rank - 1);
+            } else if (op == "GatherElements") {
+                p.axis = uniform(-rank, rank - 1);
+                const auto a = static_cast<size_t>(p.axis < 0 ? p.axis + rank : p.axis);
+                for (size_t i = 0; i < r; ++i) p.indices_shape.push_back(i == a ? dim(r) : uniform(0, p.data_shape[i]));
+            } else if (op == "GatherND") {
+                const auto q = static_cast<size_t>(uniform(1, 4));
+                p.batch_dims = uniform(0, static_cast<int64_t>(std::min(q, r)) - 1);
+                const auto b = static_cast<size_t>(p.batch_dims);
+                p.indices_shape.assign(p.data_shape.begin(), p.data_shape.begin() + static_cast<std::ptrdiff_t>(b));
+                for (size_t i = b; i + 1 < q; ++i) p.indices_shape.push_back(dim(q));
+                p.indices_shape.push_back(uniform(1, rank - p.batch_dims));
+            } else {
+                const auto q = static_cast<size_t>(uniform(1, 3));
+                p.indices_shape = shape(q - 1);
+                p.indices_shape.push_back(uniform(1, rank));
+                p.reduction = reductions[static_cast<size_t>(uniform(0, 4))];
+            }
+            const int64_t most = 96;
+            bool small = reference::count(p.data_shape) <= most && reference::count(p.indices_shape) <= most &&
+                         reference::count(reference::output_shape(p)) <= most &&
+                         (op != "ScatterND" || reference::count(reference::updates_shape(p)) <= most);
+            if (small) return p;
+        }
+    }
+
+    // Index values: mostly in [-s, s-1]; sometimes one hostile value anywhere in the index type's range.
+    std::vector<int64_t> indices(const reference::Problem& p, bool int32) {
+        std::vector<int64_t> bounds;  // the axis size each index position selects along
+        const auto n = static_cast<size_t>(reference::count(p.indices_shape));
+        const auto r = static_cast<int64_t>(p.data_shape.size());
+        if (p.op == "Gather" || p.op == "GatherElements") {
+            bounds.assign(n, p.data_shape[static_cast<size_t>(p.axis < 0 ? p.axis + r : p.axis)]);
+        } else {
+            const auto k = static_cast<size_t>(p.indices_shape.back());
+            const auto b = static_cast<size_t>(p.op == "GatherND" ? p.batch_dims : 0);
+            for (size_t i = 0; i < n; ++i) bounds.push_back(p.data_shape[b + i % k]);
+        }
+        std::vector<int64_t> values;
+        for (int64_t s : bounds) values.push_back(s == 0 ? uniform(-2, 2) : uniform(-s, s - 1));
+        auto any_position = [&] { return static_cast<size_t>(uniform(0, static_cast<int64_t>(values.size()) - 1)); };
+        if (!values.empty() && chance(0.4)) {  // the edges of the valid range, -s and s-1
+            const size_t at = any_position();
+            if (bounds[at] > 0) values[at] = chance(0.5) ? -bounds[at] : bounds[at] - 1;
+        }
+        if (!values.empty() && chance(0.25)) {  // one value outside it: just past an edge, or far away
+            const size_t at = any_position();
+            const int64_t s = bounds[at];
+            const int64_t low = int32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
+            const int64_t high = int32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
+            const std::array<int64_t, 10> hostile{s, s, s, -s - 1, -s - 1, -s - 1, low, high, low + 1, s + 1000};
+            values[at] = hostile[static_cast<size_t>(uniform(0, hostile.size() - 1))];
+        }
+        return values;
+    }
+
+    template <typename T>
+    std::vector<T> values(size_t n) {
+        std::vector<T> out(n);
+        for (size_t i = 0; i < n; ++i) {
+            T v{};
+            if constexpr (std::is_same_v<T, bool>) {
+                v = chance(0.5);
+            } else if constexpr (std::is_floating_point_v<T>) {
+                static const std::array<T, 4> special{std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
+                                                      -std::numeric_limits<T>::infinity(), T(-0.0)};
+                v = chance(0.08) ? special[static_cast<size_t>(uniform(0, 3))] : static_cast<T>(uniform(-12, 12)) / T(2);
+            } else {
+                v = static_cast<T>(std::uniform_int_distribution<uint64_t>()(rng_));  // every bit pattern
+            }
+            out[i] = v;
+        }
+        return out;
+    }
+
+private:
+    std::mt19937_64 rng_;
+};
+
+std::string unroll_choice(Generator& g, json& spec) {
+    switch (g.uniform(0, 5)) {
+        case 0: spec["unroll"] = "none"; return "none";
+        case 1: spec["unroll"] = "full"; return "full";
+        case 2: {
+            const int64_t factor = g.uniform(1, 6);
+            spec["unroll"] = factor;
+            return std::to_string(factor);
+        }
+        case 3: spec["unroll"] = "auto"; return "auto";
+        default: return "auto";  // the default, key omitted
+    }
+}
+
+std::string run_command(const std::string& command, int& status) {
+    std::string output;
+    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+    if (!pipe) {
+        status = -1;
+        return "popen failed";
+    }
+    char buffer[4096];
+    while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+    status = pclose(pipe);
+    return output;
+}
+
+uint64_t seed_for(const std::string& op) {
+    uint64_t seed = 20261122;
+    if (const char* text = std::getenv("KERNELGEN_RANDOM_SEED")) seed = std::strtoull(text, nullptr, 10);
+    return seed ^ std::hash<std::string>{}(op);
+}
+
+size_t case_count() {
+    if (const char* text = std::getenv("KERNELGEN_RANDOM_CASES")) return std::strtoul(text, nullptr, 10);
+    return 200;
+}
+
+void run_random_cases(const std::string& op) {
+    Generator g(seed_for(op));
+    const size_t n = case_count();
+    std::vector<cprogram::Case> cases;
+    std::vector<kernelgen::KernelSpec> kernels;
+    size_t errors_expected = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const reference::Problem p = g.problem(op);
+        const TypeRow& type = kTypes[static_cast<size_t>(g.uniform(0, kTypes.size() - 1))];
+        const bool int32 = g.chance(0.5);
+        json spec{{"name", "random_" + op + "_" + std::to_string(i)}, {"op", op}, {"dtype", type.name},
+                  {"data_shape", p.data_shape}, {"indices_shape", p.indices_shape}};
+        if (std::string(type.name) == "float32" && g.chance(0.3)) spec["dtype"] = "float";  // ONNX's spelling
+        if (int32 || g.chance(0.5)) spec["index_dtype"] = int32 ? "int32" : "int64";
+        if ((op == "Gather" || op == "GatherElements") && (p.axis != 0 || g.chance(0.5))) spec["axis"] = p.axis;
+        if (op == "GatherND" && (p.batch_dims != 0 || g.chance(0.5))) spec["batch_dims"] = p.batch_dims;
+        if (op == "ScatterND" && (p.reduction != "none" || g.chance(0.5))) spec["reduction"] = p.reduction;
+        if (op == "ScatterND" && g.chance(0.3)) spec["updates_shape"] = reference::updates_shape(p);
+        unroll_choice(g, spec);
+
+        std::vector<kernelgen::Diagnostic> diagnostics;
+        auto parsed = kernelgen::parse_spec_text(spec.dump(), "random.json", diagnostics);
+        ASSERT_TRUE(diagnostics.empty()) << spec.dump() << "\n" << diagnostics.front().str();
+        ASSERT_EQ(parsed.size(), 1u);
+        kernels.push_back(parsed.front());
+
+        cprogram::Case c;
+        c.kernel = spec["name"].get<std::string>();
+        c.label = spec.dump();
+        c.has_updates = op == "ScatterND";
+        c.in_place = c.has_updates && g.chance(0.3);
+        c.compare = type.compare;
+        c.element_size = type.size;
+        const std::vector<int64_t> indices = g.indices(p, int32);
+        for (int64_t v : indices) {
+            if (int32) {
+                const auto narrow = static_cast<int32_t>(v);
+                const auto* bytes = reinterpret_cast<const uint8_t*>(&narrow);
+                c.indices.insert(c.indices.end(), bytes, bytes + 4);
+            } else {
+                const auto* bytes = reinterpret_cast<const uint8_t*>(&v);
+                c.indices.insert(c.indices.end(), bytes, bytes + 8);
+            }
+        }
+        with_type(type.name, [&](auto zero) {
+            using T = decltype(zero);
+            const auto data = g.values<T>(static_cast<size_t>(reference::count(p.data_shape)));
+            std::vector<T> updates;
+            if (c.has_updates) updates = g.values<T>(static_cast<size_t>(reference::count(reference::updates_shape(p))));
+            std::vector<T> output;
+            const bool ok = reference::run(p, data, indices, updates, output);
+            c.data = to_bytes(data);
+            c.updates = to_bytes(updates);
+            c.expected_status = ok ? 0 : -1;
+            if (ok) {
+                c.expected_output = to_bytes(output);
+            } else if (c.in_place) {
+                c.expected_output = c.data;
+            } else {
+                const size_t size = static_cast<size_t>(reference::count(reference::output_shape(p))) * sizeof(T);
+                c.expected_output.assign(size, cprogram::kSentinel);
+            }
+        });
+        errors_expected += c.expected_status != 0;
+        cases.push_back(std::move(c));
+    }
+    // Both outcomes must be exercised, or the test proves less than it claims.
+    EXPECT_GT(errors_expected, n / 25) << "too few out-of-range cases";
+    EXPECT_LT(errors_expected, n / 2) << "too few in-range cases";
+
+    kernelgen::GenerateResult result = kernelgen::generate(kernels);
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+
+    const fs::path root = fs::temp_directory_path() / ("kernelgen-random-" + op + "-" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    const size_t batch_size = 50;
+    const std::string sanitize = "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all";
+    for (size_t first = 0, batch = 0; first < cases.size(); first += batch_size, ++batch) {
+        const size_t last = std::min(cases.size(), first + batch_size);
+        const fs::path dir = root / ("batch" + std::to_string(batch));
+        fs::create_directories(dir);
+        std::string kernel_files;
+        for (size_t i = first; i < last; ++i) kernel_files += " " + cases[i].kernel + ".c";
+        std::vector<kernelgen::OutputFile> files(result.files.begin() + static_cast<std::ptrdiff_t>(2 * first),
+                                                 result.files.begin() + static_cast<std::ptrdiff_t>(2 * last));
+        files.push_back({"driver.c", cprogram::program({cases.begin() + static_cast<std::ptrdiff_t>(first),
+                                                         cases.begin() + static_cast<std::ptrdiff_t>(last)})});
+        ASSERT_TRUE(kernelgen::write_outputs(dir, files).error.empty());
+        // gcc and clang in turn, when clang is there.
+        const std::string clang = KERNELGEN_CLANG;
+        const std::string compiler = batch % 2 == 1 && !clang.empty() ? clang : KERNELGEN_C_COMPILER;
+        int status = 0;
+        std::string log = run_command("cd " + dir.string() + " && " + compiler + " " + KERNELGEN_STRICT_C_FLAGS + " " +
+                                          sanitize + " -c" + kernel_files,
+                                      status);
+        ASSERT_EQ(status, 0) << compiler << " rejected kernels in " << dir << ":\n" << log;
+        ASSERT_TRUE(log.empty()) << compiler << " warned:\n" << log;
+        log = run_command("cd " + dir.string() + " && " + compiler + " -std=c99 " + sanitize + " -I. driver.c *.o -o driver", status);
+        ASSERT_EQ(status, 0) << log;
+        log = run_command("cd " + dir.string() + " && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 ./driver", status);
+        EXPECT_EQ(status, 0) << "batch " << batch << " (" << compiler << ") in " << dir << ":\n" << log;
+        EXPECT_NE(log.find(std::to_string(last - first) + " cases, 0 failed"), std::string::npos) << log;
+        if (status == 0) fs::remove_all(dir);
+    }
+    if (!::testing::Test::HasFailure()) fs::remove_all(root);
+}
+
+TEST(RandomKernels, Gather) { run_random_cases("Gather"); }
+TEST(RandomKernels, GatherElements) { run_random_cases("GatherElements"); }
+TEST(RandomKernels, GatherND) { run_random_cases("GatherND"); }
+TEST(RandomKernels, ScatterND) { run_random_cases("ScatterND"); }
+
+}  // namespace
