@@ -106,7 +106,7 @@ int running_max_pool(const float *data, const int64_t *indices, const float *upd
         memcpy(output, data, 128u * sizeof(float));
     }
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
-    for (uint32_t i0 = 0u; i0 < 16u; i0 += 16u) {
+    for (uint32_t i0 = 0u; i0 < 24u; i0 += 12u) {
         {
             const uint32_t to = running_max_pool_wrap(indices[i0], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
@@ -178,78 +178,6 @@ int running_max_pool(const float *data, const int64_t *indices, const float *upd
             for (uint32_t e = 0u; e < 8u; ++e) {
                 output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 88u]);
             }
-        }
-        {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 12u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 96u]);
-            }
-        }
-        {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 13u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 104u]);
-            }
-        }
-        {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 14u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 112u]);
-            }
-        }
-        {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 15u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 120u]);
-            }
-        }
-    }
-    {
-        const uint32_t to = running_max_pool_wrap(indices[16u], 16u) * 8u;
-        for (uint32_t e = 0u; e < 8u; ++e) {
-            output[to + e] = running_max_pool_combine(output[to + e], updates[e + 128u]);
-        }
-    }
-    {
-        const uint32_t to = running_max_pool_wrap(indices[17u], 16u) * 8u;
-        for (uint32_t e = 0u; e < 8u; ++e) {
-            output[to + e] = running_max_pool_combine(output[to + e], updates[e + 136u]);
-        }
-    }
-    {
-        const uint32_t to = running_max_pool_wrap(indices[18u], 16u) * 8u;
-        for (uint32_t e = 0u; e < 8u; ++e) {
-            output[to + e] = running_max_pool_combine(output[to + e], updates[e + 144u]);
-        }
-    }
-    {
-        const uint32_t to = running_max_pool_wrap(indices[19u], 16u) * 8u;
-        for (uint32_t e = 0u; e < 8u; ++e) {
-            output[to + e] = running_max_pool_combine(output[to + e], updates[e + 152u]);
-        }
-    }
-    {
-        const uint32_t to = running_max_pool_wrap(indices[20u], 16u) * 8u;
-        for (uint32_t e = 0u; e < 8u; ++e) {
-            output[to + e] = running_max_pool_combine(output[to + e], updates[e + 160u]);
-        }
-    }
-    {
-        const uint32_t to = running_max_pool_wrap(indices[21u], 16u) * 8u;
-        for (uint32_t e = 0u; e < 8u; ++e) {
-            output[to + e] = running_max_pool_combine(output[to + e], updates[e + 168u]);
-        }
-    }
-    {
-        const uint32_t to = running_max_pool_wrap(indices[22u], 16u) * 8u;
-        for (uint32_t e = 0u; e < 8u; ++e) {
-            output[to + e] = running_max_pool_combine(output[to + e], updates[e + 176u]);
-        }
-    }
-    {
-        const uint32_t to = running_max_pool_wrap(indices[23u], 16u) * 8u;
-        for (uint32_t e = 0u; e < 8u; ++e) {
-            output[to + e] = running_max_pool_combine(output[to + e], updates[e + 184u]);
         }
     }
     return RUNNING_MAX_POOL_OK;

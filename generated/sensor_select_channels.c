@@ -29,12 +29,10 @@ int sensor_select_channels(const double *data, const int64_t *indices, double *o
     }
     /* output[a0, i0] = data[a0, indices[i0]] */
     for (uint32_t i0 = 0u; i0 < 32u; ++i0) {
-        for (uint32_t i1 = 0u; i1 < 4u; i1 += 4u) {
-            output[i0 * 6u + i1] = data[i0 * 12u + sensor_select_channels_wrap(indices[i1], 12u)];
-            output[i0 * 6u + i1 + 1u] = data[i0 * 12u + sensor_select_channels_wrap(indices[i1 + 1u], 12u)];
-            output[i0 * 6u + i1 + 2u] = data[i0 * 12u + sensor_select_channels_wrap(indices[i1 + 2u], 12u)];
-            output[i0 * 6u + i1 + 3u] = data[i0 * 12u + sensor_select_channels_wrap(indices[i1 + 3u], 12u)];
-        }
+        output[i0 * 6u] = data[i0 * 12u + sensor_select_channels_wrap(indices[0u], 12u)];
+        output[i0 * 6u + 1u] = data[i0 * 12u + sensor_select_channels_wrap(indices[1u], 12u)];
+        output[i0 * 6u + 2u] = data[i0 * 12u + sensor_select_channels_wrap(indices[2u], 12u)];
+        output[i0 * 6u + 3u] = data[i0 * 12u + sensor_select_channels_wrap(indices[3u], 12u)];
         output[i0 * 6u + 4u] = data[i0 * 12u + sensor_select_channels_wrap(indices[4u], 12u)];
         output[i0 * 6u + 5u] = data[i0 * 12u + sensor_select_channels_wrap(indices[5u], 12u)];
     }

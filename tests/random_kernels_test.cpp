@@ -4,6 +4,8 @@
 // every return code and every untouched output buffer.
 //
 // KERNELGEN_RANDOM_SEED overrides the fixed seed; KERNELGEN_RANDOM_CASES the number of cases per operator.
+// KERNELGEN_DUMP_CASES=<dir> also writes every case (spec, inputs, expected result) to <dir>/<op>.json, for
+// the cross-check against ONNX Runtime in tests/ort_crosscheck/.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -225,6 +227,30 @@ size_t case_count() {
     return 200;
 }
 
+std::string hex(const std::vector<uint8_t>& bytes) {
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (uint8_t byte : bytes) {
+        out += digits[byte >> 4];
+        out += digits[byte & 15];
+    }
+    return out;
+}
+
+// Every case with its inputs and the result the kernels were checked against, bytes as hex strings.
+void dump_cases(const std::string& op, const std::vector<cprogram::Case>& cases) {
+    const char* dir = std::getenv("KERNELGEN_DUMP_CASES");
+    if (!dir) return;
+    json list = json::array();
+    for (const auto& c : cases) {
+        list.push_back({{"spec", json::parse(c.label)}, {"in_place", c.in_place}, {"data", hex(c.data)},
+                        {"indices", hex(c.indices)}, {"updates", hex(c.updates)}, {"expected_status", c.expected_status},
+                        {"expected_output", hex(c.expected_output)}});
+    }
+    fs::create_directories(dir);
+    std::ofstream(fs::path(dir) / (op + ".json")) << list.dump(1) << "\n";
+}
+
 void run_random_cases(const std::string& op) {
     Generator g(seed_for(op));
     const size_t n = case_count();
@@ -295,6 +321,7 @@ void run_random_cases(const std::string& op) {
     EXPECT_GT(errors_expected, n / 25) << "too few out-of-range cases";
     EXPECT_LT(errors_expected, n / 2) << "too few in-range cases";
 
+    dump_cases(op, cases);
     kernelgen::GenerateResult result = kernelgen::generate(kernels);
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
 

@@ -134,14 +134,24 @@ private:
                 per_iteration *= extent;
                 continue;
             }
-            set_partial(level, kLoopBodyBudget / per_iteration);
+            // Prefer a factor that divides the extent (no remainder), if one is at least half the budget.
+            const uint64_t most = kLoopBodyBudget / per_iteration;
+            uint64_t factor = most;
+            for (uint64_t f = most; f * 2 >= most && f >= 2; --f) {
+                if (extent % f == 0) {
+                    factor = f;
+                    break;
+                }
+            }
+            set_partial(level, factor);
             break;
         }
     }
 
     void set_partial(size_t level, uint64_t factor) {
         const uint64_t extent = copy_.loops[level].extent;
-        if (factor >= extent) levels_[level].mode = LevelPlan::Mode::Full;
+        // A loop that would run once is written out instead.
+        if (factor * 2 > extent) levels_[level].mode = LevelPlan::Mode::Full;
         else if (factor >= 2) levels_[level] = LevelPlan{LevelPlan::Mode::Partial, factor};
     }
 

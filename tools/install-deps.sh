@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs everything kernelgen's build and tests use on Debian 12: the Debian packages (as root), and
+# ONNX Runtime from the npm registry into build/ort for the cross-check test (skipped if npm is missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build             # the build
+  nlohmann-json3-dev libkainjow-mustache-dev    # the generator: JSON, templates
+  libgtest-dev                                  # the tests
+  libonnx-dev libprotobuf-dev libonnx-testdata  # ONNX's backend node tests, read from their .pb files
+  clang libclang-rt-14-dev                      # strict C99 builds and sanitizers with clang
+  gcc-arm-none-eabi libnewlib-arm-none-eabi     # strict C99 builds for Cortex-M
+  python3 python3-onnx python3-numpy            # building ONNX models for the ONNX Runtime cross-check
+)
+if ! command -v npm > /dev/null; then
+  packages+=(nodejs npm)                        # running ONNX Runtime (onnxruntime-node)
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps.sh: run as root (sudo tools/install-deps.sh) to install Debian packages" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${packages[@]}" > /dev/null
+
+if command -v npm > /dev/null; then
+  mkdir -p build/ort
+  npm install --ignore-scripts --no-audit --no-fund --silent --prefix build/ort onnxruntime-node@1.30.0
+fi
+echo "install-deps.sh: done"
