@@ -14,17 +14,6 @@ namespace {
 
 std::string literal(uint64_t value) { return std::to_string(value) + "u"; }
 
-std::string upper(std::string text) {
-    for (auto& ch : text) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    return text;
-}
-
-std::string shape_str(const Shape& shape) {
-    std::string out = "[";
-    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
-}
-
 // sum(term * coefficient) + constant, printed with literal coefficients.
 struct Affine {
     std::vector<std::pair<std::string, uint64_t>> terms;
@@ -65,7 +54,7 @@ public:
         index_ = std::string(c_type(spec.index_dtype));
         const uint64_t largest = std::max({copy.data_size, copy.indices_size, copy.updates_size, copy.output_size});
         offset_ = largest <= UINT32_MAX ? "uint32_t" : "uint64_t";
-        macro_ = upper(spec.name);
+        macro_ = macro_case(spec.name);
         reduce_ = copy.reduction != Reduction::None;
         source_ = copy.indexed == IndexedCopy::Indexed::Source ? "data" : "updates";
         plan_copies();
@@ -206,11 +195,11 @@ private:
                       std::to_string(static_cast<int64_t>(component.bound) - 1) + "]";
         }
         std::string out = " * " + std::string(name(spec_.op)) + attribute + ".\n";
-        out += " *   data     " + dtype + " " + shape_str(spec_.data_shape) + "\n";
-        out += " *   indices  " + std::string(name(spec_.index_dtype)) + " " + shape_str(spec_.indices_shape) +
+        out += " *   data     " + dtype + " " + format_shape(spec_.data_shape) + "\n";
+        out += " *   indices  " + std::string(name(spec_.index_dtype)) + " " + format_shape(spec_.indices_shape) +
                (copy_.components.size() > 1 ? ", tuples of " + std::to_string(copy_.components.size()) + " in " : ", each in ") + bounds + "\n";
-        if (spec_.op == Op::ScatterND) out += " *   updates  " + dtype + " " + shape_str(spec_.updates_shape) + "\n";
-        out += " *   output   " + dtype + " " + shape_str(spec_.output_shape) + "\n";
+        if (spec_.op == Op::ScatterND) out += " *   updates  " + dtype + " " + format_shape(spec_.updates_shape) + "\n";
+        out += " *   output   " + dtype + " " + format_shape(spec_.output_shape) + "\n";
         out += " * " + copy_.formula + "\n";
         out += " * Negative indices count from the back of their axis.";
         if (spec_.op == Op::ScatterND) {

@@ -34,6 +34,17 @@ uint64_t element_count(const Shape& shape) {
     return count;
 }
 
+std::string format_shape(const Shape& shape) {
+    std::string out = "[";
+    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+std::string macro_case(std::string name) {
+    for (auto& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return name;
+}
+
 namespace {
 
 constexpr std::array<Op, 4> kOps{Op::Gather, Op::GatherElements, Op::GatherND, Op::ScatterND};
@@ -57,17 +68,6 @@ const std::set<std::string, std::less<>>& reserved_words() {
 }
 
 std::string in_quotes(std::string_view text) { return "\"" + std::string(text) + "\""; }
-
-std::string upper(std::string text) {
-    for (auto& ch : text) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    return text;
-}
-
-std::string shape_str(const Shape& shape) {
-    std::string out = "[";
-    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
-}
 
 // Levenshtein distance, for "did you mean" hints on misspelt keys and values.
 size_t edit_distance(std::string_view a, std::string_view b) {
@@ -147,7 +147,7 @@ public:
             case Op::ScatterND: resolve_scatter_nd(spec); break;
         }
         if (ok_ && element_count(spec.output_shape) > kMaxElements) {
-            fail("", "output shape " + shape_str(spec.output_shape) + " has too many elements (at most 2^40)");
+            fail("", "output shape " + format_shape(spec.output_shape) + " has too many elements (at most 2^40)");
         }
         if (!ok_) return std::nullopt;
         return spec;
@@ -330,7 +330,7 @@ private:
             uint64_t count = 1;
             for (uint64_t dim : shape) {
                 if (count > kMaxElements / dim) {
-                    fail(key, "shape " + shape_str(shape) + " has too many elements (at most 2^40)");
+                    fail(key, "shape " + format_shape(shape) + " has too many elements (at most 2^40)");
                     return std::nullopt;
                 }
                 count *= dim;
@@ -380,7 +380,7 @@ private:
         if (!ok_) return;
         if (spec.indices_shape.size() != spec.data_shape.size()) {
             fail("indices_shape", "indices have rank " + std::to_string(spec.indices_shape.size()) + " but data " +
-                                      shape_str(spec.data_shape) + " has rank " + std::to_string(spec.data_shape.size()) +
+                                      format_shape(spec.data_shape) + " has rank " + std::to_string(spec.data_shape.size()) +
                                       " (GatherElements needs equal ranks)");
             return;
         }
@@ -456,7 +456,7 @@ private:
         Shape updates(spec.indices_shape.begin(), spec.indices_shape.end() - 1);
         updates.insert(updates.end(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(*k), spec.data_shape.end());
         if (given && *given != updates) {
-            fail("updates_shape", "updates shape " + shape_str(*given) + " does not match " + shape_str(updates) +
+            fail("updates_shape", "updates shape " + format_shape(*given) + " does not match " + format_shape(updates) +
                                       " (indices_shape[:-1] + data_shape[k:], with k = indices_shape[-1] = " + std::to_string(*k) + ")");
             return;
         }
@@ -528,7 +528,7 @@ std::vector<KernelSpec> parse_spec_file(const std::string& path, std::vector<Dia
 void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics) {
     std::map<std::string, const KernelSpec*> seen;
     for (const auto& kernel : kernels) {
-        auto [it, inserted] = seen.emplace(upper(kernel.name), &kernel);
+        auto [it, inserted] = seen.emplace(macro_case(kernel.name), &kernel);
         if (inserted) continue;
         const KernelSpec& first = *it->second;
         const std::string same = first.name == kernel.name ? "" : " (equal once upper-cased, as its macros are)";

@@ -54,6 +54,8 @@ struct Diagnostic {
 };
 
 uint64_t element_count(const Shape& shape);
+std::string format_shape(const Shape& shape);  // "[3, 2]"
+std::string macro_case(std::string name);       // the upper-cased kernel name its macros use
 
 // Parses and checks one spec document. `file` names it in diagnostics and banners.
 // Problems are appended to `diagnostics`; only kernels without problems are returned.
