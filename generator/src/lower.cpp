@@ -28,8 +28,11 @@ uint64_t product(const Shape& shape, size_t begin, size_t end) {
 // Drops unit loops, merges neighbours that walk every tensor contiguously, and folds an innermost loop
 // that copies adjacent blocks with one index tuple into the block itself.
 void simplify(IndexedCopy& copy) {
-    const bool empty = copy.block == 0 || std::any_of(copy.loops.begin(), copy.loops.end(),
-                                                      [](const Loop& loop) { return loop.extent == 0; });
+    // An axis of size 0 admits no index at all: any tuple fails its check, so no copy can ever run.
+    const bool empty = copy.block == 0 ||
+                       std::any_of(copy.loops.begin(), copy.loops.end(), [](const Loop& loop) { return loop.extent == 0; }) ||
+                       std::any_of(copy.components.begin(), copy.components.end(),
+                                   [](const IndexComponent& component) { return component.bound == 0; });
     if (empty) {  // nothing to copy at all
         copy.loops = {Loop{0, 0, 0, 0}};
         copy.block = 0;
