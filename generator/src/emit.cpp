@@ -75,6 +75,7 @@ public:
         values.text["helpers"] = helpers();
         values.text["body"] = body();
         values.text["header_includes"] = spec_.dtype == DType::Bool ? "#include <stdbool.h>\n#include <stdint.h>\n" : "#include <stdint.h>\n";
+        values.text["size_guard"] = size_guard();
         values.text["source_includes"] = uses_memcpy_ ? "\n#include <string.h>\n" : "";
         GeneratedKernel out;
         out.header_name = spec_.name + ".h";
@@ -178,6 +179,18 @@ private:
         if (spec_.op == Op::ScatterND) add("UPDATES", copy_.updates_size);
         add("OUTPUT", copy_.output_size);
         return out;
+    }
+
+    // A kernel whose tensors cannot exist on a 32-bit target refuses to compile there, rather than
+    // truncating sizes silently.
+    std::string size_guard() const {
+        const uint64_t element_bytes = info(spec_.dtype).bits / 8;
+        const uint64_t index_bytes = spec_.index_dtype == IndexType::Int32 ? 4 : 8;
+        const uint64_t bytes = std::max({copy_.data_size * element_bytes, copy_.updates_size * element_bytes,
+                                         copy_.output_size * element_bytes, copy_.indices_size * index_bytes});
+        if (bytes <= UINT32_MAX) return "";
+        return "\n#if SIZE_MAX < " + literal(bytes) + "\n#error \"" + spec_.name + ": its tensors take up to " +
+               std::to_string(bytes) + " bytes, more than size_t can count on this target\"\n#endif\n";
     }
 
     std::string description() const {
