@@ -148,7 +148,7 @@ private:
     bool check_straight() const {
         switch (spec_.unroll.kind) {
             case Unroll::Kind::Full: return true;
-            case Unroll::Kind::Auto: return check_statements() <= kStraightLineBudget;
+            case Unroll::Kind::Auto: return check_statements() <= kCheckStraightLineBudget;
             default: return false;
         }
     }

@@ -18,6 +18,7 @@ struct GeneratedKernel {
 // Budgets of the "auto" unroll setting (documented in the README).
 constexpr uint64_t kStraightLineBudget = 64;  // statements: below this the kernel has no loop at all
 constexpr uint64_t kLoopBodyBudget = 16;      // copies per loop iteration when unrolling inner loops
+constexpr uint64_t kCheckStraightLineBudget = 16;  // index values checked without a loop
 
 // Straight-line statements "full" unrolling of this kernel would take: checked against kMaxFullUnroll
 // while resolving, so that emitting never fails.

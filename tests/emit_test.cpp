@@ -1,0 +1,154 @@
+// The emitter's promises that the randomized tests cannot see: unrolling follows the "unroll" setting and
+// its documented budget, generated size stays bounded for any tensor size, guards appear where needed, and
+// output is deterministic.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "kernelgen/generate.h"
+#include "kernelgen/templates.h"
+
+namespace {
+
+using namespace kernelgen;
+
+KernelSpec parse_one(const std::string& json, const std::string& file = "spec.json") {
+    std::vector<Diagnostic> diagnostics;
+    auto kernels = parse_spec_text(json, file, diagnostics);
+    EXPECT_TRUE(diagnostics.empty()) << (diagnostics.empty() ? "" : diagnostics.front().str());
+    EXPECT_EQ(kernels.size(), 1u);
+    return kernels.empty() ? KernelSpec{} : kernels.front();
+}
+
+GeneratedKernel emit_json(const std::string& json) {
+    KernelSpec spec = parse_one(json);
+    return emit(spec, lower(spec));
+}
+
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+size_t lines(const std::string& text) { return count(text, "\n"); }
+
+std::string gather(uint64_t rows, uint64_t count_of_indices, const std::string& unroll) {
+    return R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [)" + std::to_string(rows) +
+           R"(, 8], "indices_shape": [)" + std::to_string(count_of_indices) + "]" +
+           (unroll.empty() ? "" : R"(, "unroll": )" + unroll) + "}";
+}
+
+TEST(Emit, SmallKernelsAreStraightLine) {
+    // ONNX's ScatterND example 2 with add: 2 tuples of 16-element rows, 32 element statements.
+    auto kernel = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "float32", "data_shape": [4, 4, 4],
+                                 "indices_shape": [2, 1], "reduction": "add"})");
+    EXPECT_EQ(count(kernel.source, "for ("), 0u) << kernel.source;
+    EXPECT_EQ(count(kernel.source, "s_combine(output["), 32u);
+}
+
+TEST(Emit, AutoUsesLoopsBeyondTheStraightLineBudget) {
+    // 65 row copies (one memcpy each) exceed the 64-statement budget.
+    auto kernel = emit_json(gather(100, 65, ""));
+    EXPECT_GT(count(kernel.source, "for ("), 0u);
+    auto small = emit_json(gather(100, 64, ""));
+    const std::string body = small.source.substr(small.source.find("\nint g("));
+    EXPECT_EQ(count(body, "for ("), 0u);  // the 64 index checks (over 16) are one loop in a helper
+    EXPECT_EQ(count(small.source, "memcpy(&output["), 64u);
+}
+
+TEST(Emit, NoneKeepsOneCopyInALoop) {
+    auto kernel = emit_json(gather(100, 5, R"("none")"));
+    EXPECT_EQ(count(kernel.source, "memcpy(&output["), 1u) << kernel.source;
+    EXPECT_EQ(count(kernel.source, "for ("), 2u);  // the checks and the copies
+}
+
+TEST(Emit, FactorUnrollsTheInnermostLoopWithARemainder) {
+    // 10 copies by 4: a loop of two iterations of 4 copies, then 2 written out.
+    auto kernel = emit_json(gather(100, 10, "4"));
+    EXPECT_NE(kernel.source.find("i0 += 4u"), std::string::npos) << kernel.source;
+    EXPECT_NE(kernel.source.find("i0 < 8u"), std::string::npos);
+    EXPECT_EQ(count(kernel.source, "memcpy(&output["), 6u);
+}
+
+TEST(Emit, FullIsStraightLineAndCapped) {
+    auto kernel = emit_json(gather(100, 200, R"("full")"));
+    EXPECT_EQ(count(kernel.source, "for ("), 0u);
+    EXPECT_EQ(count(kernel.source, "memcpy(&output["), 200u);
+
+    KernelSpec spec = parse_one(gather(100, 3000, R"("full")"));
+    GenerateResult result = generate({spec});
+    ASSERT_EQ(result.diagnostics.size(), 1u);
+    EXPECT_EQ(result.diagnostics[0].str(),
+              "spec.json: /unroll: \"full\" unrolling would take 6000 statements (at most 4096; use \"auto\", "
+              "\"none\" or a factor)");
+    EXPECT_TRUE(result.files.empty());
+}
+
+TEST(Emit, AutoCodeSizeIsBoundedWhateverTheTensorSize) {
+    size_t most = 0;
+    for (uint64_t n : {1u, 10u, 64u, 65u, 100u, 1000u, 100000u, 1000000u}) {
+        for (const char* op : {"Gather", "GatherElements"}) {
+            std::string json = std::string(R"({"name": "k", "op": ")") + op + R"(", "dtype": "int8", "data_shape": [)" +
+                               std::to_string(n) + ", 3], \"indices_shape\": [" + std::to_string(n) + ", 3]}";
+            if (std::string(op) == "Gather") json = gather(n, n, "");
+            most = std::max(most, lines(emit_json(json).source));
+        }
+    }
+    // At most 64 straight-line copies, 16 straight-line checks of 3 lines each, and some 40 fixed lines.
+    EXPECT_LT(most, 160u);
+}
+
+TEST(Emit, Int32IndicesNeedNoCheckAgainstAnAxisOf2To31OrMore) {
+    auto kernel = emit_json(R"({"name": "h", "op": "Gather", "dtype": "int8", "index_dtype": "int32",
+                                 "data_shape": [3000000000], "indices_shape": [2]})");
+    EXPECT_EQ(kernel.source.find("indices_in_range"), std::string::npos) << kernel.source;
+    auto narrower = emit_json(R"({"name": "h", "op": "Gather", "dtype": "int8", "index_dtype": "int32",
+                                   "data_shape": [2147483647], "indices_shape": [2]})");
+    EXPECT_NE(narrower.source.find("indices[0] < -2147483647 || indices[0] > 2147483646"), std::string::npos);
+}
+
+TEST(Emit, TensorsBeyond32BitsGetAGuardAndWideOffsets) {
+    auto kernel = emit_json(R"({"name": "w", "op": "ScatterND", "dtype": "uint16", "data_shape": [100000, 50000],
+                                 "indices_shape": [3, 1]})");
+    EXPECT_NE(kernel.source.find("#if SIZE_MAX < 10000000000u\n#error"), std::string::npos) << kernel.source;
+    EXPECT_NE(kernel.source.find("uint64_t"), std::string::npos);
+    auto small = emit_json(gather(100, 5, ""));
+    EXPECT_EQ(small.source.find("#error"), std::string::npos);
+    EXPECT_EQ(small.source.find("uint64_t"), std::string::npos);
+}
+
+TEST(Emit, OutputIsDeterministicAndNamesOnlyTheSpecFile) {
+    const std::string json = gather(10, 3, "");
+    KernelSpec a = parse_one(json, "/some/absolute/path/specs/lookup.json");
+    KernelSpec b = parse_one(json, "specs/lookup.json");
+    GeneratedKernel first = emit(a, lower(a)), second = emit(b, lower(b));
+    EXPECT_EQ(first.source, second.source);
+    EXPECT_EQ(first.header, second.header);
+    EXPECT_NE(first.header.find("from lookup.json."), std::string::npos);
+    EXPECT_EQ(first.header.find("/some/"), std::string::npos);
+}
+
+TEST(Emit, HeaderDeclaresTheExactInterface) {
+    auto kernel = emit_json(R"({"name": "kv", "op": "ScatterND", "dtype": "bool", "index_dtype": "int32",
+                                 "data_shape": [4, 2], "indices_shape": [3, 1]})");
+    const std::string& h = kernel.header;
+    EXPECT_NE(h.find("#ifndef KV_H\n#define KV_H"), std::string::npos);
+    EXPECT_NE(h.find("#include <stdbool.h>"), std::string::npos);
+    EXPECT_NE(h.find("#ifdef __cplusplus\nextern \"C\" {"), std::string::npos);
+    EXPECT_NE(h.find("#define KV_DATA_SIZE 8\n#define KV_INDICES_SIZE 3\n#define KV_UPDATES_SIZE 6\n#define KV_OUTPUT_SIZE 8\n"),
+              std::string::npos) << h;
+    EXPECT_NE(h.find("#define KV_OK 0\n#define KV_ERROR_INDEX_OUT_OF_RANGE (-1)"), std::string::npos);
+    EXPECT_NE(h.find("int kv(const bool *data, const int32_t *indices, const bool *updates, bool *output);"), std::string::npos);
+    EXPECT_EQ(h.rfind("Auto-generated file. Do not edit!", 10), 3u);
+}
+
+TEST(Templates, AMissingKeyIsAnError) {
+    TemplateValues values;
+    values.text["name"] = "x";
+    EXPECT_THROW(render_template("kernel.h.mustache", values), std::logic_error);
+    EXPECT_THROW(template_text("no-such-template"), std::logic_error);
+}
+
+}  // namespace
