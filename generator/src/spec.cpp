@@ -25,7 +25,20 @@ std::string_view name(Op op) {
 }
 
 std::string Diagnostic::str() const {
-    return file + ": " + (pointer.empty() ? std::string("/") : pointer) + ": " + message;
+    // One problem per line: control characters from the user's text are shown escaped.
+    std::string line = file + ": " + (pointer.empty() ? std::string("/") : pointer) + ": " + message;
+    std::string out;
+    for (char ch : line) {
+        if (static_cast<unsigned char>(ch) < 0x20) {
+            static const char* digits = "0123456789abcdef";
+            out += "\\x";
+            out += digits[(ch >> 4) & 15];
+            out += digits[ch & 15];
+        } else {
+            out += ch;
+        }
+    }
+    return out;
 }
 
 uint64_t element_count(const Shape& shape) {
@@ -67,7 +80,43 @@ const std::set<std::string, std::less<>>& reserved_words() {
     return words;
 }
 
-std::string in_quotes(std::string_view text) { return "\"" + std::string(text) + "\""; }
+// User text in a message, quoted and escaped as a JSON string, so a message stays on one line.
+// Why a name would clash with the standard headers a kernel includes (<stdint.h>, <stdbool.h>, <string.h>)
+// or with names C reserves for them, if it would.
+std::optional<std::string> standard_name_clash(const std::string& n) {
+    auto starts = [&](std::string_view prefix) { return n.rfind(prefix, 0) == 0; };
+    auto ends = [&](std::string_view suffix) {
+        return n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (n == "main") return "is the program's entry point";
+    if (ends("_t")) return "ends in \"_t\", which <stdint.h> and POSIX reserve for type names";
+    if ((starts("mem") || starts("str")) && n.size() > 3 && std::islower(static_cast<unsigned char>(n[3]))) {
+        return "begins with \"" + n.substr(0, 3) + "\" and a lowercase letter, which C reserves for <string.h>";
+    }
+    if ((starts("INT") || starts("UINT")) && (ends("_MAX") || ends("_MIN") || ends("_C"))) {
+        return "has the form of a <stdint.h> macro name (INT.../UINT... ending in _MAX, _MIN or _C)";
+    }
+    static const std::set<std::string, std::less<>> macros{"NULL", "SIZE_MAX", "PTRDIFF_MIN", "PTRDIFF_MAX",
+                                                           "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "WCHAR_MIN",
+                                                           "WCHAR_MAX", "WINT_MIN", "WINT_MAX"};
+    if (macros.count(n)) return "is a macro of the standard headers";
+    return std::nullopt;
+}
+
+std::string in_quotes(std::string_view text) {
+    return json(std::string(text)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// A key as one JSON pointer reference token (RFC 6901: '~' is "~0", '/' is "~1").
+std::string pointer_token(const std::string& key) {
+    std::string out;
+    for (char ch : key) {
+        if (ch == '~') out += "~0";
+        else if (ch == '/') out += "~1";
+        else out += ch;
+    }
+    return out;
+}
 
 // Levenshtein distance, for "did you mean" hints on misspelt keys and values.
 size_t edit_distance(std::string_view a, std::string_view b) {
@@ -108,6 +157,17 @@ std::string join(const std::vector<std::string>& items) {
     return out;
 }
 
+// The element count of a shape, or nothing when it exceeds kMaxElements (computed without overflow).
+std::optional<uint64_t> bounded_count(const Shape& shape) {
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
+    uint64_t count = 1;
+    for (uint64_t dim : shape) {
+        if (dim > kMaxElements || count > kMaxElements / dim) return std::nullopt;
+        count *= dim;
+    }
+    return count;
+}
+
 std::string json_type(const json& value) {
     if (value.is_number_integer()) return "integer";
     if (value.is_number_float()) return "number";
@@ -136,18 +196,22 @@ public:
         read_unroll(spec);
         auto data = read_shape("data_shape", true);
         auto indices = read_shape("indices_shape", true);
-        if (!ok_ || !op || !data || !indices) return std::nullopt;
+        if (!op || !data || !indices) return std::nullopt;
         spec.op = *op;
         spec.data_shape = *data;
         spec.indices_shape = *indices;
+        const size_t before_rules = problems_;
         switch (spec.op) {
             case Op::Gather: resolve_gather(spec); break;
             case Op::GatherElements: resolve_gather_elements(spec); break;
             case Op::GatherND: resolve_gather_nd(spec); break;
             case Op::ScatterND: resolve_scatter_nd(spec); break;
         }
-        if (ok_ && element_count(spec.output_shape) > kMaxElements) {
+        if (clean_since(before_rules) && !bounded_count(spec.output_shape)) {
             fail("", "output shape " + format_shape(spec.output_shape) + " has too many elements (at most 2^40)");
+        }
+        if (clean_since(before_rules) && spec.op == Op::ScatterND && !bounded_count(spec.updates_shape)) {
+            fail("", "updates shape " + format_shape(spec.updates_shape) + " has too many elements (at most 2^40)");
         }
         if (!ok_) return std::nullopt;
         return spec;
@@ -157,7 +221,12 @@ private:
     void fail(const std::string& key, const std::string& message) {
         diagnostics_.push_back({file_, base_ + (key.empty() ? "" : "/" + key), message});
         ok_ = false;
+        ++problems_;
     }
+
+    // True while no problem was found since `mark` (a value of problems_): independent keys are all checked,
+    // and a rule is skipped only when something it builds on is wrong.
+    bool clean_since(size_t mark) const { return problems_ == mark; }
 
     const json* find(const std::string& key) const {
         auto it = object_.find(key);
@@ -183,11 +252,12 @@ private:
     std::optional<int64_t> read_integer(const std::string& key, const std::string& allowed) {
         const json* value = find(key);
         if (!value) return std::nullopt;
-        if (!value->is_number_integer() ||
-            (value->is_number_unsigned() && value->get<uint64_t>() > uint64_t{INT64_MAX})) {
+        if (!value->is_number_integer()) {
             fail(key, "expected an integer, got " + json_type(*value) + " " + value->dump() + " (" + allowed + ")");
             return std::nullopt;
         }
+        // Above INT64_MAX: saturate; every rule's range check then refuses it, quoting the spec's own text.
+        if (value->is_number_unsigned() && value->get<uint64_t>() > uint64_t{INT64_MAX}) return INT64_MAX;
         return value->get<int64_t>();
     }
 
@@ -221,12 +291,14 @@ private:
         for (const auto& item : object_.items()) {
             const std::string& key = item.key();
             if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+            const std::string token = pointer_token(key);
             if (std::find(every.begin(), every.end(), key) != every.end()) {
-                if (op) fail(key, "key " + in_quotes(key) + " does not apply to " + std::string(name(*op)) + " (" +
-                                      std::string(name(*op)) + " takes " + join(allowed) + ")");
+                if (op) fail(token, "key " + in_quotes(key) + " does not apply to " + std::string(name(*op)) + " (" +
+                                        std::string(name(*op)) + " takes " + join(allowed) + ")");
             } else {
-                fail(key, "unknown key " + in_quotes(key) + " (allowed: " + join(op ? allowed : every) + ")" +
-                              did_you_mean(key, every));
+                const auto& candidates = op ? allowed : every;
+                fail(token, "unknown key " + in_quotes(key) + " (allowed: " + join(candidates) + ")" +
+                                did_you_mean(key, candidates));
             }
         }
     }
@@ -248,6 +320,10 @@ private:
             fail("name", in_quotes(n) + " is a C or C++ keyword (" + allowed + ")");
         } else if (n[0] == '_') {
             fail("name", in_quotes(n) + " starts with '_', which C reserves for the implementation (" + allowed + ")");
+        } else if (n.find("__") != std::string::npos) {
+            fail("name", in_quotes(n) + " contains \"__\", which C++ reserves for the implementation (" + allowed + ")");
+        } else if (auto clash = standard_name_clash(n)) {
+            fail("name", in_quotes(n) + " " + *clash + " (" + allowed + ")");
         } else {
             spec.name = n;
         }
@@ -290,7 +366,7 @@ private:
         auto factor = read_integer("unroll", allowed);
         if (!factor) return;
         if (*factor < 1 || *factor > static_cast<int64_t>(kMaxUnrollFactor)) {
-            fail("unroll", "unroll factor " + std::to_string(*factor) + " is out of range (" + allowed + ")");
+            fail("unroll", "unroll factor " + find("unroll")->dump() + " is out of range (" + allowed + ")");
             return;
         }
         spec.unroll.kind = Unroll::Kind::Factor;
@@ -346,7 +422,7 @@ private:
         auto axis = read_integer("axis", allowed);
         if (!axis) return;
         if (*axis < -rank || *axis >= rank) {
-            fail("axis", "axis " + std::to_string(*axis) + " is out of range for data of rank " + std::to_string(rank) + " (" + allowed + ")");
+            fail("axis", "axis " + find("axis")->dump() + " is out of range for data of rank " + std::to_string(rank) + " (" + allowed + ")");
             return;
         }
         spec.axis = *axis < 0 ? *axis + rank : *axis;
@@ -363,10 +439,11 @@ private:
     }
 
     void resolve_gather(KernelSpec& spec) {
+        const size_t mark = problems_;
         require_data_rank(spec);
-        if (!ok_) return;
+        if (!clean_since(mark)) return;
         read_axis(spec);
-        if (!ok_) return;
+        if (!clean_since(mark)) return;
         const auto axis = static_cast<size_t>(spec.axis);
         spec.output_shape.assign(spec.data_shape.begin(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(axis));
         spec.output_shape.insert(spec.output_shape.end(), spec.indices_shape.begin(), spec.indices_shape.end());
@@ -374,10 +451,11 @@ private:
     }
 
     void resolve_gather_elements(KernelSpec& spec) {
+        const size_t mark = problems_;
         require_data_rank(spec);
-        if (!ok_) return;
+        if (!clean_since(mark)) return;
         read_axis(spec);
-        if (!ok_) return;
+        if (!clean_since(mark)) return;
         if (spec.indices_shape.size() != spec.data_shape.size()) {
             fail("indices_shape", "indices have rank " + std::to_string(spec.indices_shape.size()) + " but data " +
                                       format_shape(spec.data_shape) + " has rank " + std::to_string(spec.data_shape.size()) +
@@ -410,15 +488,16 @@ private:
     }
 
     void resolve_gather_nd(KernelSpec& spec) {
+        const size_t mark = problems_;
         require_data_rank(spec);
         require_indices_rank(spec);
-        if (!ok_) return;
+        if (!clean_since(mark)) return;
         const auto r = static_cast<int64_t>(spec.data_shape.size());
         const auto q = static_cast<int64_t>(spec.indices_shape.size());
         const std::string allowed = "allowed 0.." + std::to_string(std::min(q, r) - 1) + ", below min(indices rank, data rank)";
         if (auto b = read_integer("batch_dims", allowed)) {
             if (*b < 0 || *b >= std::min(q, r)) {
-                fail("batch_dims", "batch_dims " + std::to_string(*b) + " is out of range (" + allowed + ")");
+                fail("batch_dims", "batch_dims " + find("batch_dims")->dump() + " is out of range (" + allowed + ")");
                 return;
             }
             spec.batch_dims = *b;
@@ -431,7 +510,7 @@ private:
                          " but data's is " + std::to_string(spec.data_shape[i]) + " (the first batch_dims dimensions must be equal)");
             }
         }
-        if (!ok_) return;
+        if (!clean_since(mark)) return;
         auto k = read_index_depth(spec, spec.batch_dims);
         if (!k) return;
         spec.output_shape.assign(spec.indices_shape.begin(), spec.indices_shape.end() - 1);
@@ -439,6 +518,7 @@ private:
     }
 
     void resolve_scatter_nd(KernelSpec& spec) {
+        const size_t mark = problems_;
         require_data_rank(spec);
         require_indices_rank(spec);
         const std::string allowed = "none, add, mul, max or min; default none";
@@ -450,7 +530,7 @@ private:
             }
         }
         auto given = read_shape("updates_shape", false);
-        if (!ok_) return;
+        if (!clean_since(mark)) return;
         auto k = read_index_depth(spec, 0);
         if (!k) return;
         Shape updates(spec.indices_shape.begin(), spec.indices_shape.end() - 1);
@@ -469,6 +549,7 @@ private:
     std::string base_;
     std::vector<Diagnostic>& diagnostics_;
     bool ok_ = true;
+    size_t problems_ = 0;
 };
 
 }  // namespace
@@ -478,11 +559,14 @@ std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::stri
     json document;
     try {
         document = json::parse(text);
-    } catch (const json::parse_error& error) {
-        // nlohmann's message carries the line and column of the problem.
+    } catch (const json::exception& error) {
+        // nlohmann's message carries the line and column of the problem; drop its "[json.exception...]" tag.
         std::string message = error.what();
-        const std::string prefix = "[json.exception.parse_error.101] parse error";
-        if (message.rfind(prefix, 0) == 0) message = "malformed JSON:" + message.substr(prefix.size());
+        const size_t tag_end = message.find("] ");
+        if (message.rfind("[json.exception.", 0) == 0 && tag_end != std::string::npos) message = message.substr(tag_end + 2);
+        const std::string parse_error = "parse error";
+        if (message.rfind(parse_error, 0) == 0) message = "malformed JSON:" + message.substr(parse_error.size());
+        else message = "malformed JSON: " + message;  // e.g. a number too large for a double
         diagnostics.push_back({file, "", message});
         return {};
     }
@@ -494,7 +578,7 @@ std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::stri
         const json& list = document["kernels"];
         for (const auto& item : document.items()) {
             if (item.key() != "kernels") {
-                diagnostics.push_back({file, "/" + item.key(), "unknown key " + in_quotes(item.key()) +
+                diagnostics.push_back({file, "/" + pointer_token(item.key()), "unknown key " + in_quotes(item.key()) +
                                                                    " beside \"kernels\" (a file holds one kernel object, or {\"kernels\": [...]} alone)"});
             }
         }

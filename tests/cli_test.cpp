@@ -1,0 +1,393 @@
+// The kernelgen command line, run as a real process (KERNELGEN_EXECUTABLE_PATH) in a fresh temporary
+// folder per test: exit statuses, messages, nothing written on error, unchanged files left alone, and
+// byte-identical output whatever path names the spec.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "kernelgen/version.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+    int exit_code = -1;  // -1 when the process did not exit normally
+    std::string out;
+    std::string err;
+};
+
+std::string shell_quoted(const std::string& text) {
+    std::string out = "'";
+    for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return out + "'";
+}
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+}
+
+// Names of the entries of a folder (empty when it does not exist).
+std::set<std::string> entries_of(const fs::path& dir) {
+    std::set<std::string> names;
+    if (!fs::exists(dir)) return names;
+    for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename().string());
+    return names;
+}
+
+// Content of every file of a folder, by name.
+std::map<std::string, std::string> contents_of(const fs::path& dir) {
+    std::map<std::string, std::string> files;
+    for (const auto& name : entries_of(dir)) files[name] = read_text(dir / name);
+    return files;
+}
+
+void expect_no_temporaries(const fs::path& dir) {
+    for (const auto& name : entries_of(dir)) EXPECT_NE(name.front(), '.') << "leftover temporary " << (dir / name);
+}
+
+const std::string kAlpha =
+    R"json({"name": "alpha", "op": "Gather", "dtype": "float32", "data_shape": [4, 3], "indices_shape": [2]})json";
+const std::string kBetaGamma = R"json({"kernels": [
+    {"name": "beta", "op": "GatherND", "dtype": "int16", "data_shape": [2, 3, 4], "indices_shape": [2, 1], "batch_dims": 1},
+    {"name": "gamma", "op": "ScatterND", "dtype": "uint8", "data_shape": [8], "indices_shape": [3, 1], "reduction": "add"}]})json";
+// Two problems: an axis out of range and an unknown element type.
+const std::string kBad = R"json({"kernels": [
+    {"name": "delta", "op": "Gather", "dtype": "float32", "data_shape": [4, 3], "indices_shape": [2], "axis": 2},
+    {"name": "epsilon", "op": "GatherElements", "dtype": "float16", "data_shape": [4], "indices_shape": [4]}]})json";
+const std::string kBadProblems =
+    "bad.json: /kernels/0/axis: axis 2 is out of range for data of rank 2 (allowed -2..1)\n"
+    "bad.json: /kernels/1/dtype: unknown element type \"float16\" (one of float32 or float, float64 or double, int8, "
+    "int16, int32, int64, uint8, uint16, uint32, uint64, bool)\n"
+    "kernelgen: 2 problems; nothing was written\n";
+
+class CliTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const std::string test_name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+        root_ = fs::temp_directory_path() / ("kernelgen_cli_test_" + std::to_string(::getpid()) + "_" + test_name);
+        fs::remove_all(root_);
+        work_ = root_ / "work";
+        fs::create_directories(work_);
+    }
+
+    void TearDown() override {
+        std::error_code ignored;
+        fs::remove_all(root_, ignored);
+    }
+
+    // Runs kernelgen with `arguments` (already shell-quoted where needed) in the work folder.
+    RunResult run(const std::string& arguments) const {
+        const fs::path out_file = root_ / "stdout.txt", err_file = root_ / "stderr.txt";
+        const std::string command = "cd " + shell_quoted(work_.string()) + " && " +
+                                    shell_quoted(KERNELGEN_EXECUTABLE_PATH) + " " + arguments + " >" +
+                                    shell_quoted(out_file.string()) + " 2>" + shell_quoted(err_file.string());
+        RunResult result;
+        const int status = std::system(command.c_str());
+        if (status != -1 && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+        result.out = read_text(out_file);
+        result.err = read_text(err_file);
+        return result;
+    }
+
+    void write_spec(const std::string& name, const std::string& text) const { write_text(work_ / name, text); }
+
+    // Sets every file of `dir` to a time well in the past and returns the times set.
+    static std::map<std::string, fs::file_time_type> age_files(const fs::path& dir) {
+        const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(2);
+        std::map<std::string, fs::file_time_type> times;
+        for (const auto& name : entries_of(dir)) {
+            fs::last_write_time(dir / name, old_time);
+            times[name] = fs::last_write_time(dir / name);
+        }
+        return times;
+    }
+
+    fs::path root_;
+    fs::path work_;
+};
+
+}  // namespace
+
+// --- usage ----------------------------------------------------------------------------------------------
+
+TEST_F(CliTest, HelpExitsZero) {
+    for (const char* option : {"--help", "-h"}) {
+        RunResult result = run(option);
+        EXPECT_EQ(result.exit_code, 0) << option;
+        EXPECT_EQ(result.out.rfind("Usage: kernelgen [generate] --out-dir DIR SPEC.json...\n", 0), 0u) << result.out;
+        EXPECT_EQ(result.err, "");
+    }
+}
+
+TEST_F(CliTest, HelpWinsOverEverythingElse) {
+    RunResult result = run("generate --help --out-dir out missing.json");
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.out.rfind("Usage: kernelgen", 0), 0u);
+    EXPECT_TRUE(entries_of(work_ / "out").empty());
+}
+
+TEST_F(CliTest, VersionExitsZero) {
+    RunResult result = run("--version");
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.out, std::string("kernelgen ") + KERNELGEN_VERSION_STRING + "\n");
+    EXPECT_EQ(result.err, "");
+}
+
+TEST_F(CliTest, MissingOutDirExitsTwo) {
+    write_spec("alpha.json", kAlpha);
+    RunResult result = run("alpha.json");
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err, "kernelgen: --out-dir DIR is required\nTry 'kernelgen --help'.\n");
+    EXPECT_EQ(entries_of(work_), (std::set<std::string>{"alpha.json"}));
+}
+
+TEST_F(CliTest, NoSpecsExitsTwo) {
+    RunResult result = run("--out-dir out");
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err, "kernelgen: no spec files given\nTry 'kernelgen --help'.\n");
+    EXPECT_FALSE(fs::exists(work_ / "out"));
+}
+
+TEST_F(CliTest, NoSpecsAfterGenerateExitsTwo) {
+    RunResult result = run("generate -o out");
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err, "kernelgen: no spec files given\nTry 'kernelgen --help'.\n");
+}
+
+TEST_F(CliTest, OutDirWithoutAFolderExitsTwo) {
+    write_spec("alpha.json", kAlpha);
+    RunResult result = run("alpha.json -o");
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err, "kernelgen: -o needs a folder\nTry 'kernelgen --help'.\n");
+}
+
+TEST_F(CliTest, UnknownOptionExitsTwo) {
+    write_spec("alpha.json", kAlpha);
+    RunResult result = run("--out-dir out --fast alpha.json");
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err, "kernelgen: unknown option --fast\nTry 'kernelgen --help'.\n");
+    EXPECT_FALSE(fs::exists(work_ / "out"));
+}
+
+// --- a valid run ----------------------------------------------------------------------------------------
+
+TEST_F(CliTest, ValidRunWritesHeaderAndSourcePerKernel) {
+    write_spec("alpha.json", kAlpha);
+    write_spec("beta_gamma.json", kBetaGamma);
+    RunResult result = run("--out-dir out alpha.json beta_gamma.json");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.err, "");
+    const fs::path out = work_ / "out";
+    EXPECT_EQ(entries_of(out), (std::set<std::string>{"alpha.c", "alpha.h", "beta.c", "beta.h", "gamma.c", "gamma.h"}));
+    for (const auto& [name, content] : contents_of(out)) {
+        EXPECT_EQ(content.rfind("/* Auto-generated file. Do not edit!", 0), 0u) << name;
+    }
+    const std::string header = read_text(out / "alpha.h");
+    EXPECT_NE(header.find("int alpha(const float *data, const int64_t *indices, float *output);"), std::string::npos)
+        << header;
+    EXPECT_NE(read_text(out / "gamma.h").find("int gamma(const uint8_t *data, const int64_t *indices, const uint8_t "
+                                              "*updates, uint8_t *output);"),
+              std::string::npos);
+    EXPECT_NE(read_text(out / "alpha.c").find("#include \"alpha.h\""), std::string::npos);
+    expect_no_temporaries(out);
+}
+
+TEST_F(CliTest, LeadingGenerateWordWorks) {
+    write_spec("alpha.json", kAlpha);
+    RunResult result = run("generate --out-dir out alpha.json");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(entries_of(work_ / "out"), (std::set<std::string>{"alpha.c", "alpha.h"}));
+    // The same output as without the word.
+    RunResult plain = run("--out-dir plain alpha.json");
+    EXPECT_EQ(plain.exit_code, 0) << plain.err;
+    EXPECT_EQ(contents_of(work_ / "out"), contents_of(work_ / "plain"));
+}
+
+TEST_F(CliTest, OutDirSpellings) {
+    write_spec("alpha.json", kAlpha);
+    EXPECT_EQ(run("-o short alpha.json").exit_code, 0);
+    EXPECT_EQ(run("--out-dir=joined alpha.json").exit_code, 0);
+    EXPECT_EQ(run("alpha.json --out-dir after").exit_code, 0);
+    for (const char* dir : {"short", "joined", "after"}) {
+        EXPECT_EQ(entries_of(work_ / dir), (std::set<std::string>{"alpha.c", "alpha.h"})) << dir;
+    }
+}
+
+TEST_F(CliTest, CreatesNestedOutDir) {
+    write_spec("alpha.json", kAlpha);
+    RunResult result = run("--out-dir a/b/c alpha.json");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(entries_of(work_ / "a" / "b" / "c"), (std::set<std::string>{"alpha.c", "alpha.h"}));
+}
+
+TEST_F(CliTest, OutDirThatIsAFileExitsTwo) {
+    write_spec("alpha.json", kAlpha);
+    write_text(work_ / "taken", "a file, not a folder\n");
+    RunResult result = run("--out-dir taken alpha.json");
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err.rfind("kernelgen: taken: cannot create the folder: ", 0), 0u) << result.err;
+    EXPECT_EQ(read_text(work_ / "taken"), "a file, not a folder\n");
+}
+
+// --- invalid specs: every problem, nothing written ------------------------------------------------------
+
+TEST_F(CliTest, InvalidSpecAmongValidOnesWritesNothing) {
+    write_spec("alpha.json", kAlpha);
+    write_spec("bad.json", kBad);
+    write_spec("beta_gamma.json", kBetaGamma);
+    RunResult result = run("--out-dir out alpha.json bad.json beta_gamma.json");
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_EQ(result.err, kBadProblems);
+    EXPECT_EQ(result.out, "");
+    EXPECT_FALSE(fs::exists(work_ / "out")) << "the out folder is not even created";
+}
+
+TEST_F(CliTest, InvalidSpecLeavesExistingFilesUntouched) {
+    const fs::path out = work_ / "out";
+    write_text(out / "alpha.h", "an older alpha.h\n");
+    write_text(out / "notes.txt", "not kernelgen's\n");
+    const auto times = age_files(out);
+    write_spec("alpha.json", kAlpha);
+    write_spec("bad.json", kBad);
+    RunResult result = run("--out-dir out alpha.json bad.json");
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_EQ(result.err, kBadProblems);
+    EXPECT_EQ(entries_of(out), (std::set<std::string>{"alpha.h", "notes.txt"}));
+    EXPECT_EQ(read_text(out / "alpha.h"), "an older alpha.h\n");
+    EXPECT_EQ(read_text(out / "notes.txt"), "not kernelgen's\n");
+    for (const auto& [name, time] : times) EXPECT_EQ(fs::last_write_time(out / name), time) << name;
+}
+
+TEST_F(CliTest, ProblemsOfEveryFileArePrinted) {
+    write_spec("one.json", R"json({"name": "one", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2], "axes": 0})json");
+    write_spec("two.json", R"json({"name": "two", "op": "GatherND", "dtype": "float32", "data_shape": [3], "indices_shape": [2, 2]})json");
+    RunResult result = run("--out-dir out one.json two.json");
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_EQ(result.err,
+              "one.json: /axes: unknown key \"axes\" (allowed: name, op, dtype, index_dtype, data_shape, indices_shape, "
+              "unroll, axis); did you mean \"axis\"?\n"
+              "two.json: /indices_shape/1: index tuple length 2 is out of range (indices_shape[-1] must be 1..1, the "
+              "data rank 1)\n"
+              "kernelgen: 2 problems; nothing was written\n");
+    EXPECT_FALSE(fs::exists(work_ / "out"));
+}
+
+TEST_F(CliTest, DuplicateNamesAcrossFilesExitOne) {
+    write_spec("alpha.json", kAlpha);
+    write_spec("again.json", kAlpha);
+    RunResult result = run("--out-dir out alpha.json again.json");
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_EQ(result.err,
+              "again.json: /name: kernel name \"alpha\" is already used by alpha.json: / (names must be unique in a run)\n"
+              "kernelgen: 1 problem; nothing was written\n");
+    EXPECT_FALSE(fs::exists(work_ / "out"));
+}
+
+TEST_F(CliTest, MissingSpecFileIsNamed) {
+    write_spec("alpha.json", kAlpha);
+    RunResult result = run("--out-dir out alpha.json missing.json");
+    EXPECT_NE(result.exit_code, 0);
+    EXPECT_EQ(result.err,
+              "missing.json: /: cannot read the file (a readable JSON spec file)\n"
+              "kernelgen: 1 problem; nothing was written\n");
+    EXPECT_FALSE(fs::exists(work_ / "out"));
+}
+
+// A number beyond the range of a double ("axis": 1e400) once aborted kernelgen with an uncaught
+// exception; it is a reported problem and exit status 1.
+TEST_F(CliTest, NumberOverflowInSpecIsAProblemNotACrash) {
+    write_spec("huge.json", R"json({"name": "huge", "op": "Gather", "dtype": "float32", "data_shape": [3],
+                                    "indices_shape": [1], "axis": 1e400})json");
+    RunResult result = run("--out-dir out huge.json");
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    EXPECT_EQ(result.err.rfind("huge.json: ", 0), 0u) << result.err;
+    EXPECT_FALSE(fs::exists(work_ / "out"));
+}
+
+// --- unchanged files, determinism, temporaries ----------------------------------------------------------
+
+TEST_F(CliTest, SecondIdenticalRunDoesNotRewrite) {
+    write_spec("alpha.json", kAlpha);
+    write_spec("beta_gamma.json", kBetaGamma);
+    ASSERT_EQ(run("--out-dir out alpha.json beta_gamma.json").exit_code, 0);
+    const fs::path out = work_ / "out";
+    const auto contents = contents_of(out);
+    const auto times = age_files(out);
+    ASSERT_EQ(times.size(), 6u);
+    RunResult again = run("generate --out-dir out alpha.json beta_gamma.json");
+    EXPECT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_EQ(contents_of(out), contents);
+    for (const auto& [name, time] : times) EXPECT_EQ(fs::last_write_time(out / name), time) << name << " was rewritten";
+    expect_no_temporaries(out);
+}
+
+TEST_F(CliTest, ChangedKernelRewritesOnlyItsFiles) {
+    write_spec("alpha.json", kAlpha);
+    write_spec("beta_gamma.json", kBetaGamma);
+    ASSERT_EQ(run("--out-dir out alpha.json beta_gamma.json").exit_code, 0);
+    const fs::path out = work_ / "out";
+    const std::string old_header = read_text(out / "alpha.h");
+    const auto times = age_files(out);
+    write_spec("alpha.json",
+               R"json({"name": "alpha", "op": "Gather", "dtype": "int32", "data_shape": [4, 3], "indices_shape": [2]})json");
+    RunResult result = run("--out-dir out alpha.json beta_gamma.json");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(read_text(out / "alpha.h"), old_header);
+    EXPECT_NE(read_text(out / "alpha.h").find("int alpha(const int32_t *data"), std::string::npos);
+    EXPECT_NE(fs::last_write_time(out / "alpha.h"), times.at("alpha.h"));
+    EXPECT_NE(fs::last_write_time(out / "alpha.c"), times.at("alpha.c"));
+    for (const char* name : {"beta.c", "beta.h", "gamma.c", "gamma.h"}) {
+        EXPECT_EQ(fs::last_write_time(out / name), times.at(name)) << name << " was rewritten";
+    }
+    EXPECT_EQ(entries_of(out).size(), 6u);
+    expect_no_temporaries(out);
+}
+
+TEST_F(CliTest, OutputIsIdenticalWhateverPathNamesTheSpec) {
+    write_spec("specs/alpha.json", kAlpha);
+    write_spec("specs/beta_gamma.json", kBetaGamma);
+    const fs::path absolute_specs = fs::canonical(work_ / "specs");
+    ASSERT_EQ(run("--out-dir relative specs/alpha.json specs/beta_gamma.json").exit_code, 0);
+    ASSERT_EQ(run("--out-dir " + shell_quoted((work_ / "absolute").string()) + " " +
+                  shell_quoted((absolute_specs / "alpha.json").string()) + " " +
+                  shell_quoted((absolute_specs / "beta_gamma.json").string()))
+                  .exit_code,
+              0);
+    ASSERT_EQ(run("--out-dir dotted ./specs/../specs/alpha.json ./specs/beta_gamma.json").exit_code, 0);
+    const auto relative = contents_of(work_ / "relative");
+    EXPECT_EQ(relative.size(), 6u);
+    EXPECT_EQ(contents_of(work_ / "absolute"), relative);
+    EXPECT_EQ(contents_of(work_ / "dotted"), relative);
+    // The banner names the spec file only, never a folder.
+    EXPECT_EQ(relative.at("alpha.h").find("specs/"), std::string::npos);
+    EXPECT_EQ(relative.at("alpha.h").find(work_.string()), std::string::npos);
+}
+
+TEST_F(CliTest, RepeatedFreshRunsAreByteIdentical) {
+    write_spec("alpha.json", kAlpha);
+    write_spec("beta_gamma.json", kBetaGamma);
+    ASSERT_EQ(run("--out-dir first alpha.json beta_gamma.json").exit_code, 0);
+    ASSERT_EQ(run("--out-dir second beta_gamma.json alpha.json").exit_code, 0);
+    EXPECT_EQ(contents_of(work_ / "first"), contents_of(work_ / "second"));
+    expect_no_temporaries(work_ / "first");
+    expect_no_temporaries(work_ / "second");
+}

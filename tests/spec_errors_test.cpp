@@ -1,0 +1,876 @@
+// Every rule of the spec format, each with the exact diagnostic it prints, and the specs it accepts.
+//
+// Rules of one file are checked through kernelgen::parse_spec_text(); the rules of a whole run (unique
+// names, the "full" unrolling limit) through kernelgen::generate().
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "kernelgen/generate.h"
+#include "kernelgen/spec.h"
+
+namespace {
+
+using kernelgen::KernelSpec;
+using kernelgen::Shape;
+using Problems = std::vector<std::string>;
+
+// The "(allowed)" texts of the rules, as the messages end.
+const std::string kOps = "one of Gather, GatherElements, GatherND, ScatterND";
+const std::string kNameRule = "a C identifier of at most 63 characters, not a C or C++ keyword";
+const std::string kDTypes =
+    "one of float32 or float, float64 or double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool";
+const std::string kIndexTypes = "int32 or int64; default int64";
+const std::string kShapeRule = "an array of integers >= 0";
+const std::string kUnrollRule = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
+const std::string kReductions = "none, add, mul, max or min; default none";
+const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, unroll";
+
+struct Parsed {
+    std::vector<KernelSpec> kernels;
+    std::vector<kernelgen::Diagnostic> diagnostics;
+    Problems problems;  // Diagnostic::str() of each diagnostic, in order
+};
+
+Parsed parse(const std::string& text) {
+    Parsed parsed;
+    parsed.kernels = kernelgen::parse_spec_text(text, "spec.json", parsed.diagnostics);
+    for (const auto& diagnostic : parsed.diagnostics) parsed.problems.push_back(diagnostic.str());
+    return parsed;
+}
+
+// Parses a document that must hold exactly one valid kernel.
+KernelSpec parse_one(const std::string& text) {
+    Parsed parsed = parse(text);
+    EXPECT_EQ(parsed.problems, Problems{});
+    EXPECT_EQ(parsed.kernels.size(), 1u);
+    return parsed.kernels.empty() ? KernelSpec{} : parsed.kernels.front();
+}
+
+// The problems of a document that must be rejected as a whole.
+Problems rejected(const std::string& text) {
+    Parsed parsed = parse(text);
+    EXPECT_TRUE(parsed.kernels.empty()) << "no kernel of a rejected document is returned";
+    return parsed.problems;
+}
+
+// Parses each text as its own file (named by `files`), then runs the run-wide rules of generate().
+kernelgen::GenerateResult generate_texts(const std::vector<std::string>& files, const std::vector<std::string>& texts) {
+    std::vector<kernelgen::Diagnostic> diagnostics;
+    std::vector<KernelSpec> kernels;
+    for (size_t i = 0; i < texts.size(); ++i) {
+        auto parsed = kernelgen::parse_spec_text(texts[i], files[i], diagnostics);
+        kernels.insert(kernels.end(), parsed.begin(), parsed.end());
+    }
+    EXPECT_TRUE(diagnostics.empty()) << "every file of a run-wide test is valid on its own";
+    return kernelgen::generate(kernels);
+}
+
+Problems strings_of(const std::vector<kernelgen::Diagnostic>& diagnostics) {
+    Problems out;
+    for (const auto& diagnostic : diagnostics) out.push_back(diagnostic.str());
+    return out;
+}
+
+}  // namespace
+
+// --- the document ---------------------------------------------------------------------------------------
+
+TEST(SpecErrors, MalformedJsonNamesLineAndColumn) {
+    EXPECT_EQ(rejected(R"json({"name": })json"),
+              Problems{"spec.json: /: malformed JSON: at line 1, column 10: syntax error while parsing value - "
+                       "unexpected '}'; expected '[', '{', or a literal"});
+}
+
+TEST(SpecErrors, TruncatedJson) {
+    EXPECT_EQ(rejected(R"json({"name": "k",)json"),
+              Problems{"spec.json: /: malformed JSON: at line 1, column 14: syntax error while parsing object key - "
+                       "unexpected end of input; expected string literal"});
+}
+
+TEST(SpecErrors, EmptyFile) {
+    EXPECT_EQ(rejected(""), Problems{"spec.json: /: malformed JSON: at line 1, column 1: syntax error while parsing "
+                                     "value - unexpected end of input; expected '[', '{', or a literal"});
+}
+
+TEST(SpecErrors, TrailingContentAfterTheDocument) {
+    EXPECT_EQ(rejected("{} x"), Problems{"spec.json: /: malformed JSON: at line 1, column 4: syntax error while "
+                                         "parsing value - invalid literal; last read: '{} x'; expected end of input"});
+}
+
+// Regression: a number too large for a double (valid JSON grammar) once escaped as an exception.
+TEST(SpecErrors, NumberTooLargeForADoubleIsADiagnosticNotACrash) {
+    const std::string text =
+        R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [1], "axis": 1e400})json";
+    std::vector<kernelgen::Diagnostic> diagnostics;
+    std::vector<KernelSpec> kernels;
+    EXPECT_NO_THROW(kernels = kernelgen::parse_spec_text(text, "spec.json", diagnostics));
+    EXPECT_TRUE(kernels.empty());
+    ASSERT_EQ(diagnostics.size(), 1u);
+    EXPECT_EQ(diagnostics[0].file, "spec.json");
+}
+
+TEST(SpecErrors, DocumentNotAnObject) {
+    EXPECT_EQ(rejected("[1, 2]"),
+              Problems{"spec.json: /: expected a kernel object, got array (an object with \"name\", \"op\", ...)"});
+    EXPECT_EQ(rejected("42"),
+              Problems{"spec.json: /: expected a kernel object, got integer (an object with \"name\", \"op\", ...)"});
+}
+
+TEST(SpecErrors, KernelInListNotAnObject) {
+    EXPECT_EQ(rejected(R"json({"kernels": [7, "Gather"]})json"),
+              (Problems{"spec.json: /kernels/0: expected a kernel object, got integer (an object with \"name\", \"op\", ...)",
+                        "spec.json: /kernels/1: expected a kernel object, got string (an object with \"name\", \"op\", ...)"}));
+}
+
+TEST(SpecErrors, EmptyKernelList) {
+    EXPECT_EQ(rejected(R"json({"kernels": []})json"),
+              Problems{"spec.json: /kernels: expected a non-empty array of kernel objects, got an empty array"});
+}
+
+TEST(SpecErrors, KernelListNotAnArray) {
+    EXPECT_EQ(rejected(R"json({"kernels": {"name": "k"}})json"),
+              Problems{"spec.json: /kernels: expected a non-empty array of kernel objects, got object"});
+}
+
+TEST(SpecErrors, KeysBesideKernels) {
+    Parsed parsed = parse(R"json({"version": 2, "kernels": [
+        {"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [1]}], "author": "me"})json");
+    // nlohmann keeps object keys sorted, so "author" comes before "version".
+    EXPECT_EQ(parsed.problems,
+              (Problems{"spec.json: /author: unknown key \"author\" beside \"kernels\" (a file holds one kernel object, "
+                        "or {\"kernels\": [...]} alone)",
+                        "spec.json: /version: unknown key \"version\" beside \"kernels\" (a file holds one kernel object, "
+                        "or {\"kernels\": [...]} alone)"}));
+}
+
+// --- keys -----------------------------------------------------------------------------------------------
+
+TEST(SpecErrors, MissingRequiredKeys) {
+    EXPECT_EQ(rejected("{}"),
+              (Problems{"spec.json: /op: required key \"op\" is missing (" + kOps + ")",
+                        "spec.json: /name: required key \"name\" is missing (" + kNameRule + ")",
+                        "spec.json: /dtype: required key \"dtype\" is missing (" + kDTypes + ")",
+                        "spec.json: /data_shape: required key \"data_shape\" is missing (" + kShapeRule + ")",
+                        "spec.json: /indices_shape: required key \"indices_shape\" is missing (" + kShapeRule + ")"}));
+}
+
+TEST(SpecErrors, MissingIndicesShapeOnly) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "int8", "data_shape": [3]})json"),
+              Problems{"spec.json: /indices_shape: required key \"indices_shape\" is missing (" + kShapeRule + ")"});
+}
+
+TEST(SpecErrors, UnknownKeyWithDidYouMean) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
+                               "indices_shape": [2], "axes": 1})json"),
+              Problems{"spec.json: /axes: unknown key \"axes\" (allowed: " + kCommonKeys + ", axis); did you mean \"axis\"?"});
+}
+
+TEST(SpecErrors, UnknownKeyHintIgnoresCase) {
+    EXPECT_EQ(rejected(R"json({"Name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
+                               "indices_shape": [2]})json"),
+              (Problems{"spec.json: /Name: unknown key \"Name\" (allowed: " + kCommonKeys + ", axis); did you mean \"name\"?",
+                        "spec.json: /name: required key \"name\" is missing (" + kNameRule + ")"}));
+}
+
+TEST(SpecErrors, UnknownKeyWithoutHint) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [3],
+                               "indices_shape": [2, 1], "comment": "x"})json"),
+              Problems{"spec.json: /comment: unknown key \"comment\" (allowed: " + kCommonKeys +
+                       ", reduction, updates_shape)"});
+}
+
+TEST(SpecErrors, UnknownKeyWithUnknownOperatorListsEveryKey) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gathr", "dtype": "float32", "data_shape": [3],
+                               "indices_shape": [2], "batchdims": 1})json"),
+              (Problems{"spec.json: /op: unknown operator \"Gathr\" (" + kOps + "); did you mean \"Gather\"?",
+                        "spec.json: /batchdims: unknown key \"batchdims\" (allowed: " + kCommonKeys +
+                            ", axis, batch_dims, reduction, updates_shape); did you mean \"batch_dims\"?"}));
+}
+
+TEST(SpecErrors, AxisDoesNotApplyToGatherND) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [3, 2],
+                               "indices_shape": [2, 1], "axis": 0})json"),
+              Problems{"spec.json: /axis: key \"axis\" does not apply to GatherND (GatherND takes " + kCommonKeys +
+                       ", batch_dims)"});
+}
+
+TEST(SpecErrors, ScatterKeysDoNotApplyToGather) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
+                               "indices_shape": [2], "reduction": "add", "updates_shape": [2, 2]})json"),
+              (Problems{"spec.json: /reduction: key \"reduction\" does not apply to Gather (Gather takes " + kCommonKeys +
+                            ", axis)",
+                        "spec.json: /updates_shape: key \"updates_shape\" does not apply to Gather (Gather takes " +
+                            kCommonKeys + ", axis)"}));
+}
+
+TEST(SpecErrors, BatchDimsDoesNotApplyToGatherElements) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherElements", "dtype": "float32", "data_shape": [3, 2],
+                               "indices_shape": [3, 2], "batch_dims": 0})json"),
+              Problems{"spec.json: /batch_dims: key \"batch_dims\" does not apply to GatherElements (GatherElements takes " +
+                       kCommonKeys + ", axis)"});
+}
+
+TEST(SpecErrors, AxisDoesNotApplyToScatterND) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [3, 2],
+                               "indices_shape": [2, 1], "axis": 0})json"),
+              Problems{"spec.json: /axis: key \"axis\" does not apply to ScatterND (ScatterND takes " + kCommonKeys +
+                       ", reduction, updates_shape)"});
+}
+
+// The hint comes only from the keys the operator takes (here: none is close, so no hint).
+TEST(SpecErrors, HintSuggestsOnlyKeysTheOperatorTakes) {
+    Problems problems = rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [3, 2],
+                                         "indices_shape": [2, 1], "axes": 0})json");
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0].find("did you mean \"axis\""), std::string::npos) << problems[0];
+}
+
+// Keys are escaped in JSON pointers as RFC 6901 says: '~' as "~0", '/' as "~1".
+TEST(SpecErrors, PointerEscapesSlashAndTildeInKeys) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
+                               "indices_shape": [2], "data/shape": [3], "x~y": 1})json"),
+              (Problems{"spec.json: /data~1shape: unknown key \"data/shape\" (allowed: " + kCommonKeys +
+                            ", axis); did you mean \"data_shape\"?",
+                        "spec.json: /x~0y: unknown key \"x~y\" (allowed: " + kCommonKeys + ", axis)"}));
+}
+
+// User text is escaped in messages, so every problem stays on one line.
+TEST(SpecErrors, DiagnosticStaysOnOneLine) {
+    Problems problems = rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
+                                         "indices_shape": [2], "bad\nkey": 1})json");
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0].find('\n'), std::string::npos) << problems[0];
+}
+
+// --- JSON types -----------------------------------------------------------------------------------------
+
+TEST(SpecErrors, WrongTypesOfCommonKeys) {
+    EXPECT_EQ(rejected(R"json({"name": 5, "op": "Gather", "dtype": null, "index_dtype": 64, "unroll": true,
+                               "data_shape": "3x2", "indices_shape": {}})json"),
+              (Problems{"spec.json: /name: expected a string, got integer (" + kNameRule + ")",
+                        "spec.json: /dtype: expected a string, got null (" + kDTypes + ")",
+                        "spec.json: /index_dtype: expected a string, got integer (" + kIndexTypes + ")",
+                        "spec.json: /unroll: expected an integer, got boolean true (" + kUnrollRule + ")",
+                        "spec.json: /data_shape: expected an array, got string (" + kShapeRule + ")",
+                        "spec.json: /indices_shape: expected an array, got object (" + kShapeRule + ")"}));
+}
+
+TEST(SpecErrors, OperatorNotAString) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": ["Gather"], "dtype": "float32", "data_shape": [3],
+                               "indices_shape": [2]})json"),
+              Problems{"spec.json: /op: expected a string, got array (" + kOps + ")"});
+}
+
+TEST(SpecErrors, AxisNotAnInteger) {
+    const std::string head =
+        R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3, 2], "indices_shape": [2], "axis": )json";
+    EXPECT_EQ(rejected(head + "\"1\"}"),
+              Problems{"spec.json: /axis: expected an integer, got string \"1\" (allowed -2..1)"});
+    EXPECT_EQ(rejected(head + "1.5}"), Problems{"spec.json: /axis: expected an integer, got number 1.5 (allowed -2..1)"});
+    EXPECT_EQ(rejected(head + "1.0}"), Problems{"spec.json: /axis: expected an integer, got number 1.0 (allowed -2..1)"});
+    EXPECT_EQ(rejected(head + "false}"),
+              Problems{"spec.json: /axis: expected an integer, got boolean false (allowed -2..1)"});
+}
+
+TEST(SpecErrors, BatchDimsNotAnInteger) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [2, 3],
+                               "indices_shape": [2, 1], "batch_dims": 0.0})json"),
+              Problems{"spec.json: /batch_dims: expected an integer, got number 0.0 "
+                       "(allowed 0..1, below min(indices rank, data rank))"});
+}
+
+TEST(SpecErrors, ReductionAndUpdatesShapeWrongTypes) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [4],
+                               "indices_shape": [2, 1], "reduction": 1, "updates_shape": 2})json"),
+              (Problems{"spec.json: /reduction: expected a string, got integer (" + kReductions + ")",
+                        "spec.json: /updates_shape: expected an array, got integer (" + kShapeRule + ")"}));
+}
+
+// An integer above INT64_MAX is out of range, not of the wrong type.
+TEST(SpecErrors, HugeAxisIsOutOfRangeNotAWrongType) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
+                               "indices_shape": [2], "axis": 9223372036854775808})json"),
+              Problems{"spec.json: /axis: axis 9223372036854775808 is out of range for data of rank 2 (allowed -2..1)"});
+}
+
+// --- names ----------------------------------------------------------------------------------------------
+
+namespace {
+std::string named(const std::string& name_json) {
+    return R"json({"name": )json" + name_json +
+           R"json(, "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]})json";
+}
+}  // namespace
+
+TEST(SpecErrors, NameNotAnIdentifier) {
+    const std::string why = " is not a C identifier (" + kNameRule + ": letters, digits and '_', not starting with a digit)";
+    EXPECT_EQ(rejected(named("\"2fast\"")), Problems{"spec.json: /name: \"2fast\"" + why});
+    EXPECT_EQ(rejected(named("\"my-kernel\"")), Problems{"spec.json: /name: \"my-kernel\"" + why});
+    EXPECT_EQ(rejected(named("\"has space\"")), Problems{"spec.json: /name: \"has space\"" + why});
+    EXPECT_EQ(rejected(named("\"\"")), Problems{"spec.json: /name: \"\"" + why});
+}
+
+TEST(SpecErrors, NameIsACKeyword) {
+    EXPECT_EQ(rejected(named("\"register\"")),
+              Problems{"spec.json: /name: \"register\" is a C or C++ keyword (" + kNameRule + ")"});
+    EXPECT_EQ(rejected(named("\"restrict\"")),
+              Problems{"spec.json: /name: \"restrict\" is a C or C++ keyword (" + kNameRule + ")"});
+    // A reserved C11 keyword: the keyword rule is reported rather than the leading '_'.
+    EXPECT_EQ(rejected(named("\"_Bool\"")),
+              Problems{"spec.json: /name: \"_Bool\" is a C or C++ keyword (" + kNameRule + ")"});
+}
+
+TEST(SpecErrors, NameIsACppKeyword) {
+    EXPECT_EQ(rejected(named("\"class\"")),
+              Problems{"spec.json: /name: \"class\" is a C or C++ keyword (" + kNameRule + ")"});
+    EXPECT_EQ(rejected(named("\"namespace\"")),
+              Problems{"spec.json: /name: \"namespace\" is a C or C++ keyword (" + kNameRule + ")"});
+    EXPECT_EQ(rejected(named("\"nullptr\"")),
+              Problems{"spec.json: /name: \"nullptr\" is a C or C++ keyword (" + kNameRule + ")"});
+}
+
+TEST(SpecErrors, NameStartsWithUnderscore) {
+    EXPECT_EQ(rejected(named("\"_gather\"")),
+              Problems{"spec.json: /name: \"_gather\" starts with '_', which C reserves for the implementation (" +
+                       kNameRule + ")"});
+}
+
+TEST(SpecErrors, NameTooLong) {
+    const std::string longest(63, 'a');
+    EXPECT_EQ(parse_one(named("\"" + longest + "\"")).name, longest);
+    EXPECT_EQ(rejected(named("\"" + std::string(64, 'a') + "\"")),
+              Problems{"spec.json: /name: name is 64 characters long (" + kNameRule + ")"});
+}
+
+// The name becomes a function declared next to <stdint.h> and <string.h>: their names, and the
+// names C reserves for them, are refused.
+TEST(SpecErrors, NameOfAStandardLibraryIdentifierIsRejected) {
+    for (const char* name : {"int32_t", "uint8_t", "memcpy"}) {
+        Parsed parsed = parse(named(std::string("\"") + name + "\""));
+        EXPECT_TRUE(parsed.kernels.empty()) << name;
+        ASSERT_EQ(parsed.diagnostics.size(), 1u) << name;
+        EXPECT_EQ(parsed.diagnostics[0].pointer, "/name") << name;
+    }
+}
+
+// C++ reserves every identifier containing "__", and the header is C++ too.
+TEST(SpecErrors, NameWithDoubleUnderscoreIsRejected) {
+    Parsed parsed = parse(named("\"gather__rows\""));
+    EXPECT_TRUE(parsed.kernels.empty());
+    ASSERT_EQ(parsed.diagnostics.size(), 1u);
+    EXPECT_EQ(parsed.diagnostics[0].pointer, "/name");
+}
+
+// --- enumerated values ----------------------------------------------------------------------------------
+
+TEST(SpecErrors, UnknownOperator) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "gather", "dtype": "float32", "data_shape": [3],
+                               "indices_shape": [2]})json"),
+              Problems{"spec.json: /op: unknown operator \"gather\" (" + kOps + "); did you mean \"Gather\"?"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Scatter", "dtype": "float32", "data_shape": [3],
+                               "indices_shape": [2, 1]})json"),
+              Problems{"spec.json: /op: unknown operator \"Scatter\" (" + kOps + "); did you mean \"ScatterND\"?"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Reshape", "dtype": "float32", "data_shape": [3],
+                               "indices_shape": [2]})json"),
+              Problems{"spec.json: /op: unknown operator \"Reshape\" (" + kOps + ")"});
+}
+
+TEST(SpecErrors, UnknownDType) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float16", "data_shape": [3],
+                               "indices_shape": [2]})json"),
+              Problems{"spec.json: /dtype: unknown element type \"float16\" (" + kDTypes + ")"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "Float32", "data_shape": [3],
+                               "indices_shape": [2]})json"),
+              Problems{"spec.json: /dtype: unknown element type \"Float32\" (" + kDTypes + ")"});
+}
+
+TEST(SpecErrors, UnknownIndexDType) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "index_dtype": "int16",
+                               "data_shape": [3], "indices_shape": [2]})json"),
+              Problems{"spec.json: /index_dtype: unknown index type \"int16\" (" + kIndexTypes + ")"});
+}
+
+TEST(SpecErrors, UnknownReduction) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [4],
+                               "indices_shape": [2, 1], "reduction": "sum"})json"),
+              Problems{"spec.json: /reduction: unknown reduction \"sum\" (" + kReductions + ")"});
+}
+
+// --- shapes ---------------------------------------------------------------------------------------------
+
+namespace {
+std::string gather_shapes(const std::string& data, const std::string& indices) {
+    return R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": )json" + data +
+           R"json(, "indices_shape": )json" + indices + "}";
+}
+}  // namespace
+
+TEST(SpecErrors, NegativeDimension) {
+    EXPECT_EQ(rejected(gather_shapes("[3, -2]", "[2]")),
+              Problems{"spec.json: /data_shape/1: dimension -2 is negative (" + kShapeRule + ")"});
+}
+
+TEST(SpecErrors, FractionalDimension) {
+    EXPECT_EQ(rejected(gather_shapes("[3]", "[2.5, 1]")),
+              Problems{"spec.json: /indices_shape/0: expected an integer, got number 2.5 (" + kShapeRule + ")"});
+}
+
+TEST(SpecErrors, DimensionNotANumber) {
+    EXPECT_EQ(rejected(gather_shapes("[3, \"2\"]", "[2]")),
+              Problems{"spec.json: /data_shape/1: expected an integer, got string \"2\" (" + kShapeRule + ")"});
+}
+
+TEST(SpecErrors, EveryBadDimensionIsReported) {
+    EXPECT_EQ(rejected(gather_shapes("[-1, 2, null]", "[2]")),
+              (Problems{"spec.json: /data_shape/0: dimension -1 is negative (" + kShapeRule + ")",
+                        "spec.json: /data_shape/2: expected an integer, got null null (" + kShapeRule + ")"}));
+}
+
+TEST(SpecErrors, DimensionTooLarge) {
+    EXPECT_EQ(rejected(gather_shapes("[1099511627777]", "[2]")),
+              Problems{"spec.json: /data_shape/0: dimension 1099511627777 is too large (at most 2^40)"});
+}
+
+TEST(SpecErrors, TooManyElements) {
+    EXPECT_EQ(rejected(gather_shapes("[1048576, 1048577]", "[2]")),
+              Problems{"spec.json: /data_shape: shape [1048576, 1048577] has too many elements (at most 2^40)"});
+    // Exactly 2^40 elements is the limit, and allowed.
+    EXPECT_EQ(parse_one(gather_shapes("[1048576, 1048576]", "[1]")).output_shape, (Shape{1, 1048576}));
+}
+
+TEST(SpecErrors, RankTooLarge) {
+    std::string ones = "[1";
+    for (int i = 1; i < 33; ++i) ones += ", 1";
+    ones += "]";
+    EXPECT_EQ(rejected(gather_shapes(ones, "[2]")),
+              Problems{"spec.json: /data_shape: rank 33 is too large (at most 32 dimensions)"});
+}
+
+TEST(SpecErrors, OutputTooLarge) {
+    EXPECT_EQ(rejected(gather_shapes("[1048576, 1048576]", "[1048576, 2]")),
+              Problems{"spec.json: /: output shape [1048576, 2, 1048576] has too many elements (at most 2^40)"});
+}
+
+// The output's element count is computed without wrapping: 2^80 elements is too many, not 0.
+TEST(SpecErrors, OutputElementCountDoesNotWrap) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [1099511627776, 1],
+                               "indices_shape": [1099511627776], "axis": 1})json"),
+              Problems{"spec.json: /: output shape [1099511627776, 1099511627776] has too many elements (at most 2^40)"});
+}
+
+// ScatterND's derived updates tensor obeys the 2^40 element limit too.
+TEST(SpecErrors, UpdatesTooLarge) {
+    Parsed parsed = parse(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [2, 1048576],
+                                  "indices_shape": [2097152, 1]})json");
+    EXPECT_TRUE(parsed.kernels.empty());
+    ASSERT_EQ(parsed.problems.size(), 1u);
+    EXPECT_NE(parsed.problems[0].find("too many elements"), std::string::npos) << parsed.problems[0];
+}
+
+TEST(SpecErrors, DataOfRankZero) {
+    EXPECT_EQ(rejected(gather_shapes("[]", "[2]")),
+              Problems{"spec.json: /data_shape: data must have rank >= 1 (a non-empty array of dimensions)"});
+}
+
+TEST(SpecErrors, IndicesOfRankZeroForGatherNDAndScatterND) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [3], "indices_shape": []})json"),
+              Problems{"spec.json: /indices_shape: GatherND needs indices of rank >= 1 (a non-empty array of dimensions)"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [], "indices_shape": []})json"),
+              (Problems{"spec.json: /data_shape: data must have rank >= 1 (a non-empty array of dimensions)",
+                        "spec.json: /indices_shape: ScatterND needs indices of rank >= 1 (a non-empty array of dimensions)"}));
+}
+
+// --- axis -----------------------------------------------------------------------------------------------
+
+TEST(SpecErrors, AxisTooLarge) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
+                               "indices_shape": [2], "axis": 2})json"),
+              Problems{"spec.json: /axis: axis 2 is out of range for data of rank 2 (allowed -2..1)"});
+}
+
+TEST(SpecErrors, AxisTooNegative) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherElements", "dtype": "float32", "data_shape": [3, 2, 4],
+                               "indices_shape": [3, 2, 4], "axis": -4})json"),
+              Problems{"spec.json: /axis: axis -4 is out of range for data of rank 3 (allowed -3..2)"});
+}
+
+// --- GatherElements -------------------------------------------------------------------------------------
+
+TEST(SpecErrors, GatherElementsRankMismatch) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherElements", "dtype": "float32", "data_shape": [3, 3],
+                               "indices_shape": [2]})json"),
+              Problems{"spec.json: /indices_shape: indices have rank 1 but data [3, 3] has rank 2 "
+                       "(GatherElements needs equal ranks)"});
+}
+
+TEST(SpecErrors, GatherElementsRankZeroIndices) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherElements", "dtype": "float32", "data_shape": [3],
+                               "indices_shape": []})json"),
+              Problems{"spec.json: /indices_shape: indices have rank 0 but data [3] has rank 1 "
+                       "(GatherElements needs equal ranks)"});
+}
+
+TEST(SpecErrors, GatherElementsIndicesExceedDataOffTheAxis) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherElements", "dtype": "float32", "data_shape": [3, 2, 4],
+                               "indices_shape": [9, 3, 5], "axis": 0})json"),
+              (Problems{"spec.json: /indices_shape/1: dimension 3 exceeds data dimension 2 (off the axis, allowed 0..2)",
+                        "spec.json: /indices_shape/2: dimension 5 exceeds data dimension 4 (off the axis, allowed 0..4)"}));
+}
+
+// --- GatherND -------------------------------------------------------------------------------------------
+
+TEST(SpecErrors, BatchDimsTooLarge) {
+    // min(q, r) = 2: batch_dims must stay below it.
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [2, 3, 4],
+                               "indices_shape": [2, 1], "batch_dims": 2})json"),
+              Problems{"spec.json: /batch_dims: batch_dims 2 is out of range (allowed 0..1, below min(indices rank, data rank))"});
+}
+
+TEST(SpecErrors, BatchDimsNegative) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [2, 3],
+                               "indices_shape": [2, 3, 1], "batch_dims": -1})json"),
+              Problems{"spec.json: /batch_dims: batch_dims -1 is out of range (allowed 0..1, below min(indices rank, data rank))"});
+}
+
+TEST(SpecErrors, BatchDimensionsUnequal) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [2, 3, 4],
+                               "indices_shape": [2, 4, 1], "batch_dims": 2})json"),
+              Problems{"spec.json: /indices_shape/1: batch dimension 1 is 4 but data's is 3 "
+                       "(the first batch_dims dimensions must be equal)"});
+}
+
+TEST(SpecErrors, GatherNDTupleTooLong) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [2, 3],
+                               "indices_shape": [4, 3]})json"),
+              Problems{"spec.json: /indices_shape/1: index tuple length 3 is out of range "
+                       "(indices_shape[-1] must be 1..2, the data rank 2)"});
+}
+
+TEST(SpecErrors, GatherNDTupleTooLongForBatchDims) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [2, 3, 4],
+                               "indices_shape": [2, 3], "batch_dims": 1})json"),
+              Problems{"spec.json: /indices_shape/1: index tuple length 3 is out of range "
+                       "(indices_shape[-1] must be 1..2, the data rank - batch_dims = 2)"});
+}
+
+TEST(SpecErrors, GatherNDEmptyTuple) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [2, 3],
+                               "indices_shape": [4, 0]})json"),
+              Problems{"spec.json: /indices_shape/1: index tuple length 0 is out of range "
+                       "(indices_shape[-1] must be 1..2, the data rank 2)"});
+}
+
+// --- ScatterND ------------------------------------------------------------------------------------------
+
+TEST(SpecErrors, ScatterNDTupleTooLong) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [4, 4],
+                               "indices_shape": [2, 3]})json"),
+              Problems{"spec.json: /indices_shape/1: index tuple length 3 is out of range "
+                       "(indices_shape[-1] must be 1..2, the data rank 2)"});
+}
+
+TEST(SpecErrors, ScatterNDWrongUpdatesShape) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [4, 4, 4],
+                               "indices_shape": [2, 1], "updates_shape": [2, 4]})json"),
+              Problems{"spec.json: /updates_shape: updates shape [2, 4] does not match [2, 4, 4] "
+                       "(indices_shape[:-1] + data_shape[k:], with k = indices_shape[-1] = 1)"});
+}
+
+TEST(SpecErrors, ScatterNDUpdatesShapeWithBadDimension) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [4],
+                               "indices_shape": [2, 1], "updates_shape": [-2]})json"),
+              Problems{"spec.json: /updates_shape/0: dimension -2 is negative (" + kShapeRule + ")"});
+}
+
+// --- unroll ---------------------------------------------------------------------------------------------
+
+TEST(SpecErrors, UnrollBadValues) {
+    const std::string head =
+        R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2], "unroll": )json";
+    EXPECT_EQ(rejected(head + "\"fast\"}"),
+              Problems{"spec.json: /unroll: unknown unroll setting \"fast\" (" + kUnrollRule + ")"});
+    EXPECT_EQ(rejected(head + "\"Full\"}"),
+              Problems{"spec.json: /unroll: unknown unroll setting \"Full\" (" + kUnrollRule + ")"});
+    EXPECT_EQ(rejected(head + "0}"), Problems{"spec.json: /unroll: unroll factor 0 is out of range (" + kUnrollRule + ")"});
+    EXPECT_EQ(rejected(head + "65}"), Problems{"spec.json: /unroll: unroll factor 65 is out of range (" + kUnrollRule + ")"});
+    EXPECT_EQ(rejected(head + "-4}"), Problems{"spec.json: /unroll: unroll factor -4 is out of range (" + kUnrollRule + ")"});
+    EXPECT_EQ(rejected(head + "2.5}"),
+              Problems{"spec.json: /unroll: expected an integer, got number 2.5 (" + kUnrollRule + ")"});
+    EXPECT_EQ(rejected(head + "[4]}"),
+              Problems{"spec.json: /unroll: expected an integer, got array [4] (" + kUnrollRule + ")"});
+}
+
+TEST(SpecErrors, FullUnrollOverTheLimit) {
+    // Gather of [5000] by [5000]: 5000 single-element copies plus 5000 index checks = 10000 statements.
+    auto result = generate_texts({"spec.json"}, {R"json({"name": "k", "op": "Gather", "dtype": "float32",
+        "data_shape": [5000], "indices_shape": [5000], "unroll": "full"})json"});
+    EXPECT_EQ(strings_of(result.diagnostics),
+              Problems{"spec.json: /unroll: \"full\" unrolling would take 10000 statements (at most 4096; "
+                       "use \"auto\", \"none\" or a factor)"});
+    EXPECT_TRUE(result.files.empty());
+}
+
+TEST(SpecErrors, FullUnrollOverTheLimitInAList) {
+    // ScatterND add of [2049] by [2049, 1]: a reduction counts one statement per element, so
+    // 2049 copies + 2049 checks = 4098 statements.
+    auto result = generate_texts({"list.json"}, {R"json({"kernels": [
+        {"name": "small", "op": "Gather", "dtype": "float32", "data_shape": [4], "indices_shape": [2], "unroll": "full"},
+        {"name": "big", "op": "ScatterND", "dtype": "int32", "data_shape": [2049], "indices_shape": [2049, 1],
+         "reduction": "add", "unroll": "full"}]})json"});
+    EXPECT_EQ(strings_of(result.diagnostics),
+              Problems{"list.json: /kernels/1/unroll: \"full\" unrolling would take 4098 statements (at most 4096; "
+                       "use \"auto\", \"none\" or a factor)"});
+    EXPECT_TRUE(result.files.empty());
+}
+
+TEST(SpecErrors, FullUnrollAtTheLimitIsAccepted) {
+    // 2048 copies + 2048 checks = 4096 statements: exactly the limit.
+    auto result = generate_texts({"spec.json"}, {R"json({"name": "k", "op": "Gather", "dtype": "float32",
+        "data_shape": [2048], "indices_shape": [2048], "unroll": "full"})json"});
+    EXPECT_EQ(strings_of(result.diagnostics), Problems{});
+    EXPECT_EQ(result.files.size(), 2u);
+}
+
+// --- run-wide: names ------------------------------------------------------------------------------------
+
+TEST(SpecErrors, DuplicateNamesInOneFile) {
+    auto result = generate_texts({"spec.json"}, {R"json({"kernels": [
+        {"name": "lookup", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]},
+        {"name": "other", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]},
+        {"name": "lookup", "op": "GatherND", "dtype": "float32", "data_shape": [3], "indices_shape": [2, 1]}]})json"});
+    EXPECT_EQ(strings_of(result.diagnostics),
+              Problems{"spec.json: /kernels/2/name: kernel name \"lookup\" is already used by spec.json: /kernels/0 "
+                       "(names must be unique in a run)"});
+    EXPECT_TRUE(result.files.empty());
+}
+
+TEST(SpecErrors, DuplicateNamesAcrossFiles) {
+    const std::string kernel =
+        R"json({"name": "lookup", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]})json";
+    auto result = generate_texts({"a.json", "b.json"}, {kernel, kernel});
+    EXPECT_EQ(strings_of(result.diagnostics),
+              Problems{"b.json: /name: kernel name \"lookup\" is already used by a.json: / (names must be unique in a run)"});
+    EXPECT_TRUE(result.files.empty());
+}
+
+TEST(SpecErrors, NamesEqualOnceUpperCased) {
+    auto result = generate_texts(
+        {"a.json", "b.json"},
+        {R"json({"kernels": [{"name": "Lookup", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]}]})json",
+         R"json({"name": "LOOKUP", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]})json"});
+    EXPECT_EQ(strings_of(result.diagnostics),
+              Problems{"b.json: /name: kernel name \"LOOKUP\" is already used by a.json: /kernels/0 "
+                       "(equal once upper-cased, as its macros are) (names must be unique in a run)"});
+    EXPECT_TRUE(result.files.empty());
+}
+
+TEST(SpecErrors, GenerateEmitsNothingWhenGivenProblems) {
+    std::vector<kernelgen::Diagnostic> diagnostics;
+    auto kernels = kernelgen::parse_spec_text(
+        R"json({"kernels": [{"name": "ok", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]},
+                            {"name": "bad", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2], "axis": 1}]})json",
+        "spec.json", diagnostics);
+    ASSERT_EQ(kernels.size(), 1u);
+    auto result = kernelgen::generate(kernels, diagnostics);
+    EXPECT_EQ(strings_of(result.diagnostics),
+              Problems{"spec.json: /kernels/1/axis: axis 1 is out of range for data of rank 1 (allowed -1..0)"});
+    EXPECT_TRUE(result.files.empty());
+}
+
+// --- pointers and several problems ----------------------------------------------------------------------
+
+TEST(SpecErrors, PointersInsideAKernelList) {
+    Parsed parsed = parse(R"json({"kernels": [
+        {"name": "first", "op": "Gather", "dtype": "float32", "data_shape": [3, 2], "indices_shape": [2]},
+        {"name": "second", "op": "Gather", "dtype": "float32", "data_shape": [3, 2], "indices_shape": [2], "axis": 5},
+        {"name": "third", "op": "GatherND", "dtype": "float32", "data_shape": [3, 2], "indices_shape": [2, -1]}]})json");
+    EXPECT_EQ(parsed.problems,
+              (Problems{"spec.json: /kernels/1/axis: axis 5 is out of range for data of rank 2 (allowed -2..1)",
+                        "spec.json: /kernels/2/indices_shape/1: dimension -1 is negative (" + kShapeRule + ")"}));
+    ASSERT_EQ(parsed.kernels.size(), 1u);
+    EXPECT_EQ(parsed.kernels[0].name, "first");
+    EXPECT_EQ(parsed.kernels[0].pointer, "/kernels/0");
+}
+
+TEST(SpecErrors, SeveralProblemsInOneCall) {
+    Parsed parsed = parse(R"json({"kernels": [
+        {"name": "2d", "op": "Gather", "dtype": "float128", "data_shape": [3, 2], "indices_shape": [2], "axsi": 0},
+        {"name": "fine", "op": "ScatterND", "dtype": "uint8", "data_shape": [4, 4], "indices_shape": [3, 1]},
+        {"name": "nd", "op": "GatherND", "dtype": "bool", "data_shape": [3, 2], "indices_shape": [4, 1], "batch_dims": 1},
+        {"name": "el", "op": "GatherElements", "dtype": "int8", "data_shape": [3, 2], "indices_shape": [3, 2, 1]}]})json");
+    EXPECT_EQ(parsed.problems,
+              (Problems{"spec.json: /kernels/0/axsi: unknown key \"axsi\" (allowed: " + kCommonKeys +
+                            ", axis); did you mean \"axis\"?",
+                        "spec.json: /kernels/0/name: \"2d\" is not a C identifier (" + kNameRule +
+                            ": letters, digits and '_', not starting with a digit)",
+                        "spec.json: /kernels/0/dtype: unknown element type \"float128\" (" + kDTypes + ")",
+                        "spec.json: /kernels/2/indices_shape/0: batch dimension 0 is 4 but data's is 3 "
+                        "(the first batch_dims dimensions must be equal)",
+                        "spec.json: /kernels/3/indices_shape: indices have rank 3 but data [3, 2] has rank 2 "
+                        "(GatherElements needs equal ranks)"}));
+    ASSERT_EQ(parsed.kernels.size(), 1u);
+    EXPECT_EQ(parsed.kernels[0].name, "fine");
+}
+
+// A problem in one key does not hide independent problems in the operator's own keys.
+TEST(SpecErrors, ProblemInOneKeyDoesNotHideOthers) {
+    EXPECT_EQ(rejected(R"json({"name": "int", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
+                               "indices_shape": [2], "axis": 7})json"),
+              (Problems{"spec.json: /name: \"int\" is a C or C++ keyword (" + kNameRule + ")",
+                        "spec.json: /axis: axis 7 is out of range for data of rank 2 (allowed -2..1)"}));
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float16", "data_shape": [4],
+                               "indices_shape": [2, 1], "reduction": "sum"})json"),
+              (Problems{"spec.json: /dtype: unknown element type \"float16\" (" + kDTypes + ")",
+                        "spec.json: /reduction: unknown reduction \"sum\" (" + kReductions + ")"}));
+}
+
+// --- accepted specs -------------------------------------------------------------------------------------
+
+TEST(SpecAccepted, DefaultsOfAGather) {
+    KernelSpec spec = parse_one(R"json({"name": "token_embedding", "op": "Gather", "dtype": "float32",
+                                        "data_shape": [100, 8], "indices_shape": [5]})json");
+    EXPECT_EQ(spec.name, "token_embedding");
+    EXPECT_EQ(spec.op, kernelgen::Op::Gather);
+    EXPECT_EQ(spec.dtype, kernelgen::DType::Float32);
+    EXPECT_EQ(spec.index_dtype, kernelgen::IndexType::Int64);
+    EXPECT_EQ(spec.axis, 0);
+    EXPECT_EQ(spec.unroll.kind, kernelgen::Unroll::Kind::Auto);
+    EXPECT_EQ(spec.output_shape, (Shape{5, 8}));
+    EXPECT_TRUE(spec.updates_shape.empty());
+    EXPECT_EQ(spec.spec_file, "spec.json");
+    EXPECT_EQ(spec.pointer, "");
+}
+
+TEST(SpecAccepted, FloatAndDoubleSpellings) {
+    EXPECT_EQ(parse_one(named("\"k\"")).dtype, kernelgen::DType::Float32);
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "Gather", "dtype": "float", "data_shape": [3], "indices_shape": [2]})json").dtype,
+              kernelgen::DType::Float32);
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "Gather", "dtype": "double", "data_shape": [3], "indices_shape": [2]})json").dtype,
+              kernelgen::DType::Float64);
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "Gather", "dtype": "float64", "data_shape": [3], "indices_shape": [2]})json").dtype,
+              kernelgen::DType::Float64);
+}
+
+TEST(SpecAccepted, EveryDTypeAndIndexType) {
+    const std::vector<std::pair<std::string, kernelgen::DType>> types{
+        {"int8", kernelgen::DType::Int8},     {"int16", kernelgen::DType::Int16},   {"int32", kernelgen::DType::Int32},
+        {"int64", kernelgen::DType::Int64},   {"uint8", kernelgen::DType::UInt8},   {"uint16", kernelgen::DType::UInt16},
+        {"uint32", kernelgen::DType::UInt32}, {"uint64", kernelgen::DType::UInt64}, {"bool", kernelgen::DType::Bool}};
+    for (const auto& [spelling, type] : types) {
+        KernelSpec spec = parse_one(R"json({"name": "k", "op": "Gather", "index_dtype": "int32", "dtype": ")json" + spelling +
+                                    R"json(", "data_shape": [3], "indices_shape": [2]})json");
+        EXPECT_EQ(spec.dtype, type) << spelling;
+        EXPECT_EQ(spec.index_dtype, kernelgen::IndexType::Int32) << spelling;
+    }
+}
+
+TEST(SpecAccepted, NegativeAxisIsNormalized) {
+    // ONNX Gather example with axis 1 given as -1: data [3, 3], indices [1, 2] -> output [3, 1, 2].
+    KernelSpec spec = parse_one(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3, 3],
+                                        "indices_shape": [1, 2], "axis": -1})json");
+    EXPECT_EQ(spec.axis, 1);
+    EXPECT_EQ(spec.output_shape, (Shape{3, 1, 2}));
+    // -r is the first axis.
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "GatherElements", "dtype": "float32", "data_shape": [3, 2, 4],
+                               "indices_shape": [1, 2, 4], "axis": -3})json").axis, 0);
+}
+
+TEST(SpecAccepted, GatherOutputShapes) {
+    // ONNX Gather example 1: data [3, 2], indices [2, 2], axis 0 -> output [2, 2, 2].
+    EXPECT_EQ(parse_one(gather_shapes("[3, 2]", "[2, 2]")).output_shape, (Shape{2, 2, 2}));
+    // data[:axis] + indices + data[axis+1:]: [5] + [3] + [3, 2].
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [5, 4, 3, 2],
+                               "indices_shape": [3], "axis": -3})json").output_shape, (Shape{5, 3, 3, 2}));
+    // The last axis: [5, 4, 3] + [2, 6].
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [5, 4, 3, 2],
+                               "indices_shape": [2, 6], "axis": 3})json").output_shape, (Shape{5, 4, 3, 2, 6}));
+}
+
+TEST(SpecAccepted, GatherWithRankZeroIndices) {
+    // A scalar index drops the axis: rank q + r - 1 = 1.
+    KernelSpec spec = parse_one(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [5, 4],
+                                        "indices_shape": [], "axis": 1})json");
+    EXPECT_TRUE(spec.indices_shape.empty());
+    EXPECT_EQ(spec.output_shape, (Shape{5}));
+}
+
+TEST(SpecAccepted, GatherElementsOutputIsIndicesShape) {
+    // ONNX GatherElements example 2: data [3, 3], indices [2, 3], axis 0 -> output [2, 3].
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "GatherElements", "dtype": "int32", "data_shape": [3, 3],
+                               "indices_shape": [2, 3]})json").output_shape, (Shape{2, 3}));
+    // Along the axis the indices may be longer than data.
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "GatherElements", "dtype": "int32", "data_shape": [3, 2],
+                               "indices_shape": [2, 7], "axis": 1})json").output_shape, (Shape{2, 7}));
+}
+
+TEST(SpecAccepted, GatherNDOutputShapes) {
+    // ONNX GatherND examples 1-5: indices_shape[:-1] + data_shape[b+k:].
+    const std::string head = R"json({"name": "k", "op": "GatherND", "dtype": "int32", )json";
+    EXPECT_EQ(parse_one(head + R"json("data_shape": [2, 2], "indices_shape": [2, 2]})json").output_shape, (Shape{2}));
+    EXPECT_EQ(parse_one(head + R"json("data_shape": [2, 2], "indices_shape": [2, 1]})json").output_shape, (Shape{2, 2}));
+    EXPECT_EQ(parse_one(head + R"json("data_shape": [2, 2, 2], "indices_shape": [2, 2]})json").output_shape, (Shape{2, 2}));
+    EXPECT_EQ(parse_one(head + R"json("data_shape": [2, 2, 2], "indices_shape": [2, 1, 2]})json").output_shape,
+              (Shape{2, 1, 2}));
+    KernelSpec batched = parse_one(head + R"json("data_shape": [2, 2, 2], "indices_shape": [2, 1], "batch_dims": 1})json");
+    EXPECT_EQ(batched.batch_dims, 1);
+    EXPECT_EQ(batched.output_shape, (Shape{2, 2}));
+    // Two batch dimensions: [2, 3] + [] + data[2+1:] = [2, 3, 5].
+    EXPECT_EQ(parse_one(head + R"json("data_shape": [2, 3, 4, 5], "indices_shape": [2, 3, 1], "batch_dims": 2})json").output_shape,
+              (Shape{2, 3, 5}));
+}
+
+TEST(SpecAccepted, ScatterNDDerivedUpdatesShape) {
+    // ONNX ScatterND example 2: data [4, 4, 4], indices [2, 1] -> updates [2, 4, 4], output [4, 4, 4].
+    KernelSpec spec = parse_one(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [4, 4, 4],
+                                        "indices_shape": [2, 1], "reduction": "max"})json");
+    EXPECT_EQ(spec.updates_shape, (Shape{2, 4, 4}));
+    EXPECT_EQ(spec.output_shape, (Shape{4, 4, 4}));
+    EXPECT_EQ(spec.reduction, kernelgen::Reduction::Max);
+    // ONNX ScatterND example 1: data [8], indices [4, 1] -> updates [4]; given and matching.
+    KernelSpec given = parse_one(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [8],
+                                         "indices_shape": [4, 1], "updates_shape": [4]})json");
+    EXPECT_EQ(given.updates_shape, (Shape{4}));
+    EXPECT_EQ(given.reduction, kernelgen::Reduction::None);
+    // k = r: one element per tuple, updates = indices[:-1] = [3, 2].
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [5, 6],
+                               "indices_shape": [3, 2, 2]})json").updates_shape, (Shape{3, 2}));
+}
+
+TEST(SpecAccepted, ZeroSizedDimensions) {
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [0, 3],
+                               "indices_shape": [2], "axis": 1})json").output_shape, (Shape{0, 2}));
+    EXPECT_EQ(parse_one(gather_shapes("[3, 2]", "[0]")).output_shape, (Shape{0, 2}));
+    // A zero dimension makes any other size fine: the tensor is empty.
+    EXPECT_EQ(parse_one(gather_shapes("[1099511627776, 1099511627776, 0]", "[1]")).output_shape,
+              (Shape{1, 1099511627776, 0}));
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [4, 0],
+                               "indices_shape": [0, 1]})json").output_shape, (Shape{0, 0}));
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [4, 0],
+                               "indices_shape": [3, 1]})json").updates_shape, (Shape{3, 0}));
+}
+
+TEST(SpecAccepted, UnrollSettings) {
+    const std::string head =
+        R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2], "unroll": )json";
+    EXPECT_EQ(parse_one(head + "\"auto\"}").unroll.kind, kernelgen::Unroll::Kind::Auto);
+    EXPECT_EQ(parse_one(head + "\"full\"}").unroll.kind, kernelgen::Unroll::Kind::Full);
+    EXPECT_EQ(parse_one(head + "\"none\"}").unroll.kind, kernelgen::Unroll::Kind::None);
+    KernelSpec one = parse_one(head + "1}");
+    EXPECT_EQ(one.unroll.kind, kernelgen::Unroll::Kind::Factor);
+    EXPECT_EQ(one.unroll.factor, 1u);
+    EXPECT_EQ(parse_one(head + "64}").unroll.factor, 64u);
+}
+
+TEST(SpecAccepted, KernelListKeepsPointers) {
+    Parsed parsed = parse(R"json({"kernels": [
+        {"name": "a", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]},
+        {"name": "b", "op": "GatherND", "dtype": "float32", "data_shape": [3], "indices_shape": [2, 1]}]})json");
+    EXPECT_EQ(parsed.problems, Problems{});
+    ASSERT_EQ(parsed.kernels.size(), 2u);
+    EXPECT_EQ(parsed.kernels[0].pointer, "/kernels/0");
+    EXPECT_EQ(parsed.kernels[1].pointer, "/kernels/1");
+    EXPECT_EQ(parsed.kernels[1].op, kernelgen::Op::GatherND);
+    EXPECT_EQ(parsed.kernels[1].output_shape, (Shape{2}));
+}
