@@ -24,10 +24,10 @@ static int doc_scatter_nd_min_indices_in_range(const int64_t *indices)
     return 1;
 }
 
-/* The min reduction: a NaN operand gives NaN, as numpy's maximum and minimum do. */
+/* The min reduction: a NaN operand gives NaN and a tie (-0, +0) takes the update, as numpy's maximum and minimum do. */
 static float doc_scatter_nd_min_combine(float current, float update)
 {
-    return (update < current || update != update) ? update : current;
+    return (update <= current || update != update) ? update : current;
 }
 
 int doc_scatter_nd_min(const float *data, const int64_t *indices, const float *updates, float *output)

@@ -24,10 +24,10 @@ static int running_max_pool_indices_in_range(const int64_t *indices)
     return 1;
 }
 
-/* The max reduction: a NaN operand gives NaN, as numpy's maximum and minimum do. */
+/* The max reduction: a NaN operand gives NaN and a tie (-0, +0) takes the update, as numpy's maximum and minimum do. */
 static float running_max_pool_combine(float current, float update)
 {
-    return (update > current || update != update) ? update : current;
+    return (update >= current || update != update) ? update : current;
 }
 
 int running_max_pool(const float *data, const int64_t *indices, const float *updates, float *output)

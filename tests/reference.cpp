@@ -64,10 +64,12 @@ T combine(const std::string& reduction, T current, T update) {
     } else if constexpr (std::is_floating_point_v<T>) {
         if (reduction == "add") return current + update;
         if (reduction == "mul") return current * update;
-        if (std::isnan(current)) return current;  // numpy's maximum/minimum propagate NaN
+        // numpy's maximum/minimum, which ONNX's reference uses: NaN propagates, and on a tie (only -0 against
+        // +0 can tell) the second operand, the update, is returned.
+        if (std::isnan(current)) return current;
         if (std::isnan(update)) return update;
-        if (reduction == "max") return update > current ? update : current;
-        return update < current ? update : current;
+        if (reduction == "max") return update >= current ? update : current;
+        return update <= current ? update : current;
     } else {
         // Integer add and mul wrap modulo 2^bits: do them on unsigned 64-bit values and keep the low bits.
         const auto a = static_cast<uint64_t>(current), b = static_cast<uint64_t>(update);

@@ -308,7 +308,7 @@ private:
         switch (info(spec_.dtype).category) {
             case Category::Float:
                 return copy_.reduction == Reduction::Max || copy_.reduction == Reduction::Min
-                           ? "a NaN operand gives NaN, as numpy's maximum and minimum do."
+                           ? "a NaN operand gives NaN and a tie (-0, +0) takes the update, as numpy's maximum and minimum do."
                            : "IEEE arithmetic in the element type.";
             case Category::SignedInt:
             case Category::UnsignedInt:
@@ -333,8 +333,10 @@ private:
                 switch (copy_.reduction) {
                     case Reduction::Add: return "current + update";
                     case Reduction::Mul: return "current * update";
-                    case Reduction::Max: return "(update > current || update != update) ? update : current";
-                    default: return "(update < current || update != update) ? update : current";
+                    // Ties go to the update, as numpy's maximum/minimum (ONNX's reference) do: max(-0, +0) is
+                    // the later value.
+                    case Reduction::Max: return "(update >= current || update != update) ? update : current";
+                    default: return "(update <= current || update != update) ? update : current";
                 }
             case Category::SignedInt:
             case Category::UnsignedInt:

@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""Writes one single-node ONNX model per case dumped by random_kernels_test (KERNELGEN_DUMP_CASES).
+
+Usage: make_models.py CASES_DIR MODELS_DIR
+
+For every <Op>.json in CASES_DIR (Gather, GatherElements, GatherND, ScatterND) and every case in it, this
+writes MODELS_DIR/<Op>/<spec name>.onnx: a graph with one node of that operator, opset 18 (the first
+opset with ScatterND's max/min reductions), whose inputs data, indices (and updates) are declared with
+the case's exact shapes and element types and whose attributes are the spec's axis, batch_dims or
+reduction.
+
+ONNX allows only int64 indices for GatherND and ScatterND, while kernelgen also accepts int32. For those
+cases a second model, <spec name>.int64-indices.onnx, declares the indices as int64 so that run_ort.js can
+still compare the values computed (it widens the index values, which does not change them) when ONNX
+Runtime refuses the exact model.
+
+MODELS_DIR/<Op>/manifest.json lists, case by case in the order of <Op>.json, the model files and the output
+shape that ONNX's shape rules give, which run_ort.js checks ORT's output against.
+
+Runs with Debian's python3-onnx (1.12), which knows opsets only up to 17: the models are therefore not
+passed through onnx.checker, and the IR version is set to 8 by hand.
+"""
+
+import json
+import os
+import sys
+
+import onnx
+from onnx import TensorProto, helper
+
+OPS = ("Gather", "GatherElements", "GatherND", "ScatterND")
+OPSET = 18
+IR_VERSION = 8
+
+# The spec's dtype names (kernelgen accepts ONNX's "float" as well as "float32") -> ONNX element types.
+ELEMENT_TYPES = {
+    "float32": TensorProto.FLOAT,
+    "float": TensorProto.FLOAT,
+    "float64": TensorProto.DOUBLE,
+    "int8": TensorProto.INT8,
+    "int16": TensorProto.INT16,
+    "int32": TensorProto.INT32,
+    "int64": TensorProto.INT64,
+    "uint8": TensorProto.UINT8,
+    "uint16": TensorProto.UINT16,
+    "uint32": TensorProto.UINT32,
+    "uint64": TensorProto.UINT64,
+    "bool": TensorProto.BOOL,
+}
+INDEX_TYPES = {"int32": TensorProto.INT32, "int64": TensorProto.INT64}
+
+# Operators whose ONNX schema takes only int64 indices.
+INT64_ONLY_INDICES = ("GatherND", "ScatterND")
+
+
+def normalized_axis(spec):
+    rank = len(spec["data_shape"])
+    axis = spec.get("axis", 0)
+    return axis + rank if axis < 0 else axis
+
+
+def updates_shape(spec):
+    """ScatterND: indices.shape[:-1] ++ data.shape[k:], k = indices.shape[-1] (the spec's own value if given)."""
+    if "updates_shape" in spec:
+        return list(spec["updates_shape"])
+    data, indices = spec["data_shape"], spec["indices_shape"]
+    return list(indices[:-1]) + list(data[indices[-1]:])
+
+
+def output_shape(spec):
+    """The output shape by ONNX's rules for each operator, written out from the operator docs."""
+    op, data, indices = spec["op"], spec["data_shape"], spec["indices_shape"]
+    if op == "Gather":  # data[:axis] ++ indices ++ data[axis+1:]
+        a = normalized_axis(spec)
+        return list(data[:a]) + list(indices) + list(data[a + 1:])
+    if op == "GatherElements":  # the shape of indices
+        return list(indices)
+    if op == "GatherND":  # indices[:-1] ++ data[batch_dims + k:]
+        b = spec.get("batch_dims", 0)
+        return list(indices[:-1]) + list(data[b + indices[-1]:])
+    return list(data)  # ScatterND
+
+
+def make_model(spec, index_type):
+    """One node of spec["op"] reading graph inputs data, indices (, updates) and writing output."""
+    op = spec["op"]
+    elem = ELEMENT_TYPES[spec["dtype"]]
+    inputs = [
+        helper.make_tensor_value_info("data", elem, spec["data_shape"]),
+        helper.make_tensor_value_info("indices", index_type, spec["indices_shape"]),
+    ]
+    attributes = {}
+    if op in ("Gather", "GatherElements"):
+        attributes["axis"] = spec.get("axis", 0)
+    elif op == "GatherND":
+        attributes["batch_dims"] = spec.get("batch_dims", 0)
+    else:
+        inputs.append(helper.make_tensor_value_info("updates", elem, updates_shape(spec)))
+        attributes["reduction"] = spec.get("reduction", "none")
+    node = helper.make_node(op, [i.name for i in inputs], ["output"], name=spec["name"], **attributes)
+    output = helper.make_tensor_value_info("output", elem, output_shape(spec))
+    graph = helper.make_graph([node], spec["name"], inputs, [output])
+    model = helper.make_model(graph, producer_name="kernelgen-ort-crosscheck",
+                              opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = IR_VERSION  # no onnx.checker: onnx 1.12 does not know opset 18
+    return model
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.exit("usage: make_models.py CASES_DIR MODELS_DIR")
+    cases_dir, models_dir = argv[1], argv[2]
+    found = 0
+    for op in OPS:
+        path = os.path.join(cases_dir, op + ".json")
+        if not os.path.exists(path):
+            continue
+        found += 1
+        with open(path) as f:
+            cases = json.load(f)
+        op_dir = os.path.join(models_dir, op)
+        os.makedirs(op_dir, exist_ok=True)
+        manifest = []
+        for case in cases:
+            spec = case["spec"]
+            assert spec["op"] == op, f"{path}: a {spec['op']} case in the {op} file"
+            index_dtype = spec.get("index_dtype", "int64")
+            entry = {"name": spec["name"], "model": spec["name"] + ".onnx", "widened_model": None,
+                     "output_shape": output_shape(spec)}
+            onnx.save(make_model(spec, INDEX_TYPES[index_dtype]), os.path.join(op_dir, entry["model"]))
+            if op in INT64_ONLY_INDICES and index_dtype != "int64":
+                entry["widened_model"] = spec["name"] + ".int64-indices.onnx"
+                onnx.save(make_model(spec, TensorProto.INT64), os.path.join(op_dir, entry["widened_model"]))
+            manifest.append(entry)
+        with open(os.path.join(op_dir, "manifest.json"), "w") as f:
+            json.dump(manifest, f, indent=1)
+        print(f"make_models: {len(manifest)} {op} models in {op_dir}")
+    if found == 0:
+        sys.exit(f"make_models: no <Op>.json case files in {cases_dir}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
