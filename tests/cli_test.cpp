@@ -72,11 +72,11 @@ const std::string kBetaGamma = R"json({"kernels": [
 // Two problems: an axis out of range and an unknown element type.
 const std::string kBad = R"json({"kernels": [
     {"name": "delta", "op": "Gather", "dtype": "float32", "data_shape": [4, 3], "indices_shape": [2], "axis": 2},
-    {"name": "epsilon", "op": "GatherElements", "dtype": "float16", "data_shape": [4], "indices_shape": [4]}]})json";
+    {"name": "epsilon", "op": "GatherElements", "dtype": "float8", "data_shape": [4], "indices_shape": [4]}]})json";
 const std::string kBadProblems =
     "bad.json: /kernels/0/axis: axis 2 is out of range for data of rank 2 (allowed -2..1)\n"
-    "bad.json: /kernels/1/dtype: unknown element type \"float16\" (one of float32 or float, float64 or double, int8, "
-    "int16, int32, int64, uint8, uint16, uint32, uint64, bool)\n"
+    "bad.json: /kernels/1/dtype: unknown element type \"float8\" (one of float32 or float, float64 or double, int8, "
+    "int16, int32, int64, uint8, uint16, uint32, uint64, bool, float16, bfloat16, complex64, complex128, string)\n"
     "kernelgen: 2 problems; nothing was written\n";
 
 class CliTest : public ::testing::Test {

@@ -20,7 +20,8 @@ using Problems = std::vector<std::string>;
 const std::string kOps = "one of Gather, GatherElements, GatherND, ScatterND";
 const std::string kNameRule = "a C identifier of at most 63 characters, not a C or C++ keyword";
 const std::string kDTypes =
-    "one of float32 or float, float64 or double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool";
+    "one of float32 or float, float64 or double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, "
+    "float16, bfloat16, complex64, complex128, string";
 const std::string kIndexTypes = "int32 or int64; default int64";
 const std::string kShapeRule = "an array of integers >= 0";
 const std::string kUnrollRule = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
@@ -378,9 +379,9 @@ TEST(SpecErrors, UnknownOperator) {
 }
 
 TEST(SpecErrors, UnknownDType) {
-    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float16", "data_shape": [3],
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float8", "data_shape": [3],
                                "indices_shape": [2]})json"),
-              Problems{"spec.json: /dtype: unknown element type \"float16\" (" + kDTypes + ")"});
+              Problems{"spec.json: /dtype: unknown element type \"float8\" (" + kDTypes + ")"});
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "Float32", "data_shape": [3],
                                "indices_shape": [2]})json"),
               Problems{"spec.json: /dtype: unknown element type \"Float32\" (" + kDTypes + ")"});
@@ -720,9 +721,9 @@ TEST(SpecErrors, ProblemInOneKeyDoesNotHideOthers) {
                                "indices_shape": [2], "axis": 7})json"),
               (Problems{"spec.json: /name: \"int\" is a C or C++ keyword (" + kNameRule + ")",
                         "spec.json: /axis: axis 7 is out of range for data of rank 2 (allowed -2..1)"}));
-    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float16", "data_shape": [4],
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float8", "data_shape": [4],
                                "indices_shape": [2, 1], "reduction": "sum"})json"),
-              (Problems{"spec.json: /dtype: unknown element type \"float16\" (" + kDTypes + ")",
+              (Problems{"spec.json: /dtype: unknown element type \"float8\" (" + kDTypes + ")",
                         "spec.json: /reduction: unknown reduction \"sum\" (" + kReductions + ")"}));
 }
 
@@ -874,3 +875,34 @@ TEST(SpecAccepted, KernelListKeepsPointers) {
     EXPECT_EQ(parsed.kernels[1].op, kernelgen::Op::GatherND);
     EXPECT_EQ(parsed.kernels[1].output_shape, (Shape{2}));
 }
+
+namespace {
+
+// --- reductions a type does not define --------------------------------------------------------------------
+
+TEST(SpecErrors, ReductionTheElementTypeDoesNotDefine) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "complex64", "data_shape": [4],
+                               "indices_shape": [2, 1], "reduction": "max"})json"),
+              Problems{"spec.json: /reduction: reduction \"max\" is not defined for complex64 (complex64 allows none, "
+                       "add, mul: complex numbers have no order)"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "string", "data_shape": [4],
+                               "indices_shape": [2, 1], "reduction": "add"})json"),
+              Problems{"spec.json: /reduction: reduction \"add\" is not defined for string (string allows none: a "
+                       "kernel copies string pointers and never combines strings)"});
+}
+
+TEST(SpecAccepted, EveryReductionOfEveryOtherType) {
+    for (const char* dtype : {"float16", "bfloat16", "bool", "uint8", "float64"}) {
+        for (const char* reduction : {"none", "add", "mul", "max", "min"}) {
+            std::vector<kernelgen::Diagnostic> diagnostics;
+            auto kernels = kernelgen::parse_spec_text(
+                std::string(R"({"name": "k", "op": "ScatterND", "data_shape": [4], "indices_shape": [2, 1], "dtype": ")") +
+                    dtype + R"(", "reduction": ")" + reduction + "\"}",
+                "spec.json", diagnostics);
+            EXPECT_TRUE(diagnostics.empty()) << dtype << " " << reduction;
+            EXPECT_EQ(kernels.size(), 1u);
+        }
+    }
+}
+
+}  // namespace

@@ -5,7 +5,7 @@
 namespace kernelgen {
 namespace {
 
-constexpr std::array<DTypeInfo, 11> kTypes{{
+constexpr std::array<DTypeInfo, 16> kTypes{{
     {DType::Float32, "float32", "float", "float", Category::Float, 32},
     {DType::Float64, "float64", "double", "double", Category::Float, 64},
     {DType::Int8, "int8", "", "int8_t", Category::SignedInt, 8},
@@ -17,6 +17,11 @@ constexpr std::array<DTypeInfo, 11> kTypes{{
     {DType::UInt32, "uint32", "", "uint32_t", Category::UnsignedInt, 32},
     {DType::UInt64, "uint64", "", "uint64_t", Category::UnsignedInt, 64},
     {DType::Bool, "bool", "", "bool", Category::Bool, 8},
+    {DType::Float16, "float16", "", "uint16_t", Category::HalfFloat, 16},
+    {DType::BFloat16, "bfloat16", "", "uint16_t", Category::HalfFloat, 16},
+    {DType::Complex64, "complex64", "", "kernelgen_complex64", Category::Complex, 64},
+    {DType::Complex128, "complex128", "", "kernelgen_complex128", Category::Complex, 128},
+    {DType::String, "string", "", "const char *", Category::String, 0},
 }};
 
 constexpr std::array<std::string_view, 5> kReductions{"none", "add", "mul", "max", "min"};
@@ -63,6 +68,22 @@ std::optional<Reduction> parse_reduction(std::string_view spelling) {
         if (spelling == kReductions[i]) return static_cast<Reduction>(i);
     }
     return std::nullopt;
+}
+
+bool reduction_allowed(DType type, Reduction reduction) {
+    switch (info(type).category) {
+        case Category::String: return reduction == Reduction::None;
+        case Category::Complex: return reduction != Reduction::Max && reduction != Reduction::Min;
+        default: return true;
+    }
+}
+
+std::string allowed_reductions(DType type) {
+    std::string out;
+    for (size_t i = 0; i < kReductions.size(); ++i) {
+        if (reduction_allowed(type, static_cast<Reduction>(i))) out += (out.empty() ? "" : ", ") + std::string(kReductions[i]);
+    }
+    return out;
 }
 
 }  // namespace kernelgen

@@ -74,7 +74,7 @@ public:
         values.text["unroll_note"] = unroll_note();
         values.text["helpers"] = helpers();
         values.text["body"] = body();
-        values.text["header_includes"] = spec_.dtype == DType::Bool ? "#include <stdbool.h>\n#include <stdint.h>\n" : "#include <stdint.h>\n";
+        values.text["header_includes"] = header_includes();
         values.text["size_guard"] = size_guard();
         values.text["source_includes"] = uses_memcpy_ ? "\n#include <string.h>\n" : "";
         GeneratedKernel out;
@@ -162,9 +162,15 @@ private:
     }
 
     std::string parameter_list() const {
-        std::string out = "const " + element_ + " *data, const " + index_ + " *indices, ";
-        if (spec_.op == Op::ScatterND) out += "const " + element_ + " *updates, ";
-        return out + element_ + " *output";
+        std::string out = pointer_to_element(true) + "data, const " + index_ + " *indices, ";
+        if (spec_.op == Op::ScatterND) out += pointer_to_element(true) + "updates, ";
+        return out + pointer_to_element(false) + "output";
+    }
+
+    // "const T *" or "T *"; for a pointer element type (string) "const char *const *" or "const char **".
+    std::string pointer_to_element(bool read_only) const {
+        if (element_.back() == '*') return element_ + (read_only ? "const *" : "*");
+        return (read_only ? "const " : "") + element_ + " *";
     }
 
     std::string prototype() const { return "int " + spec_.name + "(" + parameter_list() + ")"; }
@@ -181,10 +187,21 @@ private:
         return out;
     }
 
+    std::string header_includes() const {
+        const DTypeInfo& type = info(spec_.dtype);
+        if (type.id == DType::Bool) return "#include <stdbool.h>\n#include <stdint.h>\n";
+        if (type.category != Category::Complex) return "#include <stdint.h>\n";
+        const std::string part = type.bits == 64 ? "float" : "double";
+        const std::string guard = macro_case(std::string(type.c_type)) + "_DEFINED";
+        return "#include <stdint.h>\n\n#ifndef " + guard + "\n#define " + guard + "\n/* " + std::string(type.name) +
+               " as ONNX lays it out: the real part, then the imaginary part. */\ntypedef struct {\n    " + part +
+               " re;\n    " + part + " im;\n} " + std::string(type.c_type) + ";\n#endif\n";
+    }
+
     // A kernel whose tensors cannot exist on a 32-bit target refuses to compile there, rather than
     // truncating sizes silently.
     std::string size_guard() const {
-        const uint64_t element_bytes = info(spec_.dtype).bits / 8;
+        const uint64_t element_bytes = spec_.dtype == DType::String ? 8 : info(spec_.dtype).bits / 8;  // pointers: at most 8
         const uint64_t index_bytes = spec_.index_dtype == IndexType::Int32 ? 4 : 8;
         const uint64_t bytes = std::max({copy_.data_size * element_bytes, copy_.updates_size * element_bytes,
                                          copy_.output_size * element_bytes, copy_.indices_size * index_bytes});
@@ -254,15 +271,27 @@ private:
             w.close();
             w.blank();
         }
+        std::string conversions;
         if (reduce_ && copy_.copy_count() > 0) {
+            if (info(spec_.dtype).category == Category::HalfFloat) {
+                // Both directions for arithmetic; max and min only compare, so they need no rounding.
+                TemplateValues values;
+                values.text["name"] = half_prefix();
+                const std::string format(info(spec_.dtype).name);
+                conversions = render_template(format + "_to_float.c.mustache", values);
+                if (copy_.reduction == Reduction::Add || copy_.reduction == Reduction::Mul) {
+                    conversions += render_template(format + "_from_float.c.mustache", values);
+                }
+                uses_memcpy_ = true;
+            }
             w.line("/* The " + std::string(name(copy_.reduction)) + " reduction: " + reduction_doc() + " */");
             w.line("static " + element_ + " " + spec_.name + "_combine(" + element_ + " current, " + element_ + " update)");
             w.open("");
-            w.line("return " + reduction_expression() + ";");
+            for (const auto& statement : reduction_body()) w.line(statement);
             w.close();
             w.blank();
         }
-        return w.str();
+        return conversions + w.str();
     }
 
     void check_body(CodeWriter& w) const {
@@ -304,8 +333,19 @@ private:
         w.line("return 1;");
     }
 
+    std::string half_prefix() const { return spec_.name + "_" + std::string(info(spec_.dtype).name); }
+
     std::string reduction_doc() const {
+        const bool order = copy_.reduction == Reduction::Max || copy_.reduction == Reduction::Min;
         switch (info(spec_.dtype).category) {
+            case Category::HalfFloat:
+                return order ? "compared as float32; a NaN operand gives NaN and a tie (-0, +0) takes the update."
+                             : "computed in float32 and rounded to the nearest " + std::string(info(spec_.dtype).name) +
+                                   ", ties to even, as a tensor of that type would.";
+            case Category::Complex:
+                return copy_.reduction == Reduction::Add ? "complex addition." : "complex multiplication (no special cases for infinities).";
+            case Category::String:
+                return "";
             case Category::Float:
                 return copy_.reduction == Reduction::Max || copy_.reduction == Reduction::Min
                            ? "a NaN operand gives NaN and a tie (-0, +0) takes the update, as numpy's maximum and minimum do."
@@ -322,10 +362,40 @@ private:
         return "";
     }
 
+    // The statements of the combine function, which takes `current` and `update`.
+    std::vector<std::string> reduction_body() const {
+        const DTypeInfo& type = info(spec_.dtype);
+        switch (type.category) {
+            case Category::HalfFloat: {
+                const std::string convert = half_prefix() + "_to_float";
+                const std::string as_floats = "const float a = " + convert + "(current), b = " + convert + "(update);";
+                switch (copy_.reduction) {
+                    case Reduction::Add: return {as_floats, "return " + half_prefix() + "_from_float(a + b);"};
+                    case Reduction::Mul: return {as_floats, "return " + half_prefix() + "_from_float(a * b);"};
+                    case Reduction::Max: return {as_floats, "return (b >= a || b != b) ? update : current;"};
+                    default: return {as_floats, "return (b <= a || b != b) ? update : current;"};
+                }
+            }
+            case Category::Complex:
+                if (copy_.reduction == Reduction::Add) {
+                    return {element_ + " result;", "result.re = current.re + update.re;", "result.im = current.im + update.im;",
+                            "return result;"};
+                }
+                return {element_ + " result;", "result.re = current.re * update.re - current.im * update.im;",
+                        "result.im = current.re * update.im + current.im * update.re;", "return result;"};
+            default:
+                return {"return " + reduction_expression() + ";"};
+        }
+    }
+
     std::string reduction_expression() const {
         const DTypeInfo& type = info(spec_.dtype);
         const std::string wide = type.bits <= 32 ? "uint32_t" : "uint64_t";
         switch (type.category) {
+            case Category::HalfFloat:
+            case Category::Complex:
+            case Category::String:
+                return "update";  // reduction_body() handles these; a string reduction is refused when read
             case Category::Bool:
                 return copy_.reduction == Reduction::Add || copy_.reduction == Reduction::Max ? "(bool)(current || update)"
                                                                                               : "(bool)(current && update)";

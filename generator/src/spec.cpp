@@ -335,6 +335,7 @@ private:
         if (!text) return;
         if (auto type = parse_dtype(*text)) {
             spec.dtype = *type;
+            dtype_known_ = true;
         } else {
             fail("dtype", "unknown element type " + in_quotes(*text) + " (" + allowed + ")");
         }
@@ -525,6 +526,14 @@ private:
         if (auto text = read_string("reduction", allowed, false)) {
             if (auto reduction = parse_reduction(*text)) {
                 spec.reduction = *reduction;
+                if (dtype_known_ && !reduction_allowed(spec.dtype, *reduction)) {
+                    const std::string type(info(spec.dtype).name);
+                    const std::string why = info(spec.dtype).category == Category::String
+                                                ? ": a kernel copies string pointers and never combines strings"
+                                                : ": complex numbers have no order";
+                    fail("reduction", "reduction " + in_quotes(*text) + " is not defined for " + type + " (" + type +
+                                          " allows " + allowed_reductions(spec.dtype) + why + ")");
+                }
             } else {
                 fail("reduction", "unknown reduction " + in_quotes(*text) + " (" + allowed + ")");
             }
@@ -549,6 +558,7 @@ private:
     std::string base_;
     std::vector<Diagnostic>& diagnostics_;
     bool ok_ = true;
+    bool dtype_known_ = false;
     size_t problems_ = 0;
 };
 

@@ -8,10 +8,21 @@
 
 namespace kernelgen {
 
-enum class DType { Float32, Float64, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Bool };
+enum class DType {
+    Float32, Float64, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Bool,
+    Float16, BFloat16, Complex64, Complex128, String
+};
 
-// How values of a type combine under a reduction; new ONNX types add a category, not a special case.
-enum class Category { Float, SignedInt, UnsignedInt, Bool };
+// How values of a type combine under a reduction; a new ONNX type adds a row, and at most a category.
+enum class Category {
+    Float,        // float, double: C arithmetic
+    HalfFloat,    // float16, bfloat16: bit patterns in uint16_t, arithmetic in float32, rounded back
+    Complex,      // complex64, complex128: a struct of (real, imaginary)
+    SignedInt,
+    UnsignedInt,
+    Bool,
+    String        // const char *: pointers are copied, never the characters
+};
 
 struct DTypeInfo {
     DType id;
@@ -19,7 +30,7 @@ struct DTypeInfo {
     std::string_view alias;    // ONNX's other spelling ("float", "double"), or empty
     std::string_view c_type;   // C type of one element in the generated code
     Category category;
-    unsigned bits;
+    unsigned bits;             // of one element (of the pointer's target for string: 0)
 };
 
 const DTypeInfo& info(DType type);
@@ -35,5 +46,10 @@ std::optional<IndexType> parse_index_type(std::string_view spelling);
 enum class Reduction { None, Add, Mul, Max, Min };
 std::string_view name(Reduction reduction);
 std::optional<Reduction> parse_reduction(std::string_view spelling);
+
+// Whether ScatterND's reduction is defined for a type: complex has no order (no max/min), and a string
+// reduction has no meaning; every other pair is.
+bool reduction_allowed(DType type, Reduction reduction);
+std::string allowed_reductions(DType type);  // "none, add, mul" ...
 
 }  // namespace kernelgen

@@ -1,0 +1,16 @@
+/* Exposes the static float16/bfloat16 conversions of two generated kernels (float16 and bfloat16 ScatterND
+ * add, from specs/element_types.json) to tests/half_conversion_test.cpp. */
+#include <stdint.h>
+
+#include "half_accumulate.c"
+#include "bf16_accumulate.c"
+
+float shim_float16_to_float(uint16_t bits);
+uint16_t shim_float16_from_float(float value);
+float shim_bfloat16_to_float(uint16_t bits);
+uint16_t shim_bfloat16_from_float(float value);
+
+float shim_float16_to_float(uint16_t bits) { return half_accumulate_float16_to_float(bits); }
+uint16_t shim_float16_from_float(float value) { return half_accumulate_float16_from_float(value); }
+float shim_bfloat16_to_float(uint16_t bits) { return bf16_accumulate_bfloat16_to_float(bits); }
+uint16_t shim_bfloat16_from_float(float value) { return bf16_accumulate_bfloat16_from_float(value); }
