@@ -17,13 +17,33 @@ std::string bytes_array(const std::string& name, const std::vector<uint8_t>& byt
     return out + "\n};\n";
 }
 
-std::string pointer_to(const std::string& name, const std::vector<uint8_t>& bytes) {
-    return bytes.empty() ? "NULL, 0" : name + ", sizeof " + name;
+std::string c_string(const std::string& text) {
+    std::string out = "\"";
+    for (char ch : text) {
+        if (ch == '"' || ch == '\\') out += '\\';
+        out += ch;
+    }
+    return out + "\"";
 }
+
+std::string strings_array(const std::string& name, const std::vector<std::string>& strings) {
+    if (strings.empty()) return "";
+    std::string out = "static const char *const " + name + "[" + std::to_string(strings.size()) + "] = {";
+    for (size_t i = 0; i < strings.size(); ++i) out += (i % 8 == 0 ? "\n    " : " ") + c_string(strings[i]) + ",";
+    return out + "\n};\n";
+}
+
+std::string pointer_to(const std::string& name, size_t size) {
+    return size == 0 ? "NULL, 0" : "(const unsigned char *)" + name + ", sizeof " + name;
+}
+
+std::string pointer_to(const std::string& name, const std::vector<uint8_t>& bytes) { return pointer_to(name, bytes.size()); }
 
 const char* kPrelude = R"C(#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define SENTINEL "<untouched>"
 
 /* A heap copy of exactly `size` bytes (at least one byte, so the pointer is unique). */
 static void *copy_of(const unsigned char *bytes, size_t size)
@@ -70,6 +90,16 @@ static long first_difference(const unsigned char *got, const unsigned char *want
             if (a != a && b != b) {
                 continue;
             }
+        } else if (compare == 3 || compare == 4) {
+            /* float16 (3) or bfloat16 (4) bit patterns: any NaN matches any NaN */
+            const unsigned exponent = compare == 3 ? 0x7C00u : 0x7F80u;
+            const unsigned mantissa = compare == 3 ? 0x03FFu : 0x007Fu;
+            unsigned short a, b;
+            memcpy(&a, got + i, sizeof a);
+            memcpy(&b, want + i, sizeof b);
+            if ((a & exponent) == exponent && (a & mantissa) != 0u && (b & exponent) == exponent && (b & mantissa) != 0u) {
+                continue;
+            }
         }
         return (long)(i / element);
     }
@@ -77,6 +107,25 @@ static long first_difference(const unsigned char *got, const unsigned char *want
 }
 
 static int failures = 0;
+
+static void check_strings(const char *kernel, const char *label, int status, int expected_status,
+                          const char **got, const char *const *want, size_t count)
+{
+    size_t i;
+    if (status != expected_status) {
+        printf("FAIL %s: returned %d, expected %d  [%s]\n", kernel, status, expected_status, label);
+        ++failures;
+        return;
+    }
+    for (i = 0; i < count; ++i) {
+        if (strcmp(got[i], want[i]) != 0) {
+            printf("FAIL %s: output element %lu is \"%s\"%s  [%s]\n", kernel, (unsigned long)i, got[i],
+                   expected_status ? " (output must stay untouched on error)" : "", label);
+            ++failures;
+            return;
+        }
+    }
+}
 
 static void check(const char *kernel, const char *label, int status, int expected_status,
                   const void *got, const unsigned char *want, size_t size, size_t element, int compare)
@@ -96,13 +145,39 @@ static void check(const char *kernel, const char *label, int status, int expecte
 }
 )C";
 
-std::string c_string(const std::string& text) {
-    std::string out = "\"";
-    for (char ch : text) {
-        if (ch == '"' || ch == '\\') out += '\\';
-        out += ch;
+}  // namespace
+
+namespace {
+
+// A string case: tensors are arrays of pointers, each in its own heap block; the output starts as pointers
+// to the sentinel string, which must all remain on error.
+std::string string_case(const Case& c, const std::string& id, std::string& arrays) {
+    arrays += strings_array(id + "_data", c.data_strings) + strings_array(id + "_updates", c.updates_strings) +
+              strings_array(id + "_expected", c.expected_strings);  // indices: added with the byte arrays
+    const size_t count = c.expected_strings.size();  // on error: the untouched buffer (sentinels, or data in place)
+    const std::string pointers = " * sizeof(const char *)";
+    std::string body = "    {\n";
+    body += "        const char **data = (const char **)copy_of(" + pointer_to(id + "_data", c.data_strings.size()) + ");\n";
+    body += "        void *indices = copy_of(" + pointer_to(id + "_indices", c.indices) + ");\n";
+    if (c.has_updates) {
+        body += "        const char **updates = (const char **)copy_of(" + pointer_to(id + "_updates", c.updates_strings.size()) + ");\n";
     }
-    return out + "\"";
+    body += "        const char **output;\n        size_t i;\n        int status;\n";
+    if (c.in_place) {
+        body += "        output = (const char **)copy_of(" + pointer_to(id + "_data", c.data_strings.size()) + ");\n";
+    } else {
+        body += "        output = (const char **)filled(" + std::to_string(count) + pointers + ");\n";
+        body += "        for (i = 0; i < " + std::to_string(count) + "; ++i) {\n            output[i] = SENTINEL;\n        }\n";
+    }
+    const std::string input = c.in_place ? "output" : "(const char *const *)data";
+    body += "        status = " + c.kernel + "(" + input + ", indices, " +
+            (c.has_updates ? "(const char *const *)updates, " : "") + "output);\n";
+    body += "        check_strings(" + c_string(c.kernel) + ", " + c_string(c.label) + ", status, " +
+            std::to_string(c.expected_status) + ", output, " +
+            (count > 0 ? id + "_expected" : "NULL") + ", " + std::to_string(count) + ");\n";
+    body += "        free(data);\n        free(indices);\n        free(output);\n";
+    if (c.has_updates) body += "        free(updates);\n";
+    return body + "    }\n";
 }
 
 }  // namespace
@@ -115,7 +190,15 @@ std::string program(const std::vector<Case>& cases) {
         includes += "#include \"" + c.kernel + ".h\"\n";
         arrays += bytes_array(id + "_data", c.data) + bytes_array(id + "_indices", c.indices) +
                   bytes_array(id + "_updates", c.updates) + bytes_array(id + "_expected", c.expected_output);
-        const int compare = c.compare == Compare::Float ? 1 : c.compare == Compare::Double ? 2 : 0;
+        if (c.compare == Compare::String) {
+            body += string_case(c, id, arrays);
+            continue;
+        }
+        const int compare = c.compare == Compare::Float      ? 1
+                            : c.compare == Compare::Double   ? 2
+                            : c.compare == Compare::Float16  ? 3
+                            : c.compare == Compare::BFloat16 ? 4
+                                                             : 0;
         body += "    {\n";
         body += "        void *data = copy_of(" + pointer_to(id + "_data", c.data) + ");\n";
         body += "        void *indices = copy_of(" + pointer_to(id + "_indices", c.indices) + ");\n";

@@ -11,7 +11,9 @@
 
 namespace cprogram {
 
-enum class Compare { Bytes, Float, Double };  // floats: NaN equals NaN, otherwise bit for bit
+// How output elements compare: floats (and complex parts) and half patterns NaN-aware, otherwise bit for bit;
+// strings by their characters.
+enum class Compare { Bytes, Float, Double, Float16, BFloat16, String };
 
 struct Case {
     std::string kernel;  // function name; its header is "<kernel>.h"
@@ -19,11 +21,15 @@ struct Case {
     bool has_updates = false;
     bool in_place = false;  // ScatterND: output is a copy of data, passed as both
     Compare compare = Compare::Bytes;
-    size_t element_size = 0;
+    size_t element_size = 0;  // the unit of comparison (a complex number compares as two parts)
     std::vector<uint8_t> data, indices, updates;
     int expected_status = 0;
     std::vector<uint8_t> expected_output;  // on error: the untouched output buffer
+    // Compare::String: the tensors as strings instead of bytes (on error, every output element is kSentinelString).
+    std::vector<std::string> data_strings, updates_strings, expected_strings;
 };
+
+constexpr const char* kSentinelString = "<untouched>";
 
 // Output buffers start filled with this byte, so an error must leave exactly these bytes behind.
 constexpr uint8_t kSentinel = 0xA5;

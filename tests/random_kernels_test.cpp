@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "c_program.h"
+#include "half_reference.h"
 #include "kernelgen/generate.h"
 #include "reference.h"
 
@@ -35,7 +36,8 @@ struct TypeRow {
     cprogram::Compare compare;
 };
 
-const std::array<TypeRow, 11> kTypes{{{"float32", 4, cprogram::Compare::Float},
+// size: the unit of comparison in bytes (a complex number compares as its two parts).
+const std::array<TypeRow, 16> kTypes{{{"float32", 4, cprogram::Compare::Float},
                                       {"float64", 8, cprogram::Compare::Double},
                                       {"int8", 1, cprogram::Compare::Bytes},
                                       {"int16", 2, cprogram::Compare::Bytes},
@@ -45,7 +47,12 @@ const std::array<TypeRow, 11> kTypes{{{"float32", 4, cprogram::Compare::Float},
                                       {"uint16", 2, cprogram::Compare::Bytes},
                                       {"uint32", 4, cprogram::Compare::Bytes},
                                       {"uint64", 8, cprogram::Compare::Bytes},
-                                      {"bool", 1, cprogram::Compare::Bytes}}};
+                                      {"bool", 1, cprogram::Compare::Bytes},
+                                      {"float16", 2, cprogram::Compare::Float16},
+                                      {"bfloat16", 2, cprogram::Compare::BFloat16},
+                                      {"complex64", 4, cprogram::Compare::Float},
+                                      {"complex128", 8, cprogram::Compare::Double},
+                                      {"string", sizeof(const char*), cprogram::Compare::String}}};
 
 // Calls f with a value of the C++ type named by the spec's dtype.
 template <typename F>
@@ -61,6 +68,11 @@ void with_type(const std::string& dtype, F&& f) {
     else if (dtype == "uint16") f(uint16_t{});
     else if (dtype == "uint32") f(uint32_t{});
     else if (dtype == "uint64") f(uint64_t{});
+    else if (dtype == "float16") f(reference::Float16{});
+    else if (dtype == "bfloat16") f(reference::BFloat16{});
+    else if (dtype == "complex64") f(reference::Complex<float>{});
+    else if (dtype == "complex128") f(reference::Complex<double>{});
+    else if (dtype == "string") f(std::string{});
     else f(bool{});
 }
 
@@ -166,17 +178,34 @@ public:
         return values;
     }
 
+    template <typename F>
+    F real() {
+        static const std::array<F, 4> special{std::numeric_limits<F>::quiet_NaN(), std::numeric_limits<F>::infinity(),
+                                              -std::numeric_limits<F>::infinity(), F(-0.0)};
+        return chance(0.08) ? special[static_cast<size_t>(uniform(0, 3))] : static_cast<F>(uniform(-12, 12)) / F(2);
+    }
+
+    // Random elements; `tag` makes strings unique per tensor, so equal text means the same element.
     template <typename T>
-    std::vector<T> values(size_t n) {
+    std::vector<T> values(size_t n, const std::string& tag = "") {
         std::vector<T> out(n);
         for (size_t i = 0; i < n; ++i) {
             T v{};
-            if constexpr (std::is_same_v<T, bool>) {
+            if constexpr (std::is_same_v<T, std::string>) {
+                v = tag + std::to_string(i);
+            } else if constexpr (std::is_same_v<T, reference::Float16> || std::is_same_v<T, reference::BFloat16>) {
+                // Any pattern (subnormals, infinities, NaN) at times; mostly small values that meet and round.
+                const halfref::Format format = std::is_same_v<T, reference::Float16> ? halfref::kFloat16 : halfref::kBFloat16;
+                v.bits = chance(0.3) ? static_cast<uint16_t>(uniform(0, 0xFFFF))
+                                     : halfref::from_double(static_cast<double>(uniform(-4000, 4000)) / 64.0, format);
+            } else if constexpr (std::is_same_v<T, reference::Complex<float>> || std::is_same_v<T, reference::Complex<double>>) {
+                using Part = decltype(v.re);
+                v.re = real<Part>();
+                v.im = real<Part>();
+            } else if constexpr (std::is_same_v<T, bool>) {
                 v = chance(0.5);
             } else if constexpr (std::is_floating_point_v<T>) {
-                static const std::array<T, 4> special{std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
-                                                      -std::numeric_limits<T>::infinity(), T(-0.0)};
-                v = chance(0.08) ? special[static_cast<size_t>(uniform(0, 3))] : static_cast<T>(uniform(-12, 12)) / T(2);
+                v = real<T>();
             } else {
                 v = static_cast<T>(std::uniform_int_distribution<uint64_t>()(rng_));  // every bit pattern
             }
@@ -243,9 +272,15 @@ void dump_cases(const std::string& op, const std::vector<cprogram::Case>& cases)
     if (!dir) return;
     json list = json::array();
     for (const auto& c : cases) {
-        list.push_back({{"spec", json::parse(c.label)}, {"in_place", c.in_place}, {"data", hex(c.data)},
-                        {"indices", hex(c.indices)}, {"updates", hex(c.updates)}, {"expected_status", c.expected_status},
-                        {"expected_output", hex(c.expected_output)}});
+        json item{{"spec", json::parse(c.label)}, {"in_place", c.in_place}, {"data", hex(c.data)},
+                  {"indices", hex(c.indices)}, {"updates", hex(c.updates)}, {"expected_status", c.expected_status},
+                  {"expected_output", hex(c.expected_output)}};
+        if (c.compare == cprogram::Compare::String) {  // string tensors as JSON arrays instead of bytes
+            item["data_strings"] = c.data_strings;
+            item["updates_strings"] = c.updates_strings;
+            item["expected_strings"] = c.expected_strings;
+        }
+        list.push_back(item);
     }
     fs::create_directories(dir);
     std::ofstream(fs::path(dir) / (op + ".json")) << list.dump(1) << "\n";
@@ -258,8 +293,13 @@ void run_random_cases(const std::string& op) {
     std::vector<kernelgen::KernelSpec> kernels;
     size_t errors_expected = 0;
     for (size_t i = 0; i < n; ++i) {
-        const reference::Problem p = g.problem(op);
+        reference::Problem p = g.problem(op);
         const TypeRow& type = kTypes[static_cast<size_t>(g.uniform(0, kTypes.size() - 1))];
+        const std::string dtype = type.name;
+        if (dtype == "string") p.reduction = "none";
+        if ((dtype == "complex64" || dtype == "complex128") && (p.reduction == "max" || p.reduction == "min")) {
+            p.reduction = g.chance(0.5) ? "add" : "mul";
+        }
         const bool int32 = g.chance(0.5);
         json spec{{"name", "random_" + op + "_" + std::to_string(i)}, {"op", op}, {"dtype", type.name},
                   {"data_shape", p.data_shape}, {"indices_shape", p.indices_shape}};
@@ -297,14 +337,21 @@ void run_random_cases(const std::string& op) {
         }
         with_type(type.name, [&](auto zero) {
             using T = decltype(zero);
-            const auto data = g.values<T>(static_cast<size_t>(reference::count(p.data_shape)));
+            const auto data = g.values<T>(static_cast<size_t>(reference::count(p.data_shape)), "d");
             std::vector<T> updates;
-            if (c.has_updates) updates = g.values<T>(static_cast<size_t>(reference::count(reference::updates_shape(p))));
+            if (c.has_updates) updates = g.values<T>(static_cast<size_t>(reference::count(reference::updates_shape(p))), "u");
             std::vector<T> output;
             const bool ok = reference::run(p, data, indices, updates, output);
+            c.expected_status = ok ? 0 : -1;
+            if constexpr (std::is_same_v<T, std::string>) {
+                c.data_strings = data;
+                c.updates_strings = updates;
+                const auto size = static_cast<size_t>(reference::count(reference::output_shape(p)));
+                c.expected_strings = ok ? output : c.in_place ? data : std::vector<std::string>(size, cprogram::kSentinelString);
+                return;
+            } else {
             c.data = to_bytes(data);
             c.updates = to_bytes(updates);
-            c.expected_status = ok ? 0 : -1;
             if (ok) {
                 c.expected_output = to_bytes(output);
             } else if (c.in_place) {
@@ -312,6 +359,7 @@ void run_random_cases(const std::string& op) {
             } else {
                 const size_t size = static_cast<size_t>(reference::count(reference::output_shape(p))) * sizeof(T);
                 c.expected_output.assign(size, cprogram::kSentinel);
+            }
             }
         });
         errors_expected += c.expected_status != 0;

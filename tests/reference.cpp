@@ -3,6 +3,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "half_reference.h"
+
 namespace reference {
 
 int64_t count(const Shape& shape) {
@@ -55,21 +57,37 @@ std::vector<Shape> all_positions(const Shape& shape) {
 bool in_range(int64_t value, int64_t size) { return value >= -size && value <= size - 1; }
 int64_t wrap(int64_t value, int64_t size) { return value < 0 ? value + size : value; }
 
+// numpy's maximum/minimum, which ONNX's reference uses: NaN propagates, and on a tie (only -0 against +0 can
+// tell) the second operand, the update, is returned.
+template <typename F>
+bool takes_update(const std::string& reduction, F current, F update) {
+    if (std::isnan(current)) return false;
+    if (std::isnan(update)) return true;
+    return reduction == "max" ? update >= current : update <= current;
+}
+
 template <typename T>
 T combine(const std::string& reduction, T current, T update) {
     if (reduction == "none") return update;
-    if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (std::is_same_v<T, std::string>) {
+        return update;  // strings have no reductions
+    } else if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+        // Arithmetic in float32, rounded to the nearest pattern (ties to even) as a tensor of the type would.
+        const halfref::Format format = std::is_same_v<T, Float16> ? halfref::kFloat16 : halfref::kBFloat16;
+        const float a = halfref::to_float(current.bits, format), b = halfref::to_float(update.bits, format);
+        if (reduction == "add") return T{halfref::from_double(static_cast<float>(a + b), format)};
+        if (reduction == "mul") return T{halfref::from_double(static_cast<float>(a * b), format)};
+        return takes_update(reduction, a, b) ? update : current;
+    } else if constexpr (std::is_same_v<T, Complex<float>> || std::is_same_v<T, Complex<double>>) {
+        if (reduction == "add") return T{current.re + update.re, current.im + update.im};
+        return T{current.re * update.re - current.im * update.im, current.re * update.im + current.im * update.re};
+    } else if constexpr (std::is_same_v<T, bool>) {
         if (reduction == "add" || reduction == "max") return current || update;
         return current && update;  // mul, min
     } else if constexpr (std::is_floating_point_v<T>) {
         if (reduction == "add") return current + update;
         if (reduction == "mul") return current * update;
-        // numpy's maximum/minimum, which ONNX's reference uses: NaN propagates, and on a tie (only -0 against
-        // +0 can tell) the second operand, the update, is returned.
-        if (std::isnan(current)) return current;
-        if (std::isnan(update)) return update;
-        if (reduction == "max") return update >= current ? update : current;
-        return update <= current ? update : current;
+        return takes_update(reduction, current, update) ? update : current;
     } else {
         // Integer add and mul wrap modulo 2^bits: do them on unsigned 64-bit values and keep the low bits.
         const auto a = static_cast<uint64_t>(current), b = static_cast<uint64_t>(update);
@@ -187,5 +205,10 @@ REFERENCE_INSTANTIATE(uint16_t)
 REFERENCE_INSTANTIATE(uint32_t)
 REFERENCE_INSTANTIATE(uint64_t)
 REFERENCE_INSTANTIATE(bool)
+REFERENCE_INSTANTIATE(Float16)
+REFERENCE_INSTANTIATE(BFloat16)
+REFERENCE_INSTANTIATE(Complex<float>)
+REFERENCE_INSTANTIATE(Complex<double>)
+REFERENCE_INSTANTIATE(std::string)
 
 }  // namespace reference

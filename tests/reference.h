@@ -9,6 +9,19 @@
 
 namespace reference {
 
+// Element types the C++ language does not have: bit patterns and (re, im) pairs, as the kernels store them.
+struct Float16 {
+    uint16_t bits;
+};
+struct BFloat16 {
+    uint16_t bits;
+};
+template <typename Part>
+struct Complex {
+    Part re;
+    Part im;
+};
+
 using Shape = std::vector<int64_t>;
 
 struct Problem {
