@@ -14,8 +14,16 @@ cases a second model, <spec name>.int64-indices.onnx, declares the indices as in
 still compare the values computed (it widens the index values, which does not change them) when ONNX
 Runtime refuses the exact model.
 
-MODELS_DIR/<Op>/manifest.json lists, case by case in the order of <Op>.json, the model files and the output
-shape that ONNX's shape rules give, which run_ort.js checks ORT's output against.
+bfloat16: onnxruntime-node cannot pass bfloat16 tensors (its binding refuses any model with a bfloat16 input
+or output: "Unsupported data type: 16"). A bfloat16 case's model therefore has float32 inputs and output,
+Cast to bfloat16 before the node and back to float32 after it; the node itself runs on bfloat16 as the
+case says. Both casts are exact for every bfloat16 value (a bfloat16 is the high half of a float32), except
+that a NaN may come back as another NaN. Every other element type, float16, complex64, complex128 and string
+included, is declared as it is.
+
+MODELS_DIR/<Op>/manifest.json lists, case by case in the order of <Op>.json, the model files, the element
+type of the graph's inputs and output ("io_dtype": float32 for bfloat16, else the case's own type) and the
+output shape that ONNX's shape rules give, which run_ort.js checks ORT's output against.
 
 Runs with Debian's python3-onnx (1.12), which knows opsets only up to 17: the models are therefore not
 passed through onnx.checker, and the IR version is set to 8 by hand.
@@ -46,7 +54,15 @@ ELEMENT_TYPES = {
     "uint32": TensorProto.UINT32,
     "uint64": TensorProto.UINT64,
     "bool": TensorProto.BOOL,
+    "float16": TensorProto.FLOAT16,
+    "bfloat16": TensorProto.BFLOAT16,
+    "complex64": TensorProto.COMPLEX64,
+    "complex128": TensorProto.COMPLEX128,
+    "string": TensorProto.STRING,
 }
+# Element types that the graph's inputs and output carry as another type, with a Cast on each side of the
+# node (see above): element type -> the type on the graph's interface, as its name in the manifest.
+CARRIED_AS = {"bfloat16": ("float32", TensorProto.FLOAT)}
 INDEX_TYPES = {"int32": TensorProto.INT32, "int64": TensorProto.INT64}
 
 # Operators whose ONNX schema takes only int64 indices.
@@ -82,11 +98,13 @@ def output_shape(spec):
 
 
 def make_model(spec, index_type):
-    """One node of spec["op"] reading graph inputs data, indices (, updates) and writing output."""
+    """One node of spec["op"] reading graph inputs data, indices (, updates) and writing output; for an
+    element type in CARRIED_AS, data, updates and output are of the carrying type, cast around the node."""
     op = spec["op"]
     elem = ELEMENT_TYPES[spec["dtype"]]
+    io_elem = CARRIED_AS[spec["dtype"]][1] if spec["dtype"] in CARRIED_AS else elem
     inputs = [
-        helper.make_tensor_value_info("data", elem, spec["data_shape"]),
+        helper.make_tensor_value_info("data", io_elem, spec["data_shape"]),
         helper.make_tensor_value_info("indices", index_type, spec["indices_shape"]),
     ]
     attributes = {}
@@ -95,11 +113,25 @@ def make_model(spec, index_type):
     elif op == "GatherND":
         attributes["batch_dims"] = spec.get("batch_dims", 0)
     else:
-        inputs.append(helper.make_tensor_value_info("updates", elem, updates_shape(spec)))
+        inputs.append(helper.make_tensor_value_info("updates", io_elem, updates_shape(spec)))
         attributes["reduction"] = spec.get("reduction", "none")
-    node = helper.make_node(op, [i.name for i in inputs], ["output"], name=spec["name"], **attributes)
-    output = helper.make_tensor_value_info("output", elem, output_shape(spec))
-    graph = helper.make_graph([node], spec["name"], inputs, [output])
+    output = helper.make_tensor_value_info("output", io_elem, output_shape(spec))
+
+    nodes = []
+    node_inputs = [i.name for i in inputs]
+    node_output = "output"
+    if io_elem != elem:
+        # data and updates cast to the case's type before the node, its result cast back after it.
+        for n, name in enumerate(node_inputs):
+            if name != "indices":
+                node_inputs[n] = f"{name}_{spec['dtype']}"
+                nodes.append(helper.make_node("Cast", [name], [node_inputs[n]], name=f"cast_{name}", to=elem))
+        node_output = f"output_{spec['dtype']}"
+    nodes.append(helper.make_node(op, node_inputs, [node_output], name=spec["name"], **attributes))
+    if io_elem != elem:
+        nodes.append(helper.make_node("Cast", [node_output], ["output"], name="cast_output", to=io_elem))
+
+    graph = helper.make_graph(nodes, spec["name"], inputs, [output])
     model = helper.make_model(graph, producer_name="kernelgen-ort-crosscheck",
                               opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = IR_VERSION  # no onnx.checker: onnx 1.12 does not know opset 18
@@ -125,8 +157,9 @@ def main(argv):
             spec = case["spec"]
             assert spec["op"] == op, f"{path}: a {spec['op']} case in the {op} file"
             index_dtype = spec.get("index_dtype", "int64")
+            io_dtype = CARRIED_AS[spec["dtype"]][0] if spec["dtype"] in CARRIED_AS else spec["dtype"]
             entry = {"name": spec["name"], "model": spec["name"] + ".onnx", "widened_model": None,
-                     "output_shape": output_shape(spec)}
+                     "io_dtype": io_dtype, "output_shape": output_shape(spec)}
             onnx.save(make_model(spec, INDEX_TYPES[index_dtype]), os.path.join(op_dir, entry["model"]))
             if op in INT64_ONLY_INDICES and index_dtype != "int64":
                 entry["widened_model"] = spec["name"] + ".int64-indices.onnx"
