@@ -27,6 +27,12 @@ static int complex128_rotate_indices_in_range(const int64_t *indices)
     return 1;
 }
 
+/* Two rounded products per part, as ONNX's reference computes them: no fused multiply-add.
+ * GCC ignores this pragma; it contracts only outside ISO modes (-std=gnu99 or
+ * -ffp-contract=fast on a target with FMA), so build this file with -std=c99 there. */
+#if !defined(__GNUC__) || defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
 /* The mul reduction: complex multiplication (no special cases for infinities). */
 static kernelgen_complex128 complex128_rotate_combine(kernelgen_complex128 current, kernelgen_complex128 update)
 {

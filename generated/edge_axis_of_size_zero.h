@@ -22,7 +22,7 @@ extern "C" {
 /*
  * Gather along axis 1.
  *   data     float32 [2, 0]
- *   indices  int64 [3], each in [-0, -1]
+ *   indices  int64 [3], none in range (an axis of size 0)
  *   output   float32 [2, 3]
  * output[a0, i0] = data[a0, indices[i0]]
  * Negative indices count from the back of their axis.

@@ -61,8 +61,8 @@ static uint16_t half_scale_float16_from_float(float value)
         mantissa |= 0x800000u;
         shift = 126u - exponent; /* 14..24 */
         result = mantissa >> shift;
-        rest = mantissa & ((1u << shift) - 1u);
-        halfway = 1u << (shift - 1u);
+        rest = mantissa & (((uint32_t)1u << shift) - 1u);
+        halfway = (uint32_t)1u << (shift - 1u);
         if (rest > halfway || (rest == halfway && (result & 1u) != 0u)) {
             ++result; /* may carry into the smallest normal, which is right */
         }

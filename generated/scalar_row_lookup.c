@@ -24,7 +24,7 @@ int scalar_row_lookup(const uint8_t *data, const int64_t *indices, uint8_t *outp
     if (!scalar_row_lookup_indices_in_range(indices)) {
         return SCALAR_ROW_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output[:] = data[indices[], :] */
+    /* output[:] = data[indices, :] */
     {
         const uint32_t from = scalar_row_lookup_wrap(indices[0u], 16u) * 4u;
         output[0u] = data[from];

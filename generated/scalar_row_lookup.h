@@ -24,7 +24,7 @@ extern "C" {
  *   data     uint8 [16, 4]
  *   indices  int64 [], each in [-16, 15]
  *   output   uint8 [4]
- * output[:] = data[indices[], :]
+ * output[:] = data[indices, :]
  * Negative indices count from the back of their axis.
  *
  * Returns SCALAR_ROW_LOOKUP_OK, or SCALAR_ROW_LOOKUP_ERROR_INDEX_OUT_OF_RANGE when any index lies outside

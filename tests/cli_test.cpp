@@ -248,6 +248,17 @@ TEST_F(CliTest, OutDirThatIsAFileExitsTwo) {
     EXPECT_EQ(read_text(work_ / "taken"), "a file, not a folder\n");
 }
 
+TEST_F(CliTest, TargetThatIsAFolderWritesNothing) {
+    // alpha.c is a folder: refused before any file is renamed into place, so alpha.h is not written either.
+    write_spec("alpha.json", kAlpha);
+    fs::create_directories(work_ / "out" / "alpha.c");
+    RunResult result = run("--out-dir out alpha.json");
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err, "kernelgen: out/alpha.c: exists and is not a regular file; nothing was written\n");
+    EXPECT_EQ(entries_of(work_ / "out"), (std::set<std::string>{"alpha.c"}));
+    EXPECT_TRUE(fs::is_directory(work_ / "out" / "alpha.c"));
+}
+
 // --- invalid specs: every problem, nothing written ------------------------------------------------------
 
 TEST_F(CliTest, InvalidSpecAmongValidOnesWritesNothing) {

@@ -86,6 +86,22 @@ TEST(Emit, FullIsStraightLineAndCapped) {
     EXPECT_TRUE(result.files.empty());
 }
 
+// The cap counts the statements the kernel would have: int32 indices against an axis of 2^31 or more are
+// never compared, and an axis of size 0 rejects every tuple without looking at it.
+TEST(Emit, FullCapCountsOnlyEmittedChecks) {
+    KernelSpec unchecked = parse_one(R"({"name": "u", "op": "Gather", "dtype": "int8", "index_dtype": "int32",
+                                          "data_shape": [3000000000], "indices_shape": [4000], "unroll": "full"})");
+    EXPECT_EQ(kernelgen::full_unroll_statements(lower(unchecked), unchecked.index_dtype), 4000u);
+    EXPECT_TRUE(generate({unchecked}).diagnostics.empty());
+    KernelSpec checked = parse_one(R"({"name": "c", "op": "Gather", "dtype": "int8", "index_dtype": "int64",
+                                        "data_shape": [3000000000], "indices_shape": [4000], "unroll": "full"})");
+    EXPECT_EQ(kernelgen::full_unroll_statements(lower(checked), checked.index_dtype), 8000u);
+    KernelSpec empty_axis = parse_one(R"({"name": "e", "op": "GatherElements", "dtype": "int8",
+                                           "data_shape": [0, 5000], "indices_shape": [5000, 1], "axis": 0, "unroll": "full"})");
+    // No copy can happen either: the kernel only reports the error (or succeeds when there are no indices).
+    EXPECT_EQ(kernelgen::full_unroll_statements(lower(empty_axis), empty_axis.index_dtype), 0u);
+}
+
 TEST(Emit, AutoCodeSizeIsBoundedWhateverTheTensorSize) {
     size_t most = 0;
     for (uint64_t n : {1u, 10u, 64u, 65u, 100u, 1000u, 100000u, 1000000u}) {
@@ -142,6 +158,23 @@ TEST(Emit, HeaderDeclaresTheExactInterface) {
     EXPECT_NE(h.find("#define KV_OK 0\n#define KV_ERROR_INDEX_OUT_OF_RANGE (-1)"), std::string::npos);
     EXPECT_NE(h.find("int kv(const bool *data, const int32_t *indices, const bool *updates, bool *output);"), std::string::npos);
     EXPECT_EQ(h.rfind("Auto-generated file. Do not edit!", 10), 3u);
+}
+
+// header_identifiers(), which the run-wide name check relies on, lists exactly what a header defines.
+TEST(Emit, HeaderIdentifiersAreExactlyWhatTheHeaderDefines) {
+    for (const char* op : {"Gather", "ScatterND"}) {
+        KernelSpec spec = parse_one(std::string(R"({"name": "kv", "op": ")") + op +
+                                    R"(", "dtype": "float32", "data_shape": [4, 2], "indices_shape": [3, 1]})");
+        const std::string header = emit(spec, lower(spec)).header;
+        std::vector<std::string> defined;
+        for (size_t at = header.find("#define "); at != std::string::npos; at = header.find("#define ", at + 1)) {
+            const size_t begin = at + 8;
+            defined.push_back(header.substr(begin, header.find_first_of(" \n", begin) - begin));
+        }
+        defined.insert(defined.begin() + 0, "kv");
+        EXPECT_NE(header.find("int kv("), std::string::npos);
+        EXPECT_EQ(kernelgen::header_identifiers(spec), defined) << op;
+    }
 }
 
 TEST(Templates, AMissingKeyIsAnError) {

@@ -356,6 +356,34 @@ TEST(SpecErrors, NameOfAStandardLibraryIdentifierIsRejected) {
     }
 }
 
+// A kernel is a function with external linkage, and C reserves every library function's name (C99 7.1.3).
+TEST(SpecErrors, NameOfACLibraryFunctionIsRejected) {
+    for (const char* name : {"exp", "expf", "roundl", "free", "printf", "abs", "remove", "time", "assert"}) {
+        EXPECT_EQ(rejected(named(std::string("\"") + name + "\"")),
+                  Problems{std::string("spec.json: /name: \"") + name + "\" is a name of the C standard library (" +
+                           kNameRule + ")"});
+    }
+    // Near misses stay valid.
+    for (const char* name : {"expand", "token_embedding", "rounding", "gather_exp"}) {
+        EXPECT_EQ(parse_one(named(std::string("\"") + name + "\"")).name, name);
+    }
+}
+
+TEST(SpecErrors, NameWithKernelgensPrefixIsRejected) {
+    for (const char* name : {"kernelgen_complex64", "KernelGen", "KERNELGEN_X"}) {
+        EXPECT_EQ(rejected(named(std::string("\"") + name + "\"")),
+                  Problems{std::string("spec.json: /name: \"") + name +
+                           "\" begins with \"kernelgen\", which kernelgen keeps for the names it shares between "
+                           "kernels (" + kNameRule + ")"});
+    }
+}
+
+TEST(SpecErrors, NameOfAStdintWidthMacroIsRejected) {
+    EXPECT_EQ(rejected(named("\"INT32_WIDTH\"")),
+              Problems{"spec.json: /name: \"INT32_WIDTH\" has the form of a <stdint.h> macro name (INT.../UINT... "
+                       "ending in _MAX, _MIN, _C or _WIDTH) (" + kNameRule + ")"});
+}
+
 // C++ reserves every identifier containing "__", and the header is C++ too.
 TEST(SpecErrors, NameWithDoubleUnderscoreIsRejected) {
     Parsed parsed = parse(named("\"gather__rows\""));
@@ -665,6 +693,28 @@ TEST(SpecErrors, NamesEqualOnceUpperCased) {
               Problems{"b.json: /name: kernel name \"LOOKUP\" is already used by a.json: /kernels/0 "
                        "(equal once upper-cased, as its macros are) (names must be unique in a run)"});
     EXPECT_TRUE(result.files.empty());
+}
+
+// A name that is another kernel's macro: a file including both headers would see FOO_OK redefined.
+TEST(SpecErrors, NameThatIsAnotherKernelsMacro) {
+    auto result = generate_texts(
+        {"a.json", "b.json"},
+        {R"json({"name": "foo", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]})json",
+         R"json({"kernels": [{"name": "FOO_OK", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]},
+                             {"name": "FOO_DATA", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]}]})json"});
+    EXPECT_EQ(strings_of(result.diagnostics),
+              Problems{"b.json: /kernels/0/name: kernel name \"FOO_OK\" clashes with kernel \"foo\" of a.json: /: both "
+                       "headers would define FOO_OK (names whose headers share no identifier)"});
+    EXPECT_TRUE(result.files.empty());
+    // Prefixes alone do not clash: foo_ok's macros are FOO_OK_H, FOO_OK_DATA_SIZE, ..., FOO_DATA's FOO_DATA_H,
+    // FOO_DATA_DATA_SIZE, ...; none of them is one of foo's.
+    auto fine = generate_texts(
+        {"a.json"},
+        {R"json({"kernels": [{"name": "foo", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]},
+                             {"name": "foo_ok", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]},
+                             {"name": "FOO_DATA", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]}]})json"});
+    EXPECT_TRUE(fine.diagnostics.empty()) << strings_of(fine.diagnostics).front();
+    EXPECT_EQ(fine.files.size(), 6u);
 }
 
 TEST(SpecErrors, GenerateEmitsNothingWhenGivenProblems) {

@@ -14,6 +14,32 @@ namespace {
 
 std::string literal(uint64_t value) { return std::to_string(value) + "u"; }
 
+// Conditions under which a value fails its bound; comparisons the index type cannot fail are left out.
+std::vector<std::string> check_conditions(const IndexComponent& component, IndexType index_dtype,
+                                          const std::string& value) {
+    // An int32 index can never leave [-s, s-1] when s >= 2^31 (and an int64 one never meets such an s).
+    const uint64_t limit = index_dtype == IndexType::Int32 ? uint64_t{1} << 31 : uint64_t{1} << 63;
+    if (component.bound == 0 || component.bound >= limit) return {};
+    return {value + " < -" + std::to_string(component.bound), value + " > " + std::to_string(component.bound - 1)};
+}
+
+// Statements one block copy takes when written out: a reduction combines element by element; a plain copy
+// assigns up to 4 elements one by one and uses one memcpy beyond.
+uint64_t statements_per_copy(const IndexedCopy& copy) {
+    return copy.reduction != Reduction::None ? copy.block : (copy.block <= 4 ? copy.block : 1);
+}
+
+// Index values the kernel compares with their bounds: none when an axis of size 0 makes every tuple fail
+// (the check is then a plain "return 0"), and none for components whose type cannot leave the bound.
+uint64_t checked_values(const IndexedCopy& copy, IndexType index_dtype) {
+    uint64_t per_tuple = 0;
+    for (const auto& component : copy.components) {
+        if (component.bound == 0) return 0;
+        if (!check_conditions(component, index_dtype, "index").empty()) ++per_tuple;
+    }
+    return copy.tuple_count * per_tuple;
+}
+
 // sum(term * coefficient) + constant, printed with literal coefficients.
 struct Affine {
     std::vector<std::pair<std::string, uint64_t>> terms;
@@ -87,9 +113,9 @@ public:
 
 private:
     // Statements one block copy takes when written out, and inside a loop body.
-    uint64_t straight_cost() const { return reduce_ ? copy_.block : (copy_.block <= 4 ? copy_.block : 1); }
+    uint64_t straight_cost() const { return statements_per_copy(copy_); }
     uint64_t loop_cost() const { return copy_.block <= 4 ? copy_.block : 1; }
-    uint64_t check_statements() const { return any_condition() ? copy_.tuple_count * copy_.components.size() : 0; }
+    uint64_t check_statements() const { return checked_values(copy_, spec_.index_dtype); }
 
     bool any_condition() const {
         if (copy_.tuple_count == 0) return false;
@@ -146,6 +172,7 @@ private:
     }
 
     bool check_straight() const {
+        if (copy_.tuple_count <= 1) return true;  // a loop that would run once is written out instead
         switch (spec_.unroll.kind) {
             case Unroll::Kind::Full: return true;
             case Unroll::Kind::Auto: return check_statements() <= kCheckStraightLineBudget;
@@ -153,12 +180,8 @@ private:
         }
     }
 
-    // Conditions under which a value fails its bound; comparisons the index type cannot fail are left out.
     std::vector<std::string> check_conditions(const IndexComponent& component, const std::string& value) const {
-        // An int32 index can never leave [-s, s-1] when s >= 2^31 (and an int64 one never meets such an s).
-        const uint64_t limit = spec_.index_dtype == IndexType::Int32 ? uint64_t{1} << 31 : uint64_t{1} << 63;
-        if (component.bound == 0 || component.bound >= limit) return {};
-        return {value + " < -" + std::to_string(component.bound), value + " > " + std::to_string(component.bound - 1)};
+        return kernelgen::check_conditions(component, spec_.index_dtype, value);
     }
 
     std::string parameter_list() const {
@@ -220,14 +243,18 @@ private:
             case Op::ScatterND: attribute = " with reduction " + std::string(name(spec_.reduction)); break;
         }
         std::string bounds;
+        bool empty_axis = false;
         for (const auto& component : copy_.components) {
+            empty_axis = empty_axis || component.bound == 0;
             bounds += (bounds.empty() ? "" : ", ") + std::string("[-") + std::to_string(component.bound) + ", " +
                       std::to_string(static_cast<int64_t>(component.bound) - 1) + "]";
         }
         std::string out = " * " + std::string(name(spec_.op)) + attribute + ".\n";
         out += " *   data     " + dtype + " " + format_shape(spec_.data_shape) + "\n";
         out += " *   indices  " + std::string(name(spec_.index_dtype)) + " " + format_shape(spec_.indices_shape) +
-               (copy_.components.size() > 1 ? ", tuples of " + std::to_string(copy_.components.size()) + " in " : ", each in ") + bounds + "\n";
+               (empty_axis ? std::string(", none in range (an axis of size 0)")
+                : copy_.components.size() > 1 ? ", tuples of " + std::to_string(copy_.components.size()) + " in " + bounds
+                                              : ", each in " + bounds) + "\n";
         if (spec_.op == Op::ScatterND) out += " *   updates  " + dtype + " " + format_shape(spec_.updates_shape) + "\n";
         out += " *   output   " + dtype + " " + format_shape(spec_.output_shape) + "\n";
         out += " * " + copy_.formula + "\n";
@@ -283,6 +310,15 @@ private:
                     conversions += render_template(format + "_from_float.c.mustache", values);
                 }
                 uses_memcpy_ = true;
+            }
+            if (info(spec_.dtype).category == Category::Complex && copy_.reduction == Reduction::Mul) {
+                // C lets a compiler fuse a * b - c * d into one fused multiply-add, which rounds differently.
+                w.line("/* Two rounded products per part, as ONNX's reference computes them: no fused multiply-add.");
+                w.line(" * GCC ignores this pragma; it contracts only outside ISO modes (-std=gnu99 or");
+                w.line(" * -ffp-contract=fast on a target with FMA), so build this file with -std=c99 there. */");
+                w.line("#if !defined(__GNUC__) || defined(__clang__)");
+                w.line("#pragma STDC FP_CONTRACT OFF");
+                w.line("#endif");
             }
             w.line("/* The " + std::string(name(copy_.reduction)) + " reduction: " + reduction_doc() + " */");
             w.line("static " + element_ + " " + spec_.name + "_combine(" + element_ + " current, " + element_ + " update)");
@@ -557,10 +593,8 @@ private:
 
 }  // namespace
 
-uint64_t full_unroll_statements(const IndexedCopy& copy) {
-    const bool reduce = copy.reduction != Reduction::None;
-    const uint64_t per_copy = reduce ? copy.block : (copy.block <= 4 ? copy.block : 1);
-    return copy.copy_count() * per_copy + copy.tuple_count * copy.components.size();
+uint64_t full_unroll_statements(const IndexedCopy& copy, IndexType index_dtype) {
+    return copy.copy_count() * statements_per_copy(copy) + checked_values(copy, index_dtype);
 }
 
 GeneratedKernel emit(const KernelSpec& spec, const IndexedCopy& copy) { return KernelEmitter(spec, copy).run(); }

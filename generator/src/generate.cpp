@@ -14,7 +14,7 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
     std::vector<IndexedCopy> copies;
     for (const auto& kernel : kernels) {
         copies.push_back(lower(kernel));
-        const uint64_t statements = full_unroll_statements(copies.back());
+        const uint64_t statements = full_unroll_statements(copies.back(), kernel.index_dtype);
         if (kernel.unroll.kind == Unroll::Kind::Full && statements > kMaxFullUnroll) {
             diagnostics.push_back({kernel.spec_file, kernel.pointer + "/unroll",
                                    "\"full\" unrolling would take " + std::to_string(statements) +
@@ -86,10 +86,24 @@ WriteReport write_outputs(const std::filesystem::path& dir, const std::vector<Ou
             return report;
         }
     }
+    // Refuse up front what rename would refuse half way: a target that exists and is not a regular file.
+    for (const auto& entry : pending) {
+        const fs::path& target = entry.second;
+        const auto status = fs::symlink_status(target, error);
+        if (fs::exists(status) && !fs::is_regular_file(status) && !fs::is_symlink(status)) {
+            report.error = target.string() + ": exists and is not a regular file; nothing was written";
+            discard();
+            return report;
+        }
+    }
     for (const auto& [temporary, target] : pending) {
         fs::rename(temporary, target, error);
         if (error) {
-            report.error = target.string() + ": cannot replace the file: " + error.message();
+            // Renames are atomic one by one, not together: say exactly which files are already new.
+            report.error = target.string() + ": cannot replace the file: " + error.message() + "; " +
+                           (report.written.empty() ? std::string("nothing was written")
+                                                   : std::to_string(report.written.size()) +
+                                                         " file(s) already replaced, the others left as they were");
             discard();
             return report;
         }

@@ -88,7 +88,7 @@ IndexedCopy lower_gather(const KernelSpec& spec) {
     const std::string before = dims("a", axis), after = axis + 1 < data.size() ? ":" : "";
     const std::string positions = dims("i", spec.indices_shape.size());
     copy.formula = "output[" + with(with(before, positions), after) + "] = data[" +
-                   with(with(before, "indices[" + positions + "]"), after) + "]";
+                   with(with(before, positions.empty() ? "indices" : "indices[" + positions + "]"), after) + "]";
     return copy;
 }
 

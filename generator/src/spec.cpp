@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "c_library_names.h"
+
 namespace kernelgen {
 
 using nlohmann::json;
@@ -58,6 +60,14 @@ std::string macro_case(std::string name) {
     return name;
 }
 
+std::vector<std::string> header_identifiers(const KernelSpec& spec) {
+    const std::string macro = macro_case(spec.name);
+    std::vector<std::string> out{spec.name, macro + "_H", macro + "_DATA_SIZE", macro + "_INDICES_SIZE"};
+    if (spec.op == Op::ScatterND) out.push_back(macro + "_UPDATES_SIZE");
+    out.insert(out.end(), {macro + "_OUTPUT_SIZE", macro + "_OK", macro + "_ERROR_INDEX_OUT_OF_RANGE"});
+    return out;
+}
+
 namespace {
 
 constexpr std::array<Op, 4> kOps{Op::Gather, Op::GatherElements, Op::GatherND, Op::ScatterND};
@@ -89,14 +99,18 @@ std::optional<std::string> standard_name_clash(const std::string& n) {
         return n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0;
     };
     if (n == "main") return "is the program's entry point";
+    if (macro_case(n).rfind("KERNELGEN", 0) == 0) {
+        return "begins with \"kernelgen\", which kernelgen keeps for the names it shares between kernels";
+    }
+    if (is_c_library_name(n)) return "is a name of the C standard library";
     if (ends("_t")) return "ends in \"_t\", which <stdint.h> and POSIX reserve for type names";
     if ((starts("mem") || starts("str")) && n.size() > 3 && std::islower(static_cast<unsigned char>(n[3]))) {
         return "begins with \"" + n.substr(0, 3) + "\" and a lowercase letter, which C reserves for <string.h>";
     }
-    if ((starts("INT") || starts("UINT")) && (ends("_MAX") || ends("_MIN") || ends("_C"))) {
-        return "has the form of a <stdint.h> macro name (INT.../UINT... ending in _MAX, _MIN or _C)";
+    if ((starts("INT") || starts("UINT")) && (ends("_MAX") || ends("_MIN") || ends("_C") || ends("_WIDTH"))) {
+        return "has the form of a <stdint.h> macro name (INT.../UINT... ending in _MAX, _MIN, _C or _WIDTH)";
     }
-    static const std::set<std::string, std::less<>> macros{"NULL", "SIZE_MAX", "PTRDIFF_MIN", "PTRDIFF_MAX",
+    static const std::set<std::string, std::less<>> macros{"NULL", "SIZE_MAX", "SIZE_WIDTH", "PTRDIFF_MIN", "PTRDIFF_MAX",
                                                            "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "WCHAR_MIN",
                                                            "WCHAR_MAX", "WINT_MIN", "WINT_MAX"};
     if (macros.count(n)) return "is a macro of the standard headers";
@@ -620,15 +634,30 @@ std::vector<KernelSpec> parse_spec_file(const std::string& path, std::vector<Dia
 }
 
 void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics) {
-    std::map<std::string, const KernelSpec*> seen;
+    std::map<std::string, const KernelSpec*> owners;  // identifier -> the first kernel defining it
+    auto where = [](const KernelSpec& kernel) {
+        return kernel.spec_file + ": " + (kernel.pointer.empty() ? "/" : kernel.pointer);
+    };
     for (const auto& kernel : kernels) {
-        auto [it, inserted] = seen.emplace(macro_case(kernel.name), &kernel);
-        if (inserted) continue;
-        const KernelSpec& first = *it->second;
-        const std::string same = first.name == kernel.name ? "" : " (equal once upper-cased, as its macros are)";
-        diagnostics.push_back({kernel.spec_file, kernel.pointer + "/name",
-                               "kernel name " + in_quotes(kernel.name) + " is already used by " + first.spec_file + ": " +
-                                   (first.pointer.empty() ? "/" : first.pointer) + same + " (names must be unique in a run)"});
+        for (const auto& identifier : header_identifiers(kernel)) {
+            auto [it, inserted] = owners.emplace(identifier, &kernel);
+            if (inserted || it->second == &kernel) continue;
+            const KernelSpec& first = *it->second;
+            std::string message;
+            if (first.name == kernel.name) {
+                message = "kernel name " + in_quotes(kernel.name) + " is already used by " + where(first) +
+                          " (names must be unique in a run)";
+            } else if (macro_case(first.name) == macro_case(kernel.name)) {
+                message = "kernel name " + in_quotes(kernel.name) + " is already used by " + where(first) +
+                          " (equal once upper-cased, as its macros are) (names must be unique in a run)";
+            } else {
+                message = "kernel name " + in_quotes(kernel.name) + " clashes with kernel " + in_quotes(first.name) +
+                          " of " + where(first) + ": both headers would define " + identifier +
+                          " (names whose headers share no identifier)";
+            }
+            diagnostics.push_back({kernel.spec_file, kernel.pointer + "/name", message});
+            break;  // one problem per kernel is enough
+        }
     }
 }
 

@@ -57,6 +57,10 @@ uint64_t element_count(const Shape& shape);
 std::string format_shape(const Shape& shape);  // "[3, 2]"
 std::string macro_case(std::string name);       // the upper-cased kernel name its macros use
 
+// Every identifier a kernel's header declares or defines: the function, the include guard and the
+// <NAME>_... macros (ScatterND adds <NAME>_UPDATES_SIZE). Two kernels of a run may share none of them.
+std::vector<std::string> header_identifiers(const KernelSpec& spec);
+
 // Parses and checks one spec document. `file` names it in diagnostics and banners.
 // Problems are appended to `diagnostics`; only kernels without problems are returned.
 std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,
@@ -65,7 +69,8 @@ std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::stri
 // Reads `path` and parses it; an unreadable file is a diagnostic.
 std::vector<KernelSpec> parse_spec_file(const std::string& path, std::vector<Diagnostic>& diagnostics);
 
-// Checks that belong to a whole run: kernel names unique (also after upper-casing, as the macros are).
+// Checks that belong to a whole run: no identifier defined by two kernels' headers (the same name, names
+// equal once upper-cased as the macros are, or a name such as "foo_OK" against the macros of "foo").
 void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics);
 
 }  // namespace kernelgen
