@@ -295,7 +295,7 @@ TEST_F(CliTest, ProblemsOfEveryFileArePrinted) {
     EXPECT_EQ(result.exit_code, 1);
     EXPECT_EQ(result.err,
               "one.json: /axes: unknown key \"axes\" (allowed: name, op, dtype, index_dtype, data_shape, indices_shape, "
-              "unroll, axis); did you mean \"axis\"?\n"
+              "unroll, index_check, axis); did you mean \"axis\"?\n"
               "two.json: /indices_shape/1: index tuple length 2 is out of range (indices_shape[-1] must be 1..1, the "
               "data rank 1)\n"
               "kernelgen: 2 problems; nothing was written\n");
@@ -318,7 +318,32 @@ TEST_F(CliTest, MissingSpecFileIsNamed) {
     RunResult result = run("--out-dir out alpha.json missing.json");
     EXPECT_NE(result.exit_code, 0);
     EXPECT_EQ(result.err,
-              "missing.json: /: cannot read the file (a readable JSON spec file)\n"
+              "missing.json: /: no such file (a readable JSON spec file of at most 16 MiB)\n"
+              "kernelgen: 1 problem; nothing was written\n");
+    EXPECT_FALSE(fs::exists(work_ / "out"));
+}
+
+TEST_F(CliTest, FolderAsSpecIsNamed) {
+    fs::create_directories(work_ / "specs");
+    RunResult result = run("--out-dir out specs");
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_EQ(result.err,
+              "specs: /: is a folder, not a file (a readable JSON spec file of at most 16 MiB)\n"
+              "kernelgen: 1 problem; nothing was written\n");
+}
+
+// An endless input stops at the size limit instead of filling the memory.
+TEST_F(CliTest, EndlessOrHugeSpecStopsAtTheLimit) {
+    RunResult result = run("--out-dir out /dev/zero");
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_EQ(result.err,
+              "/dev/zero: /: the file is larger than 16 MiB (a readable JSON spec file of at most 16 MiB)\n"
+              "kernelgen: 1 problem; nothing was written\n");
+    std::string big = "{\"kernels\": [" + std::string(16 << 20, ' ') + "]}";
+    write_spec("big.json", big);
+    result = run("--out-dir out big.json");
+    EXPECT_EQ(result.err,
+              "big.json: /: the file is larger than 16 MiB (a readable JSON spec file of at most 16 MiB)\n"
               "kernelgen: 1 problem; nothing was written\n");
     EXPECT_FALSE(fs::exists(work_ / "out"));
 }

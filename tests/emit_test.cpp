@@ -91,15 +91,15 @@ TEST(Emit, FullIsStraightLineAndCapped) {
 TEST(Emit, FullCapCountsOnlyEmittedChecks) {
     KernelSpec unchecked = parse_one(R"({"name": "u", "op": "Gather", "dtype": "int8", "index_dtype": "int32",
                                           "data_shape": [3000000000], "indices_shape": [4000], "unroll": "full"})");
-    EXPECT_EQ(kernelgen::full_unroll_statements(lower(unchecked), unchecked.index_dtype), 4000u);
+    EXPECT_EQ(kernelgen::full_unroll_statements(lower(unchecked), unchecked), 4000u);
     EXPECT_TRUE(generate({unchecked}).diagnostics.empty());
     KernelSpec checked = parse_one(R"({"name": "c", "op": "Gather", "dtype": "int8", "index_dtype": "int64",
                                         "data_shape": [3000000000], "indices_shape": [4000], "unroll": "full"})");
-    EXPECT_EQ(kernelgen::full_unroll_statements(lower(checked), checked.index_dtype), 8000u);
+    EXPECT_EQ(kernelgen::full_unroll_statements(lower(checked), checked), 8000u);
     KernelSpec empty_axis = parse_one(R"({"name": "e", "op": "GatherElements", "dtype": "int8",
                                            "data_shape": [0, 5000], "indices_shape": [5000, 1], "axis": 0, "unroll": "full"})");
     // No copy can happen either: the kernel only reports the error (or succeeds when there are no indices).
-    EXPECT_EQ(kernelgen::full_unroll_statements(lower(empty_axis), empty_axis.index_dtype), 0u);
+    EXPECT_EQ(kernelgen::full_unroll_statements(lower(empty_axis), empty_axis), 0u);
 }
 
 TEST(Emit, AutoCodeSizeIsBoundedWhateverTheTensorSize) {
@@ -158,6 +158,22 @@ TEST(Emit, HeaderDeclaresTheExactInterface) {
     EXPECT_NE(h.find("#define KV_OK 0\n#define KV_ERROR_INDEX_OUT_OF_RANGE (-1)"), std::string::npos);
     EXPECT_NE(h.find("int kv(const bool *data, const int32_t *indices, const bool *updates, bool *output);"), std::string::npos);
     EXPECT_EQ(h.rfind("Auto-generated file. Do not edit!", 10), 3u);
+}
+
+TEST(Emit, IndexCheckNoneDropsTheChecksAndSaysSo) {
+    const std::string spec = R"({"name": "t", "op": "ScatterND", "dtype": "int8", "data_shape": [8, 2],
+                                 "indices_shape": [3, 1], "index_check": "none"})";
+    auto trusted = emit_json(spec);
+    EXPECT_EQ(trusted.source.find("indices_in_range"), std::string::npos) << trusted.source;
+    EXPECT_EQ(trusted.source.find("T_ERROR_INDEX_OUT_OF_RANGE"), std::string::npos);
+    EXPECT_NE(trusted.source.find("unroll auto: straight-line copies, no index checks."), std::string::npos);
+    EXPECT_NE(trusted.header.find("the indices are NOT checked"), std::string::npos);
+    EXPECT_NE(trusted.header.find("#define T_ERROR_INDEX_OUT_OF_RANGE (-1)"), std::string::npos)
+        << "the interface stays the same";
+    auto checked = emit_json(R"({"name": "t", "op": "ScatterND", "dtype": "int8", "data_shape": [8, 2],
+                                  "indices_shape": [3, 1]})");
+    EXPECT_NE(checked.source.find("if (!t_indices_in_range(indices))"), std::string::npos);
+    EXPECT_EQ(checked.header.find("NOT checked"), std::string::npos);
 }
 
 // header_identifiers(), which the run-wide name check relies on, lists exactly what a header defines.

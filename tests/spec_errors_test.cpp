@@ -26,7 +26,7 @@ const std::string kIndexTypes = "int32 or int64; default int64";
 const std::string kShapeRule = "an array of integers >= 0";
 const std::string kUnrollRule = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
 const std::string kReductions = "none, add, mul, max or min; default none";
-const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, unroll";
+const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, unroll, index_check";
 
 struct Parsed {
     std::vector<KernelSpec> kernels;
@@ -110,6 +110,33 @@ TEST(SpecErrors, NumberTooLargeForADoubleIsADiagnosticNotACrash) {
     EXPECT_TRUE(kernels.empty());
     ASSERT_EQ(diagnostics.size(), 1u);
     EXPECT_EQ(diagnostics[0].file, "spec.json");
+}
+
+// JSON leaves a repeated key's meaning open; a spec must not depend on which one a reader keeps.
+TEST(SpecErrors, DuplicateKeysAreNamedWithTheirPointer) {
+    EXPECT_EQ(rejected(R"json({"kernels": [
+        {"name": "a", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2], "axis": 0, "axis": -1},
+        {"name": "b", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]}],
+        "kernels": []})json"),
+              (Problems{"spec.json: /kernels/0/axis: key \"axis\" is given more than once (each key once)",
+                        "spec.json: /kernels: key \"kernels\" is given more than once (each key once)"}));
+    // The same key in different objects is fine.
+    EXPECT_EQ(parse(R"json({"kernels": [
+        {"name": "a", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]},
+        {"name": "b", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]}]})json").kernels.size(), 2u);
+}
+
+// Nesting is refused before parsing, at a depth no spec needs, so a deep document cannot exhaust the stack or
+// the memory; brackets inside strings do not count.
+TEST(SpecErrors, DeepNestingIsRefusedWithItsPosition) {
+    const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+    EXPECT_EQ(rejected(deep), Problems{"spec.json: /: JSON nested more than 64 levels deep at line 1, column 65 (a spec "
+                                       "nests 4 levels: {\"kernels\": [{\"data_shape\": [...]}]})"});
+    // Exactly 64 levels pass the scan (and fail as a spec for other reasons).
+    const std::string sixty_four = "{\"kernels\": " + std::string(63, '[') + std::string(63, ']') + "}";
+    for (const auto& problem : rejected(sixty_four)) EXPECT_EQ(problem.find("nested"), std::string::npos) << problem;
+    EXPECT_EQ(rejected("{\"name\": \"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"}").size(), 5u)
+        << "a string full of brackets is not nesting: only the missing keys are reported";
 }
 
 TEST(SpecErrors, DocumentNotAnObject) {
@@ -407,24 +434,37 @@ TEST(SpecErrors, UnknownOperator) {
 }
 
 TEST(SpecErrors, UnknownDType) {
-    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float8", "data_shape": [3],
-                               "indices_shape": [2]})json"),
-              Problems{"spec.json: /dtype: unknown element type \"float8\" (" + kDTypes + ")"});
-    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "Float32", "data_shape": [3],
-                               "indices_shape": [2]})json"),
-              Problems{"spec.json: /dtype: unknown element type \"Float32\" (" + kDTypes + ")"});
+    // A hint for a case slip, ONNX's TensorProto names and other tools' short forms; none for a near miss
+    // in digits ("int61" is not "int16") or a type kernelgen lacks ("float8").
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"float8", ""},
+        {"Float32", "; did you mean \"float32\"?"},
+        {"BFLOAT16", "; did you mean \"bfloat16\"?"},
+        {"fp16", "; did you mean \"float16\"?"},
+        {"int61", ""}};
+    for (const auto& [dtype, hint] : cases) {
+        EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": ")json" + dtype +
+                           R"json(", "data_shape": [3], "indices_shape": [2]})json"),
+                  Problems{"spec.json: /dtype: unknown element type \"" + dtype + "\" (" + kDTypes + ")" + hint});
+    }
 }
 
 TEST(SpecErrors, UnknownIndexDType) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "index_dtype": "int16",
                                "data_shape": [3], "indices_shape": [2]})json"),
               Problems{"spec.json: /index_dtype: unknown index type \"int16\" (" + kIndexTypes + ")"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "index_dtype": "INT32",
+                               "data_shape": [3], "indices_shape": [2]})json"),
+              Problems{"spec.json: /index_dtype: unknown index type \"INT32\" (" + kIndexTypes + "); did you mean \"int32\"?"});
 }
 
 TEST(SpecErrors, UnknownReduction) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [4],
                                "indices_shape": [2, 1], "reduction": "sum"})json"),
-              Problems{"spec.json: /reduction: unknown reduction \"sum\" (" + kReductions + ")"});
+              Problems{"spec.json: /reduction: unknown reduction \"sum\" (" + kReductions + "); did you mean \"add\"?"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [4],
+                               "indices_shape": [2, 1], "reduction": "xor"})json"),
+              Problems{"spec.json: /reduction: unknown reduction \"xor\" (" + kReductions + ")"});
 }
 
 // --- shapes ---------------------------------------------------------------------------------------------
@@ -621,7 +661,7 @@ TEST(SpecErrors, UnrollBadValues) {
     EXPECT_EQ(rejected(head + "\"fast\"}"),
               Problems{"spec.json: /unroll: unknown unroll setting \"fast\" (" + kUnrollRule + ")"});
     EXPECT_EQ(rejected(head + "\"Full\"}"),
-              Problems{"spec.json: /unroll: unknown unroll setting \"Full\" (" + kUnrollRule + ")"});
+              Problems{"spec.json: /unroll: unknown unroll setting \"Full\" (" + kUnrollRule + "); did you mean \"full\"?"});
     EXPECT_EQ(rejected(head + "0}"), Problems{"spec.json: /unroll: unroll factor 0 is out of range (" + kUnrollRule + ")"});
     EXPECT_EQ(rejected(head + "65}"), Problems{"spec.json: /unroll: unroll factor 65 is out of range (" + kUnrollRule + ")"});
     EXPECT_EQ(rejected(head + "-4}"), Problems{"spec.json: /unroll: unroll factor -4 is out of range (" + kUnrollRule + ")"});
@@ -629,6 +669,28 @@ TEST(SpecErrors, UnrollBadValues) {
               Problems{"spec.json: /unroll: expected an integer, got number 2.5 (" + kUnrollRule + ")"});
     EXPECT_EQ(rejected(head + "[4]}"),
               Problems{"spec.json: /unroll: expected an integer, got array [4] (" + kUnrollRule + ")"});
+}
+
+// --- index_check ----------------------------------------------------------------------------------------
+
+TEST(SpecErrors, IndexCheckBadValues) {
+    const std::string head = R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2], "index_check": )json";
+    const std::string rule = "\"checked\" or \"none\"; default \"checked\"";
+    EXPECT_EQ(rejected(head + "\"off\"}"),
+              Problems{"spec.json: /index_check: unknown index_check setting \"off\" (" + rule + "); did you mean \"none\"?"});
+    EXPECT_EQ(rejected(head + "\"strict\"}"),
+              Problems{"spec.json: /index_check: unknown index_check setting \"strict\" (" + rule + ")"});
+    EXPECT_EQ(rejected(head + "false}"), Problems{"spec.json: /index_check: expected a string, got boolean (" + rule + ")"});
+    EXPECT_EQ(parse_one(head + "\"none\"}").index_check, kernelgen::IndexCheck::None);
+    EXPECT_EQ(parse_one(head + "\"checked\"}").index_check, kernelgen::IndexCheck::Checked);
+    EXPECT_EQ(parse_one(named("\"k\"")).index_check, kernelgen::IndexCheck::Checked);
+}
+
+// With "index_check": "none" the checks leave the full-unroll count: 5000 copies alone exceed the cap.
+TEST(SpecErrors, FullUnrollWithoutIndexChecks) {
+    auto result = generate_texts({"spec.json"}, {R"json({"name": "k", "op": "Gather", "dtype": "float32",
+        "data_shape": [4000], "indices_shape": [4000], "unroll": "full", "index_check": "none"})json"});
+    EXPECT_TRUE(result.diagnostics.empty());
 }
 
 TEST(SpecErrors, FullUnrollOverTheLimit) {
@@ -690,8 +752,8 @@ TEST(SpecErrors, NamesEqualOnceUpperCased) {
         {R"json({"kernels": [{"name": "Lookup", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]}]})json",
          R"json({"name": "LOOKUP", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]})json"});
     EXPECT_EQ(strings_of(result.diagnostics),
-              Problems{"b.json: /name: kernel name \"LOOKUP\" is already used by a.json: /kernels/0 "
-                       "(equal once upper-cased, as its macros are) (names must be unique in a run)"});
+              Problems{"b.json: /name: kernel name \"LOOKUP\" equals \"Lookup\" of a.json: /kernels/0 once upper-cased, "
+                       "as the macros are (names must differ even when upper-cased)"});
     EXPECT_TRUE(result.files.empty());
 }
 
@@ -715,6 +777,26 @@ TEST(SpecErrors, NameThatIsAnotherKernelsMacro) {
                              {"name": "FOO_DATA", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]}]})json"});
     EXPECT_TRUE(fine.diagnostics.empty()) << strings_of(fine.diagnostics).front();
     EXPECT_EQ(fine.files.size(), 6u);
+}
+
+// A run's output is bounded (kMaxRunOutputBytes, 256 MiB); the bound is a parameter so it can be met here.
+TEST(SpecErrors, RunOutputBeyondTheBoundIsAProblem) {
+    std::vector<kernelgen::Diagnostic> diagnostics;
+    auto kernels = kernelgen::parse_spec_text(R"json({"kernels": [
+        {"name": "one", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]},
+        {"name": "two", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]}]})json",
+                                              "spec.json", diagnostics);
+    ASSERT_EQ(kernels.size(), 2u);
+    const auto whole = kernelgen::generate(kernels);
+    ASSERT_EQ(whole.files.size(), 4u);
+    const uint64_t first = whole.files[0].content.size() + whole.files[1].content.size();
+    const auto bounded = kernelgen::generate(kernels, {}, first);
+    EXPECT_TRUE(bounded.files.empty());
+    EXPECT_EQ(strings_of(bounded.diagnostics),
+              Problems{"spec.json: /kernels/1: the run's generated files pass " + std::to_string(first) +
+                       " bytes at this kernel (at most " + std::to_string(first) +
+                       " bytes per run; split the specs over several runs)"});
+    EXPECT_EQ(kernelgen::kMaxRunOutputBytes, uint64_t{256} << 20);
 }
 
 TEST(SpecErrors, GenerateEmitsNothingWhenGivenProblems) {
@@ -774,7 +856,7 @@ TEST(SpecErrors, ProblemInOneKeyDoesNotHideOthers) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float8", "data_shape": [4],
                                "indices_shape": [2, 1], "reduction": "sum"})json"),
               (Problems{"spec.json: /dtype: unknown element type \"float8\" (" + kDTypes + ")",
-                        "spec.json: /reduction: unknown reduction \"sum\" (" + kReductions + ")"}));
+                        "spec.json: /reduction: unknown reduction \"sum\" (" + kReductions + "); did you mean \"add\"?"}));
 }
 
 // --- accepted specs -------------------------------------------------------------------------------------

@@ -42,6 +42,15 @@ std::optional<DType> parse_dtype(std::string_view spelling) {
     return std::nullopt;
 }
 
+std::vector<std::string> dtype_spelling_list() {
+    std::vector<std::string> out;
+    for (const auto& entry : kTypes) {
+        out.emplace_back(entry.name);
+        if (!entry.alias.empty()) out.emplace_back(entry.alias);
+    }
+    return out;
+}
+
 std::string dtype_spellings() {
     std::string out;
     for (const auto& entry : kTypes) {

@@ -31,11 +31,12 @@ uint64_t statements_per_copy(const IndexedCopy& copy) {
 
 // Index values the kernel compares with their bounds: none when an axis of size 0 makes every tuple fail
 // (the check is then a plain "return 0"), and none for components whose type cannot leave the bound.
-uint64_t checked_values(const IndexedCopy& copy, IndexType index_dtype) {
+uint64_t checked_values(const IndexedCopy& copy, const KernelSpec& spec) {
+    if (spec.index_check == IndexCheck::None) return 0;
     uint64_t per_tuple = 0;
     for (const auto& component : copy.components) {
         if (component.bound == 0) return 0;
-        if (!check_conditions(component, index_dtype, "index").empty()) ++per_tuple;
+        if (!check_conditions(component, spec.index_dtype, "index").empty()) ++per_tuple;
     }
     return copy.tuple_count * per_tuple;
 }
@@ -96,6 +97,13 @@ public:
         values.text["guard"] = macro_ + "_H";
         values.text["sizes"] = size_macros();
         values.text["description"] = description();
+        values.text["returns"] =
+            spec_.index_check == IndexCheck::Checked
+                ? " * Returns " + macro_ + "_OK, or " + macro_ + "_ERROR_INDEX_OUT_OF_RANGE when any index lies outside\n"
+                  " * [-s, s-1] for the size s of its axis; output is then left untouched."
+                : " * Generated with \"index_check\": \"none\": the indices are NOT checked. Every index must lie in\n"
+                  " * [-s, s-1] for the size s of its axis; any other value is undefined behaviour (memory outside\n"
+                  " * the tensors may be read or written). Returns " + macro_ + "_OK.";
         values.text["prototype"] = prototype();
         values.text["unroll_note"] = unroll_note();
         values.text["helpers"] = helpers();
@@ -115,10 +123,10 @@ private:
     // Statements one block copy takes when written out, and inside a loop body.
     uint64_t straight_cost() const { return statements_per_copy(copy_); }
     uint64_t loop_cost() const { return copy_.block <= 4 ? copy_.block : 1; }
-    uint64_t check_statements() const { return checked_values(copy_, spec_.index_dtype); }
+    uint64_t check_statements() const { return checked_values(copy_, spec_); }
 
     bool any_condition() const {
-        if (copy_.tuple_count == 0) return false;
+        if (copy_.tuple_count == 0 || spec_.index_check == IndexCheck::None) return false;
         for (const auto& component : copy_.components) {
             if (component.bound == 0 || !check_conditions(component, "index").empty()) return true;
         }
@@ -275,15 +283,20 @@ private:
             case Unroll::Kind::None: setting = "none"; break;
             case Unroll::Kind::Factor: setting = std::to_string(spec_.unroll.factor); break;
         }
-        return "unroll " + setting + ": " + (straight_ ? "straight-line copies" : "loops over the index tuples") +
-               (check_straight() ? ", straight-line index checks" : ", a loop of index checks");
+        std::string checks = ", no index checks";
+        if (spec_.index_check == IndexCheck::Checked) {
+            checks = check_straight() ? ", straight-line index checks" : ", a loop of index checks";
+        }
+        return "unroll " + setting + ": " + (straight_ ? "straight-line copies" : "loops over the index tuples") + checks;
     }
 
     // Static helpers the body calls: index wrapping, the range check, the reduction.
     std::string helpers() {
         CodeWriter w;
         if (copy_.copy_count() > 0) {
-            w.line("/* An index already checked to lie in [-size, size-1], as an offset along its axis. */");
+            w.line(spec_.index_check == IndexCheck::Checked
+                       ? "/* An index already checked to lie in [-size, size-1], as an offset along its axis. */"
+                       : "/* An index the caller guarantees to lie in [-size, size-1] (\"index_check\": \"none\"), as an offset along its axis. */");
             w.line("static " + offset_ + " " + spec_.name + "_wrap(" + index_ + " index, " + offset_ + " size)");
             w.open("");
             w.line("return index < 0 ? (" + offset_ + ")index + size : (" + offset_ + ")index;");
@@ -593,8 +606,8 @@ private:
 
 }  // namespace
 
-uint64_t full_unroll_statements(const IndexedCopy& copy, IndexType index_dtype) {
-    return copy.copy_count() * statements_per_copy(copy) + checked_values(copy, index_dtype);
+uint64_t full_unroll_statements(const IndexedCopy& copy, const KernelSpec& spec) {
+    return copy.copy_count() * statements_per_copy(copy) + checked_values(copy, spec);
 }
 
 GeneratedKernel emit(const KernelSpec& spec, const IndexedCopy& copy) { return KernelEmitter(spec, copy).run(); }

@@ -8,13 +8,14 @@
 
 namespace kernelgen {
 
-GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics) {
+GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics,
+                        uint64_t max_output_bytes) {
     GenerateResult result;
     check_unique_names(kernels, diagnostics);
     std::vector<IndexedCopy> copies;
     for (const auto& kernel : kernels) {
         copies.push_back(lower(kernel));
-        const uint64_t statements = full_unroll_statements(copies.back(), kernel.index_dtype);
+        const uint64_t statements = full_unroll_statements(copies.back(), kernel);
         if (kernel.unroll.kind == Unroll::Kind::Full && statements > kMaxFullUnroll) {
             diagnostics.push_back({kernel.spec_file, kernel.pointer + "/unroll",
                                    "\"full\" unrolling would take " + std::to_string(statements) +
@@ -26,8 +27,18 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
         result.diagnostics = std::move(diagnostics);
         return result;
     }
+    uint64_t total = 0;
     for (size_t i = 0; i < kernels.size(); ++i) {
         GeneratedKernel kernel = emit(kernels[i], copies[i]);
+        total += kernel.header.size() + kernel.source.size();
+        if (total > max_output_bytes) {
+            result.files.clear();
+            result.diagnostics.push_back({kernels[i].spec_file, kernels[i].pointer,
+                                          "the run's generated files pass " + std::to_string(max_output_bytes) +
+                                              " bytes at this kernel (at most " + std::to_string(max_output_bytes) +
+                                              " bytes per run; split the specs over several runs)"});
+            return result;
+        }
         result.files.push_back({kernel.header_name, kernel.header});
         result.files.push_back({kernel.source_name, kernel.source});
     }

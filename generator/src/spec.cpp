@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -165,6 +168,19 @@ std::string did_you_mean(std::string_view given, const std::vector<std::string>&
     return best.empty() ? "" : "; did you mean " + in_quotes(best) + "?";
 }
 
+// A hint for a misspelt value of a closed set, where edit distance would mislead ("int61" is not "int16"):
+// the value differing only in case, or the value another tool's spelling means ("fp16", ONNX's "FLOAT").
+std::string did_you_mean_value(std::string_view given, const std::vector<std::string>& values,
+                               const std::map<std::string, std::string, std::less<>>& aliases) {
+    std::string lower(given);
+    for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (const auto& value : values) {
+        if (value == lower) return "; did you mean " + in_quotes(value) + "?";
+    }
+    auto alias = aliases.find(lower);
+    return alias == aliases.end() ? "" : "; did you mean " + in_quotes(alias->second) + "?";
+}
+
 std::string join(const std::vector<std::string>& items) {
     std::string out;
     for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
@@ -208,6 +224,7 @@ public:
         read_dtype(spec);
         read_index_dtype(spec);
         read_unroll(spec);
+        read_index_check(spec);
         auto data = read_shape("data_shape", true);
         auto indices = read_shape("indices_shape", true);
         if (!op || !data || !indices) return std::nullopt;
@@ -289,7 +306,8 @@ private:
     }
 
     void check_keys(std::optional<Op> op) {
-        std::vector<std::string> common{"name", "op", "dtype", "index_dtype", "data_shape", "indices_shape", "unroll"};
+        std::vector<std::string> common{"name",          "op",     "dtype",      "index_dtype",
+                                        "data_shape",    "indices_shape", "unroll", "index_check"};
         std::map<Op, std::vector<std::string>> specific{{Op::Gather, {"axis"}},
                                                         {Op::GatherElements, {"axis"}},
                                                         {Op::GatherND, {"batch_dims"}},
@@ -351,7 +369,19 @@ private:
             spec.dtype = *type;
             dtype_known_ = true;
         } else {
-            fail("dtype", "unknown element type " + in_quotes(*text) + " (" + allowed + ")");
+            // ONNX's TensorProto names (FLOAT, DOUBLE, ...) differ from its type strings only in case, but
+            // for these; then the usual short forms of other tools.
+            static const std::map<std::string, std::string, std::less<>> aliases{
+                {"fp32", "float32"}, {"f32", "float32"},     {"single", "float32"},   {"fp64", "float64"},
+                {"f64", "float64"},  {"fp16", "float16"},    {"f16", "float16"},      {"half", "float16"},
+                {"bf16", "bfloat16"}, {"i8", "int8"},        {"i16", "int16"},        {"i32", "int32"},
+                {"int", "int32"},    {"i64", "int64"},       {"long", "int64"},       {"u8", "uint8"},
+                {"u16", "uint16"},   {"u32", "uint32"},      {"u64", "uint64"},       {"boolean", "bool"},
+                {"str", "string"},   {"c64", "complex64"},   {"c128", "complex128"}, {"int8_t", "int8"},
+                {"int16_t", "int16"}, {"int32_t", "int32"},  {"int64_t", "int64"},    {"uint8_t", "uint8"},
+                {"uint16_t", "uint16"}, {"uint32_t", "uint32"}, {"uint64_t", "uint64"}};
+            fail("dtype", "unknown element type " + in_quotes(*text) + " (" + allowed + ")" +
+                              did_you_mean_value(*text, dtype_spelling_list(), aliases));
         }
     }
 
@@ -362,7 +392,11 @@ private:
         if (auto type = parse_index_type(*text)) {
             spec.index_dtype = *type;
         } else {
-            fail("index_dtype", "unknown index type " + in_quotes(*text) + " (" + allowed + ")");
+            static const std::map<std::string, std::string, std::less<>> aliases{
+                {"int", "int32"}, {"i32", "int32"}, {"int32_t", "int32"}, {"long", "int64"}, {"i64", "int64"},
+                {"int64_t", "int64"}, {"uint32", "int32"}, {"uint64", "int64"}};
+            fail("index_dtype", "unknown index type " + in_quotes(*text) + " (" + allowed + ")" +
+                                    did_you_mean_value(*text, {"int32", "int64"}, aliases));
         }
     }
 
@@ -375,7 +409,8 @@ private:
             if (text == "auto") spec.unroll.kind = Unroll::Kind::Auto;
             else if (text == "full") spec.unroll.kind = Unroll::Kind::Full;
             else if (text == "none") spec.unroll.kind = Unroll::Kind::None;
-            else fail("unroll", "unknown unroll setting " + in_quotes(text) + " (" + allowed + ")");
+            else fail("unroll", "unknown unroll setting " + in_quotes(text) + " (" + allowed + ")" +
+                                    did_you_mean_value(text, {"auto", "full", "none"}, {}));
             return;
         }
         auto factor = read_integer("unroll", allowed);
@@ -386,6 +421,16 @@ private:
         }
         spec.unroll.kind = Unroll::Kind::Factor;
         spec.unroll.factor = static_cast<unsigned>(*factor);
+    }
+
+    void read_index_check(KernelSpec& spec) {
+        const std::string allowed = "\"checked\" or \"none\"; default \"checked\"";
+        auto text = read_string("index_check", allowed, false);
+        if (!text) return;
+        if (*text == "checked") spec.index_check = IndexCheck::Checked;
+        else if (*text == "none") spec.index_check = IndexCheck::None;
+        else fail("index_check", "unknown index_check setting " + in_quotes(*text) + " (" + allowed + ")" +
+                                     did_you_mean_value(*text, {"checked", "none"}, {{"on", "checked"}, {"off", "none"}}));
     }
 
     std::optional<Shape> read_shape(const std::string& key, bool is_required) {
@@ -549,7 +594,11 @@ private:
                                           " allows " + allowed_reductions(spec.dtype) + why + ")");
                 }
             } else {
-                fail("reduction", "unknown reduction " + in_quotes(*text) + " (" + allowed + ")");
+                static const std::map<std::string, std::string, std::less<>> aliases{
+                    {"sum", "add"}, {"plus", "add"}, {"prod", "mul"}, {"product", "mul"}, {"multiply", "mul"},
+                    {"maximum", "max"}, {"minimum", "min"}, {"replace", "none"}, {"assign", "none"}};
+                fail("reduction", "unknown reduction " + in_quotes(*text) + " (" + allowed + ")" +
+                                      did_you_mean_value(*text, {"none", "add", "mul", "max", "min"}, aliases));
             }
         }
         auto given = read_shape("updates_shape", false);
@@ -578,11 +627,102 @@ private:
 
 }  // namespace
 
+// Where a JSON text first nests deeper than `limit` arrays and objects, as "line L, column C"; nullopt when
+// it never does. A scan of the text, before any parsing, so that nothing deep is ever built.
+std::optional<std::string> too_deep(const std::string& text, size_t limit) {
+    size_t depth = 0, line = 1, column = 0;
+    bool in_string = false, escaped = false;
+    for (char ch : text) {
+        ++column;
+        if (ch == '\n') {
+            ++line;
+            column = 0;
+        }
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (ch == '\\') escaped = true;
+            else if (ch == '"') in_string = false;
+        } else if (ch == '"') {
+            in_string = true;
+        } else if (ch == '[' || ch == '{') {
+            if (++depth > limit) return "line " + std::to_string(line) + ", column " + std::to_string(column);
+        } else if ((ch == ']' || ch == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return std::nullopt;
+}
+
+// Finds keys given twice in one object, while nlohmann parses: JSON leaves their meaning open (nlohmann
+// keeps the last, other readers the first), so a spec must not depend on it. Tracks the JSON pointer of
+// every open array and object.
+class DuplicateKeyFinder {
+public:
+    bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+        switch (event) {
+            case json::parse_event_t::object_start:
+            case json::parse_event_t::array_start: {
+                std::string pointer = child_pointer();
+                frames_.push_back({event == json::parse_event_t::array_start, 0, {}, "", std::move(pointer)});
+                break;
+            }
+            case json::parse_event_t::object_end:
+            case json::parse_event_t::array_end:
+                if (!frames_.empty()) frames_.pop_back();
+                break;
+            case json::parse_event_t::key:
+                if (!frames_.empty() && parsed.is_string()) {
+                    Frame& frame = frames_.back();
+                    frame.key = parsed.get<std::string>();
+                    if (!frame.keys.insert(frame.key).second) {
+                        duplicates_.push_back({frame.pointer + "/" + pointer_token(frame.key), frame.key});
+                    }
+                }
+                break;
+            case json::parse_event_t::value:
+                child_pointer();  // a scalar takes its place in an array too
+                break;
+        }
+        return true;
+    }
+
+    // (pointer, key) of every repeated key, in document order.
+    const std::vector<std::pair<std::string, std::string>>& duplicates() const { return duplicates_; }
+
+private:
+    struct Frame {
+        bool array;
+        size_t next_index;
+        std::set<std::string> keys;
+        std::string key;  // the key whose value comes next (objects)
+        std::string pointer;
+    };
+
+    // The pointer of the value that starts now, inside the innermost open array or object.
+    std::string child_pointer() {
+        if (frames_.empty()) return "";
+        Frame& frame = frames_.back();
+        if (frame.array) return frame.pointer + "/" + std::to_string(frame.next_index++);
+        return frame.pointer + "/" + pointer_token(frame.key);
+    }
+
+    std::vector<Frame> frames_;
+    std::vector<std::pair<std::string, std::string>> duplicates_;
+};
+
 std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,
                                         std::vector<Diagnostic>& diagnostics) {
+    if (auto where = too_deep(text, kMaxJsonDepth)) {
+        diagnostics.push_back({file, "", "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep at " +
+                                             *where + " (a spec nests 4 levels: {\"kernels\": [{\"data_shape\": [...]}]})"});
+        return {};
+    }
     json document;
+    DuplicateKeyFinder finder;
     try {
-        document = json::parse(text);
+        document = json::parse(text, [&finder](int depth, json::parse_event_t event, json& parsed) {
+            return finder(depth, event, parsed);
+        });
     } catch (const json::exception& error) {
         // nlohmann's message carries the line and column of the problem; drop its "[json.exception...]" tag.
         std::string message = error.what();
@@ -592,6 +732,12 @@ std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::stri
         if (message.rfind(parse_error, 0) == 0) message = "malformed JSON:" + message.substr(parse_error.size());
         else message = "malformed JSON: " + message;  // e.g. a number too large for a double
         diagnostics.push_back({file, "", message});
+        return {};
+    }
+    if (!finder.duplicates().empty()) {
+        for (const auto& [pointer, key] : finder.duplicates()) {
+            diagnostics.push_back({file, pointer, "key " + in_quotes(key) + " is given more than once (each key once)"});
+        }
         return {};
     }
     std::vector<KernelSpec> kernels;
@@ -619,18 +765,38 @@ std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::stri
 }
 
 std::vector<KernelSpec> parse_spec_file(const std::string& path, std::vector<Diagnostic>& diagnostics) {
+    namespace fs = std::filesystem;
+    const std::string allowed = " (a readable JSON spec file of at most " + std::to_string(kMaxSpecFileBytes >> 20) + " MiB)";
+    std::error_code error;
+    const auto status = fs::status(path, error);
+    if (!fs::exists(status)) {
+        diagnostics.push_back({path, "", "no such file" + allowed});
+        return {};
+    }
+    if (fs::is_directory(status)) {
+        diagnostics.push_back({path, "", "is a folder, not a file" + allowed});
+        return {};
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        diagnostics.push_back({path, "", "cannot read the file (a readable JSON spec file)"});
+        diagnostics.push_back({path, "", "cannot read the file: " + std::string(std::strerror(errno)) + allowed});
         return {};
     }
-    std::ostringstream text;
-    text << in.rdbuf();
+    // Read at most one byte past the limit: a huge file, or an endless one such as /dev/zero, stops there.
+    std::string text;
+    char buffer[65536];
+    while (text.size() <= kMaxSpecFileBytes && in.read(buffer, sizeof buffer).gcount() > 0) {
+        text.append(buffer, static_cast<size_t>(in.gcount()));
+    }
     if (in.bad()) {
-        diagnostics.push_back({path, "", "cannot read the file (a readable JSON spec file)"});
+        diagnostics.push_back({path, "", "cannot read the file" + allowed});
         return {};
     }
-    return parse_spec_text(text.str(), path, diagnostics);
+    if (text.size() > kMaxSpecFileBytes) {
+        diagnostics.push_back({path, "", "the file is larger than " + std::to_string(kMaxSpecFileBytes >> 20) + " MiB" + allowed});
+        return {};
+    }
+    return parse_spec_text(text, path, diagnostics);
 }
 
 void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics) {
@@ -648,8 +814,8 @@ void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diag
                 message = "kernel name " + in_quotes(kernel.name) + " is already used by " + where(first) +
                           " (names must be unique in a run)";
             } else if (macro_case(first.name) == macro_case(kernel.name)) {
-                message = "kernel name " + in_quotes(kernel.name) + " is already used by " + where(first) +
-                          " (equal once upper-cased, as its macros are) (names must be unique in a run)";
+                message = "kernel name " + in_quotes(kernel.name) + " equals " + in_quotes(first.name) + " of " +
+                          where(first) + " once upper-cased, as the macros are (names must differ even when upper-cased)";
             } else {
                 message = "kernel name " + in_quotes(kernel.name) + " clashes with kernel " + in_quotes(first.name) +
                           " of " + where(first) + ": both headers would define " + identifier +

@@ -35,8 +35,9 @@ struct DTypeInfo {
 
 const DTypeInfo& info(DType type);
 std::optional<DType> parse_dtype(std::string_view spelling);
-// Every accepted spelling, for "allowed" lists in messages.
+// Every accepted spelling: as one text for "allowed" lists in messages, and one by one.
 std::string dtype_spellings();
+std::vector<std::string> dtype_spelling_list();
 
 enum class IndexType { Int32, Int64 };
 std::string_view c_type(IndexType type);

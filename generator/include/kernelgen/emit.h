@@ -22,7 +22,7 @@ constexpr uint64_t kCheckStraightLineBudget = 16;  // index values checked witho
 
 // Straight-line statements "full" unrolling of this kernel would take: checked against kMaxFullUnroll
 // while resolving, so that emitting never fails.
-uint64_t full_unroll_statements(const IndexedCopy& copy, IndexType index_dtype);
+uint64_t full_unroll_statements(const IndexedCopy& copy, const KernelSpec& spec);
 
 GeneratedKernel emit(const KernelSpec& spec, const IndexedCopy& copy);
 

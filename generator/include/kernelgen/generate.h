@@ -10,6 +10,10 @@
 
 namespace kernelgen {
 
+// The most C one run may generate, all files together: a run holds its output in memory until every
+// kernel is emitted, so this bounds its memory whatever the input.
+constexpr uint64_t kMaxRunOutputBytes = uint64_t{256} << 20;
+
 struct OutputFile {
     std::string name;  // file name inside the output folder
     std::string content;
@@ -21,8 +25,10 @@ struct GenerateResult {
 };
 
 // Resolves specs that were already parsed: run-wide rules (unique names) and limits that need the lowering
-// ("unroll": "full" within kMaxFullUnroll), then emits every kernel. Emits nothing if any problem is found.
-GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics = {});
+// ("unroll": "full" within kMaxFullUnroll), then emits every kernel, at most `max_output_bytes` in all.
+// Emits nothing if any problem is found.
+GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics = {},
+                        uint64_t max_output_bytes = kMaxRunOutputBytes);
 
 // Parses every file, then generate().
 GenerateResult generate_files(const std::vector<std::string>& spec_paths);
@@ -30,7 +36,7 @@ GenerateResult generate_files(const std::vector<std::string>& spec_paths);
 struct WriteReport {
     std::vector<std::string> written;    // created or changed
     std::vector<std::string> unchanged;  // same content already there: left alone, timestamps too
-    std::string error;                   // non-empty when writing failed; nothing was replaced then
+    std::string error;                   // non-empty when writing failed (it says what was replaced)
 };
 
 // Writes each file to a temporary beside its target and renames it into place only once every temporary is

@@ -19,6 +19,10 @@ constexpr size_t kMaxNameLength = 63;
 // Largest number of copies "unroll": "full" may emit as straight-line code.
 constexpr uint64_t kMaxFullUnroll = 4096;
 constexpr uint64_t kMaxUnrollFactor = 64;
+// Input bounds that keep any run finite and small: a spec file's size, and how deep its JSON may nest (a
+// spec needs 4 levels: {"kernels": [{"data_shape": [...]}]}).
+constexpr uint64_t kMaxSpecFileBytes = uint64_t{16} << 20;
+constexpr size_t kMaxJsonDepth = 64;
 
 enum class Op { Gather, GatherElements, GatherND, ScatterND };
 std::string_view name(Op op);
@@ -27,6 +31,10 @@ struct Unroll {
     enum class Kind { Auto, Full, None, Factor } kind = Kind::Auto;
     unsigned factor = 1;  // with Kind::Factor
 };
+
+// Whether a kernel checks its index values before it writes (the default), or trusts them: with None an
+// out-of-range index is undefined behaviour, for indices proven in range elsewhere.
+enum class IndexCheck { Checked, None };
 
 struct KernelSpec {
     std::string name;
@@ -41,6 +49,7 @@ struct KernelSpec {
     int64_t batch_dims = 0;
     Reduction reduction = Reduction::None;
     Unroll unroll;
+    IndexCheck index_check = IndexCheck::Checked;
     std::string spec_file;  // the file as named on the command line
     std::string pointer;    // JSON pointer of the kernel object in its file ("" or "/kernels/N")
 };
