@@ -97,6 +97,21 @@ std::vector<uint8_t> to_bytes(const std::vector<T>& values) {
     return bytes;
 }
 
+// The index positions' bounds: the size of the data axis each value of `indices` selects along.
+std::vector<int64_t> index_bounds(const reference::Problem& p) {
+    std::vector<int64_t> bounds;
+    const auto n = static_cast<size_t>(reference::count(p.indices_shape));
+    const auto r = static_cast<int64_t>(p.data_shape.size());
+    if (p.op == "Gather" || p.op == "GatherElements") {
+        bounds.assign(n, p.data_shape[static_cast<size_t>(p.axis < 0 ? p.axis + r : p.axis)]);
+    } else {
+        const auto k = static_cast<size_t>(p.indices_shape.back());
+        const auto b = static_cast<size_t>(p.op == "GatherND" ? p.batch_dims : 0);
+        for (size_t i = 0; i < n; ++i) bounds.push_back(p.data_shape[b + i % k]);
+    }
+    return bounds;
+}
+
 class Generator {
 public:
     explicit Generator(uint64_t seed) : rng_(seed) {}
@@ -150,16 +165,7 @@ public:
 
     // Index values: mostly in [-s, s-1]; sometimes one hostile value anywhere in the index type's range.
     std::vector<int64_t> indices(const reference::Problem& p, bool int32) {
-        std::vector<int64_t> bounds;  // the axis size each index position selects along
-        const auto n = static_cast<size_t>(reference::count(p.indices_shape));
-        const auto r = static_cast<int64_t>(p.data_shape.size());
-        if (p.op == "Gather" || p.op == "GatherElements") {
-            bounds.assign(n, p.data_shape[static_cast<size_t>(p.axis < 0 ? p.axis + r : p.axis)]);
-        } else {
-            const auto k = static_cast<size_t>(p.indices_shape.back());
-            const auto b = static_cast<size_t>(p.op == "GatherND" ? p.batch_dims : 0);
-            for (size_t i = 0; i < n; ++i) bounds.push_back(p.data_shape[b + i % k]);
-        }
+        const std::vector<int64_t> bounds = index_bounds(p);
         std::vector<int64_t> values;
         for (int64_t s : bounds) values.push_back(s == 0 ? uniform(-2, 2) : uniform(-s, s - 1));
         auto any_position = [&] { return static_cast<size_t>(uniform(0, static_cast<int64_t>(values.size()) - 1)); };
@@ -286,6 +292,92 @@ void dump_cases(const std::string& op, const std::vector<cprogram::Case>& cases)
     std::ofstream(fs::path(dir) / (op + ".json")) << list.dump(1) << "\n";
 }
 
+// One case of a kernel: random data (and updates), the given indices, and the reference's verdict: the
+// expected output, or the error code with the output buffer untouched.
+cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& spec, const TypeRow& type,
+                         const std::vector<int64_t>& indices, bool int32, bool in_place) {
+    cprogram::Case c;
+    c.kernel = spec["name"].get<std::string>();
+    c.label = spec.dump();
+    c.has_updates = p.op == "ScatterND";
+    c.in_place = c.has_updates && in_place;
+    c.compare = type.compare;
+    c.element_size = type.size;
+    for (int64_t v : indices) {
+        if (int32) {
+            const auto narrow = static_cast<int32_t>(v);
+            const auto* bytes = reinterpret_cast<const uint8_t*>(&narrow);
+            c.indices.insert(c.indices.end(), bytes, bytes + 4);
+        } else {
+            const auto* bytes = reinterpret_cast<const uint8_t*>(&v);
+            c.indices.insert(c.indices.end(), bytes, bytes + 8);
+        }
+    }
+    with_type(type.name, [&](auto zero) {
+        using T = decltype(zero);
+        const auto data = g.values<T>(static_cast<size_t>(reference::count(p.data_shape)), "d");
+        std::vector<T> updates;
+        if (c.has_updates) updates = g.values<T>(static_cast<size_t>(reference::count(reference::updates_shape(p))), "u");
+        std::vector<T> output;
+        const bool ok = reference::run(p, data, indices, updates, output);
+        c.expected_status = ok ? 0 : -1;
+        const auto size = static_cast<size_t>(reference::count(reference::output_shape(p)));
+        if constexpr (std::is_same_v<T, std::string>) {
+            c.data_strings = data;
+            c.updates_strings = updates;
+            c.expected_strings = ok ? output : c.in_place ? data : std::vector<std::string>(size, cprogram::kSentinelString);
+        } else {
+            c.data = to_bytes(data);
+            c.updates = to_bytes(updates);
+            if (ok) c.expected_output = to_bytes(output);
+            else if (c.in_place) c.expected_output = c.data;
+            else c.expected_output.assign(size * sizeof(T), cprogram::kSentinel);
+        }
+    });
+    return c;
+}
+
+const char* const kSanitize = "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all";
+
+// Writes the kernels' files and a driver for `cases` into `dir`, compiles them with the strict flags and the
+// sanitizers, runs the driver and expects every case to pass. Returns whether it did.
+bool build_and_run(const fs::path& dir, std::vector<kernelgen::OutputFile> files, const std::vector<cprogram::Case>& cases,
+                   const std::string& compiler) {
+    std::string kernel_files;
+    for (const auto& file : files) {
+        if (file.name.size() > 2 && file.name.compare(file.name.size() - 2, 2, ".c") == 0) kernel_files += " " + file.name;
+    }
+    files.push_back({"driver.c", cprogram::program(cases)});
+    fs::create_directories(dir);
+    EXPECT_TRUE(kernelgen::write_outputs(dir, files).error.empty());
+    int status = 0;
+    std::string log = run_command("cd " + dir.string() + " && " + compiler + " " + KERNELGEN_STRICT_C_FLAGS + " " +
+                                      kSanitize + " -c" + kernel_files,
+                                  status);
+    EXPECT_EQ(status, 0) << compiler << " rejected kernels in " << dir << ":\n" << log;
+    EXPECT_TRUE(log.empty()) << compiler << " warned:\n" << log;
+    if (status != 0) return false;
+    log = run_command("cd " + dir.string() + " && " + compiler + " -std=c99 " + kSanitize + " -I. driver.c *.o -o driver", status);
+    EXPECT_EQ(status, 0) << log;
+    if (status != 0) return false;
+    log = run_command("cd " + dir.string() + " && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 ./driver", status);
+    EXPECT_EQ(status, 0) << compiler << " in " << dir << ":\n" << log;
+    EXPECT_NE(log.find(std::to_string(cases.size()) + " cases, 0 failed"), std::string::npos) << log;
+    return status == 0;
+}
+
+// gcc and clang in turn, when clang is there.
+std::string compiler_for(size_t batch) {
+    const std::string clang = KERNELGEN_CLANG;
+    return batch % 2 == 1 && !clang.empty() ? clang : KERNELGEN_C_COMPILER;
+}
+
+fs::path scratch(const std::string& what) {
+    const fs::path root = fs::temp_directory_path() / ("kernelgen-random-" + what + "-" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    return root;
+}
+
 void run_random_cases(const std::string& op) {
     Generator g(seed_for(op));
     const size_t n = case_count();
@@ -311,66 +403,20 @@ void run_random_cases(const std::string& op) {
         if (op == "ScatterND" && g.chance(0.3)) spec["updates_shape"] = reference::updates_shape(p);
         unroll_choice(g, spec);
 
-        std::vector<kernelgen::Diagnostic> diagnostics;
-        auto parsed = kernelgen::parse_spec_text(spec.dump(), "random.json", diagnostics);
-        ASSERT_TRUE(diagnostics.empty()) << spec.dump() << "\n" << diagnostics.front().str();
-        ASSERT_EQ(parsed.size(), 1u);
-        kernels.push_back(parsed.front());
-
-        cprogram::Case c;
-        c.kernel = spec["name"].get<std::string>();
-        c.label = spec.dump();
-        c.has_updates = op == "ScatterND";
-        c.in_place = c.has_updates && g.chance(0.3);
-        c.compare = type.compare;
-        c.element_size = type.size;
+        const bool in_place = g.chance(0.3);
         const std::vector<int64_t> indices = g.indices(p, int32);
-        for (int64_t v : indices) {
-            if (int32) {
-                const auto narrow = static_cast<int32_t>(v);
-                const auto* bytes = reinterpret_cast<const uint8_t*>(&narrow);
-                c.indices.insert(c.indices.end(), bytes, bytes + 4);
-            } else {
-                const auto* bytes = reinterpret_cast<const uint8_t*>(&v);
-                c.indices.insert(c.indices.end(), bytes, bytes + 8);
-            }
-        }
-        with_type(type.name, [&](auto zero) {
-            using T = decltype(zero);
-            const auto data = g.values<T>(static_cast<size_t>(reference::count(p.data_shape)), "d");
-            std::vector<T> updates;
-            if (c.has_updates) updates = g.values<T>(static_cast<size_t>(reference::count(reference::updates_shape(p))), "u");
-            std::vector<T> output;
-            const bool ok = reference::run(p, data, indices, updates, output);
-            c.expected_status = ok ? 0 : -1;
-            if constexpr (std::is_same_v<T, std::string>) {
-                c.data_strings = data;
-                c.updates_strings = updates;
-                const auto size = static_cast<size_t>(reference::count(reference::output_shape(p)));
-                c.expected_strings = ok ? output : c.in_place ? data : std::vector<std::string>(size, cprogram::kSentinelString);
-                return;
-            } else {
-            c.data = to_bytes(data);
-            c.updates = to_bytes(updates);
-            if (ok) {
-                c.expected_output = to_bytes(output);
-            } else if (c.in_place) {
-                c.expected_output = c.data;
-            } else {
-                const size_t size = static_cast<size_t>(reference::count(reference::output_shape(p))) * sizeof(T);
-                c.expected_output.assign(size, cprogram::kSentinel);
-            }
-            }
-        });
+        cprogram::Case c = make_case(g, p, spec, type, indices, int32, in_place);
         // Now and then a case whose indices are all in range trusts them: "index_check": "none" must give the
         // same output, and ASan still watches every access.
         if (c.expected_status == 0 && g.chance(0.1)) {
             spec["index_check"] = "none";
             c.label = spec.dump();
-            auto trusted = kernelgen::parse_spec_text(spec.dump(), "random.json", diagnostics);
-            ASSERT_TRUE(diagnostics.empty() && trusted.size() == 1u) << spec.dump();
-            kernels.back() = trusted.front();
         }
+        std::vector<kernelgen::Diagnostic> diagnostics;
+        auto parsed = kernelgen::parse_spec_text(spec.dump(), "random.json", diagnostics);
+        ASSERT_TRUE(diagnostics.empty()) << spec.dump() << "\n" << diagnostics.front().str();
+        ASSERT_EQ(parsed.size(), 1u);
+        kernels.push_back(parsed.front());
         errors_expected += c.expected_status != 0;
         cases.push_back(std::move(c));
     }
@@ -382,36 +428,93 @@ void run_random_cases(const std::string& op) {
     kernelgen::GenerateResult result = kernelgen::generate(kernels);
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
 
-    const fs::path root = fs::temp_directory_path() / ("kernelgen-random-" + op + "-" + std::to_string(::getpid()));
-    fs::remove_all(root);
+    const fs::path root = scratch(op);
     const size_t batch_size = 50;
-    const std::string sanitize = "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all";
     for (size_t first = 0, batch = 0; first < cases.size(); first += batch_size, ++batch) {
         const size_t last = std::min(cases.size(), first + batch_size);
         const fs::path dir = root / ("batch" + std::to_string(batch));
-        fs::create_directories(dir);
-        std::string kernel_files;
-        for (size_t i = first; i < last; ++i) kernel_files += " " + cases[i].kernel + ".c";
         std::vector<kernelgen::OutputFile> files(result.files.begin() + static_cast<std::ptrdiff_t>(2 * first),
                                                  result.files.begin() + static_cast<std::ptrdiff_t>(2 * last));
-        files.push_back({"driver.c", cprogram::program({cases.begin() + static_cast<std::ptrdiff_t>(first),
-                                                         cases.begin() + static_cast<std::ptrdiff_t>(last)})});
-        ASSERT_TRUE(kernelgen::write_outputs(dir, files).error.empty());
-        // gcc and clang in turn, when clang is there.
-        const std::string clang = KERNELGEN_CLANG;
-        const std::string compiler = batch % 2 == 1 && !clang.empty() ? clang : KERNELGEN_C_COMPILER;
-        int status = 0;
-        std::string log = run_command("cd " + dir.string() + " && " + compiler + " " + KERNELGEN_STRICT_C_FLAGS + " " +
-                                          sanitize + " -c" + kernel_files,
-                                      status);
-        ASSERT_EQ(status, 0) << compiler << " rejected kernels in " << dir << ":\n" << log;
-        ASSERT_TRUE(log.empty()) << compiler << " warned:\n" << log;
-        log = run_command("cd " + dir.string() + " && " + compiler + " -std=c99 " + sanitize + " -I. driver.c *.o -o driver", status);
-        ASSERT_EQ(status, 0) << log;
-        log = run_command("cd " + dir.string() + " && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 ./driver", status);
-        EXPECT_EQ(status, 0) << "batch " << batch << " (" << compiler << ") in " << dir << ":\n" << log;
-        EXPECT_NE(log.find(std::to_string(last - first) + " cases, 0 failed"), std::string::npos) << log;
-        if (status == 0) fs::remove_all(dir);
+        const std::vector<cprogram::Case> slice(cases.begin() + static_cast<std::ptrdiff_t>(first),
+                                                cases.begin() + static_cast<std::ptrdiff_t>(last));
+        if (build_and_run(dir, files, slice, compiler_for(batch))) fs::remove_all(dir);
+    }
+    if (!::testing::Test::HasFailure()) fs::remove_all(root);
+}
+
+// Hostile indices, systematically: for kernels of every operator (int32 and int64 indices, each unroll
+// mode, ScatterND in place and not), every value of a hostile list at each index position in turn, the
+// others in range. Each run must give the reference's output or the error code with the output untouched,
+// under ASan and UBSan: in particular no overflow while a value is wrapped or scaled.
+void run_hostile_cases(bool int32) {
+    const int64_t low = int32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
+    const int64_t high = int32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
+    struct Shape {
+        const char* op;
+        std::vector<int64_t> data, indices;
+        int64_t axis = 0, batch_dims = 0;
+        const char* reduction = "none";
+    };
+    const std::vector<Shape> shapes{
+        {"Gather", {5, 3}, {2, 2}, 0},
+        {"Gather", {2, 7}, {3}, -1},
+        {"GatherElements", {4, 3}, {2, 3}, 0},
+        {"GatherElements", {3, 6}, {3, 2}, -1},
+        {"GatherND", {4, 3, 2}, {2, 2}},
+        {"GatherND", {2, 5, 3}, {2, 2, 1}, 0, 1},
+        {"ScatterND", {6, 2}, {3, 1}, 0, 0, "none"},
+        {"ScatterND", {3, 4}, {2, 2}, 0, 0, "add"},
+        {"ScatterND", {5}, {4, 1}, 0, 0, "max"}};
+    const std::array<const char*, 3> unrolls{"auto", "none", "full"};
+    Generator g(seed_for(int32 ? "hostile32" : "hostile64"));
+    std::vector<cprogram::Case> cases;
+    std::vector<kernelgen::KernelSpec> kernels;
+    size_t refused = 0;
+    for (size_t s = 0; s < shapes.size(); ++s) {
+        for (size_t u = 0; u < unrolls.size(); ++u) {
+            const Shape& shape = shapes[s];
+            reference::Problem p;
+            p.op = shape.op;
+            p.data_shape = shape.data;
+            p.indices_shape = shape.indices;
+            p.axis = shape.axis;
+            p.batch_dims = shape.batch_dims;
+            p.reduction = shape.reduction;
+            const TypeRow& type = kTypes[(s + u) % kTypes.size()];
+            if (std::string(type.name) == "string" && p.reduction != "none") continue;
+            if ((std::string(type.name) == "complex64" || std::string(type.name) == "complex128") && p.reduction == "max") continue;
+            json spec{{"name", std::string("hostile_") + (int32 ? "i32_" : "i64_") + std::to_string(s) + "_" + unrolls[u]},
+                      {"op", p.op}, {"dtype", type.name}, {"index_dtype", int32 ? "int32" : "int64"},
+                      {"data_shape", p.data_shape}, {"indices_shape", p.indices_shape}, {"unroll", unrolls[u]}};
+            if (p.op == "Gather" || p.op == "GatherElements") spec["axis"] = p.axis;
+            if (p.op == "GatherND") spec["batch_dims"] = p.batch_dims;
+            if (p.op == "ScatterND") spec["reduction"] = p.reduction;
+            std::vector<kernelgen::Diagnostic> diagnostics;
+            auto parsed = kernelgen::parse_spec_text(spec.dump(), "hostile.json", diagnostics);
+            ASSERT_TRUE(diagnostics.empty()) << spec.dump() << "\n" << diagnostics.front().str();
+            kernels.push_back(parsed.front());
+
+            const std::vector<int64_t> bounds = index_bounds(p);
+            for (size_t at = 0; at < bounds.size(); ++at) {
+                const int64_t b = bounds[at];
+                for (int64_t value : {low, low + 1, -b - 1, -b, int64_t{-1}, int64_t{0}, b - 1, b, b + 1, high - 1, high}) {
+                    std::vector<int64_t> indices;
+                    for (int64_t bound : bounds) indices.push_back(g.uniform(-bound, bound - 1));
+                    indices[at] = value;
+                    cases.push_back(make_case(g, p, spec, type, indices, int32, g.chance(0.5)));
+                    refused += cases.back().expected_status != 0;
+                }
+            }
+        }
+    }
+    EXPECT_GT(refused, cases.size() / 3);
+    EXPECT_LT(refused, cases.size() * 2 / 3);
+    kernelgen::GenerateResult result = kernelgen::generate(kernels);
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    const fs::path root = scratch(int32 ? "hostile32" : "hostile64");
+    for (size_t compiler = 0; compiler < 2; ++compiler) {
+        const fs::path dir = root / ("compiler" + std::to_string(compiler));
+        if (build_and_run(dir, result.files, cases, compiler_for(compiler))) fs::remove_all(dir);
     }
     if (!::testing::Test::HasFailure()) fs::remove_all(root);
 }
@@ -420,5 +523,7 @@ TEST(RandomKernels, Gather) { run_random_cases("Gather"); }
 TEST(RandomKernels, GatherElements) { run_random_cases("GatherElements"); }
 TEST(RandomKernels, GatherND) { run_random_cases("GatherND"); }
 TEST(RandomKernels, ScatterND) { run_random_cases("ScatterND"); }
+TEST(HostileIndices, Int32) { run_hostile_cases(true); }
+TEST(HostileIndices, Int64) { run_hostile_cases(false); }
 
 }  // namespace
