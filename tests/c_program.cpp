@@ -1,6 +1,8 @@
 #include "c_program.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 namespace cprogram {
 namespace {
@@ -218,6 +220,101 @@ std::string program(const std::vector<Case>& cases) {
     return includes + kPrelude + "\n" + arrays + "\nint main(void)\n{\n" + body +
            "    printf(\"%d cases, %d failed\\n\", " + std::to_string(cases.size()) + ", failures);\n" +
            "    return failures ? 1 : 0;\n}\n";
+}
+
+namespace {
+
+const char* compare_name(Compare compare) {
+    switch (compare) {
+        case Compare::Bytes: return "bytes";
+        case Compare::Float: return "float";
+        case Compare::Double: return "double";
+        case Compare::Float16: return "float16";
+        case Compare::BFloat16: return "bfloat16";
+        case Compare::String: return "string";
+    }
+    return "bytes";
+}
+
+std::string hex(const std::vector<uint8_t>& bytes) {
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (uint8_t byte : bytes) {
+        out += digits[byte >> 4];
+        out += digits[byte & 15];
+    }
+    return out;
+}
+
+std::vector<uint8_t> unhex(const std::string& text) {
+    std::vector<uint8_t> bytes;
+    for (size_t i = 0; i + 1 < text.size(); i += 2) {
+        bytes.push_back(static_cast<uint8_t>(std::stoul(text.substr(i, 2), nullptr, 16)));
+    }
+    return bytes;
+}
+
+std::vector<Case>& exported() {
+    static std::vector<Case> cases;
+    return cases;
+}
+
+void write_exported() {
+    const char* path = std::getenv("KERNELGEN_EXPORT_CASES");
+    if (!path) return;
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& c : exported()) list.push_back(to_json(c));
+    std::ofstream(path) << list.dump(1) << "\n";
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Case& c) {
+    nlohmann::json item{{"kernel", c.kernel}, {"label", c.label}, {"has_updates", c.has_updates},
+                        {"in_place", c.in_place}, {"compare", compare_name(c.compare)},
+                        {"element_size", c.element_size}, {"data", hex(c.data)}, {"indices", hex(c.indices)},
+                        {"updates", hex(c.updates)}, {"expected_status", c.expected_status},
+                        {"expected_output", hex(c.expected_output)}};
+    if (c.compare == Compare::String) {  // string tensors as JSON arrays instead of bytes
+        item["data_strings"] = c.data_strings;
+        item["updates_strings"] = c.updates_strings;
+        item["expected_strings"] = c.expected_strings;
+    }
+    return item;
+}
+
+Case case_from_json(const nlohmann::json& item) {
+    Case c;
+    c.kernel = item.at("kernel").get<std::string>();
+    c.label = item.at("label").get<std::string>();
+    c.has_updates = item.at("has_updates").get<bool>();
+    c.in_place = item.at("in_place").get<bool>();
+    const std::string compare = item.at("compare").get<std::string>();
+    for (Compare candidate : {Compare::Bytes, Compare::Float, Compare::Double, Compare::Float16, Compare::BFloat16,
+                              Compare::String}) {
+        if (compare == compare_name(candidate)) c.compare = candidate;
+    }
+    c.element_size = item.at("element_size").get<size_t>();
+    c.data = unhex(item.at("data").get<std::string>());
+    c.indices = unhex(item.at("indices").get<std::string>());
+    c.updates = unhex(item.at("updates").get<std::string>());
+    c.expected_status = item.at("expected_status").get<int>();
+    c.expected_output = unhex(item.at("expected_output").get<std::string>());
+    if (c.compare == Compare::String) {
+        c.data_strings = item.at("data_strings").get<std::vector<std::string>>();
+        c.updates_strings = item.at("updates_strings").get<std::vector<std::string>>();
+        c.expected_strings = item.at("expected_strings").get<std::vector<std::string>>();
+    }
+    return c;
+}
+
+void export_case(Case c) {
+    if (!std::getenv("KERNELGEN_EXPORT_CASES")) return;
+    // The list first: statics are destroyed in reverse order, so it outlives the writer registered after it.
+    std::vector<Case>& cases = exported();
+    static const bool registered = std::atexit(write_exported) == 0;
+    (void)registered;
+    cases.push_back(std::move(c));
 }
 
 }  // namespace cprogram

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -35,5 +37,45 @@ constexpr const char* kSentinelString = "<untouched>";
 constexpr uint8_t kSentinel = 0xA5;
 
 std::string program(const std::vector<Case>& cases);
+
+// A tensor's elements as bytes, as the program embeds them.
+template <typename T>
+std::vector<uint8_t> bytes_of(const std::vector<T>& values) {
+    std::vector<uint8_t> bytes(values.size() * sizeof(T));
+    for (size_t i = 0; i < values.size(); ++i) {
+        const T value = values[i];  // a copy: std::vector<bool> has no addressable elements
+        std::memcpy(bytes.data() + i * sizeof(T), &value, sizeof(T));
+    }
+    return bytes;
+}
+
+// A case from typed tensors, compared bit for bit: what a host test exports after checking a call.
+template <typename T>
+Case typed_case(const std::string& kernel, const std::string& label, const std::vector<T>& data,
+                const std::vector<int64_t>& indices, const std::vector<T>* updates, bool in_place, int status,
+                const std::vector<T>& expected) {
+    Case c;
+    c.kernel = kernel;
+    c.label = label;
+    c.has_updates = updates != nullptr;
+    c.in_place = in_place;
+    c.element_size = sizeof(T);
+    c.data = bytes_of(data);
+    c.indices = bytes_of(indices);
+    if (updates) c.updates = bytes_of(*updates);
+    c.expected_status = status;
+    c.expected_output = bytes_of(expected);
+    return c;
+}
+
+// Cases as JSON, bytes as hex strings: what KERNELGEN_DUMP_CASES and KERNELGEN_EXPORT_CASES write and the
+// Cortex-M test reads back.
+nlohmann::json to_json(const Case& c);
+Case case_from_json(const nlohmann::json& item);
+
+// Collects a case a host test has just checked (its inputs and the expected result the test compared
+// with); at exit, when KERNELGEN_EXPORT_CASES names a file, every collected case is written there as a JSON
+// array. This is how the Cortex-M test runs the very checks of the host tests on the target.
+void export_case(Case c);
 
 }  // namespace cprogram

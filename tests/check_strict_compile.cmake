@@ -1,11 +1,15 @@
 # Compiles every kernel in generated/ with one compiler and the strict C99 flag set; any warning fails.
-# cmake -DCOMPILER=<cc> -DFLAGS=<flags> -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch> -P check_strict_compile.cmake
+# cmake -DCOMPILER=<cc> -DFLAGS=<flags> [-DTARGET_FLAGS=<flags>] [-DNM=<nm>] -DSOURCE_DIR=<repo>
+#       -DWORK_DIR=<scratch> -P check_strict_compile.cmake
+# TARGET_FLAGS defaults to -O2 (host) or Cortex-M4F at -Os (arm-none-eabi). With NM, the objects must not
+# call 64-bit division helpers (__aeabi_ldivmod, __aeabi_uldivmod): offsets stay 32-bit where sizes allow.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 file(GLOB sources "${SOURCE_DIR}/generated/*.c")
-set(extra "")
 get_filename_component(name "${COMPILER}" NAME)
-if(name MATCHES "arm-none-eabi")
+if(DEFINED TARGET_FLAGS)
+  set(extra ${TARGET_FLAGS})
+elseif(name MATCHES "arm-none-eabi")
   set(extra -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -Os)
 else()
   set(extra -O2)
@@ -18,6 +22,12 @@ foreach(source IN LISTS sources)
   if(NOT status EQUAL 0 OR NOT errors STREQUAL "")
     message(SEND_ERROR "${name}: ${source}:\n${errors}")
     set(failed 1)
+  elseif(NM)
+    execute_process(COMMAND "${NM}" -u "${WORK_DIR}/${base}.o" OUTPUT_VARIABLE undefined)
+    if(undefined MATCHES "__aeabi_u?ldivmod|__u?divdi3|__u?moddi3")
+      message(SEND_ERROR "${name}: ${source} calls a 64-bit division helper:\n${undefined}")
+      set(failed 1)
+    endif()
   endif()
 endforeach()
 list(LENGTH sources count)

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "c_program.h"
 #include "doc_gather_axis0.h"
 #include "doc_gather_axis1.h"
 #include "doc_gather_elements_1.h"
@@ -146,6 +147,15 @@ std::vector<int64_t> with_index(std::vector<int64_t> indices, size_t position, i
     return indices;
 }
 
+// Hands a checked call to the Cortex-M test (cprogram::export_case, active with KERNELGEN_EXPORT_CASES):
+// the same inputs and the same hand-worked expectation, an error leaving the sentinel-filled output as is.
+template <typename T>
+void export_call(const char* kernel, const std::vector<T>& data, const std::vector<int64_t>& indices,
+                 const std::vector<T>* updates, bool in_place, int status, const std::vector<T>& expected) {
+    static_assert(cprogram::kSentinel == kSentinelByte, "one sentinel for host and target checks");
+    cprogram::export_case(cprogram::typed_case<T>(kernel, std::string(kernel) + " " + show_indices(indices) + (in_place ? " in place" : ""), data, indices, updates, in_place, status, expected));
+}
+
 // --- Gather, GatherElements and GatherND kernels: int NAME(const T*, const int64_t*, T*) --------------------
 
 template <typename T>
@@ -179,6 +189,7 @@ void expect_gather(const GatherKernel<T>& kernel, const std::vector<T>& data, co
     ASSERT_EQ(kernel.run(data.data(), indices.data(), output.data()), kernel.ok);
     expect_same_tensor("output", output.contents(), expected, kernel.output_shape);
     EXPECT_TRUE(output.guards_intact());
+    export_call<T>(kernel.name, data, indices, nullptr, false, kernel.ok, expected);
 }
 
 // The kernel must return the error code and leave the pre-filled output bit-for-bit unchanged.
@@ -193,6 +204,7 @@ void expect_gather_rejects(const GatherKernel<T>& kernel, const std::vector<T>& 
     expect_same_tensor("pre-filled output", output.contents(), sentinel_filled<T>(kernel.output_size),
                        kernel.output_shape);
     EXPECT_TRUE(output.guards_intact());
+    export_call<T>(kernel.name, data, indices, nullptr, false, kernel.error, sentinel_filled<T>(kernel.output_size));
 }
 
 // Each bad value, placed first and placed last in otherwise valid indices, is rejected.
@@ -248,6 +260,8 @@ void expect_scatter(const ScatterKernel<T>& kernel, const std::vector<T>& data, 
     ASSERT_EQ(kernel.run(in_place.data(), indices.data(), updates.data(), in_place.data()), kernel.ok);
     expect_same_tensor("in-place output", in_place.contents(), expected, kernel.data_shape);
     EXPECT_TRUE(in_place.guards_intact());
+    export_call(kernel.name, data, indices, &updates, false, kernel.ok, expected);
+    export_call(kernel.name, data, indices, &updates, true, kernel.ok, expected);
 }
 
 // Out of place the pre-filled output, in place the data, must come back bit-for-bit unchanged.
@@ -269,6 +283,8 @@ void expect_scatter_rejects(const ScatterKernel<T>& kernel, const std::vector<T>
     EXPECT_EQ(kernel.run(in_place.data(), indices.data(), updates.data(), in_place.data()), kernel.error);
     expect_same_tensor("in-place data", in_place.contents(), data, kernel.data_shape);
     EXPECT_TRUE(in_place.guards_intact());
+    export_call(kernel.name, data, indices, &updates, false, kernel.error, sentinel_filled<T>(kernel.output_size));
+    export_call(kernel.name, data, indices, &updates, true, kernel.error, data);
 }
 
 template <typename T>

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "c_program.h"
 #include "node_gather_0.h"
 #include "node_gather_1.h"
 #include "node_gather_2d_indices.h"
@@ -213,9 +214,16 @@ struct NodeKernel {
     std::function<void(const NodeTestData&)> check_output;
 };
 
+// Hands a checked call to the Cortex-M test (cprogram::export_case, active with KERNELGEN_EXPORT_CASES).
 template <typename T>
-void check_gather_output(const NodeTestData& test, int (*kernel)(const T*, const int64_t*, T*), size_t data_size,
-                         size_t indices_size, size_t output_size, int ok) {
+void export_call(const std::string& kernel, const std::vector<T>& data, const std::vector<int64_t>& indices,
+                 const std::vector<T>* updates, bool in_place, int status, const std::vector<T>& expected) {
+    cprogram::export_case(cprogram::typed_case<T>(kernel, kernel + " (ONNX node test)" + (in_place ? " in place" : ""), data, indices, updates, in_place, status, expected));
+}
+
+template <typename T>
+void check_gather_output(const NodeTestData& test, const std::string& name, int (*kernel)(const T*, const int64_t*, T*),
+                         size_t data_size, size_t indices_size, size_t output_size, int ok) {
     std::vector<T> data, expected;
     std::vector<int64_t> indices;
     ASSERT_TRUE(decode_tensor(test.inputs.at(0), data));
@@ -228,10 +236,12 @@ void check_gather_output(const NodeTestData& test, int (*kernel)(const T*, const
     std::vector<T> output = sentinel_filled<T>(output_size);
     ASSERT_EQ(kernel(data.data(), indices.data(), output.data()), ok);
     expect_same_tensor("output", output, expected, dims_of(test.output));
+    export_call<T>(name, data, indices, nullptr, false, ok, expected);
 }
 
 template <typename T>
-void check_scatter_output(const NodeTestData& test, int (*kernel)(const T*, const int64_t*, const T*, T*),
+void check_scatter_output(const NodeTestData& test, const std::string& name,
+                          int (*kernel)(const T*, const int64_t*, const T*, T*),
                           size_t data_size, size_t indices_size, size_t updates_size, size_t output_size, int ok) {
     std::vector<T> data, updates, expected;
     std::vector<int64_t> indices;
@@ -252,13 +262,15 @@ void check_scatter_output(const NodeTestData& test, int (*kernel)(const T*, cons
     std::vector<T> in_place = data;
     ASSERT_EQ(kernel(in_place.data(), indices.data(), updates.data(), in_place.data()), ok);
     expect_same_tensor("in-place output", in_place, expected, dims_of(test.output));
+    export_call(name, data, indices, &updates, false, ok, expected);
+    export_call(name, data, indices, &updates, true, ok, expected);
 }
 
 template <typename T>
 NodeKernel gather_kernel(const char* test_name, const char* kernel_name, int (*kernel)(const T*, const int64_t*, T*),
                          size_t data_size, size_t indices_size, size_t output_size, int ok) {
     return {test_name, kernel_name, 2, [=](const NodeTestData& test) {
-                check_gather_output(test, kernel, data_size, indices_size, output_size, ok);
+                check_gather_output(test, kernel_name, kernel, data_size, indices_size, output_size, ok);
             }};
 }
 
@@ -267,7 +279,7 @@ NodeKernel scatter_kernel(const char* test_name, const char* kernel_name,
                           int (*kernel)(const T*, const int64_t*, const T*, T*), size_t data_size,
                           size_t indices_size, size_t updates_size, size_t output_size, int ok) {
     return {test_name, kernel_name, 3, [=](const NodeTestData& test) {
-                check_scatter_output(test, kernel, data_size, indices_size, updates_size, output_size, ok);
+                check_scatter_output(test, kernel_name, kernel, data_size, indices_size, updates_size, output_size, ok);
             }};
 }
 

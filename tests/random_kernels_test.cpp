@@ -76,27 +76,6 @@ void with_type(const std::string& dtype, F&& f) {
     else f(bool{});
 }
 
-template <typename T>
-std::vector<T> from_bytes(const std::vector<uint8_t>& bytes) {
-    std::vector<T> values(bytes.size() / sizeof(T));
-    for (size_t i = 0; i < values.size(); ++i) {
-        T value;  // a copy: std::vector<bool> has no addressable elements
-        std::memcpy(&value, bytes.data() + i * sizeof(T), sizeof(T));
-        values[i] = value;
-    }
-    return values;
-}
-
-template <typename T>
-std::vector<uint8_t> to_bytes(const std::vector<T>& values) {
-    std::vector<uint8_t> bytes(values.size() * sizeof(T));
-    for (size_t i = 0; i < values.size(); ++i) {
-        const T value = values[i];
-        std::memcpy(bytes.data() + i * sizeof(T), &value, sizeof(T));
-    }
-    return bytes;
-}
-
 // The index positions' bounds: the size of the data axis each value of `indices` selects along.
 std::vector<int64_t> index_bounds(const reference::Problem& p) {
     std::vector<int64_t> bounds;
@@ -262,30 +241,14 @@ size_t case_count() {
     return 200;
 }
 
-std::string hex(const std::vector<uint8_t>& bytes) {
-    static const char* digits = "0123456789abcdef";
-    std::string out;
-    for (uint8_t byte : bytes) {
-        out += digits[byte >> 4];
-        out += digits[byte & 15];
-    }
-    return out;
-}
-
 // Every case with its inputs and the result the kernels were checked against, bytes as hex strings.
 void dump_cases(const std::string& op, const std::vector<cprogram::Case>& cases) {
     const char* dir = std::getenv("KERNELGEN_DUMP_CASES");
     if (!dir) return;
     json list = json::array();
     for (const auto& c : cases) {
-        json item{{"spec", json::parse(c.label)}, {"in_place", c.in_place}, {"data", hex(c.data)},
-                  {"indices", hex(c.indices)}, {"updates", hex(c.updates)}, {"expected_status", c.expected_status},
-                  {"expected_output", hex(c.expected_output)}};
-        if (c.compare == cprogram::Compare::String) {  // string tensors as JSON arrays instead of bytes
-            item["data_strings"] = c.data_strings;
-            item["updates_strings"] = c.updates_strings;
-            item["expected_strings"] = c.expected_strings;
-        }
+        json item = cprogram::to_json(c);
+        item["spec"] = json::parse(c.label);  // the cross-check builds its model from the spec
         list.push_back(item);
     }
     fs::create_directories(dir);
@@ -327,9 +290,9 @@ cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& 
             c.updates_strings = updates;
             c.expected_strings = ok ? output : c.in_place ? data : std::vector<std::string>(size, cprogram::kSentinelString);
         } else {
-            c.data = to_bytes(data);
-            c.updates = to_bytes(updates);
-            if (ok) c.expected_output = to_bytes(output);
+            c.data = cprogram::bytes_of(data);
+            c.updates = cprogram::bytes_of(updates);
+            if (ok) c.expected_output = cprogram::bytes_of(output);
             else if (c.in_place) c.expected_output = c.data;
             else c.expected_output.assign(size * sizeof(T), cprogram::kSentinel);
         }

@@ -11,6 +11,7 @@ packages=(
   libonnx-dev libprotobuf-dev libonnx-testdata  # ONNX's backend node tests, read from their .pb files
   clang libclang-rt-14-dev                      # strict C99 builds and sanitizers with clang
   gcc-arm-none-eabi libnewlib-arm-none-eabi     # strict C99 builds for Cortex-M
+  qemu-system-arm                               # running the Cortex-M test program on an emulated board
   python3 python3-onnx python3-numpy            # building ONNX models for the ONNX Runtime cross-check
 )
 if ! command -v npm > /dev/null; then
