@@ -153,7 +153,8 @@ template <typename T>
 void export_call(const char* kernel, const std::vector<T>& data, const std::vector<int64_t>& indices,
                  const std::vector<T>* updates, bool in_place, int status, const std::vector<T>& expected) {
     static_assert(cprogram::kSentinel == kSentinelByte, "one sentinel for host and target checks");
-    cprogram::export_case(cprogram::typed_case<T>(kernel, std::string(kernel) + " " + show_indices(indices) + (in_place ? " in place" : ""), data, indices, updates, in_place, status, expected));
+    const std::string label = std::string(kernel) + " " + show_indices(indices) + (in_place ? " in place" : "");
+    cprogram::export_case(cprogram::typed_case<T>(kernel, label, data, indices, updates, in_place, status, expected));
 }
 
 // --- Gather, GatherElements and GatherND kernels: int NAME(const T*, const int64_t*, T*) --------------------

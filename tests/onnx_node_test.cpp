@@ -218,7 +218,8 @@ struct NodeKernel {
 template <typename T>
 void export_call(const std::string& kernel, const std::vector<T>& data, const std::vector<int64_t>& indices,
                  const std::vector<T>* updates, bool in_place, int status, const std::vector<T>& expected) {
-    cprogram::export_case(cprogram::typed_case<T>(kernel, kernel + " (ONNX node test)" + (in_place ? " in place" : ""), data, indices, updates, in_place, status, expected));
+    const std::string label = kernel + " (ONNX node test)" + (in_place ? " in place" : "");
+    cprogram::export_case(cprogram::typed_case<T>(kernel, label, data, indices, updates, in_place, status, expected));
 }
 
 template <typename T>
