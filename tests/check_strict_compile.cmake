@@ -1,7 +1,7 @@
 # Compiles every kernel in generated/ with one compiler and the strict C99 flag set; any warning fails.
 # cmake -DCOMPILER=<cc> -DFLAGS=<flags> [-DTARGET_FLAGS=<flags>] [-DNM=<nm>] -DSOURCE_DIR=<repo>
 #       -DWORK_DIR=<scratch> -P check_strict_compile.cmake
-# TARGET_FLAGS defaults to -O2 (host) or Cortex-M4F at -Os (arm-none-eabi). With NM, the objects must not
+# TARGET_FLAGS defaults to -O2. With NM, the objects must not
 # call 64-bit division helpers (__aeabi_ldivmod, __aeabi_uldivmod): offsets stay 32-bit where sizes allow.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
@@ -9,8 +9,6 @@ file(GLOB sources "${SOURCE_DIR}/generated/*.c")
 get_filename_component(name "${COMPILER}" NAME)
 if(DEFINED TARGET_FLAGS)
   set(extra ${TARGET_FLAGS})
-elseif(name MATCHES "arm-none-eabi")
-  set(extra -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -Os)
 else()
   set(extra -O2)
 endif()

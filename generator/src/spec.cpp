@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "c_library_names.h"
 
@@ -625,8 +624,6 @@ private:
     size_t problems_ = 0;
 };
 
-}  // namespace
-
 // Where a JSON text first nests deeper than `limit` arrays and objects, as "line L, column C"; nullopt when
 // it never does. A scan of the text, before any parsing, so that nothing deep is ever built.
 std::optional<std::string> too_deep(const std::string& text, size_t limit) {
@@ -709,6 +706,8 @@ private:
     std::vector<Frame> frames_;
     std::vector<std::pair<std::string, std::string>> duplicates_;
 };
+
+}  // namespace
 
 std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,
                                         std::vector<Diagnostic>& diagnostics) {

@@ -9,7 +9,7 @@
 #     startup.c and mps2_an386.ld, against newlib with semihosting.
 #  4. qemu-system-arm runs the program on an mps2-an386 board; it must print "N cases, 0 failed" and exit 0.
 #
-# cmake -DDOC_TEST=... [-DNODE_TEST=...] -DRANDOM_TEST=... -DMAKE_PROGRAM=... -DARM_GCC=... -DQEMU=...
+# cmake -DDOC_TEST=... [-DNODE_TEST=...] -DRANDOM_TEST=... -DMAKE_PROGRAM=... -DARM_GCC=... -DCPU_FLAGS=... -DQEMU=...
 #       -DSTRICT_FLAGS=... -DSOURCE_DIR=... -DWORK_DIR=... [-DRANDOM_CASES=40] -P run_cortex_m_test.cmake
 if(NOT RANDOM_CASES)
   set(RANDOM_CASES 40)
@@ -44,7 +44,7 @@ file(GLOB specs "${SOURCE_DIR}/specs/*.json")
 run_step("generating the program" "${MAKE_PROGRAM}" --out "${WORK_DIR}/program" --specs ${specs} --cases ${case_files})
 
 # 3. The Cortex-M4F build.
-set(cpu -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
+set(cpu ${CPU_FLAGS})
 separate_arguments(strict UNIX_COMMAND "${STRICT_FLAGS}")
 file(GLOB kernel_sources "${WORK_DIR}/program/*.c")
 list(REMOVE_ITEM kernel_sources "${WORK_DIR}/program/driver.c")
