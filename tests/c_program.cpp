@@ -172,7 +172,7 @@ std::string string_case(const Case& c, const std::string& id, std::string& array
         body += "        for (i = 0; i < " + std::to_string(count) + "; ++i) {\n            output[i] = SENTINEL;\n        }\n";
     }
     const std::string input = c.in_place ? "output" : "(const char *const *)data";
-    body += "        status = " + c.kernel + "(" + input + ", indices, " +
+    body += "        status = " + c.kernel + "(" + input + ", " + (c.constant_indices ? "" : "indices, ") +
             (c.has_updates ? "(const char *const *)updates, " : "") + "output);\n";
     body += "        check_strings(" + c_string(c.kernel) + ", " + c_string(c.label) + ", status, " +
             std::to_string(c.expected_status) + ", output, " +
@@ -209,7 +209,8 @@ std::string program(const std::vector<Case>& cases) {
                 (c.in_place ? "copy_of(" + pointer_to(id + "_data", c.data) + ");\n"
                             : "filled(" + std::to_string(c.expected_output.size()) + ");\n");
         const std::string input = c.in_place ? "output" : "data";
-        body += "        int status = " + c.kernel + "(" + input + ", indices, " + (c.has_updates ? "updates, " : "") + "output);\n";
+        body += "        int status = " + c.kernel + "(" + input + ", " + (c.constant_indices ? "" : "indices, ") +
+                (c.has_updates ? "updates, " : "") + "output);\n";
         body += "        check(" + c_string(c.kernel) + ", " + c_string(c.label) + ", status, " + std::to_string(c.expected_status) +
                 ", output, " + (c.expected_output.empty() ? "NULL" : id + "_expected") + ", " +
                 std::to_string(c.expected_output.size()) + ", " + std::to_string(c.element_size) + ", " + std::to_string(compare) + ");\n";
@@ -271,7 +272,8 @@ void write_exported() {
 
 nlohmann::json to_json(const Case& c) {
     nlohmann::json item{{"kernel", c.kernel}, {"label", c.label}, {"has_updates", c.has_updates},
-                        {"in_place", c.in_place}, {"compare", compare_name(c.compare)},
+                        {"in_place", c.in_place}, {"constant_indices", c.constant_indices},
+                        {"compare", compare_name(c.compare)},
                         {"element_size", c.element_size}, {"data", hex(c.data)}, {"indices", hex(c.indices)},
                         {"updates", hex(c.updates)}, {"expected_status", c.expected_status},
                         {"expected_output", hex(c.expected_output)}};
@@ -289,6 +291,7 @@ Case case_from_json(const nlohmann::json& item) {
     c.label = item.at("label").get<std::string>();
     c.has_updates = item.at("has_updates").get<bool>();
     c.in_place = item.at("in_place").get<bool>();
+    c.constant_indices = item.value("constant_indices", false);
     const std::string compare = item.at("compare").get<std::string>();
     for (Compare candidate : {Compare::Bytes, Compare::Float, Compare::Double, Compare::Float16, Compare::BFloat16,
                               Compare::String}) {

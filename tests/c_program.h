@@ -22,6 +22,7 @@ struct Case {
     std::string label;   // printed with failures (e.g. the spec)
     bool has_updates = false;
     bool in_place = false;  // ScatterND: output is a copy of data, passed as both
+    bool constant_indices = false;  // the kernel was generated with these indices and takes no indices argument
     Compare compare = Compare::Bytes;
     size_t element_size = 0;  // the unit of comparison (a complex number compares as two parts)
     std::vector<uint8_t> data, indices, updates;

@@ -133,7 +133,7 @@ TEST_F(CliTest, HelpExitsZero) {
     for (const char* option : {"--help", "-h"}) {
         RunResult result = run(option);
         EXPECT_EQ(result.exit_code, 0) << option;
-        EXPECT_EQ(result.out.rfind("Usage: kernelgen [generate] --out-dir DIR SPEC.json...\n", 0), 0u) << result.out;
+        EXPECT_EQ(result.out.rfind("Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] SPEC.json...\n", 0), 0u) << result.out;
         EXPECT_EQ(result.err, "");
     }
 }
@@ -295,7 +295,7 @@ TEST_F(CliTest, ProblemsOfEveryFileArePrinted) {
     EXPECT_EQ(result.exit_code, 1);
     EXPECT_EQ(result.err,
               "one.json: /axes: unknown key \"axes\" (allowed: name, op, dtype, index_dtype, data_shape, indices_shape, "
-              "unroll, index_check, axis); did you mean \"axis\"?\n"
+              "indices, unroll, index_check, axis); did you mean \"axis\"?\n"
               "two.json: /indices_shape/1: index tuple length 2 is out of range (indices_shape[-1] must be 1..1, the "
               "data rank 1)\n"
               "kernelgen: 2 problems; nothing was written\n");
@@ -426,4 +426,36 @@ TEST_F(CliTest, RepeatedFreshRunsAreByteIdentical) {
     EXPECT_EQ(contents_of(work_ / "first"), contents_of(work_ / "second"));
     expect_no_temporaries(work_ / "first");
     expect_no_temporaries(work_ / "second");
+}
+
+// --unroll sets the unrolling of every kernel whose spec has no "unroll"; a spec's own setting wins.
+TEST_F(CliTest, UnrollOptionIsTheRunsDefault) {
+    write_spec("plain.json", R"json({"name": "plain", "op": "Gather", "dtype": "float32", "data_shape": [8], "indices_shape": [2]})json");
+    write_spec("own.json", R"json({"name": "own", "op": "Gather", "dtype": "float32", "data_shape": [8], "indices_shape": [2], "unroll": 2})json");
+    RunResult result = run("--unroll none --out-dir out plain.json own.json");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(read_text(work_ / "out" / "plain.c").find("unroll none: loops over the index tuples"), std::string::npos);
+    EXPECT_NE(read_text(work_ / "out" / "own.c").find("unroll 2:"), std::string::npos);
+    result = run("--unroll=full --out-dir out2 plain.json");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(read_text(work_ / "out2" / "plain.c").find("unroll full: straight-line copies"), std::string::npos);
+}
+
+TEST_F(CliTest, UnrollOptionErrors) {
+    write_spec("big.json", R"json({"name": "big", "op": "Gather", "dtype": "float32", "data_shape": [5000], "indices_shape": [5000]})json");
+    for (const char* mode : {"fast", "0", "65", "", "4x"}) {
+        RunResult result = run(std::string("--unroll '") + mode + "' --out-dir out big.json");
+        EXPECT_EQ(result.exit_code, 2) << mode;
+        EXPECT_EQ(result.err, std::string("kernelgen: unknown --unroll mode '") + mode +
+                                  "' (auto, full, none or a factor 1..64)\nTry 'kernelgen --help'.\n");
+    }
+    RunResult result = run("--out-dir out big.json --unroll");
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err, "kernelgen: --unroll needs a mode\nTry 'kernelgen --help'.\n");
+    // Over the full-unroll cap, the problem is the run's option, not a key of the spec.
+    result = run("--unroll full --out-dir out big.json");
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_EQ(result.err, "big.json: /: \"full\" unrolling (--unroll full) would take 10000 statements (at most 4096; "
+                          "use \"auto\", \"none\" or a factor)\nkernelgen: 1 problem; nothing was written\n");
+    EXPECT_FALSE(fs::exists(work_ / "out"));
 }

@@ -193,6 +193,56 @@ TEST(Emit, HeaderIdentifiersAreExactlyWhatTheHeaderDefines) {
     }
 }
 
+// --- constant indices ---------------------------------------------------------------------------------------
+
+TEST(EmitConstant, PrototypeDropsIndicesAndNothingIsChecked) {
+    auto kernel = emit_json(R"({"name": "c", "op": "ScatterND", "dtype": "int16", "data_shape": [6, 2],
+                                 "indices_shape": [2, 1], "reduction": "mul", "indices": [[4], [-6]]})");
+    EXPECT_NE(kernel.header.find("int c(const int16_t *data, const int16_t *updates, int16_t *output);"), std::string::npos)
+        << kernel.header;
+    EXPECT_NE(kernel.header.find("indices  int64 [2, 1], constant: 4, -6\n"), std::string::npos) << kernel.header;
+    EXPECT_NE(kernel.header.find("were checked when this kernel was generated"), std::string::npos);
+    EXPECT_EQ(count(kernel.source, "indices["), 1u) << kernel.source;  // only in the comment of the formula
+    EXPECT_EQ(count(kernel.source, "_wrap"), 0u);
+    EXPECT_EQ(count(kernel.source, "c_combine(output[8u], updates[0u])"), 1u) << kernel.source;
+    EXPECT_EQ(count(kernel.source, "c_combine(output[1u], updates[3u])"), 1u) << kernel.source;
+}
+
+TEST(EmitConstant, IdentityGatherIsOneMemcpy) {
+    for (const char* unroll : {"\"auto\"", "\"none\"", "\"full\"", "3"}) {
+        auto kernel = emit_json(std::string(R"({"name": "id", "op": "Gather", "dtype": "float32", "data_shape": [64, 32],
+            "indices_shape": [64], "unroll": )") + unroll + R"(, "indices": [)" + [] {
+            std::string list;
+            for (int i = 0; i < 64; ++i) list += (i ? ", " : "") + std::to_string(i < 32 ? i : i - 64);
+            return list;
+        }() + "]}");
+        const std::string body = kernel.source.substr(kernel.source.find("\nint id("));
+        EXPECT_EQ(count(body, "memcpy(&output[0u], &data[0u], 2048u * sizeof(float));"), 1u) << unroll << body;
+        EXPECT_EQ(count(body, "for ("), 0u) << unroll;
+    }
+}
+
+// Many runs (80 copies, over the 64-statement budget): "auto" writes them out while they fit its budget, then reads them from tables in the narrowest
+// type; "none" always uses the tables (unless there is one run).
+TEST(EmitConstant, RunsFromTables) {
+    const std::string head = R"({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [300, 8], "indices_shape": [80],
+                                 "indices": [)";
+    std::string list;  // rows 0, 37, 74, ..., 296, 33, ...: neither adjacent nor evenly spaced
+    for (int i = 0; i < 80; ++i) list += (i ? ", " : "") + std::to_string(i * 37 % 300);
+    auto kernel = emit_json(head + list + "]}");
+    EXPECT_NE(kernel.source.find("static const uint16_t t_sources[80] = {"), std::string::npos) << kernel.source;
+    EXPECT_EQ(count(kernel.source, "t_destinations"), 0u);  // 0, 4, 8, ...: an even step needs no table
+    EXPECT_NE(kernel.source.find("memcpy(&output[r * 8u], &data[(uint32_t)t_sources[r]], 8u * sizeof(float));"),
+              std::string::npos) << kernel.source;
+    auto few = emit_json(R"({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [300, 8], "indices_shape": [3],
+                              "indices": [5, 9, 1]})");
+    EXPECT_EQ(count(few.source, "static const"), 0u);
+    EXPECT_EQ(count(few.source, "memcpy(&output["), 3u);
+    auto none = emit_json(R"({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [300, 8], "indices_shape": [3],
+                              "unroll": "none", "indices": [5, 9, 1]})");
+    EXPECT_NE(none.source.find("static const uint8_t t_sources[3] = {"), std::string::npos) << none.source;
+}
+
 TEST(Templates, AMissingKeyIsAnError) {
     TemplateValues values;
     values.text["name"] = "x";

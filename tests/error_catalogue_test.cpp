@@ -114,7 +114,10 @@ TEST(ErrorCatalogue, CoversEveryMessageForm) {
           "is out of range for data of rank", "GatherElements needs equal ranks", "exceeds data dimension",
           "batch_dims 2 is out of range", "batch dimension 0 is", "index tuple length", "the data rank - batch_dims",
           "does not match", "is already used by", "once upper-cased", "both headers would define",
-          "\"full\" unrolling would take", "did you mean"}) {
+          "\"full\" unrolling would take", "did you mean",
+          "index 5 is out of range for data axis", "with int32 indices", "so no index is valid",
+          "expected an integer, got string \"3\" (arrays nested", "expected an array of 2", "got array (an integer",
+          "more constant indices are invalid", "does not apply to constant indices"}) {
         EXPECT_NE(all.find(form), std::string::npos) << "no catalogue entry shows a message with: " << form;
     }
 }

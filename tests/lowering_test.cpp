@@ -359,3 +359,78 @@ TEST(Lowering, ScatterNDWithNoTuplesCopiesNothing) {
     EXPECT_TRUE(copy.copy_data_first);
     expect_sizes(copy, {8, 0, 0, 8});
 }
+
+// --- constant indices: every tuple resolved into runs (source, destination, length) ----------------------
+
+std::string runs_of(const IndexedCopy& copy) {
+    std::string out;
+    if (!copy.runs) return "no runs";
+    for (const auto& run : *copy.runs) {
+        out += "{" + std::to_string(run.source) + ", " + std::to_string(run.destination) + ", " + std::to_string(run.length) + "}";
+    }
+    return out;
+}
+
+// Gather of [4, 8] by [0, 1, -2, 3] (axis 0): rows 0, 1, 2, 3 in order, so the four row copies of 8
+// continue one another on both sides and merge into one copy of all 32 elements.
+TEST(LoweringConstant, IdentityGatherIsOneCopy) {
+    auto copy = lower_json(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [4, 8],
+        "indices_shape": [4], "indices": [0, 1, -2, 3]})json");
+    EXPECT_EQ(loops_of(copy), "");
+    EXPECT_EQ(components_of(copy), "");
+    EXPECT_EQ(runs_of(copy), "{0, 0, 32}");
+    EXPECT_EQ(copy.copy_count(), 1u);
+}
+
+// Gather of [2, 5, 3] along axis 1 by [[4, 0], [1, 2]]: for each a0 (source stride 15, destination stride 12)
+// rows 4, 0, 1, 2 of 3 elements: source offsets 12, 0, 3, 6 go to 0, 3, 6, 9; rows 0, 1, 2 merge.
+TEST(LoweringConstant, OuterLoopsStayLoops) {
+    auto copy = lower_json(R"json({"name": "k", "op": "Gather", "dtype": "int8", "data_shape": [2, 5, 3],
+        "indices_shape": [2, 2], "axis": 1, "indices": [[4, 0], [1, 2]]})json");
+    EXPECT_EQ(loops_of(copy), "{2, 0, 15, 12}");
+    EXPECT_EQ(runs_of(copy), "{12, 0, 3}{0, 3, 9}");
+}
+
+// The same gather selecting every row in order is an identity: the run of 15 continues across a0, so the
+// outer loop folds into it too.
+TEST(LoweringConstant, IdentityAlongAnInnerAxisFoldsTheOuterLoop) {
+    auto copy = lower_json(R"json({"name": "k", "op": "Gather", "dtype": "int8", "data_shape": [2, 5, 3],
+        "indices_shape": [5], "axis": 1, "indices": [0, 1, 2, 3, 4]})json");
+    EXPECT_EQ(loops_of(copy), "");
+    EXPECT_EQ(runs_of(copy), "{0, 0, 30}");
+}
+
+// ScatterND add into [6, 2] by tuples 1, 2, -5 (= 1 again), 5: runs keep the order of indices, so the
+// duplicate row 1 is combined again after rows 1 and 2 (which merge: updates 0..3 to output 2..5).
+TEST(LoweringConstant, ScatterKeepsIndexOrderAndDuplicates) {
+    auto copy = lower_json(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [6, 2],
+        "indices_shape": [4, 1], "reduction": "add", "indices": [[1], [2], [-5], [5]]})json");
+    EXPECT_EQ(copy.indexed, IndexedCopy::Indexed::Destination);
+    EXPECT_EQ(runs_of(copy), "{0, 2, 4}{4, 2, 2}{6, 10, 2}");
+    EXPECT_TRUE(copy.copy_data_first);
+}
+
+// GatherElements of [2, 3] by [[2, 0], [1, 1]] along axis 1: output (0,0) <- data 2, (0,1) <- 0,
+// (1,0) <- 3 + 1 = 4, (1,1) <- 4.
+TEST(LoweringConstant, GatherElementsElementByElement) {
+    auto copy = lower_json(R"json({"name": "k", "op": "GatherElements", "dtype": "float32", "data_shape": [2, 3],
+        "indices_shape": [2, 2], "axis": 1, "indices": [[2, 0], [1, 1]]})json");
+    EXPECT_EQ(runs_of(copy), "{2, 0, 1}{0, 1, 1}{4, 2, 1}{4, 3, 1}");
+}
+
+// GatherND with batch_dims 1 over [2, 3, 4] (batch stride 12): batch 0 row 1 (source 4) and batch 1 row 0
+// (source 12), 4 elements each, to 0 and 4: two runs. Rows 2 and 0 instead (sources 8 and 12) continue one
+// another, and merge.
+TEST(LoweringConstant, GatherNDWithBatchDims) {
+    const std::string spec = R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [2, 3, 4],
+        "indices_shape": [2, 1, 1], "batch_dims": 1, "indices": )json";
+    EXPECT_EQ(runs_of(lower_json(spec + "[[[1]], [[0]]]}")), "{4, 0, 4}{12, 4, 4}");
+    EXPECT_EQ(runs_of(lower_json(spec + "[[[2]], [[0]]]}")), "{8, 0, 8}");
+}
+
+TEST(LoweringConstant, NoIndicesNoRuns) {
+    auto copy = lower_json(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
+        "indices_shape": [0], "indices": []})json");
+    EXPECT_EQ(runs_of(copy), "");
+    EXPECT_EQ(copy.copy_count(), 0u);
+}

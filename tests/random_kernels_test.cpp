@@ -203,6 +203,16 @@ private:
     std::mt19937_64 rng_;
 };
 
+// Values laid out row-major as arrays nested like `shape` (a plain number for rank 0).
+json nested(const std::vector<int64_t>& values, const reference::Shape& shape, size_t dim = 0, size_t first = 0) {
+    if (dim == shape.size()) return values[first];
+    size_t inner = 1;
+    for (size_t i = dim + 1; i < shape.size(); ++i) inner *= static_cast<size_t>(shape[i]);
+    json out = json::array();
+    for (size_t i = 0; i < static_cast<size_t>(shape[dim]); ++i) out.push_back(nested(values, shape, dim + 1, first + i * inner));
+    return out;
+}
+
 std::string unroll_choice(Generator& g, json& spec) {
     switch (g.uniform(0, 5)) {
         case 0: spec["unroll"] = "none"; return "none";
@@ -346,7 +356,7 @@ void run_random_cases(const std::string& op) {
     const size_t n = case_count();
     std::vector<cprogram::Case> cases;
     std::vector<kernelgen::KernelSpec> kernels;
-    size_t errors_expected = 0;
+    size_t errors_expected = 0, constant_cases = 0;
     for (size_t i = 0; i < n; ++i) {
         reference::Problem p = g.problem(op);
         const TypeRow& type = kTypes[static_cast<size_t>(g.uniform(0, kTypes.size() - 1))];
@@ -374,6 +384,12 @@ void run_random_cases(const std::string& op) {
         if (c.expected_status == 0 && g.chance(0.1)) {
             spec["index_check"] = "none";
             c.label = spec.dump();
+        } else if (c.expected_status == 0 && g.chance(0.15)) {
+            // Or they are constant, given in the spec (nested or flat): the kernel resolves them when it is
+            // generated, takes no indices, and must give the same output.
+            spec["indices"] = g.chance(0.5) ? nested(indices, p.indices_shape) : json(indices);
+            c.label = spec.dump();
+            c.constant_indices = true;
         }
         std::vector<kernelgen::Diagnostic> diagnostics;
         auto parsed = kernelgen::parse_spec_text(spec.dump(), "random.json", diagnostics);
@@ -381,11 +397,13 @@ void run_random_cases(const std::string& op) {
         ASSERT_EQ(parsed.size(), 1u);
         kernels.push_back(parsed.front());
         errors_expected += c.expected_status != 0;
+        constant_cases += c.constant_indices;
         cases.push_back(std::move(c));
     }
     // Both outcomes must be exercised, or the test proves less than it claims.
     EXPECT_GT(errors_expected, n / 25) << "too few out-of-range cases";
     EXPECT_LT(errors_expected, n / 2) << "too few in-range cases";
+    EXPECT_GT(constant_cases, n / 40) << "too few cases with constant indices";
 
     dump_cases(op, cases);
     kernelgen::GenerateResult result = kernelgen::generate(kernels);

@@ -26,7 +26,7 @@ const std::string kIndexTypes = "int32 or int64; default int64";
 const std::string kShapeRule = "an array of integers >= 0";
 const std::string kUnrollRule = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
 const std::string kReductions = "none, add, mul, max or min; default none";
-const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, unroll, index_check";
+const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, indices, unroll, index_check";
 
 struct Parsed {
     std::vector<KernelSpec> kernels;
@@ -684,6 +684,48 @@ TEST(SpecErrors, IndexCheckBadValues) {
     EXPECT_EQ(parse_one(head + "\"none\"}").index_check, kernelgen::IndexCheck::None);
     EXPECT_EQ(parse_one(head + "\"checked\"}").index_check, kernelgen::IndexCheck::Checked);
     EXPECT_EQ(parse_one(named("\"k\"")).index_check, kernelgen::IndexCheck::Checked);
+}
+
+// --- constant indices ---------------------------------------------------------------------------------------
+
+TEST(SpecErrors, ConstantIndicesNestedFlatAndScalar) {
+    using Values = std::vector<int64_t>;
+    const std::string gather = R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [4, 2], )json";
+    EXPECT_EQ(parse_one(gather + R"json("indices_shape": [2, 3], "indices": [[0, 1, -1], [3, -4, 2]]})json").constant_indices,
+              (Values{0, 1, -1, 3, -4, 2}));
+    EXPECT_EQ(parse_one(gather + R"json("indices_shape": [2, 3], "indices": [0, 1, -1, 3, -4, 2]})json").constant_indices,
+              (Values{0, 1, -1, 3, -4, 2}));
+    EXPECT_EQ(parse_one(gather + R"json("indices_shape": [], "indices": -2})json").constant_indices, Values{-2});
+    EXPECT_EQ(parse_one(gather + R"json("indices_shape": [], "indices": [3]})json").constant_indices, Values{3});
+    EXPECT_EQ(parse_one(gather + R"json("indices_shape": [2, 0], "indices": [[], []]})json").constant_indices, Values{});
+    EXPECT_EQ(parse_one(gather + R"json("indices_shape": [0], "indices": []})json").constant_indices, Values{});
+    EXPECT_FALSE(parse_one(gather + R"json("indices_shape": [1]})json").constant_indices.has_value());
+}
+
+// Each value is checked against the axis it selects along: the tuple position for GatherND (after the
+// batch dimensions) and ScatterND, the axis for Gather and GatherElements.
+TEST(SpecErrors, ConstantIndicesCheckedPerAxis) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [2, 7],
+        "indices_shape": [2, 2], "indices": [[1, 6], [2, -7]]})json"),
+              Problems{"spec.json: /indices/1/0: index 2 is out of range for data axis 0 of size 2 (allowed -2..1)"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [2, 3, 5],
+        "indices_shape": [2, 1], "batch_dims": 1, "indices": [[2], [-4]]})json"),
+              Problems{"spec.json: /indices/1/0: index -4 is out of range for data axis 1 of size 3 (allowed -3..2)"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherElements", "dtype": "float32", "data_shape": [2, 3],
+        "indices_shape": [2, 2], "axis": -1, "indices": [0, 1, 2, 3]})json"),
+              Problems{"spec.json: /indices/3: index 3 is out of range for data axis 1 of size 3 (allowed -3..2)"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
+        "indices_shape": [2], "indices": [18446744073709551615, -9223372036854775808]})json"),
+              (Problems{"spec.json: /indices/0: index 18446744073709551615 is out of range for data axis 0 of size 3 (allowed -3..2)",
+                        "spec.json: /indices/1: index -9223372036854775808 is out of range for data axis 0 of size 3 (allowed -3..2)"}));
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
+        "indices_shape": [2], "indices": [1, 2, 0]})json"),
+              Problems{"spec.json: /indices: expected an array of 2, got an array of 3 (arrays nested as indices_shape [2], "
+                       "or a flat array of 2 integers)"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
+        "indices_shape": [2], "indices": {"0": 1}})json"),
+              Problems{"spec.json: /indices: expected an array of 2, got object (arrays nested as indices_shape [2], "
+                       "or a flat array of 2 integers)"});
 }
 
 // With "index_check": "none" the checks leave the full-unroll count: 5000 copies alone exceed the cap.

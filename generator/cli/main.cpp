@@ -9,7 +9,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    "Usage: kernelgen [generate] --out-dir DIR SPEC.json...\n"
+    "Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] SPEC.json...\n"
     "\n"
     "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX\n"
     "Gather, GatherElements, GatherND or ScatterND kernel described in the spec files.\n"
@@ -19,6 +19,8 @@ constexpr const char* kUsage =
     "\n"
     "Options:\n"
     "  -o, --out-dir DIR  folder for the generated files (created when missing)\n"
+    "      --unroll MODE  unrolling of every kernel whose spec has no \"unroll\":\n"
+    "                     auto (the default), full, none or a factor 1..64\n"
     "  -h, --help         show this help and exit\n"
     "      --version      show the version and exit\n"
     "\n"
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     std::string out_dir;
     std::vector<std::string> specs;
+    kernelgen::RunOptions options;
     bool options_done = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
@@ -51,6 +54,11 @@ int main(int argc, char** argv) {
             out_dir = args[++i];
         } else if (!options_done && arg.rfind("--out-dir=", 0) == 0) {
             out_dir = arg.substr(10);
+        } else if (!options_done && (arg == "--unroll" || arg.rfind("--unroll=", 0) == 0)) {
+            if (arg == "--unroll" && i + 1 == args.size()) return usage_error("--unroll needs a mode");
+            const std::string mode = arg == "--unroll" ? args[++i] : arg.substr(9);
+            options.unroll = kernelgen::parse_unroll(mode);
+            if (!options.unroll) return usage_error("unknown --unroll mode '" + mode + "' (auto, full, none or a factor 1..64)");
         } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
             return usage_error("unknown option " + arg);
         } else if (arg == "generate" && specs.empty() && i == 0) {
@@ -62,7 +70,7 @@ int main(int argc, char** argv) {
     if (out_dir.empty()) return usage_error("--out-dir DIR is required");
     if (specs.empty()) return usage_error("no spec files given");
 
-    kernelgen::GenerateResult result = kernelgen::generate_files(specs);
+    kernelgen::GenerateResult result = kernelgen::generate_files(specs, options);
     if (!result.diagnostics.empty()) {
         for (const auto& diagnostic : result.diagnostics) std::cerr << diagnostic.str() << "\n";
         std::cerr << "kernelgen: " << result.diagnostics.size() << (result.diagnostics.size() == 1 ? " problem" : " problems")

@@ -23,11 +23,22 @@ std::vector<std::string> check_conditions(const IndexComponent& component, Index
     return {value + " < -" + std::to_string(component.bound), value + " > " + std::to_string(component.bound - 1)};
 }
 
-// Statements one block copy takes when written out: a reduction combines element by element; a plain copy
-// assigns up to 4 elements one by one and uses one memcpy beyond.
-uint64_t statements_per_copy(const IndexedCopy& copy) {
-    return copy.reduction != Reduction::None ? copy.block : (copy.block <= 4 ? copy.block : 1);
+// Statements one copy of `length` elements takes when written out: a reduction combines element by element;
+// a plain copy assigns up to 4 elements one by one and uses one memcpy beyond.
+uint64_t statements_per_copy(const IndexedCopy& copy, uint64_t length) {
+    return copy.reduction != Reduction::None ? length : (length <= 4 ? length : 1);
 }
+
+// Statements of the copies at one point of the loops, written out: one block, or every constant run.
+uint64_t statements_per_point(const IndexedCopy& copy) {
+    if (!copy.runs) return statements_per_copy(copy, copy.block);
+    uint64_t statements = 0;
+    for (const Run& run : *copy.runs) statements += statements_per_copy(copy, run.length);
+    return statements;
+}
+
+// Statements of every copy written out.
+uint64_t copy_statements(const IndexedCopy& copy) { return copy.point_count() * statements_per_point(copy); }
 
 // Index values the kernel compares with their bounds: none when an axis of size 0 makes every tuple fail
 // (the check is then a plain "return 0"), and none for components whose type cannot leave the bound.
@@ -98,7 +109,10 @@ public:
         values.text["sizes"] = size_macros();
         values.text["description"] = description();
         values.text["returns"] =
-            spec_.index_check == IndexCheck::Checked
+            spec_.constant_indices
+                ? " * The indices are constant (given in the spec) and were checked when this kernel was generated.\n"
+                  " * Returns " + macro_ + "_OK."
+            : spec_.index_check == IndexCheck::Checked
                 ? " * Returns " + macro_ + "_OK, or " + macro_ + "_ERROR_INDEX_OUT_OF_RANGE when any index lies outside\n"
                   " * [-s, s-1] for the size s of its axis; output is then left untouched."
                 : " * Generated with \"index_check\": \"none\": the indices are NOT checked. Every index must lie in\n"
@@ -121,8 +135,11 @@ public:
 
 private:
     // Statements one block copy takes when written out, and inside a loop body.
-    uint64_t straight_cost() const { return statements_per_copy(copy_); }
-    uint64_t loop_cost() const { return copy_.block <= 4 ? copy_.block : 1; }
+    // Statements of one point's copies inside a loop body: written out, or a loop over the table of runs.
+    uint64_t loop_cost() const {
+        if (copy_.runs) return runs_straight_ ? statements_per_point(copy_) : 1;
+        return copy_.block <= 4 ? copy_.block : 1;
+    }
     uint64_t check_statements() const { return checked_values(copy_, spec_); }
 
     bool any_condition() const {
@@ -139,11 +156,16 @@ private:
         straight_ = false;
         const Unroll& unroll = spec_.unroll;
         if (unroll.kind == Unroll::Kind::Full ||
-            (unroll.kind == Unroll::Kind::Auto && copy_.copy_count() * straight_cost() <= kStraightLineBudget)) {
+            (unroll.kind == Unroll::Kind::Auto && copy_statements(copy_) <= kStraightLineBudget)) {
             for (auto& level : levels_) level.mode = LevelPlan::Mode::Full;
             straight_ = true;
+            runs_straight_ = true;
             return;
         }
+        // Constant runs are written out when there is one, or (auto) while they fit a loop body; otherwise
+        // a loop walks a table of them.
+        runs_straight_ = copy_.runs && (copy_.runs->size() <= 1 || (unroll.kind == Unroll::Kind::Auto &&
+                                                                     statements_per_point(copy_) <= kLoopBodyBudget));
         if (depth == 0 || unroll.kind == Unroll::Kind::None) return;
         if (unroll.kind == Unroll::Kind::Factor) {
             set_partial(depth - 1, unroll.factor);
@@ -193,7 +215,8 @@ private:
     }
 
     std::string parameter_list() const {
-        std::string out = pointer_to_element(true) + "data, const " + index_ + " *indices, ";
+        std::string out = pointer_to_element(true) + "data, ";
+        if (!spec_.constant_indices) out += "const " + index_ + " *indices, ";
         if (spec_.op == Op::ScatterND) out += pointer_to_element(true) + "updates, ";
         return out + pointer_to_element(false) + "output";
     }
@@ -260,7 +283,8 @@ private:
         std::string out = " * " + std::string(name(spec_.op)) + attribute + ".\n";
         out += " *   data     " + dtype + " " + format_shape(spec_.data_shape) + "\n";
         out += " *   indices  " + std::string(name(spec_.index_dtype)) + " " + format_shape(spec_.indices_shape) +
-               (empty_axis ? std::string(", none in range (an axis of size 0)")
+               (spec_.constant_indices ? constant_indices_note()
+                : empty_axis ? std::string(", none in range (an axis of size 0)")
                 : copy_.components.size() > 1 ? ", tuples of " + std::to_string(copy_.components.size()) + " in " + bounds
                                               : ", each in " + bounds) + "\n";
         if (spec_.op == Op::ScatterND) out += " *   updates  " + dtype + " " + format_shape(spec_.updates_shape) + "\n";
@@ -275,6 +299,15 @@ private:
         return out;
     }
 
+    // The constant index values, when few enough to read in a comment.
+    std::string constant_indices_note() const {
+        const std::vector<int64_t>& values = *spec_.constant_indices;
+        if (values.size() > 16) return ", constant (" + std::to_string(values.size()) + " values given in the spec)";
+        std::string list;
+        for (int64_t value : values) list += (list.empty() ? "" : ", ") + std::to_string(value);
+        return ", constant: " + (list.empty() ? "none" : list);
+    }
+
     std::string unroll_note() const {
         std::string setting;
         switch (spec_.unroll.kind) {
@@ -282,6 +315,12 @@ private:
             case Unroll::Kind::Full: setting = "full"; break;
             case Unroll::Kind::None: setting = "none"; break;
             case Unroll::Kind::Factor: setting = std::to_string(spec_.unroll.factor); break;
+        }
+        if (copy_.runs) {
+            const std::string runs = std::to_string(copy_.runs->size()) + (copy_.runs->size() == 1 ? " run" : " runs");
+            return "unroll " + setting + ": constant indices resolved into " + runs + ", " +
+                   (runs_straight_ ? "written out" : "copied from a table") +
+                   (copy_.loops.empty() || straight_ ? "" : " inside constant-bound loops");
         }
         std::string checks = ", no index checks";
         if (spec_.index_check == IndexCheck::Checked) {
@@ -293,7 +332,7 @@ private:
     // Static helpers the body calls: index wrapping, the range check, the reduction.
     std::string helpers() {
         CodeWriter w;
-        if (copy_.copy_count() > 0) {
+        if (copy_.copy_count() > 0 && !copy_.runs) {
             w.line(spec_.index_check == IndexCheck::Checked
                        ? "/* An index already checked to lie in [-size, size-1], as an offset along its axis. */"
                        : "/* An index the caller guarantees to lie in [-size, size-1] (\"index_check\": \"none\"), as an offset along its axis. */");
@@ -303,6 +342,7 @@ private:
             w.close();
             w.blank();
         }
+        if (copy_.runs && !runs_straight_ && copy_.copy_count() > 0) run_tables(w);
         if (any_condition()) {
             w.line("/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */");
             w.line("static int " + spec_.name + "_indices_in_range(const " + index_ + " *indices)");
@@ -481,7 +521,7 @@ private:
         const bool data_copy = copy_.copy_data_first && copy_.data_size > 0;
         std::vector<std::string> unused;
         if (!(copies && copy_.indexed == IndexedCopy::Indexed::Source) && !data_copy) unused.push_back("data");
-        if (!copies && !uses_indices_check) unused.push_back("indices");
+        if (!copies && !uses_indices_check && !spec_.constant_indices) unused.push_back("indices");
         if (spec_.op == Op::ScatterND && !copies) unused.push_back("updates");
         if (!copies && !data_copy) unused.push_back("output");
         for (const auto& parameter : unused) w.line("(void)" + parameter + ";");
@@ -552,47 +592,107 @@ private:
     }
 
     void emit_copy(CodeWriter& w, const std::vector<Position>& positions) {
-        const Affine tuple = offset(positions, &Loop::indices_stride);
         Affine source = offset(positions, &Loop::source_stride);
         Affine destination = offset(positions, &Loop::destination_stride);
+        if (copy_.runs) {
+            emit_runs(w, destination, source);
+            return;
+        }
+        const Affine tuple = offset(positions, &Loop::indices_stride);
         Affine& indexed = copy_.indexed == IndexedCopy::Indexed::Source ? source : destination;
         for (const auto& component : copy_.components) {
             indexed.terms.emplace_back(spec_.name + "_wrap(indices[" + tuple.plus(component.offset).str() + "], " +
                                            literal(component.bound) + ")",
                                        component.stride);
         }
-        const uint64_t block = copy_.block;
-        if (!reduce_ && block > 4) {
-            w.line("memcpy(&output[" + destination.str() + "], &" + source_ + "[" + source.str() + "], " + literal(block) +
-                   " * sizeof(" + element_ + "));");
-            uses_memcpy_ = true;
-            return;
-        }
-        const bool element_loop = reduce_ && block > 4 && !straight_;
-        const bool scoped = block > 1 || reduce_;  // a reduction reads and writes the same place
+        const bool scoped = (reduce_ || copy_.block > 1) && (reduce_ || copy_.block <= 4);
         if (scoped) {
-            // Name the indexed offset once for the elements of the block.
+            // Name the indexed offset once for the elements of the block (a reduction reads and writes it).
             w.open("");
             const std::string local = copy_.indexed == IndexedCopy::Indexed::Source ? "from" : "to";
             w.line("const " + offset_ + " " + local + " = " + indexed.str() + ";");
             indexed = Affine{{{local, 1}}, 0};
         }
-        auto element = [&](const Affine& to, const Affine& from) {
-            const std::string target = "output[" + to.str() + "]";
-            const std::string value = source_ + "[" + from.str() + "]";
+        emit_block(w, destination, source, copy_.block, "");
+        if (scoped) w.close();
+    }
+
+    // One contiguous block from source_[from] to output[to]: `length` elements, or as many as the expression
+    // `variable_length` gives when it is not empty.
+    void emit_block(CodeWriter& w, const Affine& to, const Affine& from, uint64_t length, const std::string& variable_length) {
+        if (!reduce_ && (!variable_length.empty() || length > 4)) {
+            w.line("memcpy(&output[" + to.str() + "], &" + source_ + "[" + from.str() + "], " +
+                   (variable_length.empty() ? literal(length) : variable_length) + " * sizeof(" + element_ + "));");
+            uses_memcpy_ = true;
+            return;
+        }
+        auto element = [&](const Affine& target_offset, const Affine& value_offset) {
+            const std::string target = "output[" + target_offset.str() + "]";
+            const std::string value = source_ + "[" + value_offset.str() + "]";
             w.line(target + " = " + (reduce_ ? spec_.name + "_combine(" + target + ", " + value + ")" : value) + ";");
         };
-        if (element_loop) {
-            w.open("for (" + offset_ + " e = 0u; e < " + literal(block) + "; ++e)");
-            Affine to = destination, from = source;
-            to.terms.emplace_back("e", 1);
-            from.terms.emplace_back("e", 1);
-            element(to, from);
+        if (!variable_length.empty() || (length > 4 && !straight_)) {  // a reduction of a long block: an element loop
+            w.open("for (" + offset_ + " e = 0u; e < " + (variable_length.empty() ? literal(length) : variable_length) + "; ++e)");
+            Affine target_offset = to, value_offset = from;
+            target_offset.terms.emplace_back("e", 1);
+            value_offset.terms.emplace_back("e", 1);
+            element(target_offset, value_offset);
             w.close();
         } else {
-            for (uint64_t e = 0; e < block; ++e) element(destination.plus(e), source.plus(e));
+            for (uint64_t e = 0; e < length; ++e) element(to.plus(e), from.plus(e));
         }
-        if (scoped) w.close();
+    }
+
+    // Constant indices: every run written out, or a loop over the tables run_tables() defined.
+    void emit_runs(CodeWriter& w, const Affine& destination, const Affine& source) {
+        if (runs_straight_) {
+            for (const Run& run : *copy_.runs) emit_block(w, destination.plus(run.destination), source.plus(run.source), run.length, "");
+            return;
+        }
+        w.open("for (" + offset_ + " r = 0u; r < " + literal(copy_.runs->size()) + "; ++r)");
+        auto shifted = [](Affine base, const Affine& by) {
+            base.terms.insert(base.terms.end(), by.terms.begin(), by.terms.end());
+            base.constant += by.constant;
+            return base;
+        };
+        emit_block(w, shifted(destination, run_destination_), shifted(source, run_source_), run_length_, run_length_expression_);
+        w.close();
+    }
+
+    // The static tables a loop over the constant runs reads, in the narrowest unsigned type that holds them;
+    // a side whose offsets step evenly (or lengths that are all equal) needs none.
+    void run_tables(CodeWriter& w) {
+        const std::vector<Run>& runs = *copy_.runs;
+        auto table = [&](const std::string& what, uint64_t Run::*field) {
+            std::vector<uint64_t> values;
+            for (const Run& run : runs) values.push_back(run.*field);
+            // An even step r * step + first: no table.
+            const uint64_t first = values.front();
+            const uint64_t step = values.size() > 1 && values[1] >= first ? values[1] - first : 0;
+            bool even = true;
+            for (size_t r = 0; r < values.size() && even; ++r) even = values[r] == first + r * step;
+            if (even) return Affine{{{"r", step}}, first};
+            const uint64_t largest = *std::max_element(values.begin(), values.end());
+            const std::string type = largest <= UINT8_MAX ? "uint8_t" : largest <= UINT16_MAX ? "uint16_t"
+                                     : largest <= UINT32_MAX ? "uint32_t" : "uint64_t";
+            const std::string table_name = spec_.name + "_" + what;
+            w.line("/* The " + what + " of the " + std::to_string(runs.size()) + " copies, resolved from the constant indices. */");
+            w.line("static const " + type + " " + table_name + "[" + std::to_string(values.size()) + "] = {");
+            for (size_t r = 0; r < values.size(); r += 12) {
+                std::string line;
+                for (size_t i = r; i < std::min(values.size(), r + 12); ++i) line += (i > r ? " " : "") + literal(values[i]) + ",";
+                w.line("    " + line);
+            }
+            w.line("};");
+            w.blank();
+            const bool narrow = type != "uint32_t" && type != "uint64_t";  // promoted to int: convert explicitly
+            return Affine{{{(narrow ? "(" + offset_ + ")" : "") + table_name + "[r]", 1}}, 0};
+        };
+        run_source_ = table("sources", &Run::source);
+        run_destination_ = table("destinations", &Run::destination);
+        const Affine lengths = table("lengths", &Run::length);
+        if (lengths.terms.front().first == "r" && lengths.terms.front().second == 0) run_length_ = lengths.constant;
+        else run_length_expression_ = lengths.terms.front().first == "r" ? "(" + lengths.str() + ")" : lengths.str();
     }
 
     const KernelSpec& spec_;
@@ -600,14 +700,19 @@ private:
     std::string element_, index_, offset_, macro_, source_;
     bool reduce_ = false;
     bool straight_ = false;
+    bool runs_straight_ = false;  // constant runs written out rather than read from tables
     bool uses_memcpy_ = false;
     std::vector<LevelPlan> levels_;
+    // The current run inside the loop over the tables of constant runs.
+    Affine run_source_, run_destination_;
+    uint64_t run_length_ = 0;
+    std::string run_length_expression_;
 };
 
 }  // namespace
 
 uint64_t full_unroll_statements(const IndexedCopy& copy, const KernelSpec& spec) {
-    return copy.copy_count() * statements_per_copy(copy) + checked_values(copy, spec);
+    return copy_statements(copy) + checked_values(copy, spec);
 }
 
 GeneratedKernel emit(const KernelSpec& spec, const IndexedCopy& copy) { return KernelEmitter(spec, copy).run(); }

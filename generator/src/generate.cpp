@@ -17,10 +17,11 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
         copies.push_back(lower(kernel));
         const uint64_t statements = full_unroll_statements(copies.back(), kernel);
         if (kernel.unroll.kind == Unroll::Kind::Full && statements > kMaxFullUnroll) {
-            diagnostics.push_back({kernel.spec_file, kernel.pointer + "/unroll",
-                                   "\"full\" unrolling would take " + std::to_string(statements) +
-                                       " statements (at most " + std::to_string(kMaxFullUnroll) +
-                                       "; use \"auto\", \"none\" or a factor)"});
+            // The setting is the spec's own, or the run's --unroll for a spec without one.
+            diagnostics.push_back({kernel.spec_file, kernel.pointer + (kernel.unroll_given ? "/unroll" : ""),
+                                   "\"full\" unrolling" + std::string(kernel.unroll_given ? "" : " (--unroll full)") +
+                                       " would take " + std::to_string(statements) + " statements (at most " +
+                                       std::to_string(kMaxFullUnroll) + "; use \"auto\", \"none\" or a factor)"});
         }
     }
     if (!diagnostics.empty()) {
@@ -45,12 +46,15 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
     return result;
 }
 
-GenerateResult generate_files(const std::vector<std::string>& spec_paths) {
+GenerateResult generate_files(const std::vector<std::string>& spec_paths, const RunOptions& options) {
     std::vector<Diagnostic> diagnostics;
     std::vector<KernelSpec> kernels;
     for (const auto& path : spec_paths) {
         auto parsed = parse_spec_file(path, diagnostics);
         kernels.insert(kernels.end(), parsed.begin(), parsed.end());
+    }
+    for (auto& kernel : kernels) {
+        if (options.unroll && !kernel.unroll_given) kernel.unroll = *options.unroll;
     }
     return generate(kernels, std::move(diagnostics));
 }

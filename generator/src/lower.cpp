@@ -4,11 +4,13 @@
 
 namespace kernelgen {
 
-uint64_t IndexedCopy::copy_count() const {
+uint64_t IndexedCopy::point_count() const {
     uint64_t count = 1;
     for (const auto& loop : loops) count *= loop.extent;
     return count;
 }
+
+uint64_t IndexedCopy::copy_count() const { return point_count() * (runs ? runs->size() : 1); }
 
 namespace {
 
@@ -59,6 +61,59 @@ void simplify(IndexedCopy& copy) {
         merged.pop_back();
     }
     copy.loops = merged;
+}
+
+// Constant indices: resolves every point of the loops that walk the indices into a run of the block, merging
+// a run into the one before when both sides continue it, so an identity gather becomes one copy.
+void fold_constant_indices(IndexedCopy& copy, const std::vector<int64_t>& values) {
+    size_t outer = 0;  // leading loops that do not walk the indices stay loops
+    while (outer < copy.loops.size() && copy.loops[outer].indices_stride == 0) ++outer;
+    std::vector<Run> runs;
+    if (copy.point_count() > 0 && copy.block > 0) {
+        const std::vector<Loop> walked(copy.loops.begin() + static_cast<std::ptrdiff_t>(outer), copy.loops.end());
+        std::vector<uint64_t> counter(walked.size(), 0);
+        for (bool more = true; more;) {
+            uint64_t tuple = 0, source = 0, destination = 0;
+            for (size_t level = 0; level < walked.size(); ++level) {
+                tuple += counter[level] * walked[level].indices_stride;
+                source += counter[level] * walked[level].source_stride;
+                destination += counter[level] * walked[level].destination_stride;
+            }
+            uint64_t& indexed = copy.indexed == IndexedCopy::Indexed::Source ? source : destination;
+            for (const auto& component : copy.components) {
+                const int64_t value = values[tuple + component.offset];  // in [-bound, bound-1], checked when read
+                indexed += (value < 0 ? component.bound - static_cast<uint64_t>(-value) : static_cast<uint64_t>(value)) *
+                           component.stride;
+            }
+            if (!runs.empty() && runs.back().source + runs.back().length == source &&
+                runs.back().destination + runs.back().length == destination) {
+                runs.back().length += copy.block;
+            } else {
+                runs.push_back(Run{source, destination, copy.block});
+            }
+            // The next point, innermost level fastest.
+            more = false;
+            for (size_t level = walked.size(); level-- > 0;) {
+                if (++counter[level] < walked[level].extent) {
+                    more = true;
+                    break;
+                }
+                counter[level] = 0;
+            }
+        }
+        copy.loops.resize(outer);
+        // One run that the innermost loop left repeats contiguously on both sides folds into it.
+        while (runs.size() == 1 && !copy.loops.empty() && copy.loops.back().source_stride == runs[0].length &&
+               copy.loops.back().destination_stride == runs[0].length) {
+            runs[0].length *= copy.loops.back().extent;
+            copy.loops.pop_back();
+        }
+    } else {
+        copy.loops.clear();
+    }
+    copy.components.clear();
+    copy.tuple_count = 0;
+    copy.runs = std::move(runs);
 }
 
 std::string dims(const char* prefix, size_t count) {
@@ -190,6 +245,7 @@ IndexedCopy lower(const KernelSpec& spec) {
     copy.output_size = element_count(spec.output_shape);
     copy.tuple_count = copy.components.empty() ? 0 : copy.indices_size / copy.components.size();
     simplify(copy);
+    if (spec.constant_indices) fold_constant_indices(copy, *spec.constant_indices);
     return copy;
 }
 

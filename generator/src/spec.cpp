@@ -243,6 +243,7 @@ public:
         if (clean_since(before_rules) && spec.op == Op::ScatterND && !bounded_count(spec.updates_shape)) {
             fail("", "updates shape " + format_shape(spec.updates_shape) + " has too many elements (at most 2^40)");
         }
+        if (clean_since(before_rules)) read_constant_indices(spec);
         if (!ok_) return std::nullopt;
         return spec;
     }
@@ -306,7 +307,7 @@ private:
 
     void check_keys(std::optional<Op> op) {
         std::vector<std::string> common{"name",          "op",     "dtype",      "index_dtype",
-                                        "data_shape",    "indices_shape", "unroll", "index_check"};
+                                        "data_shape",    "indices_shape", "indices", "unroll", "index_check"};
         std::map<Op, std::vector<std::string>> specific{{Op::Gather, {"axis"}},
                                                         {Op::GatherElements, {"axis"}},
                                                         {Op::GatherND, {"batch_dims"}},
@@ -402,6 +403,7 @@ private:
     void read_unroll(KernelSpec& spec) {
         const json* value = find("unroll");
         if (!value) return;
+        spec.unroll_given = true;
         const std::string allowed = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
         if (value->is_string()) {
             auto text = value->get<std::string>();
@@ -615,6 +617,90 @@ private:
         spec.output_shape = spec.data_shape;
     }
 
+    // The data axis the value at flat position `at` of indices selects along.
+    static size_t selected_axis(const KernelSpec& spec, uint64_t at) {
+        switch (spec.op) {
+            case Op::Gather:
+            case Op::GatherElements: return static_cast<size_t>(spec.axis);
+            case Op::GatherND: return static_cast<size_t>(spec.batch_dims) + static_cast<size_t>(at % spec.indices_shape.back());
+            case Op::ScatterND: return static_cast<size_t>(at % spec.indices_shape.back());
+        }
+        return 0;
+    }
+
+    // "indices": the index values themselves, when the model fixes them (an initializer): arrays nested as
+    // indices_shape (an integer for rank 0), or one flat array of every value in row-major order. Each value
+    // is checked against its axis here, so the kernel needs no check at run time.
+    void read_constant_indices(KernelSpec& spec) {
+        const json* value = find("indices");
+        if (!value) return;
+        if (find("index_check")) {
+            fail("index_check", "\"index_check\" does not apply to constant indices: they are checked when the kernel is "
+                                "generated (remove \"index_check\" or \"indices\")");
+            return;
+        }
+        const Shape& shape = spec.indices_shape;
+        const uint64_t count = element_count(shape);
+        const std::string layout = shape.empty() ? "an integer, as indices_shape is []"
+                                                 : "arrays nested as indices_shape " + format_shape(shape) +
+                                                       ", or a flat array of " + std::to_string(count) + " integers";
+        // The values with their pointers, in row-major order.
+        std::vector<std::pair<const json*, std::string>> values;
+        const bool flat = value->is_array() && value->size() == count &&
+                          std::none_of(value->begin(), value->end(), [](const json& item) { return item.is_array(); });
+        if (flat) {
+            for (size_t i = 0; i < value->size(); ++i) values.emplace_back(&(*value)[i], "indices/" + std::to_string(i));
+        } else {
+            // Breadth-first through the nesting: level d holds the arrays of dimension d.
+            std::vector<std::pair<const json*, std::string>> level{{value, "indices"}};
+            for (uint64_t dim : shape) {
+                std::vector<std::pair<const json*, std::string>> next;
+                for (const auto& [array, where] : level) {
+                    if (!array->is_array() || array->size() != dim) {
+                        fail(where, "expected an array of " + std::to_string(dim) + ", got " +
+                                        (array->is_array() ? "an array of " + std::to_string(array->size())
+                                                           : json_type(*array)) + " (" + layout + ")");
+                        return;
+                    }
+                    for (size_t i = 0; i < array->size(); ++i) next.emplace_back(&(*array)[i], where + "/" + std::to_string(i));
+                }
+                level = std::move(next);
+            }
+            values = std::move(level);
+        }
+        const int64_t type_low = spec.index_dtype == IndexType::Int32 ? INT32_MIN : INT64_MIN;
+        const int64_t type_high = spec.index_dtype == IndexType::Int32 ? INT32_MAX : INT64_MAX;
+        std::vector<int64_t> resolved;
+        size_t bad = 0;
+        constexpr size_t kShown = 8;  // problems listed one by one; the rest are counted
+        for (size_t at = 0; at < values.size(); ++at) {
+            const auto& [item, where] = values[at];
+            const size_t axis = selected_axis(spec, at);
+            const uint64_t size = spec.data_shape[axis];
+            const int64_t low = std::max(-static_cast<int64_t>(size), type_low);
+            const int64_t high = std::min(static_cast<int64_t>(size) - 1, type_high);
+            const std::string allowed = size == 0 ? "data axis " + std::to_string(axis) + " has size 0, so no index is valid"
+                                                  : "allowed " + std::to_string(low) + ".." + std::to_string(high);
+            std::string problem;
+            if (item->is_array() && shape.empty()) {
+                problem = "expected an integer, got array (" + layout + ")";
+            } else if (!item->is_number_integer()) {
+                problem = "expected an integer, got " + json_type(*item) + " " + item->dump() + " (" + layout + ")";
+            } else if ((item->is_number_unsigned() && item->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) ||
+                       item->get<int64_t>() < low || item->get<int64_t>() > high) {
+                problem = "index " + item->dump() + " is out of range for data axis " + std::to_string(axis) + " of size " +
+                          std::to_string(size) + (high < static_cast<int64_t>(size) - 1 ? " with int32 indices" : "") +
+                          " (" + allowed + ")";
+            } else {
+                resolved.push_back(item->get<int64_t>());
+                continue;
+            }
+            if (++bad <= kShown) fail(where, problem);
+        }
+        if (bad > kShown) fail("indices", std::to_string(bad - kShown) + " more constant indices are invalid (" + std::to_string(bad) + " in all)");
+        if (bad == 0) spec.constant_indices = std::move(resolved);
+    }
+
     const json& object_;
     std::string file_;
     std::string base_;
@@ -708,6 +794,18 @@ private:
 };
 
 }  // namespace
+
+std::optional<Unroll> parse_unroll(const std::string& text) {
+    if (text == "auto") return Unroll{Unroll::Kind::Auto, 1};
+    if (text == "full") return Unroll{Unroll::Kind::Full, 1};
+    if (text == "none") return Unroll{Unroll::Kind::None, 1};
+    if (text.empty() || text.size() > 2 || !std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+        return std::nullopt;
+    }
+    const unsigned factor = static_cast<unsigned>(std::stoul(text));
+    if (factor < 1 || factor > kMaxUnrollFactor) return std::nullopt;
+    return Unroll{Unroll::Kind::Factor, factor};
+}
 
 std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,
                                         std::vector<Diagnostic>& diagnostics) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,13 @@ struct GenerateResult {
 GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics = {},
                         uint64_t max_output_bytes = kMaxRunOutputBytes);
 
-// Parses every file, then generate().
-GenerateResult generate_files(const std::vector<std::string>& spec_paths);
+// Settings of a whole run (the command line's options): each applies to the kernels whose spec leaves it out.
+struct RunOptions {
+    std::optional<Unroll> unroll;
+};
+
+// Parses every file, applies `options`, then generate().
+GenerateResult generate_files(const std::vector<std::string>& spec_paths, const RunOptions& options = {});
 
 struct WriteReport {
     std::vector<std::string> written;    // created or changed

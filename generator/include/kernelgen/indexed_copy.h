@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,17 @@ struct IndexComponent {
     uint64_t stride;  // elements between neighbours along that axis
 };
 
+// With constant indices: `length` contiguous elements from source offset `source` to destination offset
+// `destination`, both relative to the current point of the loops.
+struct Run {
+    uint64_t source;
+    uint64_t destination;
+    uint64_t length;
+    bool operator==(const Run& other) const {
+        return source == other.source && destination == other.destination && length == other.length;
+    }
+};
+
 struct IndexedCopy {
     enum class Indexed { Source, Destination };
     Indexed indexed = Indexed::Source;
@@ -43,10 +55,15 @@ struct IndexedCopy {
     uint64_t tuple_count = 0;
     // Element counts of the tensors, for the size macros and the offset type.
     uint64_t data_size = 0, indices_size = 0, updates_size = 0, output_size = 0;
+    // Constant indices: every index tuple resolved at generation time. `loops` keeps only the outer levels that
+    // do not walk the indices; at each of their points, these runs are copied in order (adjacent copies merged).
+    // `components` is then empty and tuple_count 0: nothing is read or checked at run time.
+    std::optional<std::vector<Run>> runs;
     // What the copy computes, in the operator's own terms, for the comment above it.
     std::string formula;
 
-    uint64_t copy_count() const;  // number of block copies: the product of the loop extents
+    uint64_t point_count() const;  // the product of the loop extents
+    uint64_t copy_count() const;   // number of block copies: the points, times the runs of each with constant indices
 };
 
 // Lowers a resolved spec. Never fails: every rule was checked when the spec was read.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,12 @@ struct KernelSpec {
     int64_t batch_dims = 0;
     Reduction reduction = Reduction::None;
     Unroll unroll;
+    bool unroll_given = false;  // the spec sets "unroll" (a run-wide --unroll applies only where it does not)
     IndexCheck index_check = IndexCheck::Checked;
+    // Constant indices ("indices" in the spec): the index values, row-major, known when the kernel is
+    // generated (an initializer of the model). Each was checked against its bound when read; the kernel then
+    // takes no indices parameter and its copies are resolved at generation time.
+    std::optional<std::vector<int64_t>> constant_indices;
     std::string spec_file;  // the file as named on the command line
     std::string pointer;    // JSON pointer of the kernel object in its file ("" or "/kernels/N")
 };
@@ -69,6 +75,9 @@ std::string macro_case(std::string name);       // the upper-cased kernel name i
 // Every identifier a kernel's header declares or defines: the function, the include guard and the
 // <NAME>_... macros (ScatterND adds <NAME>_UPDATES_SIZE). Two kernels of a run may share none of them.
 std::vector<std::string> header_identifiers(const KernelSpec& spec);
+
+// An unroll setting as the command line spells it: auto, full, none or a factor 1..64.
+std::optional<Unroll> parse_unroll(const std::string& text);
 
 // Parses and checks one spec document. `file` names it in diagnostics and banners.
 // Problems are appended to `diagnostics`; only kernels without problems are returned.
