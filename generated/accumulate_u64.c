@@ -12,18 +12,6 @@ static uint32_t accumulate_u64_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int accumulate_u64_indices_in_range(const int64_t *indices)
-{
-    for (uint32_t t = 0u; t < 100u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -40 || index > 39) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* The add reduction: wraps modulo 2^64, computed in unsigned arithmetic (no overflow). */
 static uint64_t accumulate_u64_combine(uint64_t current, uint64_t update)
 {
@@ -32,8 +20,12 @@ static uint64_t accumulate_u64_combine(uint64_t current, uint64_t update)
 
 int accumulate_u64(const uint64_t *data, const int64_t *indices, const uint64_t *updates, uint64_t *output)
 {
-    if (!accumulate_u64_indices_in_range(indices)) {
-        return ACCUMULATE_U64_ERROR_INDEX_OUT_OF_RANGE;
+    /* Every index is checked before anything is written. */
+    for (uint32_t t = 0u; t < 100u; ++t) {
+        const int64_t index = indices[t];
+        if (index < -40 || index > 39) {
+            return ACCUMULATE_U64_ERROR_INDEX_OUT_OF_RANGE;
+        }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {

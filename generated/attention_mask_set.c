@@ -12,45 +12,37 @@ static uint32_t attention_mask_set_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int attention_mask_set_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -8 || indices[0] > 7) {
-        return 0;
-    }
-    if (indices[1] < -8 || indices[1] > 7) {
-        return 0;
-    }
-    if (indices[2] < -8 || indices[2] > 7) {
-        return 0;
-    }
-    if (indices[3] < -8 || indices[3] > 7) {
-        return 0;
-    }
-    if (indices[4] < -8 || indices[4] > 7) {
-        return 0;
-    }
-    if (indices[5] < -8 || indices[5] > 7) {
-        return 0;
-    }
-    if (indices[6] < -8 || indices[6] > 7) {
-        return 0;
-    }
-    if (indices[7] < -8 || indices[7] > 7) {
-        return 0;
-    }
-    if (indices[8] < -8 || indices[8] > 7) {
-        return 0;
-    }
-    if (indices[9] < -8 || indices[9] > 7) {
-        return 0;
-    }
-    return 1;
-}
-
 int attention_mask_set(const bool *data, const int64_t *indices, const bool *updates, bool *output)
 {
-    if (!attention_mask_set_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -8 || indices[0] > 7) {
+        return ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -8 || indices[1] > 7) {
+        return ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -8 || indices[2] > 7) {
+        return ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -8 || indices[3] > 7) {
+        return ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -8 || indices[4] > 7) {
+        return ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[5] < -8 || indices[5] > 7) {
+        return ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[6] < -8 || indices[6] > 7) {
+        return ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[7] < -8 || indices[7] > 7) {
+        return ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[8] < -8 || indices[8] > 7) {
+        return ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[9] < -8 || indices[9] > 7) {
         return ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

@@ -12,51 +12,43 @@ static uint32_t batched_gather_nd_wrap(int32_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int batched_gather_nd_indices_in_range(const int32_t *indices)
-{
-    if (indices[0] < -8 || indices[0] > 7) {
-        return 0;
-    }
-    if (indices[1] < -8 || indices[1] > 7) {
-        return 0;
-    }
-    if (indices[2] < -8 || indices[2] > 7) {
-        return 0;
-    }
-    if (indices[3] < -8 || indices[3] > 7) {
-        return 0;
-    }
-    if (indices[4] < -8 || indices[4] > 7) {
-        return 0;
-    }
-    if (indices[5] < -8 || indices[5] > 7) {
-        return 0;
-    }
-    if (indices[6] < -8 || indices[6] > 7) {
-        return 0;
-    }
-    if (indices[7] < -8 || indices[7] > 7) {
-        return 0;
-    }
-    if (indices[8] < -8 || indices[8] > 7) {
-        return 0;
-    }
-    if (indices[9] < -8 || indices[9] > 7) {
-        return 0;
-    }
-    if (indices[10] < -8 || indices[10] > 7) {
-        return 0;
-    }
-    if (indices[11] < -8 || indices[11] > 7) {
-        return 0;
-    }
-    return 1;
-}
-
 int batched_gather_nd(const int8_t *data, const int32_t *indices, int8_t *output)
 {
-    if (!batched_gather_nd_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -8 || indices[0] > 7) {
+        return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -8 || indices[1] > 7) {
+        return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -8 || indices[2] > 7) {
+        return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -8 || indices[3] > 7) {
+        return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -8 || indices[4] > 7) {
+        return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[5] < -8 || indices[5] > 7) {
+        return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[6] < -8 || indices[6] > 7) {
+        return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[7] < -8 || indices[7] > 7) {
+        return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[8] < -8 || indices[8] > 7) {
+        return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[9] < -8 || indices[9] > 7) {
+        return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[10] < -8 || indices[10] > 7) {
+        return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[11] < -8 || indices[11] > 7) {
         return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[b0, i0, :] = data[b0, indices[b0, i0, :], :] */

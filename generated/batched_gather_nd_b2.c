@@ -10,51 +10,43 @@ static uint32_t batched_gather_nd_b2_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int batched_gather_nd_b2_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -5 || indices[0] > 4) {
-        return 0;
-    }
-    if (indices[1] < -5 || indices[1] > 4) {
-        return 0;
-    }
-    if (indices[2] < -5 || indices[2] > 4) {
-        return 0;
-    }
-    if (indices[3] < -5 || indices[3] > 4) {
-        return 0;
-    }
-    if (indices[4] < -5 || indices[4] > 4) {
-        return 0;
-    }
-    if (indices[5] < -5 || indices[5] > 4) {
-        return 0;
-    }
-    if (indices[6] < -5 || indices[6] > 4) {
-        return 0;
-    }
-    if (indices[7] < -5 || indices[7] > 4) {
-        return 0;
-    }
-    if (indices[8] < -5 || indices[8] > 4) {
-        return 0;
-    }
-    if (indices[9] < -5 || indices[9] > 4) {
-        return 0;
-    }
-    if (indices[10] < -5 || indices[10] > 4) {
-        return 0;
-    }
-    if (indices[11] < -5 || indices[11] > 4) {
-        return 0;
-    }
-    return 1;
-}
-
 int batched_gather_nd_b2(const float *data, const int64_t *indices, float *output)
 {
-    if (!batched_gather_nd_b2_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -5 || indices[0] > 4) {
+        return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -5 || indices[1] > 4) {
+        return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -5 || indices[2] > 4) {
+        return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -5 || indices[3] > 4) {
+        return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -5 || indices[4] > 4) {
+        return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[5] < -5 || indices[5] > 4) {
+        return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[6] < -5 || indices[6] > 4) {
+        return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[7] < -5 || indices[7] > 4) {
+        return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[8] < -5 || indices[8] > 4) {
+        return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[9] < -5 || indices[9] > 4) {
+        return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[10] < -5 || indices[10] > 4) {
+        return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[11] < -5 || indices[11] > 4) {
         return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[b0, b1, i0, :] = data[b0, b1, indices[b0, b1, i0, :], :] */

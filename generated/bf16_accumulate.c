@@ -32,30 +32,6 @@ static uint32_t bf16_accumulate_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int bf16_accumulate_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -16 || indices[0] > 15) {
-        return 0;
-    }
-    if (indices[1] < -16 || indices[1] > 15) {
-        return 0;
-    }
-    if (indices[2] < -16 || indices[2] > 15) {
-        return 0;
-    }
-    if (indices[3] < -16 || indices[3] > 15) {
-        return 0;
-    }
-    if (indices[4] < -16 || indices[4] > 15) {
-        return 0;
-    }
-    if (indices[5] < -16 || indices[5] > 15) {
-        return 0;
-    }
-    return 1;
-}
-
 /* The add reduction: computed in float32 and rounded to the nearest bfloat16, ties to even, as a tensor of that type would. */
 static uint16_t bf16_accumulate_combine(uint16_t current, uint16_t update)
 {
@@ -65,7 +41,23 @@ static uint16_t bf16_accumulate_combine(uint16_t current, uint16_t update)
 
 int bf16_accumulate(const uint16_t *data, const int64_t *indices, const uint16_t *updates, uint16_t *output)
 {
-    if (!bf16_accumulate_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -16 || indices[0] > 15) {
+        return BF16_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -16 || indices[1] > 15) {
+        return BF16_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -16 || indices[2] > 15) {
+        return BF16_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -16 || indices[3] > 15) {
+        return BF16_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -16 || indices[4] > 15) {
+        return BF16_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[5] < -16 || indices[5] > 15) {
         return BF16_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

@@ -12,33 +12,25 @@ static uint32_t bf16_rows_by_tuple_wrap(int32_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int bf16_rows_by_tuple_indices_in_range(const int32_t *indices)
-{
-    if (indices[0] < -4 || indices[0] > 3) {
-        return 0;
-    }
-    if (indices[1] < -6 || indices[1] > 5) {
-        return 0;
-    }
-    if (indices[2] < -4 || indices[2] > 3) {
-        return 0;
-    }
-    if (indices[3] < -6 || indices[3] > 5) {
-        return 0;
-    }
-    if (indices[4] < -4 || indices[4] > 3) {
-        return 0;
-    }
-    if (indices[5] < -6 || indices[5] > 5) {
-        return 0;
-    }
-    return 1;
-}
-
 int bf16_rows_by_tuple(const uint16_t *data, const int32_t *indices, uint16_t *output)
 {
-    if (!bf16_rows_by_tuple_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -4 || indices[0] > 3) {
+        return BF16_ROWS_BY_TUPLE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -6 || indices[1] > 5) {
+        return BF16_ROWS_BY_TUPLE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -4 || indices[2] > 3) {
+        return BF16_ROWS_BY_TUPLE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -6 || indices[3] > 5) {
+        return BF16_ROWS_BY_TUPLE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -4 || indices[4] > 3) {
+        return BF16_ROWS_BY_TUPLE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[5] < -6 || indices[5] > 5) {
         return BF16_ROWS_BY_TUPLE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0, :], :] */

@@ -21,30 +21,6 @@ static uint32_t bf16_running_min_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int bf16_running_min_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -4 || indices[0] > 3) {
-        return 0;
-    }
-    if (indices[1] < -3 || indices[1] > 2) {
-        return 0;
-    }
-    if (indices[2] < -4 || indices[2] > 3) {
-        return 0;
-    }
-    if (indices[3] < -3 || indices[3] > 2) {
-        return 0;
-    }
-    if (indices[4] < -4 || indices[4] > 3) {
-        return 0;
-    }
-    if (indices[5] < -3 || indices[5] > 2) {
-        return 0;
-    }
-    return 1;
-}
-
 /* The min reduction: compared as float32; a NaN operand gives NaN and a tie (-0, +0) takes the update. */
 static uint16_t bf16_running_min_combine(uint16_t current, uint16_t update)
 {
@@ -54,7 +30,23 @@ static uint16_t bf16_running_min_combine(uint16_t current, uint16_t update)
 
 int bf16_running_min(const uint16_t *data, const int64_t *indices, const uint16_t *updates, uint16_t *output)
 {
-    if (!bf16_running_min_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -4 || indices[0] > 3) {
+        return BF16_RUNNING_MIN_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -3 || indices[1] > 2) {
+        return BF16_RUNNING_MIN_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -4 || indices[2] > 3) {
+        return BF16_RUNNING_MIN_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -3 || indices[3] > 2) {
+        return BF16_RUNNING_MIN_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -4 || indices[4] > 3) {
+        return BF16_RUNNING_MIN_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[5] < -3 || indices[5] > 2) {
         return BF16_RUNNING_MIN_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

@@ -10,24 +10,16 @@ static uint32_t class_logits_last_axis_wrap(int32_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int class_logits_last_axis_indices_in_range(const int32_t *indices)
-{
-    if (indices[0] < -6 || indices[0] > 5) {
-        return 0;
-    }
-    if (indices[1] < -6 || indices[1] > 5) {
-        return 0;
-    }
-    if (indices[2] < -6 || indices[2] > 5) {
-        return 0;
-    }
-    return 1;
-}
-
 int class_logits_last_axis(const int16_t *data, const int32_t *indices, int16_t *output)
 {
-    if (!class_logits_last_axis_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -6 || indices[0] > 5) {
+        return CLASS_LOGITS_LAST_AXIS_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -6 || indices[1] > 5) {
+        return CLASS_LOGITS_LAST_AXIS_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -6 || indices[2] > 5) {
         return CLASS_LOGITS_LAST_AXIS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[a0, a1, i0] = data[a0, a1, indices[i0]] */

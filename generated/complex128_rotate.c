@@ -12,21 +12,6 @@ static uint32_t complex128_rotate_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int complex128_rotate_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -6 || indices[0] > 5) {
-        return 0;
-    }
-    if (indices[1] < -6 || indices[1] > 5) {
-        return 0;
-    }
-    if (indices[2] < -6 || indices[2] > 5) {
-        return 0;
-    }
-    return 1;
-}
-
 /* Two rounded products per part, as ONNX's reference computes them: no fused multiply-add.
  * GCC ignores this pragma; it contracts only outside ISO modes (-std=gnu99 or
  * -ffp-contract=fast on a target with FMA), so build this file with -std=c99 there. */
@@ -44,7 +29,14 @@ static kernelgen_complex128 complex128_rotate_combine(kernelgen_complex128 curre
 
 int complex128_rotate(const kernelgen_complex128 *data, const int64_t *indices, const kernelgen_complex128 *updates, kernelgen_complex128 *output)
 {
-    if (!complex128_rotate_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -6 || indices[0] > 5) {
+        return COMPLEX128_ROTATE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -6 || indices[1] > 5) {
+        return COMPLEX128_ROTATE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -6 || indices[2] > 5) {
         return COMPLEX128_ROTATE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

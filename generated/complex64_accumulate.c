@@ -12,24 +12,6 @@ static uint32_t complex64_accumulate_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int complex64_accumulate_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -10 || indices[0] > 9) {
-        return 0;
-    }
-    if (indices[1] < -10 || indices[1] > 9) {
-        return 0;
-    }
-    if (indices[2] < -10 || indices[2] > 9) {
-        return 0;
-    }
-    if (indices[3] < -10 || indices[3] > 9) {
-        return 0;
-    }
-    return 1;
-}
-
 /* The add reduction: complex addition. */
 static kernelgen_complex64 complex64_accumulate_combine(kernelgen_complex64 current, kernelgen_complex64 update)
 {
@@ -41,7 +23,17 @@ static kernelgen_complex64 complex64_accumulate_combine(kernelgen_complex64 curr
 
 int complex64_accumulate(const kernelgen_complex64 *data, const int64_t *indices, const kernelgen_complex64 *updates, kernelgen_complex64 *output)
 {
-    if (!complex64_accumulate_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -10 || indices[0] > 9) {
+        return COMPLEX64_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -10 || indices[1] > 9) {
+        return COMPLEX64_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -10 || indices[2] > 9) {
+        return COMPLEX64_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -10 || indices[3] > 9) {
         return COMPLEX64_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

@@ -10,33 +10,25 @@ static uint32_t doc_gather_elements_2_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int doc_gather_elements_2_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -3 || indices[0] > 2) {
-        return 0;
-    }
-    if (indices[1] < -3 || indices[1] > 2) {
-        return 0;
-    }
-    if (indices[2] < -3 || indices[2] > 2) {
-        return 0;
-    }
-    if (indices[3] < -3 || indices[3] > 2) {
-        return 0;
-    }
-    if (indices[4] < -3 || indices[4] > 2) {
-        return 0;
-    }
-    if (indices[5] < -3 || indices[5] > 2) {
-        return 0;
-    }
-    return 1;
-}
-
 int doc_gather_elements_2(const int32_t *data, const int64_t *indices, int32_t *output)
 {
-    if (!doc_gather_elements_2_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -3 || indices[0] > 2) {
+        return DOC_GATHER_ELEMENTS_2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -3 || indices[1] > 2) {
+        return DOC_GATHER_ELEMENTS_2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -3 || indices[2] > 2) {
+        return DOC_GATHER_ELEMENTS_2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -3 || indices[3] > 2) {
+        return DOC_GATHER_ELEMENTS_2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -3 || indices[4] > 2) {
+        return DOC_GATHER_ELEMENTS_2_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[5] < -3 || indices[5] > 2) {
         return DOC_GATHER_ELEMENTS_2_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1] = data[indices[i0, i1], i1] */

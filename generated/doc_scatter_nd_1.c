@@ -12,27 +12,19 @@ static uint32_t doc_scatter_nd_1_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int doc_scatter_nd_1_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -8 || indices[0] > 7) {
-        return 0;
-    }
-    if (indices[1] < -8 || indices[1] > 7) {
-        return 0;
-    }
-    if (indices[2] < -8 || indices[2] > 7) {
-        return 0;
-    }
-    if (indices[3] < -8 || indices[3] > 7) {
-        return 0;
-    }
-    return 1;
-}
-
 int doc_scatter_nd_1(const float *data, const int64_t *indices, const float *updates, float *output)
 {
-    if (!doc_scatter_nd_1_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -8 || indices[0] > 7) {
+        return DOC_SCATTER_ND_1_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -8 || indices[1] > 7) {
+        return DOC_SCATTER_ND_1_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -8 || indices[2] > 7) {
+        return DOC_SCATTER_ND_1_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -8 || indices[3] > 7) {
         return DOC_SCATTER_ND_1_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

@@ -12,18 +12,6 @@ static uint32_t doc_scatter_nd_max_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int doc_scatter_nd_max_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -4 || indices[0] > 3) {
-        return 0;
-    }
-    if (indices[1] < -4 || indices[1] > 3) {
-        return 0;
-    }
-    return 1;
-}
-
 /* The max reduction: a NaN operand gives NaN and a tie (-0, +0) takes the update, as numpy's maximum and minimum do. */
 static float doc_scatter_nd_max_combine(float current, float update)
 {
@@ -32,7 +20,11 @@ static float doc_scatter_nd_max_combine(float current, float update)
 
 int doc_scatter_nd_max(const float *data, const int64_t *indices, const float *updates, float *output)
 {
-    if (!doc_scatter_nd_max_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -4 || indices[0] > 3) {
+        return DOC_SCATTER_ND_MAX_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -4 || indices[1] > 3) {
         return DOC_SCATTER_ND_MAX_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

@@ -12,15 +12,6 @@ static uint32_t edge_scalar_update_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int edge_scalar_update_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -4 || indices[0] > 3) {
-        return 0;
-    }
-    return 1;
-}
-
 /* The add reduction: logical or, as ONNX Runtime. */
 static bool edge_scalar_update_combine(bool current, bool update)
 {
@@ -29,7 +20,8 @@ static bool edge_scalar_update_combine(bool current, bool update)
 
 int edge_scalar_update(const bool *data, const int64_t *indices, const bool *updates, bool *output)
 {
-    if (!edge_scalar_update_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -4 || indices[0] > 3) {
         return EDGE_SCALAR_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

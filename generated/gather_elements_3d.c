@@ -10,105 +10,97 @@ static uint32_t gather_elements_3d_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int gather_elements_3d_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -4 || indices[0] > 3) {
-        return 0;
-    }
-    if (indices[1] < -4 || indices[1] > 3) {
-        return 0;
-    }
-    if (indices[2] < -4 || indices[2] > 3) {
-        return 0;
-    }
-    if (indices[3] < -4 || indices[3] > 3) {
-        return 0;
-    }
-    if (indices[4] < -4 || indices[4] > 3) {
-        return 0;
-    }
-    if (indices[5] < -4 || indices[5] > 3) {
-        return 0;
-    }
-    if (indices[6] < -4 || indices[6] > 3) {
-        return 0;
-    }
-    if (indices[7] < -4 || indices[7] > 3) {
-        return 0;
-    }
-    if (indices[8] < -4 || indices[8] > 3) {
-        return 0;
-    }
-    if (indices[9] < -4 || indices[9] > 3) {
-        return 0;
-    }
-    if (indices[10] < -4 || indices[10] > 3) {
-        return 0;
-    }
-    if (indices[11] < -4 || indices[11] > 3) {
-        return 0;
-    }
-    if (indices[12] < -4 || indices[12] > 3) {
-        return 0;
-    }
-    if (indices[13] < -4 || indices[13] > 3) {
-        return 0;
-    }
-    if (indices[14] < -4 || indices[14] > 3) {
-        return 0;
-    }
-    if (indices[15] < -4 || indices[15] > 3) {
-        return 0;
-    }
-    if (indices[16] < -4 || indices[16] > 3) {
-        return 0;
-    }
-    if (indices[17] < -4 || indices[17] > 3) {
-        return 0;
-    }
-    if (indices[18] < -4 || indices[18] > 3) {
-        return 0;
-    }
-    if (indices[19] < -4 || indices[19] > 3) {
-        return 0;
-    }
-    if (indices[20] < -4 || indices[20] > 3) {
-        return 0;
-    }
-    if (indices[21] < -4 || indices[21] > 3) {
-        return 0;
-    }
-    if (indices[22] < -4 || indices[22] > 3) {
-        return 0;
-    }
-    if (indices[23] < -4 || indices[23] > 3) {
-        return 0;
-    }
-    if (indices[24] < -4 || indices[24] > 3) {
-        return 0;
-    }
-    if (indices[25] < -4 || indices[25] > 3) {
-        return 0;
-    }
-    if (indices[26] < -4 || indices[26] > 3) {
-        return 0;
-    }
-    if (indices[27] < -4 || indices[27] > 3) {
-        return 0;
-    }
-    if (indices[28] < -4 || indices[28] > 3) {
-        return 0;
-    }
-    if (indices[29] < -4 || indices[29] > 3) {
-        return 0;
-    }
-    return 1;
-}
-
 int gather_elements_3d(const uint16_t *data, const int64_t *indices, uint16_t *output)
 {
-    if (!gather_elements_3d_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -4 || indices[0] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -4 || indices[1] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -4 || indices[2] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -4 || indices[3] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -4 || indices[4] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[5] < -4 || indices[5] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[6] < -4 || indices[6] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[7] < -4 || indices[7] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[8] < -4 || indices[8] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[9] < -4 || indices[9] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[10] < -4 || indices[10] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[11] < -4 || indices[11] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[12] < -4 || indices[12] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[13] < -4 || indices[13] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[14] < -4 || indices[14] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[15] < -4 || indices[15] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[16] < -4 || indices[16] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[17] < -4 || indices[17] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[18] < -4 || indices[18] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[19] < -4 || indices[19] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[20] < -4 || indices[20] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[21] < -4 || indices[21] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[22] < -4 || indices[22] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[23] < -4 || indices[23] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[24] < -4 || indices[24] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[25] < -4 || indices[25] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[26] < -4 || indices[26] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[27] < -4 || indices[27] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[28] < -4 || indices[28] > 3) {
+        return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[29] < -4 || indices[29] > 3) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1, i2] = data[i0, indices[i0, i1, i2], i2] */

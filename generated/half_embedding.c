@@ -12,27 +12,19 @@ static uint32_t half_embedding_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int half_embedding_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -32 || indices[0] > 31) {
-        return 0;
-    }
-    if (indices[1] < -32 || indices[1] > 31) {
-        return 0;
-    }
-    if (indices[2] < -32 || indices[2] > 31) {
-        return 0;
-    }
-    if (indices[3] < -32 || indices[3] > 31) {
-        return 0;
-    }
-    return 1;
-}
-
 int half_embedding(const uint16_t *data, const int64_t *indices, uint16_t *output)
 {
-    if (!half_embedding_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -32 || indices[0] > 31) {
+        return HALF_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -32 || indices[1] > 31) {
+        return HALF_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -32 || indices[2] > 31) {
+        return HALF_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -32 || indices[3] > 31) {
         return HALF_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */

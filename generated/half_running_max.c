@@ -38,24 +38,6 @@ static uint32_t half_running_max_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int half_running_max_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -6 || indices[0] > 5) {
-        return 0;
-    }
-    if (indices[1] < -6 || indices[1] > 5) {
-        return 0;
-    }
-    if (indices[2] < -6 || indices[2] > 5) {
-        return 0;
-    }
-    if (indices[3] < -6 || indices[3] > 5) {
-        return 0;
-    }
-    return 1;
-}
-
 /* The max reduction: compared as float32; a NaN operand gives NaN and a tie (-0, +0) takes the update. */
 static uint16_t half_running_max_combine(uint16_t current, uint16_t update)
 {
@@ -65,7 +47,17 @@ static uint16_t half_running_max_combine(uint16_t current, uint16_t update)
 
 int half_running_max(const uint16_t *data, const int64_t *indices, const uint16_t *updates, uint16_t *output)
 {
-    if (!half_running_max_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -6 || indices[0] > 5) {
+        return HALF_RUNNING_MAX_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -6 || indices[1] > 5) {
+        return HALF_RUNNING_MAX_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -6 || indices[2] > 5) {
+        return HALF_RUNNING_MAX_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -6 || indices[3] > 5) {
         return HALF_RUNNING_MAX_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

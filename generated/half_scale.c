@@ -82,27 +82,6 @@ static uint32_t half_scale_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int half_scale_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -8 || indices[0] > 7) {
-        return 0;
-    }
-    if (indices[1] < -8 || indices[1] > 7) {
-        return 0;
-    }
-    if (indices[2] < -8 || indices[2] > 7) {
-        return 0;
-    }
-    if (indices[3] < -8 || indices[3] > 7) {
-        return 0;
-    }
-    if (indices[4] < -8 || indices[4] > 7) {
-        return 0;
-    }
-    return 1;
-}
-
 /* The mul reduction: computed in float32 and rounded to the nearest float16, ties to even, as a tensor of that type would. */
 static uint16_t half_scale_combine(uint16_t current, uint16_t update)
 {
@@ -112,7 +91,20 @@ static uint16_t half_scale_combine(uint16_t current, uint16_t update)
 
 int half_scale(const uint16_t *data, const int64_t *indices, const uint16_t *updates, uint16_t *output)
 {
-    if (!half_scale_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -8 || indices[0] > 7) {
+        return HALF_SCALE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -8 || indices[1] > 7) {
+        return HALF_SCALE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -8 || indices[2] > 7) {
+        return HALF_SCALE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -8 || indices[3] > 7) {
+        return HALF_SCALE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -8 || indices[4] > 7) {
         return HALF_SCALE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

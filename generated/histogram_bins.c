@@ -4,8 +4,6 @@
  */
 #include "histogram_bins.h"
 
-#include <string.h>
-
 /* The destinations of the 6 copies, resolved from the constant indices. */
 static const uint8_t histogram_bins_destinations[6] = {
     1u, 1u, 4u, 9u, 4u, 0u,
@@ -19,9 +17,9 @@ static int32_t histogram_bins_combine(int32_t current, int32_t update)
 
 int histogram_bins(const int32_t *data, const int32_t *updates, int32_t *output)
 {
-    /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
-        memcpy(output, data, 10u * sizeof(int32_t));
+    /* output starts as a copy of data (element by element, so output == data is fine too). */
+    for (uint32_t e = 0u; e < 10u; ++e) {
+        output[e] = data[e];
     }
     /* output[indices[i0, :]] += updates[i0] */
     for (uint32_t r = 0u; r < 6u; ++r) {

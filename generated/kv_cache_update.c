@@ -12,18 +12,10 @@ static uint32_t kv_cache_update_wrap(int32_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int kv_cache_update_indices_in_range(const int32_t *indices)
-{
-    if (indices[0] < -64 || indices[0] > 63) {
-        return 0;
-    }
-    return 1;
-}
-
 int kv_cache_update(const float *data, const int32_t *indices, const float *updates, float *output)
 {
-    if (!kv_cache_update_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -64 || indices[0] > 63) {
         return KV_CACHE_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

@@ -10,22 +10,14 @@ static uint32_t mask_gather_rows_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int mask_gather_rows_indices_in_range(const int64_t *indices)
+int mask_gather_rows(const bool *data, const int64_t *indices, bool *output)
 {
+    /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 4u; ++t) {
         const int64_t index = indices[t];
         if (index < -6 || index > 5) {
-            return 0;
+            return MASK_GATHER_ROWS_ERROR_INDEX_OUT_OF_RANGE;
         }
-    }
-    return 1;
-}
-
-int mask_gather_rows(const bool *data, const int64_t *indices, bool *output)
-{
-    if (!mask_gather_rows_indices_in_range(indices)) {
-        return MASK_GATHER_ROWS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {

@@ -12,24 +12,16 @@ static uint32_t node_gather_0_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int node_gather_0_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -5 || indices[0] > 4) {
-        return 0;
-    }
-    if (indices[1] < -5 || indices[1] > 4) {
-        return 0;
-    }
-    if (indices[2] < -5 || indices[2] > 4) {
-        return 0;
-    }
-    return 1;
-}
-
 int node_gather_0(const float *data, const int64_t *indices, float *output)
 {
-    if (!node_gather_0_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -5 || indices[0] > 4) {
+        return NODE_GATHER_0_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -5 || indices[1] > 4) {
+        return NODE_GATHER_0_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -5 || indices[2] > 4) {
         return NODE_GATHER_0_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */

@@ -10,24 +10,16 @@ static uint32_t node_gather_negative_indices_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int node_gather_negative_indices_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -10 || indices[0] > 9) {
-        return 0;
-    }
-    if (indices[1] < -10 || indices[1] > 9) {
-        return 0;
-    }
-    if (indices[2] < -10 || indices[2] > 9) {
-        return 0;
-    }
-    return 1;
-}
-
 int node_gather_negative_indices(const float *data, const int64_t *indices, float *output)
 {
-    if (!node_gather_negative_indices_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -10 || indices[0] > 9) {
+        return NODE_GATHER_NEGATIVE_INDICES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -10 || indices[1] > 9) {
+        return NODE_GATHER_NEGATIVE_INDICES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -10 || indices[2] > 9) {
         return NODE_GATHER_NEGATIVE_INDICES_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0] = data[indices[i0]] */

@@ -10,27 +10,19 @@ static uint32_t node_gathernd_example_float32_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int node_gathernd_example_float32_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -2 || indices[0] > 1) {
-        return 0;
-    }
-    if (indices[1] < -2 || indices[1] > 1) {
-        return 0;
-    }
-    if (indices[2] < -2 || indices[2] > 1) {
-        return 0;
-    }
-    if (indices[3] < -2 || indices[3] > 1) {
-        return 0;
-    }
-    return 1;
-}
-
 int node_gathernd_example_float32(const float *data, const int64_t *indices, float *output)
 {
-    if (!node_gathernd_example_float32_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -2 || indices[0] > 1) {
+        return NODE_GATHERND_EXAMPLE_FLOAT32_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -2 || indices[1] > 1) {
+        return NODE_GATHERND_EXAMPLE_FLOAT32_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -2 || indices[2] > 1) {
+        return NODE_GATHERND_EXAMPLE_FLOAT32_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -2 || indices[3] > 1) {
         return NODE_GATHERND_EXAMPLE_FLOAT32_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1, :] = data[indices[i0, i1, :], :] */

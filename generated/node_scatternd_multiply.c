@@ -12,18 +12,6 @@ static uint32_t node_scatternd_multiply_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int node_scatternd_multiply_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -4 || indices[0] > 3) {
-        return 0;
-    }
-    if (indices[1] < -4 || indices[1] > 3) {
-        return 0;
-    }
-    return 1;
-}
-
 /* The mul reduction: IEEE arithmetic in the element type. */
 static float node_scatternd_multiply_combine(float current, float update)
 {
@@ -32,7 +20,11 @@ static float node_scatternd_multiply_combine(float current, float update)
 
 int node_scatternd_multiply(const float *data, const int64_t *indices, const float *updates, float *output)
 {
-    if (!node_scatternd_multiply_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -4 || indices[0] > 3) {
+        return NODE_SCATTERND_MULTIPLY_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -4 || indices[1] > 3) {
         return NODE_SCATTERND_MULTIPLY_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

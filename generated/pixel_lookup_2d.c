@@ -10,63 +10,55 @@ static uint32_t pixel_lookup_2d_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int pixel_lookup_2d_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -12 || indices[0] > 11) {
-        return 0;
-    }
-    if (indices[1] < -10 || indices[1] > 9) {
-        return 0;
-    }
-    if (indices[2] < -12 || indices[2] > 11) {
-        return 0;
-    }
-    if (indices[3] < -10 || indices[3] > 9) {
-        return 0;
-    }
-    if (indices[4] < -12 || indices[4] > 11) {
-        return 0;
-    }
-    if (indices[5] < -10 || indices[5] > 9) {
-        return 0;
-    }
-    if (indices[6] < -12 || indices[6] > 11) {
-        return 0;
-    }
-    if (indices[7] < -10 || indices[7] > 9) {
-        return 0;
-    }
-    if (indices[8] < -12 || indices[8] > 11) {
-        return 0;
-    }
-    if (indices[9] < -10 || indices[9] > 9) {
-        return 0;
-    }
-    if (indices[10] < -12 || indices[10] > 11) {
-        return 0;
-    }
-    if (indices[11] < -10 || indices[11] > 9) {
-        return 0;
-    }
-    if (indices[12] < -12 || indices[12] > 11) {
-        return 0;
-    }
-    if (indices[13] < -10 || indices[13] > 9) {
-        return 0;
-    }
-    if (indices[14] < -12 || indices[14] > 11) {
-        return 0;
-    }
-    if (indices[15] < -10 || indices[15] > 9) {
-        return 0;
-    }
-    return 1;
-}
-
 int pixel_lookup_2d(const uint32_t *data, const int64_t *indices, uint32_t *output)
 {
-    if (!pixel_lookup_2d_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -12 || indices[0] > 11) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -10 || indices[1] > 9) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -12 || indices[2] > 11) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -10 || indices[3] > 9) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -12 || indices[4] > 11) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[5] < -10 || indices[5] > 9) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[6] < -12 || indices[6] > 11) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[7] < -10 || indices[7] > 9) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[8] < -12 || indices[8] > 11) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[9] < -10 || indices[9] > 9) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[10] < -12 || indices[10] > 11) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[11] < -10 || indices[11] > 9) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[12] < -12 || indices[12] > 11) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[13] < -10 || indices[13] > 9) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[14] < -12 || indices[14] > 11) {
+        return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[15] < -10 || indices[15] > 9) {
         return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0, :], :] */

@@ -10,28 +10,20 @@ static uint32_t point_lookup_3d_wrap(int32_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int point_lookup_3d_indices_in_range(const int32_t *indices)
+int point_lookup_3d(const int64_t *data, const int32_t *indices, int64_t *output)
 {
+    /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 7u; ++t) {
         const int32_t *tuple = &indices[t * 3u];
         if (tuple[0] < -4 || tuple[0] > 3) {
-            return 0;
+            return POINT_LOOKUP_3D_ERROR_INDEX_OUT_OF_RANGE;
         }
         if (tuple[1] < -5 || tuple[1] > 4) {
-            return 0;
+            return POINT_LOOKUP_3D_ERROR_INDEX_OUT_OF_RANGE;
         }
         if (tuple[2] < -6 || tuple[2] > 5) {
-            return 0;
+            return POINT_LOOKUP_3D_ERROR_INDEX_OUT_OF_RANGE;
         }
-    }
-    return 1;
-}
-
-int point_lookup_3d(const int64_t *data, const int32_t *indices, int64_t *output)
-{
-    if (!point_lookup_3d_indices_in_range(indices)) {
-        return POINT_LOOKUP_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0] = data[indices[i0, :]] */
     for (uint32_t i0 = 0u; i0 < 6u; i0 += 2u) {

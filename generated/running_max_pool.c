@@ -12,18 +12,6 @@ static uint32_t running_max_pool_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int running_max_pool_indices_in_range(const int64_t *indices)
-{
-    for (uint32_t t = 0u; t < 24u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -16 || index > 15) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* The max reduction: a NaN operand gives NaN and a tie (-0, +0) takes the update, as numpy's maximum and minimum do. */
 static float running_max_pool_combine(float current, float update)
 {
@@ -32,8 +20,12 @@ static float running_max_pool_combine(float current, float update)
 
 int running_max_pool(const float *data, const int64_t *indices, const float *updates, float *output)
 {
-    if (!running_max_pool_indices_in_range(indices)) {
-        return RUNNING_MAX_POOL_ERROR_INDEX_OUT_OF_RANGE;
+    /* Every index is checked before anything is written. */
+    for (uint32_t t = 0u; t < 24u; ++t) {
+        const int64_t index = indices[t];
+        if (index < -16 || index > 15) {
+            return RUNNING_MAX_POOL_ERROR_INDEX_OUT_OF_RANGE;
+        }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {

@@ -12,30 +12,6 @@ static uint32_t running_min_u8_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int running_min_u8_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -10 || indices[0] > 9) {
-        return 0;
-    }
-    if (indices[1] < -10 || indices[1] > 9) {
-        return 0;
-    }
-    if (indices[2] < -10 || indices[2] > 9) {
-        return 0;
-    }
-    if (indices[3] < -10 || indices[3] > 9) {
-        return 0;
-    }
-    if (indices[4] < -10 || indices[4] > 9) {
-        return 0;
-    }
-    if (indices[5] < -10 || indices[5] > 9) {
-        return 0;
-    }
-    return 1;
-}
-
 /* The min reduction: the larger or smaller value. */
 static uint8_t running_min_u8_combine(uint8_t current, uint8_t update)
 {
@@ -44,7 +20,23 @@ static uint8_t running_min_u8_combine(uint8_t current, uint8_t update)
 
 int running_min_u8(const uint8_t *data, const int64_t *indices, const uint8_t *updates, uint8_t *output)
 {
-    if (!running_min_u8_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -10 || indices[0] > 9) {
+        return RUNNING_MIN_U8_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -10 || indices[1] > 9) {
+        return RUNNING_MIN_U8_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -10 || indices[2] > 9) {
+        return RUNNING_MIN_U8_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -10 || indices[3] > 9) {
+        return RUNNING_MIN_U8_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -10 || indices[4] > 9) {
+        return RUNNING_MIN_U8_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[5] < -10 || indices[5] > 9) {
         return RUNNING_MIN_U8_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

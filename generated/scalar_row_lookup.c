@@ -10,18 +10,10 @@ static uint32_t scalar_row_lookup_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int scalar_row_lookup_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -16 || indices[0] > 15) {
-        return 0;
-    }
-    return 1;
-}
-
 int scalar_row_lookup(const uint8_t *data, const int64_t *indices, uint8_t *output)
 {
-    if (!scalar_row_lookup_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -16 || indices[0] > 15) {
         return SCALAR_ROW_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[:] = data[indices, :] */

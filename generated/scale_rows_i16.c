@@ -12,21 +12,6 @@ static uint32_t scale_rows_i16_wrap(int32_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int scale_rows_i16_indices_in_range(const int32_t *indices)
-{
-    if (indices[0] < -6 || indices[0] > 5) {
-        return 0;
-    }
-    if (indices[1] < -6 || indices[1] > 5) {
-        return 0;
-    }
-    if (indices[2] < -6 || indices[2] > 5) {
-        return 0;
-    }
-    return 1;
-}
-
 /* The mul reduction: wraps modulo 2^16, computed in unsigned arithmetic (no overflow). */
 static int16_t scale_rows_i16_combine(int16_t current, int16_t update)
 {
@@ -35,7 +20,14 @@ static int16_t scale_rows_i16_combine(int16_t current, int16_t update)
 
 int scale_rows_i16(const int16_t *data, const int32_t *indices, const int16_t *updates, int16_t *output)
 {
-    if (!scale_rows_i16_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -6 || indices[0] > 5) {
+        return SCALE_ROWS_I16_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -6 || indices[1] > 5) {
+        return SCALE_ROWS_I16_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -6 || indices[2] > 5) {
         return SCALE_ROWS_I16_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

@@ -12,24 +12,6 @@ static uint32_t scatter_weights_f64_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int scatter_weights_f64_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -3 || indices[0] > 2) {
-        return 0;
-    }
-    if (indices[1] < -4 || indices[1] > 3) {
-        return 0;
-    }
-    if (indices[2] < -3 || indices[2] > 2) {
-        return 0;
-    }
-    if (indices[3] < -4 || indices[3] > 3) {
-        return 0;
-    }
-    return 1;
-}
-
 /* The add reduction: IEEE arithmetic in the element type. */
 static double scatter_weights_f64_combine(double current, double update)
 {
@@ -38,7 +20,17 @@ static double scatter_weights_f64_combine(double current, double update)
 
 int scatter_weights_f64(const double *data, const int64_t *indices, const double *updates, double *output)
 {
-    if (!scatter_weights_f64_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -3 || indices[0] > 2) {
+        return SCATTER_WEIGHTS_F64_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -4 || indices[1] > 3) {
+        return SCATTER_WEIGHTS_F64_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -3 || indices[2] > 2) {
+        return SCATTER_WEIGHTS_F64_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -4 || indices[3] > 3) {
         return SCATTER_WEIGHTS_F64_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

@@ -10,22 +10,14 @@ static uint32_t sensor_select_channels_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int sensor_select_channels_indices_in_range(const int64_t *indices)
+int sensor_select_channels(const double *data, const int64_t *indices, double *output)
 {
+    /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 6u; ++t) {
         const int64_t index = indices[t];
         if (index < -12 || index > 11) {
-            return 0;
+            return SENSOR_SELECT_CHANNELS_ERROR_INDEX_OUT_OF_RANGE;
         }
-    }
-    return 1;
-}
-
-int sensor_select_channels(const double *data, const int64_t *indices, double *output)
-{
-    if (!sensor_select_channels_indices_in_range(indices)) {
-        return SENSOR_SELECT_CHANNELS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[a0, i0] = data[a0, indices[i0]] */
     for (uint32_t i0 = 0u; i0 < 32u; ++i0) {

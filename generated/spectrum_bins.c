@@ -10,22 +10,14 @@ static uint32_t spectrum_bins_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int spectrum_bins_indices_in_range(const int64_t *indices)
+int spectrum_bins(const kernelgen_complex64 *data, const int64_t *indices, kernelgen_complex64 *output)
 {
+    /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 20u; ++t) {
         const int64_t index = indices[t];
         if (index < -16 || index > 15) {
-            return 0;
+            return SPECTRUM_BINS_ERROR_INDEX_OUT_OF_RANGE;
         }
-    }
-    return 1;
-}
-
-int spectrum_bins(const kernelgen_complex64 *data, const int64_t *indices, kernelgen_complex64 *output)
-{
-    if (!spectrum_bins_indices_in_range(indices)) {
-        return SPECTRUM_BINS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
     output[0u] = data[spectrum_bins_wrap(indices[0u], 16u)];

@@ -12,30 +12,22 @@ static uint32_t token_embedding_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int token_embedding_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -100 || indices[0] > 99) {
-        return 0;
-    }
-    if (indices[1] < -100 || indices[1] > 99) {
-        return 0;
-    }
-    if (indices[2] < -100 || indices[2] > 99) {
-        return 0;
-    }
-    if (indices[3] < -100 || indices[3] > 99) {
-        return 0;
-    }
-    if (indices[4] < -100 || indices[4] > 99) {
-        return 0;
-    }
-    return 1;
-}
-
 int token_embedding(const float *data, const int64_t *indices, float *output)
 {
-    if (!token_embedding_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -100 || indices[0] > 99) {
+        return TOKEN_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -100 || indices[1] > 99) {
+        return TOKEN_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -100 || indices[2] > 99) {
+        return TOKEN_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -100 || indices[3] > 99) {
+        return TOKEN_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -100 || indices[4] > 99) {
         return TOKEN_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */

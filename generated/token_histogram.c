@@ -12,18 +12,6 @@ static uint32_t token_histogram_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int token_histogram_indices_in_range(const int64_t *indices)
-{
-    for (uint32_t t = 0u; t < 20u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -32 || index > 31) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
 static int32_t token_histogram_combine(int32_t current, int32_t update)
 {
@@ -32,8 +20,12 @@ static int32_t token_histogram_combine(int32_t current, int32_t update)
 
 int token_histogram(const int32_t *data, const int64_t *indices, const int32_t *updates, int32_t *output)
 {
-    if (!token_histogram_indices_in_range(indices)) {
-        return TOKEN_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE;
+    /* Every index is checked before anything is written. */
+    for (uint32_t t = 0u; t < 20u; ++t) {
+        const int64_t index = indices[t];
+        if (index < -32 || index > 31) {
+            return TOKEN_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE;
+        }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {

@@ -10,51 +10,43 @@ static uint32_t topk_values_wrap(int32_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int topk_values_indices_in_range(const int32_t *indices)
-{
-    if (indices[0] < -16 || indices[0] > 15) {
-        return 0;
-    }
-    if (indices[1] < -16 || indices[1] > 15) {
-        return 0;
-    }
-    if (indices[2] < -16 || indices[2] > 15) {
-        return 0;
-    }
-    if (indices[3] < -16 || indices[3] > 15) {
-        return 0;
-    }
-    if (indices[4] < -16 || indices[4] > 15) {
-        return 0;
-    }
-    if (indices[5] < -16 || indices[5] > 15) {
-        return 0;
-    }
-    if (indices[6] < -16 || indices[6] > 15) {
-        return 0;
-    }
-    if (indices[7] < -16 || indices[7] > 15) {
-        return 0;
-    }
-    if (indices[8] < -16 || indices[8] > 15) {
-        return 0;
-    }
-    if (indices[9] < -16 || indices[9] > 15) {
-        return 0;
-    }
-    if (indices[10] < -16 || indices[10] > 15) {
-        return 0;
-    }
-    if (indices[11] < -16 || indices[11] > 15) {
-        return 0;
-    }
-    return 1;
-}
-
 int topk_values(const float *data, const int32_t *indices, float *output)
 {
-    if (!topk_values_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -16 || indices[0] > 15) {
+        return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -16 || indices[1] > 15) {
+        return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -16 || indices[2] > 15) {
+        return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -16 || indices[3] > 15) {
+        return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -16 || indices[4] > 15) {
+        return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[5] < -16 || indices[5] > 15) {
+        return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[6] < -16 || indices[6] > 15) {
+        return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[7] < -16 || indices[7] > 15) {
+        return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[8] < -16 || indices[8] > 15) {
+        return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[9] < -16 || indices[9] > 15) {
+        return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[10] < -16 || indices[10] > 15) {
+        return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[11] < -16 || indices[11] > 15) {
         return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */

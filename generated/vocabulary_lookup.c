@@ -10,33 +10,25 @@ static uint32_t vocabulary_lookup_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int vocabulary_lookup_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -50 || indices[0] > 49) {
-        return 0;
-    }
-    if (indices[1] < -50 || indices[1] > 49) {
-        return 0;
-    }
-    if (indices[2] < -50 || indices[2] > 49) {
-        return 0;
-    }
-    if (indices[3] < -50 || indices[3] > 49) {
-        return 0;
-    }
-    if (indices[4] < -50 || indices[4] > 49) {
-        return 0;
-    }
-    if (indices[5] < -50 || indices[5] > 49) {
-        return 0;
-    }
-    return 1;
-}
-
 int vocabulary_lookup(const char *const *data, const int64_t *indices, const char **output)
 {
-    if (!vocabulary_lookup_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -50 || indices[0] > 49) {
+        return VOCABULARY_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -50 || indices[1] > 49) {
+        return VOCABULARY_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -50 || indices[2] > 49) {
+        return VOCABULARY_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[3] < -50 || indices[3] > 49) {
+        return VOCABULARY_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[4] < -50 || indices[4] > 49) {
+        return VOCABULARY_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[5] < -50 || indices[5] > 49) {
         return VOCABULARY_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0] = data[indices[i0]] */

@@ -12,24 +12,16 @@ static uint32_t vocabulary_update_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */
-static int vocabulary_update_indices_in_range(const int64_t *indices)
-{
-    if (indices[0] < -50 || indices[0] > 49) {
-        return 0;
-    }
-    if (indices[1] < -50 || indices[1] > 49) {
-        return 0;
-    }
-    if (indices[2] < -50 || indices[2] > 49) {
-        return 0;
-    }
-    return 1;
-}
-
 int vocabulary_update(const char *const *data, const int64_t *indices, const char *const *updates, const char **output)
 {
-    if (!vocabulary_update_indices_in_range(indices)) {
+    /* Every index is checked before anything is written. */
+    if (indices[0] < -50 || indices[0] > 49) {
+        return VOCABULARY_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[1] < -50 || indices[1] > 49) {
+        return VOCABULARY_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    if (indices[2] < -50 || indices[2] > 49) {
         return VOCABULARY_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

@@ -214,6 +214,14 @@ private:
         return kernelgen::check_conditions(component, spec_.index_dtype, value);
     }
 
+    std::vector<std::string> parameter_names() const {
+        std::vector<std::string> names{"data"};
+        if (!spec_.constant_indices) names.push_back("indices");
+        if (spec_.op == Op::ScatterND) names.push_back("updates");
+        names.push_back("output");
+        return names;
+    }
+
     std::string parameter_list() const {
         std::string out = pointer_to_element(true) + "data, ";
         if (!spec_.constant_indices) out += "const " + index_ + " *indices, ";
@@ -343,14 +351,6 @@ private:
             w.blank();
         }
         if (copy_.runs && !runs_straight_ && copy_.copy_count() > 0) run_tables(w);
-        if (any_condition()) {
-            w.line("/* 1 when every index lies in [-s, s-1] for the size s of the axis it selects along, else 0. */");
-            w.line("static int " + spec_.name + "_indices_in_range(const " + index_ + " *indices)");
-            w.open("");
-            check_body(w);
-            w.close();
-            w.blank();
-        }
         std::string conversions;
         if (reduce_ && copy_.copy_count() > 0) {
             if (info(spec_.dtype).category == Category::HalfFloat) {
@@ -383,16 +383,18 @@ private:
         return conversions + w.str();
     }
 
-    void check_body(CodeWriter& w) const {
+    // Whether an axis of size 0 makes every index tuple fail its check (and there are tuples).
+    bool always_out_of_range() const {
+        return any_condition() && std::any_of(copy_.components.begin(), copy_.components.end(),
+                                              [](const IndexComponent& component) { return component.bound == 0; });
+    }
+
+    // The checks of every index value, in the kernel's body before anything is written: each returns the
+    // error code at the first value out of range.
+    void check_indices(CodeWriter& w) const {
         const size_t k = copy_.components.size();
-        for (const auto& component : copy_.components) {
-            if (component.bound == 0) {
-                w.line("/* Axis size 0: no index value is in range, and there are indices to check. */");
-                w.line("(void)indices;");
-                w.line("return 0;");
-                return;
-            }
-        }
+        const std::string fail = "return " + macro_ + "_ERROR_INDEX_OUT_OF_RANGE;";
+        w.line("/* Every index is checked before anything is written. */");
         auto emit_tuple = [&](const std::function<std::string(uint64_t)>& element) {
             for (size_t j = 0; j < k; ++j) {
                 auto conditions = check_conditions(copy_.components[j], element(j));
@@ -400,7 +402,7 @@ private:
                 std::string test;
                 for (const auto& condition : conditions) test += (test.empty() ? "" : " || ") + condition;
                 w.open("if (" + test + ")");
-                w.line("return 0;");
+                w.line(fail);
                 w.close();
             }
         };
@@ -419,7 +421,6 @@ private:
             }
             w.close();
         }
-        w.line("return 1;");
     }
 
     std::string half_prefix() const { return spec_.name + "_" + std::string(info(spec_.dtype).name); }
@@ -516,6 +517,12 @@ private:
 
     std::string body() {
         CodeWriter w(1);
+        if (always_out_of_range()) {
+            for (const auto& parameter : parameter_names()) w.line("(void)" + parameter + ";");
+            w.line("/* An axis of size 0: no index value is in range, and there are indices. */");
+            w.line("return " + macro_ + "_ERROR_INDEX_OUT_OF_RANGE;");
+            return w.str();
+        }
         const bool uses_indices_check = any_condition();
         const bool copies = copy_.copy_count() > 0;
         const bool data_copy = copy_.copy_data_first && copy_.data_size > 0;
@@ -525,12 +532,14 @@ private:
         if (spec_.op == Op::ScatterND && !copies) unused.push_back("updates");
         if (!copies && !data_copy) unused.push_back("output");
         for (const auto& parameter : unused) w.line("(void)" + parameter + ";");
-        if (uses_indices_check) {
-            w.open("if (!" + spec_.name + "_indices_in_range(indices))");
-            w.line("return " + macro_ + "_ERROR_INDEX_OUT_OF_RANGE;");
+        if (uses_indices_check) check_indices(w);
+        if (data_copy && spec_.unroll.kind == Unroll::Kind::None) {
+            // The least code: one element loop, which an in-place update (output == data) may run too.
+            w.line("/* output starts as a copy of data (element by element, so output == data is fine too). */");
+            w.open("for (" + offset_ + " e = 0u; e < " + literal(copy_.data_size) + "; ++e)");
+            w.line("output[e] = data[e];");
             w.close();
-        }
-        if (data_copy) {
+        } else if (data_copy) {
             w.line("/* output starts as a copy of data; an in-place update (output == data) skips it. */");
             w.open("if (output != data)");
             w.line("memcpy(output, data, " + literal(copy_.data_size) + " * sizeof(" + element_ + "));");

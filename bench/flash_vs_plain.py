@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Flash of kernelgen's kernels against plain constant-bound loop kernels (bench/plain_loops.py).
+
+For each kernel of the given spec files: kernelgen's kernel under "unroll" none, 4, auto and full (as
+bench/unroll_report.py generates them), and the plain loop kernel, each compiled for Cortex-M4F at -Os;
+.text bytes of each. Before measuring, the plain kernel and kernelgen's are run on the host side by side on
+the same pseudo-random indices (negative ones too) and must give identical outputs: the baseline computes
+the same thing.
+
+Usage: bench/flash_vs_plain.py --kernelgen build/kernelgen [--out report.md] [--check] SPEC.json...
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plain_loops  # noqa: E402
+import unroll_report  # noqa: E402
+
+MODES = ["none", "4", "auto", "full"]
+
+
+def agreement_program(spec, name):
+    """Fills data (and updates) with distinct values and indices with in-range ones, calls both kernels and
+    compares the outputs element by element."""
+    from math import prod
+    t = plain_loops.C_TYPES[spec["dtype"]]
+    ti = "int32_t" if spec.get("index_dtype") == "int32" else "int64_t"
+    data, ind = spec["data_shape"], spec["indices_shape"]
+    op = spec["op"]
+    if op in ("Gather", "GatherElements"):
+        bounds = [data[spec.get("axis", 0) % len(data)]] * prod(ind)
+    else:
+        b = spec.get("batch_dims", 0) if op == "GatherND" else 0
+        bounds = [data[b + j % ind[-1]] for j in range(prod(ind))]
+    scatter = op == "ScatterND"
+    out = "OUTPUT" if not scatter else "DATA"
+    return f"""#include <stdio.h>
+#include <stdint.h>
+#include "{name}.h"
+int plain_{name}(const {t} *data, const {ti} *indices, {"const " + t + " *updates, " if scatter else ""}{t} *output);
+static {t} data[{prod(data)}];
+static {ti} indices[{max(prod(ind), 1)}];
+static const {ti} bounds[{max(len(bounds), 1)}] = {{{", ".join(str(b) for b in bounds) or "0"}}};
+{f"static {t} updates[{name.upper()}_UPDATES_SIZE];" if scatter else ""}
+static {t} a[{name.upper()}_{out}_SIZE], b[{name.upper()}_{out}_SIZE];
+int main(void)
+{{
+    uint32_t i, state = 12345u;
+    for (i = 0u; i < sizeof data / sizeof data[0]; ++i) data[i] = ({t})(i % 251u);
+    {"for (i = 0u; i < sizeof updates / sizeof updates[0]; ++i) updates[i] = (" + t + ")(i % 7u + 1u);" if scatter else ""}
+    for (i = 0u; i < sizeof indices / sizeof indices[0] && i < sizeof bounds / sizeof bounds[0]; ++i) {{
+        state = state * 1103515245u + 12345u;
+        indices[i] = ({ti})((state >> 8) % (uint32_t)(2 * bounds[i])) - bounds[i];
+    }}
+    if ({name}(data, indices, {"updates, " if scatter else ""}a) != 0 || plain_{name}(data, indices, {"updates, " if scatter else ""}b) != 0) return 2;
+    for (i = 0u; i < sizeof a / sizeof a[0]; ++i) {{
+        if (a[i] != b[i]) {{ printf("element %u differs\\n", (unsigned)i); return 1; }}
+    }}
+    return 0;
+}}
+"""
+
+
+def main():
+    parser = unroll_report.arguments(__doc__)
+    parser.add_argument("--check", action="store_true", help="exit 1 unless the target is met")
+    args = parser.parse_args()
+
+    rows = ["| kernel | plain loops | `none` | `4` | `auto` | `full` | `none` / plain |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    worst = 0.0
+    with tempfile.TemporaryDirectory() as work:
+        for spec in unroll_report.kernels_of(args.specs):
+            name = spec["name"]
+            plain = os.path.join(work, f"plain_{name}.c")
+            with open(plain, "w") as f:
+                f.write(plain_loops.plain_kernel(spec, f"plain_{name}"))
+            sizes = {}
+            for mode in MODES:
+                out_dir = os.path.join(work, mode)
+                os.makedirs(out_dir, exist_ok=True)
+                if unroll_report.generate(args.kernelgen, spec, mode, out_dir):
+                    sizes[mode] = unroll_report.text_size(args.arm_gcc, args.arm_size, os.path.join(out_dir, name + ".c"), out_dir)
+            plain_size = unroll_report.text_size(args.arm_gcc, args.arm_size, plain, work)
+            # The baseline must compute what the kernel computes.
+            program = os.path.join(work, f"agree_{name}.c")
+            with open(program, "w") as f:
+                f.write(agreement_program(spec, name))
+            binary = os.path.join(work, f"agree_{name}")
+            none_dir = os.path.join(work, "none")
+            subprocess.run([args.cc, "-std=c99", "-O1", "-I", none_dir, program, plain, os.path.join(none_dir, name + ".c"),
+                            "-o", binary], check=True)
+            if subprocess.run([binary]).returncode != 0:
+                sys.exit(f"{name}: the plain loop kernel and kernelgen's disagree")
+            ratio = sizes["none"] / plain_size
+            worst = max(worst, ratio)
+            cells = [f"{sizes[m]:,}" if m in sizes else "refused" for m in MODES]
+            rows.append(f"| {name} | {plain_size:,} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+    verdict = "met" if worst <= 1.0 else "NOT met"
+    report = "\n".join(rows) + f"\n\nTarget `none` <= plain loops on every kernel: {verdict} (largest ratio {worst:.2f}).\n"
+    unroll_report.write_report(report, args.out)
+    if args.check and worst > 1.0:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

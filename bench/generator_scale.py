@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""How the generator scales: the time of one run over 1,000 specs, and lines of C against tensor size.
+
+1. Writes 1,000 spec files (the four operators in turn, float32, embedded-size shapes, "unroll" auto) and
+   times one `kernelgen` run over all of them (the best of 3 runs, wall clock).
+2. Generates Gather, GatherElements, GatherND and ScatterND (add) kernels whose tensors grow from 2^4 to
+   2^36 elements, under "unroll" auto and none, and counts the lines of the .c file: the code stays bounded
+   whatever the tensor size.
+
+Usage: bench/generator_scale.py --kernelgen build/kernelgen [--out report.md]
+"""
+import argparse
+import json
+import os
+import subprocess
+import tempfile
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import unroll_report  # noqa: E402
+
+EMBEDDED = [
+    {"op": "Gather", "data_shape": [64, 32], "indices_shape": [16], "axis": 0},
+    {"op": "GatherElements", "data_shape": [16, 32], "indices_shape": [16, 8], "axis": 1},
+    {"op": "GatherND", "data_shape": [32, 16, 8], "indices_shape": [10, 2]},
+    {"op": "ScatterND", "data_shape": [32, 16], "indices_shape": [8, 1], "reduction": "add"},
+]
+
+
+def growing(op, n):
+    """A kernel of `op` whose data has about 2^n elements (indices a quarter of its rows)."""
+    rows, cols = 1 << (n - n // 2), 1 << (n // 2)
+    if op == "Gather":
+        return {"data_shape": [rows, cols], "indices_shape": [max(rows // 4, 1)], "axis": 0}
+    if op == "GatherElements":
+        return {"data_shape": [rows, cols], "indices_shape": [rows, max(cols // 4, 1)], "axis": 1}
+    if op == "GatherND":
+        return {"data_shape": [rows, cols], "indices_shape": [max(rows // 4, 1), 2]}
+    return {"data_shape": [rows, cols], "indices_shape": [max(rows // 4, 1), 1], "reduction": "add"}
+
+
+def run_kernelgen(kernelgen, out_dir, paths, unroll="auto"):
+    subprocess.run([kernelgen, "--unroll", unroll, "--out-dir", out_dir, *paths], check=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--kernelgen", required=True)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    report = []
+    with tempfile.TemporaryDirectory() as work:
+        paths = []
+        for i in range(1000):
+            path = os.path.join(work, f"k{i}.json")
+            with open(path, "w") as f:
+                json.dump({"name": f"k{i}", "dtype": "float32", **EMBEDDED[i % 4]}, f)
+            paths.append(path)
+        times = []
+        for attempt in range(3):
+            out_dir = os.path.join(work, f"out{attempt}")
+            start = time.perf_counter()
+            run_kernelgen(args.kernelgen, out_dir, paths)
+            times.append(time.perf_counter() - start)
+        lines = sum(sum(1 for _ in open(os.path.join(out_dir, name))) for name in os.listdir(out_dir))
+        report.append(f"One run over 1,000 specs: {min(times):.2f} s (best of 3; {lines:,} lines of C written).\n")
+
+        report.append("| data elements | " + " | ".join(f"{e['op']} auto / none" for e in EMBEDDED) + " |")
+        report.append("| ---: |" + " ---: |" * len(EMBEDDED))
+        for n in (4, 8, 12, 16, 20, 24, 28, 32, 36):
+            cells = []
+            for e in EMBEDDED:
+                counts = []
+                for unroll in ("auto", "none"):
+                    name = f"{e['op'].lower()}_{n}_{unroll}"
+                    path = os.path.join(work, name + ".json")
+                    with open(path, "w") as f:
+                        json.dump({"name": name, "op": e["op"], "dtype": "float32", **growing(e["op"], n)}, f)
+                    run_kernelgen(args.kernelgen, os.path.join(work, "grow"), [path], unroll)
+                    counts.append(sum(1 for _ in open(os.path.join(work, "grow", name + ".c"))))
+                cells.append(f"{counts[0]} / {counts[1]}")
+            report.append(f"| 2^{n} | " + " | ".join(cells) + " |")
+    unroll_report.write_report("\n".join(report) + "\n", args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Plain constant-bound loop kernels: the baseline for kernelgen's flash with "unroll": "none".
+
+For a spec, writes the C a careful hand (or onnx2c) would: nested loops with literal bounds, one element at a
+time, no unrolling and no memcpy, with the same contract as kernelgen's kernels (every index checked first,
+negative indices wrapped, -1 and output untouched when one is out of range). float32 and the reductions
+none/add only: what the benchmark cases use.
+
+Usage: bench/plain_loops.py SPEC.json OUT.c   (a spec file holding one kernel object)
+"""
+import json
+import sys
+from math import prod
+
+C_TYPES = {"float32": "float", "float": "float", "int8": "int8_t", "int32": "int32_t"}
+
+
+def strides(shape):
+    out, step = [], 1
+    for dim in reversed(shape):
+        out.insert(0, step)
+        step *= dim
+    return out
+
+
+def offset(terms):
+    """sum(variable * stride) with literal strides, or 0u."""
+    parts = [f"{v} * {s}u" if s != 1 else v for v, s in terms if s != 0]
+    return " + ".join(parts) if parts else "0u"
+
+
+def loops(names, extents, body, indent="    "):
+    """Nested for loops over names with literal extents around body lines."""
+    lines = []
+    for depth, (name, extent) in enumerate(zip(names, extents)):
+        lines.append(f"{indent}{'    ' * depth}for ({name} = 0u; {name} < {extent}u; ++{name}) {{")
+    depth = len(names)
+    lines += [f"{indent}{'    ' * depth}{line}" for line in body]
+    for d in reversed(range(depth)):
+        lines.append(f"{indent}{'    ' * d}}}")
+    return lines
+
+
+def check_loop(count, bounds_of, index_type):
+    """The check pass: every index value against the size of the axis it selects along."""
+    lines = ["    for (t = 0u; t < %du; ++t) {" % count]
+    if len(set(bounds_of)) == 1:
+        s = bounds_of[0]
+        lines.append(f"        if (indices[t] < -{s} || indices[t] > {s - 1}) {{")
+    else:
+        k = len(bounds_of)
+        table = ", ".join(str(b) for b in bounds_of)
+        lines.insert(0, f"    static const {index_type} bound[{k}] = {{{table}}};")
+        lines.append(f"        if (indices[t] < -bound[t % {k}u] || indices[t] >= bound[t % {k}u]) {{")
+    lines += ["            return -1;", "        }", "    }"]
+    return lines
+
+
+def wrap(expression, size):
+    return f"(uint32_t)({expression} < 0 ? {expression} + {size} : {expression})"
+
+
+def plain_kernel(spec, name):
+    op, data, ind = spec["op"], spec["data_shape"], spec["indices_shape"]
+    t = C_TYPES[spec["dtype"]]
+    ti = "int32_t" if spec.get("index_dtype") == "int32" else "int64_t"
+    ds, js = strides(data), strides(ind)
+    params = f"const {t} *data, const {ti} *indices, "
+    if op == "ScatterND":
+        params += f"const {t} *updates, "
+    params += f"{t} *output"
+    body, variables = [], ["t"]
+    if op == "Gather":
+        axis = spec.get("axis", 0) % len(data)
+        outer, size, inner, count = prod(data[:axis]), data[axis], prod(data[axis + 1:]), prod(ind)
+        body += check_loop(count, [size], ti)
+        variables += ["o", "i", "e"]
+        body += loops(["o", "i"], [outer, count], [
+            f"const uint32_t row = {wrap('indices[i]', size)};",
+            *loops(["e"], [inner], [f"output[(o * {count}u + i) * {inner}u + e] = data[(o * {size}u + row) * {inner}u + e];"], ""),
+        ])
+    elif op == "GatherElements":
+        axis = spec.get("axis", 0) % len(data)
+        names = [f"i{d}" for d in range(len(ind))]
+        variables += names
+        body += check_loop(prod(ind), [data[axis]], ti)
+        at = offset(list(zip(names, js)))
+        source = offset([(n, s) for d, (n, s) in enumerate(zip(names, ds)) if d != axis] + [("v", ds[axis])])
+        body += loops(names, ind, [f"const uint32_t v = {wrap(f'indices[{at}]', data[axis])};", f"output[{at}] = data[{source}];"])
+    else:  # GatherND and ScatterND: tuples of k along indices[:-1] select data[b + j]
+        b = spec.get("batch_dims", 0) if op == "GatherND" else 0
+        k = ind[-1]
+        block = prod(data[b + k:])
+        tuples = ind[:-1]
+        names = [f"i{d}" for d in range(len(tuples))]
+        variables += names + ["e", "j"]
+        bounds = [data[b + j] for j in range(k)]
+        body += check_loop(prod(ind), bounds, ti)
+        tuple_at = offset(list(zip(names, js[:-1])))
+        dense = offset(list(zip(names, [s // k * block for s in js[:-1]])))
+        batch = offset([(n, ds[d]) for d, n in enumerate(names[:b])])
+        inner = ["uint32_t at = %s;" % batch]
+        inner += loops(["j"], [k], [f"const {ti} v = indices[{tuple_at} + j];",
+                                    f"at += {wrap('v', f'(' + ti + ')dims[j]')} * strides[j];"], "")
+        table = ", ".join(str(x) for x in bounds)
+        stride_table = ", ".join(str(ds[b + j]) for j in range(k))
+        body.insert(0, f"    static const uint32_t strides[{k}] = {{{stride_table}}};")
+        body.insert(0, f"    static const uint32_t dims[{k}] = {{{table}}};")
+        if op == "GatherND":
+            inner += loops(["e"], [block], [f"output[{dense} + e] = data[at + e];"], "")
+        else:
+            body += ["    " + line for line in loops(["e"], [prod(data)], ["output[e] = data[e];"], "")]
+            reduction = spec.get("reduction", "none")
+            operation = "+=" if reduction == "add" else "="
+            inner += loops(["e"], [block], [f"output[at + e] {operation} updates[{dense} + e];"], "")
+        body += loops(names, tuples, inner)
+    declarations = "    uint32_t " + ", ".join(dict.fromkeys(variables)) + ";"
+    return "\n".join([
+        "#include <stdint.h>", "",
+        f"int {name}({params});", "",
+        f"int {name}({params})", "{", declarations, *body, "    return 0;", "}", ""])
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    with open(sys.argv[1]) as f:
+        spec = json.load(f)
+    with open(sys.argv[2], "w") as f:
+        f.write(plain_kernel(spec, "plain_" + spec["name"]))
+
+
+if __name__ == "__main__":
+    main()

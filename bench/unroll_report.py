@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Speed and flash of every kernel of the given spec files under each unroll setting.
+
+For each setting (none, 4, auto, full) every kernel is generated on its own with `kernelgen --unroll MODE`
+(its own "unroll" key removed, so the setting applies to all), then
+  - flash: compiled for Cortex-M4F at -Os with arm-none-eabi-gcc and measured with arm-none-eabi-size
+    (.text, which holds the code and the constant tables);
+  - speed: compiled for the host at -O2 into one driver that calls each kernel once (indices all 0, in
+    range for every axis that has elements), run under callgrind; the instructions of each kernel's call,
+    inclusive of memcpy, are read with callgrind_annotate.
+"full" is refused for kernels over its 4096-statement cap: those are left out of every setting's totals
+(and counted), so the totals compare the same kernels.
+
+Usage: bench/unroll_report.py --kernelgen build/kernelgen [--out report.md] [--per-kernel] specs/*.json
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+MODES = ["none", "4", "auto", "full"]
+M4F_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-Os"]
+C_TYPES = {
+    "float32": "float", "float": "float", "float64": "double", "double": "double", "int8": "int8_t",
+    "int16": "int16_t", "int32": "int32_t", "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t",
+    "uint32": "uint32_t", "uint64": "uint64_t", "bool": "bool", "float16": "uint16_t", "bfloat16": "uint16_t",
+    "complex64": "kernelgen_complex64", "complex128": "kernelgen_complex128", "string": "const char *",
+}
+
+
+def kernels_of(paths):
+    for path in paths:
+        with open(path) as f:
+            document = json.load(f)
+        for kernel in document.get("kernels", [document]):
+            yield kernel
+
+
+def elements(shape):
+    count = 1
+    for dim in shape:
+        count *= dim
+    return count
+
+
+def runnable(kernel):
+    """Whether the driver can hold the kernel's tensors in static buffers (at most 2^24 elements each)."""
+    return max(elements(kernel["data_shape"]), elements(kernel["indices_shape"]), 1) <= 1 << 24
+
+
+def run(command, **kwargs):
+    return subprocess.run(command, capture_output=True, text=True, **kwargs)
+
+
+def generate(kernelgen, kernel, mode, out_dir):
+    spec = dict(kernel)
+    spec.pop("unroll", None)
+    path = os.path.join(out_dir, kernel["name"] + ".json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    return run([kernelgen, "--unroll", mode, "--out-dir", out_dir, path]).returncode == 0
+
+
+def text_size(arm_gcc, arm_size, source, work):
+    obj = os.path.join(work, os.path.basename(source) + ".o")
+    result = run([arm_gcc, "-std=c99", *M4F_FLAGS, "-c", source, "-o", obj])
+    if result.returncode != 0:
+        sys.exit(f"{arm_gcc} failed on {source}:\n{result.stderr}")
+    line = run([arm_size, obj]).stdout.splitlines()[1]
+    return int(line.split()[0])
+
+
+def driver(kernels):
+    """A C program that calls each kernel once on zeroed tensors (each in its own static buffer)."""
+    lines = ["#include <stdbool.h>", "#include <stdint.h>"]
+    lines += [f'#include "{k["name"]}.h"' for k in kernels]
+    body = []
+    for k in kernels:
+        name, macro = k["name"], k["name"].upper()
+        element = C_TYPES[k["dtype"]]
+        index = "int32_t" if k.get("index_dtype") == "int32" else "int64_t"
+        args = [f"{name}_data"]
+        lines.append(f"static {element} {name}_data[{macro}_DATA_SIZE + 1];")
+        lines.append(f"static {element} {name}_output[{macro}_OUTPUT_SIZE + 1];")
+        if "indices" not in k:
+            lines.append(f"static {index} {name}_indices[{macro}_INDICES_SIZE + 1];")
+            args.append(f"{name}_indices")
+        if k["op"] == "ScatterND":
+            lines.append(f"static {element} {name}_updates[{macro}_UPDATES_SIZE + 1];")
+            args.append(f"{name}_updates")
+        args.append(f"{name}_output")
+        body.append(f"    status |= {name}({', '.join(args)});")
+    return "\n".join(lines + ["", "int main(void)", "{", "    int status = 0;"] + body +
+                     ["    return status < 0 ? 0 : status;", "}", ""])
+
+
+def instructions(cc, kernels, source_dir, work):
+    program = os.path.join(work, "driver.c")
+    with open(program, "w") as f:
+        f.write(driver(kernels))
+    sources = [os.path.join(source_dir, k["name"] + ".c") for k in kernels]
+    binary = os.path.join(work, "driver")
+    result = run([cc, "-std=c99", "-O2", "-g", "-I", source_dir, program, *sources, "-Wl,-z,now", "-o", binary])
+    if result.returncode != 0:
+        sys.exit(f"{cc} failed:\n{result.stderr}")
+    out = os.path.join(work, "callgrind.out")
+    run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary], check=True)
+    annotated = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out]).stdout
+    counts = {}
+    for line in annotated.splitlines():
+        match = re.match(r"\s*([\d,]+) \([^)]*\)\s+\S+:(\w+)\b", line) or re.match(r"\s*([\d,]+)\s+\S+:(\w+)\b", line)
+        if match:
+            counts.setdefault(match.group(2), int(match.group(1).replace(",", "")))
+    return {k["name"]: counts.get(k["name"], 0) for k in kernels}
+
+
+def write_report(text, path):
+    """Prints a report, and writes it to `path` too when one is given."""
+    if path:
+        with open(path, "w") as f:
+            f.write(text)
+    print(text)
+
+
+def arguments(doc):
+    """The options the bench scripts share: the tools, the report file, the spec files."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--kernelgen", required=True)
+    parser.add_argument("--cc", default="cc")
+    parser.add_argument("--arm-gcc", default="arm-none-eabi-gcc")
+    parser.add_argument("--arm-size", default="arm-none-eabi-size")
+    parser.add_argument("--out")
+    parser.add_argument("specs", nargs="+")
+    return parser
+
+
+def main():
+    parser = arguments(__doc__)
+    parser.add_argument("--per-kernel", action="store_true", help="also a row per kernel")
+    args = parser.parse_args()
+
+    kernels = list(kernels_of(args.specs))
+    results = {}  # mode -> name -> (text bytes, instructions)
+    refused = set()
+    with tempfile.TemporaryDirectory() as work:
+        for mode in MODES:
+            out_dir = os.path.join(work, mode)
+            os.makedirs(out_dir)
+            made = [k for k in kernels if generate(args.kernelgen, k, mode, out_dir)]
+            refused |= {k["name"] for k in kernels} - {k["name"] for k in made}
+            sizes = {k["name"]: text_size(args.arm_gcc, args.arm_size, os.path.join(out_dir, k["name"] + ".c"), out_dir)
+                     for k in made}
+            calls = instructions(args.cc, [k for k in made if runnable(k)], out_dir, out_dir)
+            results[mode] = {name: (sizes[name], calls.get(name, 0)) for name in sizes}
+
+    too_large = {k["name"] for k in kernels if not runnable(k)}
+    common = [k["name"] for k in kernels if k["name"] not in refused | too_large]
+    rows = ["| unroll | kernels | .text bytes (Cortex-M4F -Os) | x86 instructions, one call of each |",
+            "| --- | ---: | ---: | ---: |"]
+    for mode in MODES:
+        text = sum(results[mode][n][0] for n in common)
+        calls = sum(results[mode][n][1] for n in common)
+        rows.append(f"| `{mode}` | {len(common)} | {text:,} | {calls:,} |")
+    note = "\n"
+    if refused:
+        note += (f"Left out: {len(refused)} kernels that \"full\" refuses (over 4096 statements): "
+                 f"{', '.join(sorted(refused))}.\n")
+    if too_large:
+        note += (f"Left out: {len(too_large)} kernels whose tensors are too large to run here: "
+                 f"{', '.join(sorted(too_large))}.\n")
+    report = "\n".join(rows) + "\n" + note
+    if args.per_kernel:
+        report += "\n| kernel | " + " | ".join(f"`{m}` bytes / instructions" for m in MODES) + " |\n"
+        report += "| --- |" + " ---: |" * len(MODES) + "\n"
+        for name in common:
+            cells = [f"{results[m][name][0]:,} / {results[m][name][1]:,}" for m in MODES]
+            report += f"| {name} | " + " | ".join(cells) + " |\n"
+    write_report(report, args.out)
+
+
+if __name__ == "__main__":
+    main()
