@@ -27,6 +27,10 @@
 #include "doc_gather_nd_3.h"
 #include "doc_gather_nd_4.h"
 #include "doc_gather_nd_5.h"
+#include "doc_scatter_elements_1.h"
+#include "doc_scatter_elements_2.h"
+#include "doc_scatter_elements_add.h"
+#include "doc_scatter_elements_max.h"
 #include "doc_scatter_nd_1.h"
 #include "doc_scatter_nd_2.h"
 #include "doc_scatter_nd_add.h"
@@ -574,6 +578,68 @@ TEST(DocScatterND, OutOfRangeIndexLeavesOutputUntouched) {
     for (const auto* kernel : {&kScatter2, &kScatterAdd, &kScatterMul, &kScatterMax, &kScatterMin}) {
         expect_scatter_rejects_each(*kernel, kScatterData, {0, 2}, kScatterUpdates, bad);
     }
+}
+
+// ==========================================================================================================
+// ScatterElements: the two examples of ONNX's documentation (typed in as printed), and hand-worked cases for
+// the reductions, negative axes and indices, duplicates and out-of-range values.
+// ==========================================================================================================
+
+const auto kScatterElements1 = SCATTER_KERNEL(doc_scatter_elements_1, DOC_SCATTER_ELEMENTS_1, 3, 3);
+const auto kScatterElements2 = SCATTER_KERNEL(doc_scatter_elements_2, DOC_SCATTER_ELEMENTS_2, 1, 5);
+const auto kScatterElementsAdd = SCATTER_KERNEL(doc_scatter_elements_add, DOC_SCATTER_ELEMENTS_ADD, 2, 4);
+const auto kScatterElementsMax = SCATTER_KERNEL(doc_scatter_elements_max, DOC_SCATTER_ELEMENTS_MAX, 3, 2);
+
+TEST(DocScatterElements, Example1) {
+    // output[indices[i][j]][j] = updates[i][j] (axis 0).
+    expect_scatter(kScatterElements1, std::vector<float>(9, 0.0f), {1, 0, 2, 0, 2, 1},
+                   std::vector<float>{1.0f, 1.1f, 1.2f, 2.0f, 2.1f, 2.2f},
+                   std::vector<float>{2.0f, 1.1f, 0.0f, 1.0f, 0.0f, 2.2f, 0.0f, 2.1f, 1.2f});
+}
+
+TEST(DocScatterElements, Example2) {
+    // output[i][indices[i][j]] = updates[i][j] (axis 1).
+    expect_scatter(kScatterElements2, std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f, 5.0f}, {1, 3},
+                   std::vector<float>{1.1f, 2.1f}, std::vector<float>{1.0f, 1.1f, 3.0f, 2.1f, 5.0f});
+}
+
+TEST(DocScatterElements, NegativeIndicesCountFromTheBack) {
+    // Example 2 again: -4 and -2 are 1 and 3 in a length-5 axis.
+    expect_scatter(kScatterElements2, std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f, 5.0f}, {-4, -2},
+                   std::vector<float>{1.1f, 2.1f}, std::vector<float>{1.0f, 1.1f, 3.0f, 2.1f, 5.0f});
+}
+
+TEST(DocScatterElements, DuplicatesWithoutReductionLastWins) {
+    // Axis 0 of [3, 3]: column 0 is written at row 1 by 1.0 and again by 2.0 (the later update); column 1 at
+    // rows 0 and 2; column 2 at row 2 by 1.2, then at row -2 = 1 by 2.2.
+    expect_scatter(kScatterElements1, std::vector<float>(9, 0.0f), {1, 0, 2, 1, 2, -2},
+                   std::vector<float>{1.0f, 1.1f, 1.2f, 2.0f, 2.1f, 2.2f},
+                   std::vector<float>{0.0f, 1.1f, 0.0f, 2.0f, 0.0f, 2.2f, 0.0f, 2.1f, 1.2f});
+}
+
+TEST(DocScatterElements, AddAlongTheLastAxisWithDuplicates) {
+    // data [[1, 2, 3, 4], [5, 6, 7, 8]], axis -1: row 0 adds 10 at 0, 20 at 0 again, 30 at -1 = 3;
+    // row 1 adds 40 at 2, 50 at -3 = 1, 60 at 2 again.
+    expect_scatter(kScatterElementsAdd, std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8}, {0, 0, -1, 2, -3, 2},
+                   std::vector<int32_t>{10, 20, 30, 40, 50, 60}, std::vector<int32_t>{31, 2, 3, 34, 5, 56, 107, 8});
+}
+
+TEST(DocScatterElements, MaxAlongAxis0) {
+    // data [[5, -1], [0, 7], [3, 3]]: column 0 takes updates 4 (at row 2: max(3, 4) = 4), 9 (row 0:
+    // max(5, 9) = 9), -8 (row -1 = 2: max(4, -8) = 4); column 1 takes 6 (row 0: max(-1, 6) = 6), -2
+    // (row 1: max(7, -2) = 7), 10 (row 1 again: 10).
+    expect_scatter(kScatterElementsMax, std::vector<int16_t>{5, -1, 0, 7, 3, 3}, {2, 0, 0, 1, -1, 1},
+                   std::vector<int16_t>{4, 6, 9, -2, -8, 10}, std::vector<int16_t>{9, 6, 0, 10, 4, 3});
+}
+
+TEST(DocScatterElements, OutOfRangeIndexLeavesOutputUntouched) {
+    // Size-3 axis: 3 and -4 are the first values outside [-3, 2]; size-5 axis: 5 and -6.
+    expect_scatter_rejects_each(kScatterElements1, std::vector<float>(9, 0.0f), {1, 0, 2, 0, 2, 1},
+                                std::vector<float>{1.0f, 1.1f, 1.2f, 2.0f, 2.1f, 2.2f}, {3, -4, kInt64Max, kInt64Min});
+    expect_scatter_rejects_each(kScatterElements2, std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f, 5.0f}, {1, 3},
+                                std::vector<float>{1.1f, 2.1f}, {5, -6, kInt64Max, kInt64Min});
+    expect_scatter_rejects_each(kScatterElementsAdd, std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8}, {0, 0, -1, 2, -3, 2},
+                                std::vector<int32_t>{10, 20, 30, 40, 50, 60}, {4, -5, kInt64Max, kInt64Min});
 }
 
 }  // namespace

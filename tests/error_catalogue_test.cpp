@@ -117,7 +117,8 @@ TEST(ErrorCatalogue, CoversEveryMessageForm) {
           "\"full\" unrolling would take", "did you mean",
           "index 5 is out of range for data axis", "with int32 indices", "so no index is valid",
           "expected an integer, got string \"3\" (arrays nested", "expected an array of 2", "got array (an integer",
-          "more constant indices are invalid", "does not apply to constant indices"}) {
+          "more constant indices are invalid", "does not apply to constant indices",
+          "ScatterElements needs equal ranks", "updates have the shape of indices"}) {
         EXPECT_NE(all.find(form), std::string::npos) << "no catalogue entry shows a message with: " << form;
     }
 }

@@ -434,3 +434,34 @@ TEST(LoweringConstant, NoIndicesNoRuns) {
     EXPECT_EQ(runs_of(copy), "");
     EXPECT_EQ(copy.copy_count(), 0u);
 }
+
+// --- ScatterElements ------------------------------------------------------------------------------------------
+
+// ScatterElements of updates [2, 3] into data [3, 4] along axis 0: for each (i0, i1) of indices the update at
+// i0 * 3 + i1 goes to output row indices[i0, i1] (stride 4), column i1: loops {2, 3, 3, 0}, {3, 1, 1, 1}.
+TEST(Lowering, ScatterElementsAxis0) {
+    auto copy = lower_json(R"json({"name": "k", "op": "ScatterElements", "dtype": "float32", "data_shape": [3, 4],
+        "indices_shape": [2, 3], "reduction": "mul"})json");
+    EXPECT_EQ(copy.indexed, IndexedCopy::Indexed::Destination);
+    EXPECT_EQ(loops_of(copy), "{2, 3, 3, 0}{3, 1, 1, 1}");
+    EXPECT_EQ(components_of(copy), "{0, 3, 4}");
+    EXPECT_EQ(copy.block, 1u);
+    EXPECT_TRUE(copy.copy_data_first);
+    EXPECT_EQ(copy.reduction, kernelgen::Reduction::Mul);
+    expect_sizes(copy, {12, 6, 6, 12});
+}
+
+// Along the last axis of [2, 5] with indices [2, 2]: rows of data (stride 5), the index selects the column.
+TEST(Lowering, ScatterElementsLastAxis) {
+    auto copy = lower_json(R"json({"name": "k", "op": "ScatterElements", "dtype": "int8", "data_shape": [2, 5],
+        "indices_shape": [2, 2], "axis": -1})json");
+    EXPECT_EQ(loops_of(copy), "{2, 2, 2, 5}{2, 1, 1, 0}");
+    EXPECT_EQ(components_of(copy), "{0, 5, 1}");
+}
+
+// Constant indices: [[2, 0, 1]] into [3, 3] along axis 0 -> updates 0, 1, 2 land on 6, 1, 5.
+TEST(LoweringConstant, ScatterElements) {
+    auto copy = lower_json(R"json({"name": "k", "op": "ScatterElements", "dtype": "float32", "data_shape": [3, 3],
+        "indices_shape": [1, 3], "indices": [[2, 0, -2]]})json");
+    EXPECT_EQ(runs_of(copy), "{0, 6, 1}{1, 1, 1}{2, 5, 1}");
+}

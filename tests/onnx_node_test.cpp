@@ -3,7 +3,7 @@
 //   - model.onnx's single node must agree with the kernel's spec entry: op_type, and axis / batch_dims /
 //     reduction (with ONNX's defaults when absent), so a spec that drifts from the test is caught;
 //   - test_data_set_0/input_*.pb must have the spec's dtypes and shapes and the kernel's element counts;
-//   - the kernel's output must equal output_0.pb bit for bit (ScatterND also in place, output == data).
+//   - the kernel's output must equal output_0.pb bit for bit (the scatters also in place, output == data).
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -28,6 +28,10 @@
 #include "node_gather_elements_0.h"
 #include "node_gather_elements_1.h"
 #include "node_gather_elements_negative_indices.h"
+#include "node_scatter_elements_with_axis.h"
+#include "node_scatter_elements_with_duplicate_indices.h"
+#include "node_scatter_elements_with_negative_indices.h"
+#include "node_scatter_elements_without_axis.h"
 #include "node_gather_negative_indices.h"
 #include "node_gathernd_example_float32.h"
 #include "node_gathernd_example_int32.h"
@@ -254,7 +258,7 @@ void check_scatter_output(const NodeTestData& test, const std::string& name,
     ASSERT_EQ(indices.size(), indices_size) << "indices";
     ASSERT_EQ(updates.size(), updates_size) << "updates";
     ASSERT_EQ(expected.size(), output_size) << "output";
-    ASSERT_EQ(dims_of(test.output), dims_of(test.inputs.at(0))) << "ScatterND's output has data's shape";
+    ASSERT_EQ(dims_of(test.output), dims_of(test.inputs.at(0))) << "a scatter's output has data's shape";
 
     std::vector<T> output = sentinel_filled<T>(output_size);
     ASSERT_EQ(kernel(data.data(), indices.data(), updates.data(), output.data()), ok);
@@ -311,6 +315,13 @@ const std::vector<NodeKernel>& node_kernels() {
         SCATTER_NODE("test_scatternd", node_scatternd, NODE_SCATTERND),
         SCATTER_NODE("test_scatternd_add", node_scatternd_add, NODE_SCATTERND_ADD),
         SCATTER_NODE("test_scatternd_multiply", node_scatternd_multiply, NODE_SCATTERND_MULTIPLY),
+        SCATTER_NODE("test_scatter_elements_with_axis", node_scatter_elements_with_axis, NODE_SCATTER_ELEMENTS_WITH_AXIS),
+        SCATTER_NODE("test_scatter_elements_with_duplicate_indices", node_scatter_elements_with_duplicate_indices,
+                     NODE_SCATTER_ELEMENTS_WITH_DUPLICATE_INDICES),
+        SCATTER_NODE("test_scatter_elements_with_negative_indices", node_scatter_elements_with_negative_indices,
+                     NODE_SCATTER_ELEMENTS_WITH_NEGATIVE_INDICES),
+        SCATTER_NODE("test_scatter_elements_without_axis", node_scatter_elements_without_axis,
+                     NODE_SCATTER_ELEMENTS_WITHOUT_AXIS),
     };
     return kernels;
 }
@@ -339,6 +350,7 @@ TEST_P(OnnxNodeTest, ModelNodeAgreesWithSpec) {
     // Every attribute of the node must be one the spec models, with the spec's value; absent ones take
     // ONNX's defaults (axis 0, batch_dims 0, reduction "none"), which must also be the spec's.
     const std::string int_attribute = op == "GatherND" ? "batch_dims" : op == "ScatterND" ? "" : "axis";
+    const bool scatter = op == "ScatterND" || op == "ScatterElements";
     const auto rank = static_cast<int64_t>(spec->value("data_shape", std::vector<int64_t>{}).size());
     const auto normalized = [&](int64_t value) {
         return int_attribute == "axis" && value < 0 ? value + rank : value;  // a negative axis counts from the back
@@ -349,7 +361,7 @@ TEST_P(OnnxNodeTest, ModelNodeAgreesWithSpec) {
         if (!int_attribute.empty() && attribute.name() == int_attribute) {
             ASSERT_EQ(attribute.type(), onnx::AttributeProto::INT) << attribute.name();
             model_int = attribute.i();
-        } else if (op == "ScatterND" && attribute.name() == "reduction") {
+        } else if (scatter && attribute.name() == "reduction") {
             ASSERT_EQ(attribute.type(), onnx::AttributeProto::STRING) << attribute.name();
             model_reduction = attribute.s();
         } else {
@@ -359,12 +371,13 @@ TEST_P(OnnxNodeTest, ModelNodeAgreesWithSpec) {
     if (!int_attribute.empty()) {
         EXPECT_EQ(normalized(model_int), normalized(spec->value(int_attribute, int64_t{0})))
             << int_attribute << " of the model vs the spec";
-    } else {
+    }
+    if (scatter) {
         EXPECT_EQ(model_reduction, spec->value("reduction", std::string("none")))
             << "reduction of the model vs the spec";
     }
     for (const char* key : {"axis", "batch_dims", "reduction"}) {
-        if (key != int_attribute && !(op == "ScatterND" && std::string(key) == "reduction")) {
+        if (key != int_attribute && !(scatter && std::string(key) == "reduction")) {
             EXPECT_FALSE(spec->contains(key)) << "spec of " << op << " sets '" << key << "'";
         }
     }

@@ -113,10 +113,11 @@ Shape output_shape(const Problem& p) {
         const auto k = static_cast<size_t>(indices.back());
         return concat(slice(indices, 0, indices.size() - 1), slice(data, b + k, data.size()));
     }
-    return data;  // ScatterND
+    return data;  // ScatterND, ScatterElements
 }
 
 Shape updates_shape(const Problem& p) {
+    if (p.op == "ScatterElements") return p.indices_shape;
     const auto k = static_cast<size_t>(p.indices_shape.back());
     return concat(slice(p.indices_shape, 0, p.indices_shape.size() - 1), slice(p.data_shape, k, p.data_shape.size()));
 }
@@ -153,6 +154,21 @@ bool run(const Problem& p, const std::vector<T>& data, const std::vector<int64_t
             Shape d = o;
             d[a] = wrap(indices[static_cast<size_t>(flat(is, o))], s);
             result[static_cast<size_t>(flat(os, o))] = data[static_cast<size_t>(flat(ds, d))];
+        }
+    } else if (p.op == "ScatterElements") {
+        // For every position u of updates (= of indices): output at u, with its axis coordinate replaced by
+        // indices[u], combines updates[u]; row-major order applies duplicates in turn.
+        const auto a = static_cast<size_t>(normalized_axis(p));
+        const int64_t s = ds[a];
+        for (int64_t v : indices) {
+            if (!in_range(v, s)) return false;
+        }
+        result = data;
+        for (const Shape& u : all_positions(is)) {
+            Shape d = u;
+            d[a] = wrap(indices[static_cast<size_t>(flat(is, u))], s);
+            const auto at = static_cast<size_t>(flat(ds, d));
+            result[at] = combine<T>(p.reduction, result[at], updates[static_cast<size_t>(flat(is, u))]);
         }
     } else {
         // GatherND and ScatterND: indices[..., k] are tuples into data, after b batch dimensions.

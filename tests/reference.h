@@ -1,4 +1,4 @@
-// A plain, runtime-shaped implementation of the four operators, written for clarity and nothing else:
+// A plain, runtime-shaped implementation of the five operators, written for clarity and nothing else:
 // the independent computation the generated kernels are checked against. It shares no code with the
 // generator: it normalizes the axis and derives every output shape itself, from ONNX's text.
 #pragma once
@@ -25,7 +25,7 @@ struct Complex {
 using Shape = std::vector<int64_t>;
 
 struct Problem {
-    std::string op;  // "Gather", "GatherElements", "GatherND" or "ScatterND"
+    std::string op;  // "Gather", "GatherElements", "GatherND", "ScatterND" or "ScatterElements"
     Shape data_shape;
     Shape indices_shape;
     int64_t axis = 0;        // may be negative
@@ -34,7 +34,7 @@ struct Problem {
 };
 
 Shape output_shape(const Problem& problem);
-Shape updates_shape(const Problem& problem);  // ScatterND
+Shape updates_shape(const Problem& problem);  // the scatters
 int64_t count(const Shape& shape);
 
 // Runs the operator on elements of type T. Returns false, leaving `output` as it was, when an index is

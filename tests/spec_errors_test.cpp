@@ -17,7 +17,7 @@ using kernelgen::Shape;
 using Problems = std::vector<std::string>;
 
 // The "(allowed)" texts of the rules, as the messages end.
-const std::string kOps = "one of Gather, GatherElements, GatherND, ScatterND";
+const std::string kOps = "one of Gather, GatherElements, GatherND, ScatterND, ScatterElements";
 const std::string kNameRule = "a C identifier of at most 63 characters, not a C or C++ keyword";
 const std::string kDTypes =
     "one of float32 or float, float64 or double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, "
@@ -684,6 +684,36 @@ TEST(SpecErrors, IndexCheckBadValues) {
     EXPECT_EQ(parse_one(head + "\"none\"}").index_check, kernelgen::IndexCheck::None);
     EXPECT_EQ(parse_one(head + "\"checked\"}").index_check, kernelgen::IndexCheck::Checked);
     EXPECT_EQ(parse_one(named("\"k\"")).index_check, kernelgen::IndexCheck::Checked);
+}
+
+// --- ScatterElements -------------------------------------------------------------------------------------------
+
+TEST(SpecErrors, ScatterElementsResolves) {
+    KernelSpec spec = parse_one(R"json({"name": "k", "op": "ScatterElements", "dtype": "int32", "data_shape": [4, 3],
+        "indices_shape": [2, 3], "axis": -2, "reduction": "min", "updates_shape": [2, 3]})json");
+    EXPECT_EQ(spec.op, kernelgen::Op::ScatterElements);
+    EXPECT_EQ(spec.axis, 0);
+    EXPECT_EQ(spec.reduction, kernelgen::Reduction::Min);
+    EXPECT_EQ(spec.updates_shape, (Shape{2, 3}));
+    EXPECT_EQ(spec.output_shape, (Shape{4, 3}));
+    // The axis dimension of indices may exceed data's (ONNX Runtime's rule bounds only the others).
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "ScatterElements", "dtype": "int32", "data_shape": [4, 3],
+        "indices_shape": [6, 3]})json").updates_shape, (Shape{6, 3}));
+}
+
+TEST(SpecErrors, ScatterElementsRules) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterElements", "dtype": "float32", "data_shape": [4, 3],
+        "indices_shape": [2, 3], "batch_dims": 0})json"),
+              Problems{"spec.json: /batch_dims: key \"batch_dims\" does not apply to ScatterElements (ScatterElements takes " +
+                       kCommonKeys + ", axis, reduction, updates_shape)"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterElements", "dtype": "complex64", "data_shape": [4],
+        "indices_shape": [2], "axis": 1, "reduction": "max"})json"),
+              (Problems{"spec.json: /reduction: reduction \"max\" is not defined for complex64 (complex64 allows none, add, "
+                        "mul: complex numbers have no order)",
+                        "spec.json: /axis: axis 1 is out of range for data of rank 1 (allowed -1..0)"}));
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterElements", "dtype": "float32", "data_shape": [],
+        "indices_shape": []})json"),
+              Problems{"spec.json: /data_shape: data must have rank >= 1 (a non-empty array of dimensions)"});
 }
 
 // --- constant indices ---------------------------------------------------------------------------------------

@@ -217,7 +217,7 @@ private:
     std::vector<std::string> parameter_names() const {
         std::vector<std::string> names{"data"};
         if (!spec_.constant_indices) names.push_back("indices");
-        if (spec_.op == Op::ScatterND) names.push_back("updates");
+        if (is_scatter(spec_.op)) names.push_back("updates");
         names.push_back("output");
         return names;
     }
@@ -225,7 +225,7 @@ private:
     std::string parameter_list() const {
         std::string out = pointer_to_element(true) + "data, ";
         if (!spec_.constant_indices) out += "const " + index_ + " *indices, ";
-        if (spec_.op == Op::ScatterND) out += pointer_to_element(true) + "updates, ";
+        if (is_scatter(spec_.op)) out += pointer_to_element(true) + "updates, ";
         return out + pointer_to_element(false) + "output";
     }
 
@@ -244,7 +244,7 @@ private:
         };
         add("DATA", copy_.data_size);
         add("INDICES", copy_.indices_size);
-        if (spec_.op == Op::ScatterND) add("UPDATES", copy_.updates_size);
+        if (is_scatter(spec_.op)) add("UPDATES", copy_.updates_size);
         add("OUTPUT", copy_.output_size);
         return out;
     }
@@ -280,6 +280,9 @@ private:
             case Op::GatherElements: attribute = " along axis " + std::to_string(spec_.axis); break;
             case Op::GatherND: attribute = spec_.batch_dims ? " with batch_dims " + std::to_string(spec_.batch_dims) : ""; break;
             case Op::ScatterND: attribute = " with reduction " + std::string(name(spec_.reduction)); break;
+            case Op::ScatterElements:
+                attribute = " along axis " + std::to_string(spec_.axis) + " with reduction " + std::string(name(spec_.reduction));
+                break;
         }
         std::string bounds;
         bool empty_axis = false;
@@ -295,12 +298,13 @@ private:
                 : empty_axis ? std::string(", none in range (an axis of size 0)")
                 : copy_.components.size() > 1 ? ", tuples of " + std::to_string(copy_.components.size()) + " in " + bounds
                                               : ", each in " + bounds) + "\n";
-        if (spec_.op == Op::ScatterND) out += " *   updates  " + dtype + " " + format_shape(spec_.updates_shape) + "\n";
+        if (is_scatter(spec_.op)) out += " *   updates  " + dtype + " " + format_shape(spec_.updates_shape) + "\n";
         out += " *   output   " + dtype + " " + format_shape(spec_.output_shape) + "\n";
         out += " * " + copy_.formula + "\n";
         out += " * Negative indices count from the back of their axis.";
-        if (spec_.op == Op::ScatterND) {
-            out += "\n * Duplicate index tuples apply in the order of indices";
+        if (is_scatter(spec_.op)) {
+            out += spec_.op == Op::ScatterND ? "\n * Duplicate index tuples apply in the order of indices"
+                                             : "\n * Updates that meet at one position apply in the (row-major) order of updates";
             out += copy_.reduction == Reduction::None ? " (the last one wins)." : ".";
             out += "\n * output may be the same pointer as data: the update is then made in place.";
         }
@@ -529,7 +533,7 @@ private:
         std::vector<std::string> unused;
         if (!(copies && copy_.indexed == IndexedCopy::Indexed::Source) && !data_copy) unused.push_back("data");
         if (!copies && !uses_indices_check && !spec_.constant_indices) unused.push_back("indices");
-        if (spec_.op == Op::ScatterND && !copies) unused.push_back("updates");
+        if (is_scatter(spec_.op) && !copies) unused.push_back("updates");
         if (!copies && !data_copy) unused.push_back("output");
         for (const auto& parameter : unused) w.line("(void)" + parameter + ";");
         if (uses_indices_check) check_indices(w);

@@ -128,6 +128,18 @@ std::string with(std::string_view a, std::string_view b) {
     return std::string(a) + ", " + std::string(b);
 }
 
+// What a scatter computes at one update, for the comment above the copies.
+std::string scatter_formula(const std::string& target, const std::string& update, Reduction reduction) {
+    switch (reduction) {
+        case Reduction::None: return target + " = " + update;
+        case Reduction::Add: return target + " += " + update;
+        case Reduction::Mul: return target + " *= " + update;
+        case Reduction::Max: return target + " = max(" + target + ", " + update + ")";
+        case Reduction::Min: return target + " = min(" + target + ", " + update + ")";
+    }
+    return "";
+}
+
 IndexedCopy lower_gather(const KernelSpec& spec) {
     const auto axis = static_cast<size_t>(spec.axis);
     const Shape& data = spec.data_shape;
@@ -147,21 +159,45 @@ IndexedCopy lower_gather(const KernelSpec& spec) {
     return copy;
 }
 
-IndexedCopy lower_gather_elements(const KernelSpec& spec) {
+// The element-wise pair: for every position i of indices, GatherElements reads data at i with its axis
+// coordinate replaced by indices[i]; ScatterElements writes updates[i] to output there.
+IndexedCopy lower_elements(const KernelSpec& spec, IndexedCopy::Indexed indexed) {
     const auto axis = static_cast<size_t>(spec.axis);
     const auto data_strides = strides_of(spec.data_shape);
     const auto index_strides = strides_of(spec.indices_shape);
     IndexedCopy copy;
-    copy.indexed = IndexedCopy::Indexed::Source;
+    copy.indexed = indexed;
     for (size_t i = 0; i < spec.indices_shape.size(); ++i) {
-        copy.loops.push_back(Loop{spec.indices_shape[i], index_strides[i], i == axis ? 0 : data_strides[i], index_strides[i]});
+        const uint64_t data_stride = i == axis ? 0 : data_strides[i];
+        if (indexed == IndexedCopy::Indexed::Source) copy.loops.push_back(Loop{spec.indices_shape[i], index_strides[i], data_stride, index_strides[i]});
+        else copy.loops.push_back(Loop{spec.indices_shape[i], index_strides[i], index_strides[i], data_stride});
     }
     copy.components = {IndexComponent{0, spec.data_shape[axis], data_strides[axis]}};
-    std::string positions = dims("i", spec.indices_shape.size()), source;
+    return copy;
+}
+
+// The data (or output) position of an elements operator: the axis coordinate taken from indices.
+std::string elements_position(const KernelSpec& spec, const std::string& positions) {
+    std::string out;
     for (size_t i = 0; i < spec.indices_shape.size(); ++i) {
-        source = with(source, i == axis ? "indices[" + positions + "]" : "i" + std::to_string(i));
+        out = with(out, i == static_cast<size_t>(spec.axis) ? "indices[" + positions + "]" : "i" + std::to_string(i));
     }
-    copy.formula = "output[" + positions + "] = data[" + source + "]";
+    return out;
+}
+
+IndexedCopy lower_gather_elements(const KernelSpec& spec) {
+    IndexedCopy copy = lower_elements(spec, IndexedCopy::Indexed::Source);
+    const std::string positions = dims("i", spec.indices_shape.size());
+    copy.formula = "output[" + positions + "] = data[" + elements_position(spec, positions) + "]";
+    return copy;
+}
+
+IndexedCopy lower_scatter_elements(const KernelSpec& spec) {
+    IndexedCopy copy = lower_elements(spec, IndexedCopy::Indexed::Destination);
+    copy.reduction = spec.reduction;
+    copy.copy_data_first = true;
+    const std::string positions = dims("i", spec.indices_shape.size());
+    copy.formula = scatter_formula("output[" + elements_position(spec, positions) + "]", "updates[" + positions + "]", spec.reduction);
     return copy;
 }
 
@@ -218,14 +254,7 @@ IndexedCopy lower_scatter_nd(const KernelSpec& spec) {
     const std::string positions = dims("i", spec.indices_shape.size() - 1);
     const std::string rest = spec.indices_shape.back() < spec.data_shape.size() ? ":" : "";
     const std::string target = "output[" + with("indices[" + with(positions, ":") + "]", rest) + "]";
-    const std::string update = "updates[" + with(positions, rest) + "]";
-    switch (spec.reduction) {
-        case Reduction::None: copy.formula = target + " = " + update; break;
-        case Reduction::Add: copy.formula = target + " += " + update; break;
-        case Reduction::Mul: copy.formula = target + " *= " + update; break;
-        case Reduction::Max: copy.formula = target + " = max(" + target + ", " + update + ")"; break;
-        case Reduction::Min: copy.formula = target + " = min(" + target + ", " + update + ")"; break;
-    }
+    copy.formula = scatter_formula(target, "updates[" + with(positions, rest) + "]", spec.reduction);
     return copy;
 }
 
@@ -238,10 +267,11 @@ IndexedCopy lower(const KernelSpec& spec) {
         case Op::GatherElements: copy = lower_gather_elements(spec); break;
         case Op::GatherND: copy = lower_gather_nd(spec); break;
         case Op::ScatterND: copy = lower_scatter_nd(spec); break;
+        case Op::ScatterElements: copy = lower_scatter_elements(spec); break;
     }
     copy.data_size = element_count(spec.data_shape);
     copy.indices_size = element_count(spec.indices_shape);
-    copy.updates_size = spec.op == Op::ScatterND ? element_count(spec.updates_shape) : 0;
+    copy.updates_size = is_scatter(spec.op) ? element_count(spec.updates_shape) : 0;
     copy.output_size = element_count(spec.output_shape);
     copy.tuple_count = copy.components.empty() ? 0 : copy.indices_size / copy.components.size();
     simplify(copy);

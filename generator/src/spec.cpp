@@ -24,9 +24,12 @@ std::string_view name(Op op) {
         case Op::GatherElements: return "GatherElements";
         case Op::GatherND: return "GatherND";
         case Op::ScatterND: return "ScatterND";
+        case Op::ScatterElements: return "ScatterElements";
     }
     return "";
 }
+
+bool is_scatter(Op op) { return op == Op::ScatterND || op == Op::ScatterElements; }
 
 std::string Diagnostic::str() const {
     // One problem per line: control characters from the user's text are shown escaped.
@@ -65,14 +68,14 @@ std::string macro_case(std::string name) {
 std::vector<std::string> header_identifiers(const KernelSpec& spec) {
     const std::string macro = macro_case(spec.name);
     std::vector<std::string> out{spec.name, macro + "_H", macro + "_DATA_SIZE", macro + "_INDICES_SIZE"};
-    if (spec.op == Op::ScatterND) out.push_back(macro + "_UPDATES_SIZE");
+    if (is_scatter(spec.op)) out.push_back(macro + "_UPDATES_SIZE");
     out.insert(out.end(), {macro + "_OUTPUT_SIZE", macro + "_OK", macro + "_ERROR_INDEX_OUT_OF_RANGE"});
     return out;
 }
 
 namespace {
 
-constexpr std::array<Op, 4> kOps{Op::Gather, Op::GatherElements, Op::GatherND, Op::ScatterND};
+constexpr std::array<Op, 5> kOps{Op::Gather, Op::GatherElements, Op::GatherND, Op::ScatterND, Op::ScatterElements};
 
 // C99/C11 keywords, and C++ keywords too: the header is included from C++.
 const std::set<std::string, std::less<>>& reserved_words() {
@@ -236,11 +239,12 @@ public:
             case Op::GatherElements: resolve_gather_elements(spec); break;
             case Op::GatherND: resolve_gather_nd(spec); break;
             case Op::ScatterND: resolve_scatter_nd(spec); break;
+            case Op::ScatterElements: resolve_scatter_elements(spec); break;
         }
         if (clean_since(before_rules) && !bounded_count(spec.output_shape)) {
             fail("", "output shape " + format_shape(spec.output_shape) + " has too many elements (at most 2^40)");
         }
-        if (clean_since(before_rules) && spec.op == Op::ScatterND && !bounded_count(spec.updates_shape)) {
+        if (clean_since(before_rules) && is_scatter(spec.op) && !bounded_count(spec.updates_shape)) {
             fail("", "updates shape " + format_shape(spec.updates_shape) + " has too many elements (at most 2^40)");
         }
         if (clean_since(before_rules)) read_constant_indices(spec);
@@ -311,7 +315,8 @@ private:
         std::map<Op, std::vector<std::string>> specific{{Op::Gather, {"axis"}},
                                                         {Op::GatherElements, {"axis"}},
                                                         {Op::GatherND, {"batch_dims"}},
-                                                        {Op::ScatterND, {"reduction", "updates_shape"}}};
+                                                        {Op::ScatterND, {"reduction", "updates_shape"}},
+                                                        {Op::ScatterElements, {"axis", "reduction", "updates_shape"}}};
         std::vector<std::string> every = common;
         for (const auto& entry : specific) {
             for (const auto& key : entry.second) {
@@ -512,16 +517,23 @@ private:
     }
 
     void resolve_gather_elements(KernelSpec& spec) {
+        if (!read_elements_rules(spec)) return;
+        spec.output_shape = spec.indices_shape;
+    }
+
+    // The rules GatherElements and ScatterElements share: the axis, equal ranks, and indices dimensions at most
+    // data's off the axis (ONNX Runtime's rule). True when they hold.
+    bool read_elements_rules(KernelSpec& spec) {
         const size_t mark = problems_;
         require_data_rank(spec);
-        if (!clean_since(mark)) return;
+        if (!clean_since(mark)) return false;
         read_axis(spec);
-        if (!clean_since(mark)) return;
+        if (!clean_since(mark)) return false;
         if (spec.indices_shape.size() != spec.data_shape.size()) {
             fail("indices_shape", "indices have rank " + std::to_string(spec.indices_shape.size()) + " but data " +
                                       format_shape(spec.data_shape) + " has rank " + std::to_string(spec.data_shape.size()) +
-                                      " (GatherElements needs equal ranks)");
-            return;
+                                      " (" + std::string(name(spec.op)) + " needs equal ranks)");
+            return false;
         }
         for (size_t i = 0; i < spec.data_shape.size(); ++i) {
             if (static_cast<int64_t>(i) != spec.axis && spec.indices_shape[i] > spec.data_shape[i]) {
@@ -530,7 +542,28 @@ private:
                          std::to_string(spec.data_shape[i]) + " (off the axis, allowed 0.." + std::to_string(spec.data_shape[i]) + ")");
             }
         }
-        spec.output_shape = spec.indices_shape;
+        return clean_since(mark);
+    }
+
+    // "updates_shape" of a scatter: optional, and when given it must be the shape the operator derives.
+    void read_updates_shape(KernelSpec& spec, const Shape& derived, const std::string& rule) {
+        auto given = read_shape("updates_shape", false);
+        if (given && *given != derived) {
+            fail("updates_shape", "updates shape " + format_shape(*given) + " does not match " + format_shape(derived) + " (" + rule + ")");
+            return;
+        }
+        spec.updates_shape = derived;
+        spec.output_shape = spec.data_shape;
+    }
+
+    void resolve_scatter_elements(KernelSpec& spec) {
+        read_reduction(spec);
+        const size_t mark = problems_;
+        if (!read_elements_rules(spec)) {
+            read_shape("updates_shape", false);  // its own problems are still reported
+            return;
+        }
+        if (clean_since(mark)) read_updates_shape(spec, spec.indices_shape, "updates have the shape of indices");
     }
 
     // The leading batch dimensions and the index depth k shared by GatherND's and ScatterND's rules.
@@ -578,50 +611,54 @@ private:
         spec.output_shape.insert(spec.output_shape.end(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(b + *k), spec.data_shape.end());
     }
 
+    void read_reduction(KernelSpec& spec) {
+        const std::string allowed = "none, add, mul, max or min; default none";
+        auto text = read_string("reduction", allowed, false);
+        if (!text) return;
+        if (auto reduction = parse_reduction(*text)) {
+            spec.reduction = *reduction;
+            if (dtype_known_ && !reduction_allowed(spec.dtype, *reduction)) {
+                const std::string type(info(spec.dtype).name);
+                const std::string why = info(spec.dtype).category == Category::String
+                                            ? ": a kernel copies string pointers and never combines strings"
+                                            : ": complex numbers have no order";
+                fail("reduction", "reduction " + in_quotes(*text) + " is not defined for " + type + " (" + type +
+                                      " allows " + allowed_reductions(spec.dtype) + why + ")");
+            }
+        } else {
+            static const std::map<std::string, std::string, std::less<>> aliases{
+                {"sum", "add"}, {"plus", "add"}, {"prod", "mul"}, {"product", "mul"}, {"multiply", "mul"},
+                {"maximum", "max"}, {"minimum", "min"}, {"replace", "none"}, {"assign", "none"}};
+            fail("reduction", "unknown reduction " + in_quotes(*text) + " (" + allowed + ")" +
+                                  did_you_mean_value(*text, {"none", "add", "mul", "max", "min"}, aliases));
+        }
+    }
+
     void resolve_scatter_nd(KernelSpec& spec) {
         const size_t mark = problems_;
         require_data_rank(spec);
         require_indices_rank(spec);
-        const std::string allowed = "none, add, mul, max or min; default none";
-        if (auto text = read_string("reduction", allowed, false)) {
-            if (auto reduction = parse_reduction(*text)) {
-                spec.reduction = *reduction;
-                if (dtype_known_ && !reduction_allowed(spec.dtype, *reduction)) {
-                    const std::string type(info(spec.dtype).name);
-                    const std::string why = info(spec.dtype).category == Category::String
-                                                ? ": a kernel copies string pointers and never combines strings"
-                                                : ": complex numbers have no order";
-                    fail("reduction", "reduction " + in_quotes(*text) + " is not defined for " + type + " (" + type +
-                                          " allows " + allowed_reductions(spec.dtype) + why + ")");
-                }
-            } else {
-                static const std::map<std::string, std::string, std::less<>> aliases{
-                    {"sum", "add"}, {"plus", "add"}, {"prod", "mul"}, {"product", "mul"}, {"multiply", "mul"},
-                    {"maximum", "max"}, {"minimum", "min"}, {"replace", "none"}, {"assign", "none"}};
-                fail("reduction", "unknown reduction " + in_quotes(*text) + " (" + allowed + ")" +
-                                      did_you_mean_value(*text, {"none", "add", "mul", "max", "min"}, aliases));
-            }
-        }
-        auto given = read_shape("updates_shape", false);
-        if (!clean_since(mark)) return;
-        auto k = read_index_depth(spec, 0);
-        if (!k) return;
-        Shape updates(spec.indices_shape.begin(), spec.indices_shape.end() - 1);
-        updates.insert(updates.end(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(*k), spec.data_shape.end());
-        if (given && *given != updates) {
-            fail("updates_shape", "updates shape " + format_shape(*given) + " does not match " + format_shape(updates) +
-                                      " (indices_shape[:-1] + data_shape[k:], with k = indices_shape[-1] = " + std::to_string(*k) + ")");
+        read_reduction(spec);
+        if (!clean_since(mark)) {
+            read_shape("updates_shape", false);
             return;
         }
-        spec.updates_shape = updates;
-        spec.output_shape = spec.data_shape;
+        auto k = read_index_depth(spec, 0);
+        if (!k) {
+            read_shape("updates_shape", false);
+            return;
+        }
+        Shape updates(spec.indices_shape.begin(), spec.indices_shape.end() - 1);
+        updates.insert(updates.end(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(*k), spec.data_shape.end());
+        read_updates_shape(spec, updates, "indices_shape[:-1] + data_shape[k:], with k = indices_shape[-1] = " + std::to_string(*k));
     }
 
     // The data axis the value at flat position `at` of indices selects along.
     static size_t selected_axis(const KernelSpec& spec, uint64_t at) {
         switch (spec.op) {
             case Op::Gather:
-            case Op::GatherElements: return static_cast<size_t>(spec.axis);
+            case Op::GatherElements:
+            case Op::ScatterElements: return static_cast<size_t>(spec.axis);
             case Op::GatherND: return static_cast<size_t>(spec.batch_dims) + static_cast<size_t>(at % spec.indices_shape.back());
             case Op::ScatterND: return static_cast<size_t>(at % spec.indices_shape.back());
         }

@@ -3,7 +3,7 @@
 
 Usage: make_models.py CASES_DIR MODELS_DIR
 
-For every <Op>.json in CASES_DIR (Gather, GatherElements, GatherND, ScatterND) and every case in it, this
+For every <Op>.json in CASES_DIR (Gather, GatherElements, GatherND, ScatterND, ScatterElements) and every case in it, this
 writes MODELS_DIR/<Op>/<spec name>.onnx: a graph with one node of that operator, opset 18 (the first
 opset with ScatterND's max/min reductions), whose inputs data, indices (and updates) are declared with
 the case's exact shapes and element types and whose attributes are the spec's axis, batch_dims or
@@ -36,7 +36,7 @@ import sys
 import onnx
 from onnx import TensorProto, helper
 
-OPS = ("Gather", "GatherElements", "GatherND", "ScatterND")
+OPS = ("Gather", "GatherElements", "GatherND", "ScatterND", "ScatterElements")
 OPSET = 18
 IR_VERSION = 8
 
@@ -79,6 +79,8 @@ def updates_shape(spec):
     """ScatterND: indices.shape[:-1] ++ data.shape[k:], k = indices.shape[-1] (the spec's own value if given)."""
     if "updates_shape" in spec:
         return list(spec["updates_shape"])
+    if spec["op"] == "ScatterElements":  # the shape of indices
+        return list(spec["indices_shape"])
     data, indices = spec["data_shape"], spec["indices_shape"]
     return list(indices[:-1]) + list(data[indices[-1]:])
 
@@ -94,7 +96,7 @@ def output_shape(spec):
     if op == "GatherND":  # indices[:-1] ++ data[batch_dims + k:]
         b = spec.get("batch_dims", 0)
         return list(indices[:-1]) + list(data[b + indices[-1]:])
-    return list(data)  # ScatterND
+    return list(data)  # ScatterND, ScatterElements
 
 
 def make_model(spec, index_type):
@@ -108,11 +110,11 @@ def make_model(spec, index_type):
         helper.make_tensor_value_info("indices", index_type, spec["indices_shape"]),
     ]
     attributes = {}
-    if op in ("Gather", "GatherElements"):
+    if op in ("Gather", "GatherElements", "ScatterElements"):
         attributes["axis"] = spec.get("axis", 0)
-    elif op == "GatherND":
+    if op == "GatherND":
         attributes["batch_dims"] = spec.get("batch_dims", 0)
-    else:
+    elif op in ("ScatterND", "ScatterElements"):
         inputs.append(helper.make_tensor_value_info("updates", io_elem, updates_shape(spec)))
         attributes["reduction"] = spec.get("reduction", "none")
     output = helper.make_tensor_value_info("output", io_elem, output_shape(spec))

@@ -55,7 +55,8 @@
 const fs = require('fs');
 const path = require('path');
 
-const OPS = ['Gather', 'GatherElements', 'GatherND', 'ScatterND'];
+const OPS = ['Gather', 'GatherElements', 'GatherND', 'ScatterND', 'ScatterElements'];
+const SCATTERS = ['ScatterND', 'ScatterElements'];
 
 // The half-precision formats: sign, exponent and mantissa bits of the 16-bit pattern.
 const FLOAT16 = { exponentBits: 5, mantissaBits: 10 };
@@ -256,6 +257,7 @@ function show(type, v) {
 // indices is a grid of k-tuples, each naming a slice data[i0, ..., ik-1, :, ...] that receives one slice
 // of updates, in row-major order.
 function scatterTargets(spec, indices) {
+  if (spec.op === 'ScatterElements') return elementsTargets(spec, indices);
   const data = spec.data_shape;
   const k = spec.indices_shape[spec.indices_shape.length - 1];
   const sliceSize = count(data.slice(k));
@@ -273,7 +275,29 @@ function scatterTargets(spec, indices) {
   return targets;
 }
 
-// ScatterND, reduction "none": for each output element written by more than one update, the positions in
+// ScatterElements: update u (a position of indices, in row-major order) lands on u's coordinates with the
+// axis coordinate replaced by indices[u].
+function elementsTargets(spec, indices) {
+  const data = spec.data_shape;
+  const shape = spec.indices_shape;
+  const axis = (spec.axis || 0) < 0 ? spec.axis + data.length : (spec.axis || 0);
+  const targets = [];
+  for (let u = 0; u < indices.length; ++u) {
+    let rest = u;
+    const coords = new Array(shape.length);
+    for (let d = shape.length - 1; d >= 0; --d) {
+      coords[d] = rest % shape[d];
+      rest = Math.floor(rest / shape[d]);
+    }
+    let v = Number(indices[u]);
+    if (v < 0) v += data[axis];
+    coords[axis] = v;
+    targets.push(coords.reduce((offset, c, d) => offset * data[d] + c, 0));
+  }
+  return targets;
+}
+
+// A scatter with reduction "none": for each output element written by more than one update, the positions in
 // updates of all its writers.
 function duplicateWriters(spec, indices) {
   const writers = new Map();
@@ -362,8 +386,8 @@ async function runCase(ort, options, opDir, testCase, entry, widen) {
     data: new ort.Tensor(type.ort, ortInput(type, testCase, 'data'), spec.data_shape),
     indices: new ort.Tensor(widened ? 'int64' : indexDtype, indices, spec.indices_shape),
   };
-  if (spec.op === 'ScatterND') {
-    const updatesShape = spec.updates_shape ||
+  if (SCATTERS.includes(spec.op)) {
+    const updatesShape = spec.op === 'ScatterElements' ? spec.indices_shape : spec.updates_shape ||
       spec.indices_shape.slice(0, -1).concat(spec.data_shape.slice(spec.indices_shape[spec.indices_shape.length - 1]));
     feeds.updates = new ort.Tensor(type.ort, ortInput(type, testCase, 'updates'), updatesShape);
   }
@@ -412,8 +436,9 @@ async function runCase(ort, options, opDir, testCase, entry, widen) {
     return { outcome: 'fail', widened, note: `ORT gave ${actual.length} elements, expected ${expected.length}` };
   }
   const reduction = spec.reduction || 'none';
-  const writers = spec.op === 'ScatterND' && reduction === 'none' ? duplicateWriters(spec, indexValues) : new Map();
-  const updates = spec.op === 'ScatterND' ? elementsOf(type, testCase, 'updates') : null;
+  const scatter = SCATTERS.includes(spec.op);
+  const writers = scatter && reduction === 'none' ? duplicateWriters(spec, indexValues) : new Map();
+  const updates = scatter ? elementsOf(type, testCase, 'updates') : null;
   let reordered = 0;
   const differing = [];
   for (let i = 0; i < expected.length; ++i) {
@@ -433,7 +458,7 @@ async function runCase(ort, options, opDir, testCase, entry, widen) {
 
   // float16/bfloat16 ScatterND add/mul: ORT may round differently. Recompute the stated rule (each step in
   // float32, rounded to nearest even) and see which side follows it.
-  if (spec.op === 'ScatterND' && ['add', 'mul'].includes(reduction) && type.kind === 'half') {
+  if (scatter && ['add', 'mul'].includes(reduction) && type.kind === 'half') {
     const rule = scatterWith(spec, elementsOf(type, testCase, 'data'), indexValues, updates,
                              halfCombine(reduction, type.format));
     const oneUlp = differing.filter((i) => ulpDistance(actual[i], expected[i], type.format) === 1);
@@ -469,14 +494,14 @@ async function runCase(ort, options, opDir, testCase, entry, widen) {
   // ScatterND max/min on float32/float64: ORT's rule (see ortScatterMaxMin) differs from
   // np.maximum/np.minimum on NaN and on ties between -0 and +0. When ORT's output is exactly what its rule
   // gives, say which.
-  if (spec.op === 'ScatterND' && ['max', 'min'].includes(reduction) && type.kind === 'float') {
+  if (scatter && ['max', 'min'].includes(reduction) && type.kind === 'float') {
     const ortRule = ortScatterMaxMin(spec, elementsOf(type, testCase, 'data'), indexValues, updates);
     if (actual.every((v, i) => sameElement(type, v, ortRule[i]))) {
       const nanDropped = (i) => Number.isNaN(expected[i]) && !Number.isNaN(actual[i]);
       if (differing.every(nanDropped)) {
         // ONNX's reference implementation propagates NaN, as the expected output does: ORT deviates.
         return { outcome: 'skip', widened, known: note,
-                 reason: `known ORT difference: ScatterND ${reduction} replaces a NaN already in the output ` +
+                 reason: `known ORT difference: ${spec.op} ${reduction} replaces a NaN already in the output ` +
                          `(ONNX's reference np.${reduction}imum(output, update) keeps it)` };
       }
       const signedZero = (i) => expected[i] === 0 && actual[i] === 0;
@@ -502,7 +527,7 @@ function countsLine(counts) {
   return `${counts.passed} passed, ` + (counts.ulp ? `${counts.ulp} passed within 1 ulp, ` : '') +
          `${counts.failed} failed, ${counts.skipped} skipped` +
          (counts.widened ? ` (${counts.widened} run with int32 indices widened to int64)` : '') +
-         (counts.reordered ? ` (${counts.reordered} with duplicate ScatterND updates applied in another order)` : '');
+         (counts.reordered ? ` (${counts.reordered} with duplicate scatter updates applied in another order)` : '');
 }
 
 async function main() {

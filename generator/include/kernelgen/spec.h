@@ -25,8 +25,10 @@ constexpr uint64_t kMaxUnrollFactor = 64;
 constexpr uint64_t kMaxSpecFileBytes = uint64_t{16} << 20;
 constexpr size_t kMaxJsonDepth = 64;
 
-enum class Op { Gather, GatherElements, GatherND, ScatterND };
+enum class Op { Gather, GatherElements, GatherND, ScatterND, ScatterElements };
 std::string_view name(Op op);
+// The scatters: they read updates and write a copy of data (or data itself, in place).
+bool is_scatter(Op op);
 
 struct Unroll {
     enum class Kind { Auto, Full, None, Factor } kind = Kind::Auto;
@@ -44,7 +46,7 @@ struct KernelSpec {
     IndexType index_dtype = IndexType::Int64;
     Shape data_shape;
     Shape indices_shape;
-    Shape updates_shape;  // ScatterND only; derived when the spec omits it
+    Shape updates_shape;  // scatters only; derived when the spec omits it
     Shape output_shape;   // derived
     int64_t axis = 0;     // normalized to 0..r-1
     int64_t batch_dims = 0;
@@ -73,7 +75,7 @@ std::string format_shape(const Shape& shape);  // "[3, 2]"
 std::string macro_case(std::string name);       // the upper-cased kernel name its macros use
 
 // Every identifier a kernel's header declares or defines: the function, the include guard and the
-// <NAME>_... macros (ScatterND adds <NAME>_UPDATES_SIZE). Two kernels of a run may share none of them.
+// <NAME>_... macros (a scatter adds <NAME>_UPDATES_SIZE). Two kernels of a run may share none of them.
 std::vector<std::string> header_identifiers(const KernelSpec& spec);
 
 // An unroll setting as the command line spells it: auto, full, none or a factor 1..64.
