@@ -88,7 +88,7 @@ def driver(kernels):
         if "indices" not in k:
             lines.append(f"static {index} {name}_indices[{macro}_INDICES_SIZE + 1];")
             args.append(f"{name}_indices")
-        if k["op"] == "ScatterND":
+        if k["op"] in ("ScatterND", "ScatterElements"):
             lines.append(f"static {element} {name}_updates[{macro}_UPDATES_SIZE + 1];")
             args.append(f"{name}_updates")
         args.append(f"{name}_output")
