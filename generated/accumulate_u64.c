@@ -18,14 +18,16 @@ static uint64_t accumulate_u64_combine(uint64_t current, uint64_t update)
     return current + update;
 }
 
-int accumulate_u64(const uint64_t *data, const int64_t *indices, const uint64_t *updates, uint64_t *output)
+int accumulate_u64(const uint64_t *data, const int64_t *restrict indices, const uint64_t *restrict updates, uint64_t *output)
 {
     /* Every index is checked before anything is written. */
+    int out_of_range = 0;
     for (uint32_t t = 0u; t < 100u; ++t) {
         const int64_t index = indices[t];
-        if (index < -40 || index > 39) {
-            return ACCUMULATE_U64_ERROR_INDEX_OUT_OF_RANGE;
-        }
+        out_of_range |= (index < -40) | (index > 39);
+    }
+    if (out_of_range) {
+        return ACCUMULATE_U64_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {

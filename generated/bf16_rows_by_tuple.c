@@ -6,13 +6,16 @@
 
 #include <string.h>
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t bf16_rows_by_tuple_wrap(int32_t index, uint32_t size)
 {
+    if ((size & (size - 1u)) == 0u) {
+        return (uint32_t)index & (size - 1u);
+    }
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int bf16_rows_by_tuple(const uint16_t *data, const int32_t *indices, uint16_t *output)
+int bf16_rows_by_tuple(const uint16_t *data, const int32_t *restrict indices, uint16_t *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -4 || indices[0] > 3) {

@@ -15,9 +15,12 @@ static float bf16_running_min_bfloat16_to_float(uint16_t half)
     return value;
 }
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t bf16_running_min_wrap(int64_t index, uint32_t size)
 {
+    if ((size & (size - 1u)) == 0u) {
+        return (uint32_t)index & (size - 1u);
+    }
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
@@ -28,7 +31,7 @@ static uint16_t bf16_running_min_combine(uint16_t current, uint16_t update)
     return (b <= a || b != b) ? update : current;
 }
 
-int bf16_running_min(const uint16_t *data, const int64_t *indices, const uint16_t *updates, uint16_t *output)
+int bf16_running_min(const uint16_t *data, const int64_t *restrict indices, const uint16_t *restrict updates, uint16_t *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -4 || indices[0] > 3) {

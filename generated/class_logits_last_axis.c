@@ -10,7 +10,7 @@ static uint32_t class_logits_last_axis_wrap(int32_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int class_logits_last_axis(const int16_t *data, const int32_t *indices, int16_t *output)
+int class_logits_last_axis(const int16_t *data, const int32_t *restrict indices, int16_t *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -6 || indices[0] > 5) {

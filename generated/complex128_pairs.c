@@ -10,7 +10,7 @@ static uint32_t complex128_pairs_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int complex128_pairs(const kernelgen_complex128 *data, const int64_t *indices, kernelgen_complex128 *output)
+int complex128_pairs(const kernelgen_complex128 *data, const int64_t *restrict indices, kernelgen_complex128 *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -3 || indices[0] > 2) {

@@ -27,7 +27,7 @@ static kernelgen_complex128 complex128_rotate_combine(kernelgen_complex128 curre
     return result;
 }
 
-int complex128_rotate(const kernelgen_complex128 *data, const int64_t *indices, const kernelgen_complex128 *updates, kernelgen_complex128 *output)
+int complex128_rotate(const kernelgen_complex128 *data, const int64_t *restrict indices, const kernelgen_complex128 *restrict updates, kernelgen_complex128 *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -6 || indices[0] > 5) {

@@ -21,7 +21,7 @@ static kernelgen_complex64 complex64_accumulate_combine(kernelgen_complex64 curr
     return result;
 }
 
-int complex64_accumulate(const kernelgen_complex64 *data, const int64_t *indices, const kernelgen_complex64 *updates, kernelgen_complex64 *output)
+int complex64_accumulate(const kernelgen_complex64 *data, const int64_t *restrict indices, const kernelgen_complex64 *restrict updates, kernelgen_complex64 *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -10 || indices[0] > 9) {

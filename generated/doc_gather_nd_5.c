@@ -4,13 +4,13 @@
  */
 #include "doc_gather_nd_5.h"
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t doc_gather_nd_5_wrap(int64_t index, uint32_t size)
 {
-    return index < 0 ? (uint32_t)index + size : (uint32_t)index;
+    return (uint32_t)index & (size - 1u);
 }
 
-int doc_gather_nd_5(const int32_t *data, const int64_t *indices, int32_t *output)
+int doc_gather_nd_5(const int32_t *data, const int64_t *restrict indices, int32_t *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -2 || indices[0] > 1) {

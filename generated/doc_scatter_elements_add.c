@@ -6,10 +6,10 @@
 
 #include <string.h>
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t doc_scatter_elements_add_wrap(int64_t index, uint32_t size)
 {
-    return index < 0 ? (uint32_t)index + size : (uint32_t)index;
+    return (uint32_t)index & (size - 1u);
 }
 
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
@@ -18,7 +18,7 @@ static int32_t doc_scatter_elements_add_combine(int32_t current, int32_t update)
     return (int32_t)((uint32_t)current + (uint32_t)update);
 }
 
-int doc_scatter_elements_add(const int32_t *data, const int64_t *indices, const int32_t *updates, int32_t *output)
+int doc_scatter_elements_add(const int32_t *data, const int64_t *restrict indices, const int32_t *restrict updates, int32_t *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -4 || indices[0] > 3) {

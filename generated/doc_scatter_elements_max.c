@@ -18,7 +18,7 @@ static int16_t doc_scatter_elements_max_combine(int16_t current, int16_t update)
     return update > current ? update : current;
 }
 
-int doc_scatter_elements_max(const int16_t *data, const int64_t *indices, const int16_t *updates, int16_t *output)
+int doc_scatter_elements_max(const int16_t *data, const int64_t *restrict indices, const int16_t *restrict updates, int16_t *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -3 || indices[0] > 2) {

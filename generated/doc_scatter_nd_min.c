@@ -6,10 +6,10 @@
 
 #include <string.h>
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t doc_scatter_nd_min_wrap(int64_t index, uint32_t size)
 {
-    return index < 0 ? (uint32_t)index + size : (uint32_t)index;
+    return (uint32_t)index & (size - 1u);
 }
 
 /* The min reduction: a NaN operand gives NaN and a tie (-0, +0) takes the update, as numpy's maximum and minimum do. */
@@ -18,7 +18,7 @@ static float doc_scatter_nd_min_combine(float current, float update)
     return (update <= current || update != update) ? update : current;
 }
 
-int doc_scatter_nd_min(const float *data, const int64_t *indices, const float *updates, float *output)
+int doc_scatter_nd_min(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -4 || indices[0] > 3) {

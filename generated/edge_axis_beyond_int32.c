@@ -10,7 +10,7 @@ static uint32_t edge_axis_beyond_int32_wrap(int32_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int edge_axis_beyond_int32(const int8_t *data, const int32_t *indices, int8_t *output)
+int edge_axis_beyond_int32(const int8_t *data, const int32_t *restrict indices, int8_t *output)
 {
     /* output[i0] = data[indices[i0]] */
     output[0u] = data[edge_axis_beyond_int32_wrap(indices[0u], 3000000000u)];

@@ -4,7 +4,7 @@
  */
 #include "edge_axis_of_size_zero.h"
 
-int edge_axis_of_size_zero(const float *data, const int64_t *indices, float *output)
+int edge_axis_of_size_zero(const float *data, const int64_t *restrict indices, float *output)
 {
     (void)data;
     (void)indices;

@@ -4,7 +4,7 @@
  */
 #include "edge_no_indices.h"
 
-int edge_no_indices(const bool *data, const int64_t *indices, bool *output)
+int edge_no_indices(const bool *data, const int64_t *restrict indices, bool *output)
 {
     (void)data;
     (void)indices;

@@ -4,13 +4,13 @@
  */
 #include "gather_elements_3d.h"
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t gather_elements_3d_wrap(int64_t index, uint32_t size)
 {
-    return index < 0 ? (uint32_t)index + size : (uint32_t)index;
+    return (uint32_t)index & (size - 1u);
 }
 
-int gather_elements_3d(const uint16_t *data, const int64_t *indices, uint16_t *output)
+int gather_elements_3d(const uint16_t *data, const int64_t *restrict indices, uint16_t *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -4 || indices[0] > 3) {

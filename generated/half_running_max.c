@@ -45,7 +45,7 @@ static uint16_t half_running_max_combine(uint16_t current, uint16_t update)
     return (b >= a || b != b) ? update : current;
 }
 
-int half_running_max(const uint16_t *data, const int64_t *indices, const uint16_t *updates, uint16_t *output)
+int half_running_max(const uint16_t *data, const int64_t *restrict indices, const uint16_t *restrict updates, uint16_t *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -6 || indices[0] > 5) {

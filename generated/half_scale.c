@@ -76,10 +76,10 @@ static uint16_t half_scale_float16_from_float(float value)
     return (uint16_t)(sign | result);
 }
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t half_scale_wrap(int64_t index, uint32_t size)
 {
-    return index < 0 ? (uint32_t)index + size : (uint32_t)index;
+    return (uint32_t)index & (size - 1u);
 }
 
 /* The mul reduction: computed in float32 and rounded to the nearest float16, ties to even, as a tensor of that type would. */
@@ -89,7 +89,7 @@ static uint16_t half_scale_combine(uint16_t current, uint16_t update)
     return half_scale_float16_from_float(a * b);
 }
 
-int half_scale(const uint16_t *data, const int64_t *indices, const uint16_t *updates, uint16_t *output)
+int half_scale(const uint16_t *data, const int64_t *restrict indices, const uint16_t *restrict updates, uint16_t *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -8 || indices[0] > 7) {

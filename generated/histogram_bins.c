@@ -15,7 +15,7 @@ static int32_t histogram_bins_combine(int32_t current, int32_t update)
     return (int32_t)((uint32_t)current + (uint32_t)update);
 }
 
-int histogram_bins(const int32_t *data, const int32_t *updates, int32_t *output)
+int histogram_bins(const int32_t *data, const int32_t *restrict updates, int32_t *output)
 {
     /* output starts as a copy of data (element by element, so output == data is fine too). */
     for (uint32_t e = 0u; e < 10u; ++e) {

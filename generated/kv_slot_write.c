@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-int kv_slot_write(const uint16_t *data, const uint16_t *updates, uint16_t *output)
+int kv_slot_write(const uint16_t *data, const uint16_t *restrict updates, uint16_t *output)
 {
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {

@@ -10,7 +10,7 @@ static uint32_t mask_gather_rows_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int mask_gather_rows(const bool *data, const int64_t *indices, bool *output)
+int mask_gather_rows(const bool *data, const int64_t *restrict indices, bool *output)
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 4u; ++t) {

@@ -10,7 +10,7 @@ static uint32_t node_gather_2d_indices_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int node_gather_2d_indices(const float *data, const int64_t *indices, float *output)
+int node_gather_2d_indices(const float *data, const int64_t *restrict indices, float *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -3 || indices[0] > 2) {

@@ -18,7 +18,7 @@ static float node_scatter_elements_with_duplicate_indices_combine(float current,
     return current + update;
 }
 
-int node_scatter_elements_with_duplicate_indices(const float *data, const int64_t *indices, const float *updates, float *output)
+int node_scatter_elements_with_duplicate_indices(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -5 || indices[0] > 4) {

@@ -12,7 +12,7 @@ static uint32_t node_scatter_elements_with_negative_indices_wrap(int64_t index, 
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int node_scatter_elements_with_negative_indices(const float *data, const int64_t *indices, const float *updates, float *output)
+int node_scatter_elements_with_negative_indices(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -5 || indices[0] > 4) {

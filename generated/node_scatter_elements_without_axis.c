@@ -12,7 +12,7 @@ static uint32_t node_scatter_elements_without_axis_wrap(int64_t index, uint32_t 
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int node_scatter_elements_without_axis(const float *data, const int64_t *indices, const float *updates, float *output)
+int node_scatter_elements_without_axis(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -3 || indices[0] > 2) {

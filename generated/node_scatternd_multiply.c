@@ -6,10 +6,10 @@
 
 #include <string.h>
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t node_scatternd_multiply_wrap(int64_t index, uint32_t size)
 {
-    return index < 0 ? (uint32_t)index + size : (uint32_t)index;
+    return (uint32_t)index & (size - 1u);
 }
 
 /* The mul reduction: IEEE arithmetic in the element type. */
@@ -18,7 +18,7 @@ static float node_scatternd_multiply_combine(float current, float update)
     return current * update;
 }
 
-int node_scatternd_multiply(const float *data, const int64_t *indices, const float *updates, float *output)
+int node_scatternd_multiply(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -4 || indices[0] > 3) {

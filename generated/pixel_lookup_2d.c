@@ -10,7 +10,7 @@ static uint32_t pixel_lookup_2d_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int pixel_lookup_2d(const uint32_t *data, const int64_t *indices, uint32_t *output)
+int pixel_lookup_2d(const uint32_t *data, const int64_t *restrict indices, uint32_t *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -12 || indices[0] > 11) {

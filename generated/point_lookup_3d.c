@@ -4,26 +4,27 @@
  */
 #include "point_lookup_3d.h"
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t point_lookup_3d_wrap(int32_t index, uint32_t size)
 {
+    if ((size & (size - 1u)) == 0u) {
+        return (uint32_t)index & (size - 1u);
+    }
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int point_lookup_3d(const int64_t *data, const int32_t *indices, int64_t *output)
+int point_lookup_3d(const int64_t *data, const int32_t *restrict indices, int64_t *output)
 {
     /* Every index is checked before anything is written. */
+    int out_of_range = 0;
     for (uint32_t t = 0u; t < 7u; ++t) {
         const int32_t *tuple = &indices[t * 3u];
-        if (tuple[0] < -4 || tuple[0] > 3) {
-            return POINT_LOOKUP_3D_ERROR_INDEX_OUT_OF_RANGE;
-        }
-        if (tuple[1] < -5 || tuple[1] > 4) {
-            return POINT_LOOKUP_3D_ERROR_INDEX_OUT_OF_RANGE;
-        }
-        if (tuple[2] < -6 || tuple[2] > 5) {
-            return POINT_LOOKUP_3D_ERROR_INDEX_OUT_OF_RANGE;
-        }
+        out_of_range |= (tuple[0] < -4) | (tuple[0] > 3);
+        out_of_range |= (tuple[1] < -5) | (tuple[1] > 4);
+        out_of_range |= (tuple[2] < -6) | (tuple[2] > 5);
+    }
+    if (out_of_range) {
+        return POINT_LOOKUP_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0] = data[indices[i0, :]] */
     for (uint32_t i0 = 0u; i0 < 6u; i0 += 2u) {

@@ -6,10 +6,10 @@
 
 #include <string.h>
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t running_max_pool_wrap(int64_t index, uint32_t size)
 {
-    return index < 0 ? (uint32_t)index + size : (uint32_t)index;
+    return (uint32_t)index & (size - 1u);
 }
 
 /* The max reduction: a NaN operand gives NaN and a tie (-0, +0) takes the update, as numpy's maximum and minimum do. */
@@ -18,14 +18,16 @@ static float running_max_pool_combine(float current, float update)
     return (update >= current || update != update) ? update : current;
 }
 
-int running_max_pool(const float *data, const int64_t *indices, const float *updates, float *output)
+int running_max_pool(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
     /* Every index is checked before anything is written. */
+    int out_of_range = 0;
     for (uint32_t t = 0u; t < 24u; ++t) {
         const int64_t index = indices[t];
-        if (index < -16 || index > 15) {
-            return RUNNING_MAX_POOL_ERROR_INDEX_OUT_OF_RANGE;
-        }
+        out_of_range |= (index < -16) | (index > 15);
+    }
+    if (out_of_range) {
+        return RUNNING_MAX_POOL_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {

@@ -18,7 +18,7 @@ static uint8_t running_min_u8_combine(uint8_t current, uint8_t update)
     return update < current ? update : current;
 }
 
-int running_min_u8(const uint8_t *data, const int64_t *indices, const uint8_t *updates, uint8_t *output)
+int running_min_u8(const uint8_t *data, const int64_t *restrict indices, const uint8_t *restrict updates, uint8_t *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -10 || indices[0] > 9) {

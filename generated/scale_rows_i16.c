@@ -18,7 +18,7 @@ static int16_t scale_rows_i16_combine(int16_t current, int16_t update)
     return (int16_t)((uint32_t)current * (uint32_t)update);
 }
 
-int scale_rows_i16(const int16_t *data, const int32_t *indices, const int16_t *updates, int16_t *output)
+int scale_rows_i16(const int16_t *data, const int32_t *restrict indices, const int16_t *restrict updates, int16_t *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -6 || indices[0] > 5) {

@@ -6,9 +6,12 @@
 
 #include <string.h>
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t scatter_weights_f64_wrap(int64_t index, uint32_t size)
 {
+    if ((size & (size - 1u)) == 0u) {
+        return (uint32_t)index & (size - 1u);
+    }
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
@@ -18,7 +21,7 @@ static double scatter_weights_f64_combine(double current, double update)
     return current + update;
 }
 
-int scatter_weights_f64(const double *data, const int64_t *indices, const double *updates, double *output)
+int scatter_weights_f64(const double *data, const int64_t *restrict indices, const double *restrict updates, double *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -3 || indices[0] > 2) {

@@ -10,14 +10,16 @@ static uint32_t sensor_select_channels_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int sensor_select_channels(const double *data, const int64_t *indices, double *output)
+int sensor_select_channels(const double *data, const int64_t *restrict indices, double *output)
 {
     /* Every index is checked before anything is written. */
+    int out_of_range = 0;
     for (uint32_t t = 0u; t < 6u; ++t) {
         const int64_t index = indices[t];
-        if (index < -12 || index > 11) {
-            return SENSOR_SELECT_CHANNELS_ERROR_INDEX_OUT_OF_RANGE;
-        }
+        out_of_range |= (index < -12) | (index > 11);
+    }
+    if (out_of_range) {
+        return SENSOR_SELECT_CHANNELS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[a0, i0] = data[a0, indices[i0]] */
     for (uint32_t i0 = 0u; i0 < 32u; ++i0) {

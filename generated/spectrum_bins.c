@@ -4,20 +4,22 @@
  */
 #include "spectrum_bins.h"
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t spectrum_bins_wrap(int64_t index, uint32_t size)
 {
-    return index < 0 ? (uint32_t)index + size : (uint32_t)index;
+    return (uint32_t)index & (size - 1u);
 }
 
-int spectrum_bins(const kernelgen_complex64 *data, const int64_t *indices, kernelgen_complex64 *output)
+int spectrum_bins(const kernelgen_complex64 *data, const int64_t *restrict indices, kernelgen_complex64 *output)
 {
     /* Every index is checked before anything is written. */
+    int out_of_range = 0;
     for (uint32_t t = 0u; t < 20u; ++t) {
         const int64_t index = indices[t];
-        if (index < -16 || index > 15) {
-            return SPECTRUM_BINS_ERROR_INDEX_OUT_OF_RANGE;
-        }
+        out_of_range |= (index < -16) | (index > 15);
+    }
+    if (out_of_range) {
+        return SPECTRUM_BINS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
     output[0u] = data[spectrum_bins_wrap(indices[0u], 16u)];

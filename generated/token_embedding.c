@@ -12,7 +12,7 @@ static uint32_t token_embedding_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int token_embedding(const float *data, const int64_t *indices, float *output)
+int token_embedding(const float *data, const int64_t *restrict indices, float *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -100 || indices[0] > 99) {

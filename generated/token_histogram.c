@@ -6,10 +6,10 @@
 
 #include <string.h>
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t token_histogram_wrap(int64_t index, uint32_t size)
 {
-    return index < 0 ? (uint32_t)index + size : (uint32_t)index;
+    return (uint32_t)index & (size - 1u);
 }
 
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
@@ -18,14 +18,16 @@ static int32_t token_histogram_combine(int32_t current, int32_t update)
     return (int32_t)((uint32_t)current + (uint32_t)update);
 }
 
-int token_histogram(const int32_t *data, const int64_t *indices, const int32_t *updates, int32_t *output)
+int token_histogram(const int32_t *data, const int64_t *restrict indices, const int32_t *restrict updates, int32_t *output)
 {
     /* Every index is checked before anything is written. */
+    int out_of_range = 0;
     for (uint32_t t = 0u; t < 20u; ++t) {
         const int64_t index = indices[t];
-        if (index < -32 || index > 31) {
-            return TOKEN_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE;
-        }
+        out_of_range |= (index < -32) | (index > 31);
+    }
+    if (out_of_range) {
+        return TOKEN_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {

@@ -4,13 +4,13 @@
  */
 #include "topk_values.h"
 
-/* An index already checked to lie in [-size, size-1], as an offset along its axis. */
+/* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
 static uint32_t topk_values_wrap(int32_t index, uint32_t size)
 {
-    return index < 0 ? (uint32_t)index + size : (uint32_t)index;
+    return (uint32_t)index & (size - 1u);
 }
 
-int topk_values(const float *data, const int32_t *indices, float *output)
+int topk_values(const float *data, const int32_t *restrict indices, float *output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -16 || indices[0] > 15) {

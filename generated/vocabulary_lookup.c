@@ -10,7 +10,7 @@ static uint32_t vocabulary_lookup_wrap(int64_t index, uint32_t size)
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-int vocabulary_lookup(const char *const *data, const int64_t *indices, const char **output)
+int vocabulary_lookup(const char *const *data, const int64_t *restrict indices, const char **output)
 {
     /* Every index is checked before anything is written. */
     if (indices[0] < -50 || indices[0] > 49) {
