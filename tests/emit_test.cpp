@@ -252,3 +252,42 @@ TEST(Templates, AMissingKeyIsAnError) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Emit, LoopChecksGatherOneFlagExceptUnderUnrollNone) {
+    // 65 index values: more than the 16 checked straight-line, so one loop of checks.
+    auto fast = emit_json(gather(100, 65, ""));
+    EXPECT_EQ(count(fast.source, "out_of_range |= (index < -100) | (index > 99);"), 1u) << fast.source;
+    EXPECT_EQ(count(fast.source, "if (out_of_range)"), 1u);
+    auto small = emit_json(gather(100, 65, R"("none")"));
+    EXPECT_EQ(count(small.source, "out_of_range"), 0u) << small.source;
+    EXPECT_EQ(count(small.source, "if (index < -100 || index > 99)"), 1u);
+}
+
+TEST(Emit, PowerOfTwoAxesWrapWithOneAnd) {
+    auto masked = emit_json(gather(64, 3, ""));
+    EXPECT_EQ(count(masked.source, "return (uint32_t)index & (size - 1u);"), 1u) << masked.source;
+    EXPECT_EQ(count(masked.source, "index < 0 ?"), 0u);
+    auto plain = emit_json(gather(100, 3, ""));
+    EXPECT_EQ(count(plain.source, "& (size - 1u)"), 0u) << plain.source;
+    // GatherND over axes of 4 and 3 elements: both forms, chosen by the size.
+    auto mixed = emit_json(R"({"name": "n", "op": "GatherND", "dtype": "int8", "data_shape": [4, 3],
+                                "indices_shape": [2, 2]})");
+    EXPECT_EQ(count(mixed.source, "if ((size & (size - 1u)) == 0u)"), 1u) << mixed.source;
+    EXPECT_EQ(count(mixed.source, "index < 0 ?"), 1u);
+}
+
+TEST(Emit, IndicesAndUpdatesAreRestrictInTheDefinitionOnly) {
+    auto scatter = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "float32", "data_shape": [4, 4],
+                                  "indices_shape": [2, 1], "reduction": "add"})");
+    EXPECT_NE(scatter.source.find("int s(const float *data, const int64_t *restrict indices, "
+                                  "const float *restrict updates, float *output)\n{"),
+              std::string::npos)
+        << scatter.source;
+    EXPECT_EQ(count(scatter.header, "restrict"), 0u) << scatter.header;
+    EXPECT_NE(scatter.header.find("int s(const float *data, const int64_t *indices, const float *updates, float *output);"),
+              std::string::npos);
+}
+
+}  // namespace
