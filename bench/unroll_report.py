@@ -117,6 +117,10 @@ def instructions(cc, kernels, source_dir, work):
     return {k["name"]: counts.get(k["name"], 0) for k in kernels}
 
 
+def plural(count, noun):
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def write_report(text, path):
     """Prints a report, and writes it to `path` too when one is given."""
     if path:
@@ -166,10 +170,10 @@ def main():
         rows.append(f"| `{mode}` | {len(common)} | {text:,} | {calls:,} |")
     note = "\n"
     if refused:
-        note += (f"Left out: {len(refused)} kernels that \"full\" refuses (over 4096 statements): "
+        note += (f"Left out: {plural(len(refused), 'kernel')} that \"full\" refuses (over 4096 statements): "
                  f"{', '.join(sorted(refused))}.\n")
     if too_large:
-        note += (f"Left out: {len(too_large)} kernels whose tensors are too large to run here: "
+        note += (f"Left out: {plural(len(too_large), 'kernel')} whose tensors are too large to run here: "
                  f"{', '.join(sorted(too_large))}.\n")
     report = "\n".join(rows) + "\n" + note
     if args.per_kernel:

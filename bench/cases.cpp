@@ -1,0 +1,222 @@
+// The benchmark cases of bench/specs/, each callable three ways (see cases.h).
+#include "cases.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "big_embedding.h"
+#include "big_gather_elements.h"
+#include "big_gather_nd.h"
+#include "big_scatter_nd_add.h"
+#include "emb_gather_axis1.h"
+#include "emb_gather_elements.h"
+#include "emb_gather_nd.h"
+#include "emb_gather_nd_batch.h"
+#include "emb_gather_rows.h"
+#include "emb_scatter_nd.h"
+#include "emb_scatter_nd_add.h"
+#include "runtime_shaped.h"
+
+namespace bench {
+namespace {
+
+using Dims = std::vector<int32_t>;
+
+size_t count(const Dims& dims) {
+    size_t n = 1;
+    for (int32_t d : dims) n *= static_cast<size_t>(d);
+    return n;
+}
+
+// The tensors of one case, shared by its three calls.
+struct Tensors {
+    Dims data_dims, indices_dims;
+    std::vector<float> data, updates, output;
+    std::vector<int32_t> indices;
+    std::vector<int32_t> bounds;  // the axis size each index value is checked against, value by value
+
+    rs_shape data_shape() const { return {data_dims.data(), static_cast<int>(data_dims.size())}; }
+    rs_shape indices_shape() const { return {indices_dims.data(), static_cast<int>(indices_dims.size())}; }
+};
+
+// data and updates with distinct values; indices over [-s, s-1] from a fixed seed.
+std::shared_ptr<Tensors> make_tensors(Dims data_dims, Dims indices_dims, std::vector<int32_t> bounds_of_tuple,
+                                      size_t output_size, size_t updates_size) {
+    auto t = std::make_shared<Tensors>();
+    t->data_dims = std::move(data_dims);
+    t->indices_dims = std::move(indices_dims);
+    t->data.resize(count(t->data_dims));
+    for (size_t i = 0; i < t->data.size(); ++i) t->data[i] = static_cast<float>(i % 1000003) * 0.5f;
+    t->updates.resize(updates_size);
+    for (size_t i = 0; i < t->updates.size(); ++i) t->updates[i] = static_cast<float>(i % 97) + 0.25f;
+    t->output.assign(output_size, 0.0f);
+    t->indices.resize(count(t->indices_dims));
+    t->bounds.resize(t->indices.size());
+    uint32_t state = 2024u;
+    for (size_t i = 0; i < t->indices.size(); ++i) {
+        const int32_t s = bounds_of_tuple[i % bounds_of_tuple.size()];
+        state = state * 1664525u + 1013904223u;
+        t->bounds[i] = s;
+        t->indices[i] = static_cast<int32_t>((state >> 8) % static_cast<uint32_t>(2 * s)) - s;
+    }
+    return t;
+}
+
+// One way of computing the case into `output`: returns the kernel's status.
+using Call = std::function<int(const Tensors&, float* output)>;
+
+std::string compare(const std::string& what, int a, int b, const std::vector<float>& x, const std::vector<float>& y) {
+    if (a != b) return what + ": return codes " + std::to_string(a) + " and " + std::to_string(b);
+    if (std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) != 0) {
+        for (size_t i = 0; i < x.size(); ++i) {
+            if (std::memcmp(&x[i], &y[i], sizeof(float)) != 0) {
+                return what + ": output element " + std::to_string(i) + " is " + std::to_string(x[i]) + " and " +
+                       std::to_string(y[i]);
+            }
+        }
+    }
+    return "";
+}
+
+std::string agreement(Tensors& t, const Call& kernel, const Call& runtime) {
+    std::vector<float> a(t.output.size(), -7.0f), b(t.output.size(), -7.0f);
+    std::string problem = compare("in range", kernel(t, a.data()), runtime(t, b.data()), a, b);
+    if (!problem.empty() || t.indices.empty()) return problem;
+    // One value past its axis, in the middle: both refuse and leave the output as it was.
+    const size_t middle = t.indices.size() / 2;
+    const int32_t saved = t.indices[middle];
+    t.indices[middle] = t.bounds[middle];
+    std::fill(a.begin(), a.end(), -7.0f);
+    std::fill(b.begin(), b.end(), -7.0f);
+    const int ka = kernel(t, a.data()), rb = runtime(t, b.data());
+    t.indices[middle] = saved;
+    if (ka != -1) return "out of range: kernelgen returned " + std::to_string(ka);
+    problem = compare("out of range", ka, rb, a, b);
+    if (problem.empty() && a != std::vector<float>(a.size(), -7.0f)) problem = "out of range: output written";
+    return problem;
+}
+
+Case make_case(std::string name, Target target, std::shared_ptr<Tensors> t, size_t bytes, Call kernel, Call runtime,
+               std::function<void(Tensors&)> copy) {
+    Case c;
+    c.name = std::move(name);
+    c.target = target;
+    c.bytes = bytes;
+    c.kernelgen = [t, kernel] { kernel(*t, t->output.data()); };
+    c.runtime_shaped = [t, runtime] { runtime(*t, t->output.data()); };
+    c.memcpy = [t, copy] { copy(*t); };
+    c.agree = [t, kernel, runtime] { return agreement(*t, kernel, runtime); };
+    return c;
+}
+
+using GatherKernel = int (*)(const float*, const int32_t*, float*);
+using ScatterKernel = int (*)(const float*, const int32_t*, const float*, float*);
+
+// A generated gather kernel called on a case's tensors.
+Call gather_call(GatherKernel kernel) {
+    return [kernel](const Tensors& s, float* out) { return kernel(s.data.data(), s.indices.data(), out); };
+}
+
+// The gathers move their output: memcpy copies as many bytes of data.
+std::function<void(Tensors&)> copy_output() {
+    return [](Tensors& t) { std::memcpy(t.output.data(), t.data.data(), t.output.size() * sizeof(float)); };
+}
+
+Case gather(std::string name, Target target, GatherKernel kernel, Dims data, Dims indices, int axis) {
+    Dims output_dims(data.begin(), data.begin() + axis);
+    output_dims.insert(output_dims.end(), indices.begin(), indices.end());
+    output_dims.insert(output_dims.end(), data.begin() + axis + 1, data.end());
+    auto t = make_tensors(data, indices, {data[static_cast<size_t>(axis)]}, count(output_dims), 0);
+    return make_case(std::move(name), target, t, t->output.size() * sizeof(float),
+                     gather_call(kernel),
+                     [axis](const Tensors& s, float* out) {
+                         return rs_gather(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(), axis, out);
+                     },
+                     copy_output());
+}
+
+Case gather_elements(std::string name, Target target, GatherKernel kernel, Dims data, Dims indices, int axis) {
+    auto t = make_tensors(data, indices, {data[static_cast<size_t>(axis)]}, count(indices), 0);
+    return make_case(std::move(name), target, t, t->output.size() * sizeof(float),
+                     gather_call(kernel),
+                     [axis](const Tensors& s, float* out) {
+                         return rs_gather_elements(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(),
+                                                   axis, out);
+                     },
+                     copy_output());
+}
+
+Case gather_nd(std::string name, Target target, GatherKernel kernel, Dims data, Dims indices, int batch_dims) {
+    const auto b = static_cast<size_t>(batch_dims);
+    const auto k = static_cast<size_t>(indices.back());
+    Dims output_dims(indices.begin(), indices.end() - 1);
+    output_dims.insert(output_dims.end(), data.begin() + static_cast<long>(b + k), data.end());
+    auto t = make_tensors(data, indices, Dims(data.begin() + static_cast<long>(b), data.begin() + static_cast<long>(b + k)),
+                          count(output_dims), 0);
+    return make_case(std::move(name), target, t, t->output.size() * sizeof(float),
+                     gather_call(kernel),
+                     [batch_dims](const Tensors& s, float* out) {
+                         return rs_gather_nd(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(),
+                                             batch_dims, out);
+                     },
+                     copy_output());
+}
+
+// ScatterND (out of place): the output is a copy of data with the updates written over it, so memcpy moves
+// data's bytes into the output and then the updates' bytes over its first rows.
+Case scatter_nd(std::string name, Target target, ScatterKernel kernel, Dims data, Dims indices, rs_reduction reduction) {
+    const auto k = static_cast<size_t>(indices.back());
+    Dims updates_dims(indices.begin(), indices.end() - 1);
+    updates_dims.insert(updates_dims.end(), data.begin() + static_cast<long>(k), data.end());
+    auto t = make_tensors(data, indices, Dims(data.begin(), data.begin() + static_cast<long>(k)), count(data),
+                          count(updates_dims));
+    return make_case(
+        std::move(name), target, t, (t->data.size() + t->updates.size()) * sizeof(float),
+        [kernel](const Tensors& s, float* out) { return kernel(s.data.data(), s.indices.data(), s.updates.data(), out); },
+        [reduction](const Tensors& s, float* out) {
+            return rs_scatter_nd(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(), s.updates.data(),
+                                 reduction, out);
+        },
+        [](Tensors& s) {
+            std::memcpy(s.output.data(), s.data.data(), s.data.size() * sizeof(float));
+            std::memcpy(s.output.data(), s.updates.data(), s.updates.size() * sizeof(float));
+        });
+}
+
+}  // namespace
+
+std::vector<Case> make_cases() {
+    const Target small = Target::HalfInstructions;
+    std::vector<Case> cases;
+    cases.push_back(gather("emb_gather_rows", small, emb_gather_rows, {64, 32}, {16}, 0));
+    cases.push_back(gather("emb_gather_axis1", small, emb_gather_axis1, {8, 64, 16}, {4, 4}, 1));
+    cases.push_back(gather_elements("emb_gather_elements", small, emb_gather_elements, {16, 32}, {16, 8}, 1));
+    cases.push_back(gather_nd("emb_gather_nd", small, emb_gather_nd, {32, 16, 8}, {10, 2}, 0));
+    cases.push_back(gather_nd("emb_gather_nd_batch", small, emb_gather_nd_batch, {4, 8, 8}, {4, 3, 1}, 1));
+    cases.push_back(scatter_nd("emb_scatter_nd", small, emb_scatter_nd, {32, 16}, {8, 1}, RS_REDUCTION_NONE));
+    cases.push_back(scatter_nd("emb_scatter_nd_add", small, emb_scatter_nd_add, {32, 16}, {8, 1}, RS_REDUCTION_ADD));
+    cases.push_back(gather("big_embedding", Target::MemoryBound, big_embedding, {4096, 256}, {1024}, 0));
+    cases.push_back(gather_nd("big_gather_nd", Target::MemoryBound, big_gather_nd, {64, 64, 64}, {2048, 2}, 0));
+    cases.push_back(scatter_nd("big_scatter_nd_add", Target::MemoryBound, big_scatter_nd_add, {4096, 256}, {1024, 1},
+                               RS_REDUCTION_ADD));
+    cases.push_back(gather_elements("big_gather_elements", Target::HalfTime, big_gather_elements, {256, 1024},
+                                    {256, 512}, 1));
+    return cases;
+}
+
+bool all_agree(const std::vector<Case>& cases) {
+    bool ok = true;
+    for (const Case& c : cases) {
+        const std::string problem = c.agree();
+        if (!problem.empty()) {
+            std::fprintf(stderr, "%s: kernelgen and the runtime-shaped kernel disagree (%s)\n", c.name.c_str(),
+                         problem.c_str());
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+}  // namespace bench
