@@ -14,6 +14,10 @@
 # build), else the target KernelGen::kernelgen (imported by find_package(KernelGen), or built by
 # add_subdirectory() of a kernelgen checkout).
 include_guard(GLOBAL)
+if(CMAKE_VERSION VERSION_LESS 3.19)
+  message(FATAL_ERROR "kernelgen_add_kernels() needs CMake 3.19 or newer (this is ${CMAKE_VERSION})")
+endif()
+cmake_policy(VERSION 3.19)  # for this file and the function, whatever the including project's policies
 
 function(kernelgen_add_kernels target)
   set(me "kernelgen_add_kernels(${target})")
