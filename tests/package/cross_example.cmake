@@ -1,12 +1,13 @@
 # cmake -DSOURCE_DIR=<repo> -DPREFIX=<installed kernelgen> -DWORK_DIR=<scratch> -DARM_NM=<arm-none-eabi-nm>
-#       -P cross_example.cmake
+#       [-DARM_GCC=<arm-none-eabi-gcc> -DQEMU=<qemu-system-arm>] -P cross_example.cmake
 #
 # examples/firmware cross-built for Cortex-M4F with the installed toolchain file, the generator coming from
 # the host: (1) find_package(KernelGen) through KernelGen_DIR, with the toolchain's
 # CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY re-rooting every other search into an empty sysroot; (2)
 # add_subdirectory() of this checkout with KERNELGEN_EXECUTABLE. Either way no host package is looked for,
 # no generator is compiled, every compile command holds only the toolchain's, the project's and the
-# function's flags, and the program is an ARM ELF holding both kernels.
+# function's flags, and the program is an ARM ELF holding both kernels. (3) With qemu-system-arm, the program
+# linked for the mps2-an386 board (tests/cortex_m's start-up code and linker script) runs its checks there.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 kg_copy_example("${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}/empty-sysroot")
@@ -73,3 +74,25 @@ kg_build(log "${build}")
 kg_expect("${log}" MATCHES "kernelgen: specs/kv_cache_write.json" "add_subdirectory: the host generator ran")
 check_cross_build(add_subdirectory "${build}")
 kg_expect_no_work("${build}" "add_subdirectory: after the first build")
+
+if(QEMU AND ARM_GCC)
+  set(build "${WORK_DIR}/build-qemu")
+  set(cpu -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
+  file(MAKE_DIRECTORY "${build}")
+  kg_run(log "${ARM_GCC}" ${cpu} -std=c99 -O1 -c "${SOURCE_DIR}/tests/cortex_m/startup.c" -o "${build}/startup.o")
+  # The board's link options, a list, through an initial cache file.
+  file(WRITE "${build}/board.cmake" "set(FIRMWARE_BOARD_LINK_OPTIONS \"${build}/startup.o;--specs=rdimon.specs;"
+       "-nostartfiles;-T${SOURCE_DIR}/tests/cortex_m/mps2_an386.ld\" CACHE STRING \"\")\n")
+  kg_run(log "${CMAKE_COMMAND}" -C "${build}/board.cmake" -S "${WORK_DIR}/src" -B "${build}" ${common_args}
+             "-DKernelGen_DIR=${PREFIX}/lib/cmake/KernelGen")
+  kg_build(log "${build}")
+  execute_process(COMMAND "${QEMU}" -M mps2-an386 -cpu cortex-m4 -nographic -monitor none
+                          -semihosting-config enable=on,target=native -kernel "${build}/firmware"
+                  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "the firmware failed check ${status} on the emulated Cortex-M4F\n${out}${err}")
+  endif()
+  message(STATUS "the firmware's checks passed on qemu mps2-an386 (Cortex-M4F)")
+else()
+  message(STATUS "qemu-system-arm not given: the firmware is cross-built but not run")
+endif()
