@@ -1,49 +1,111 @@
 # kernelgen_add_kernels(<target> SPECS <spec.json>... [OUTPUT_DIR <dir>] [OPTIONS <kernelgen arguments>...])
 #
 # Creates the static library <target> from the kernels the specs describe, with the generated headers on its
-# public include path. One custom command per spec file; it reruns when the spec, the generator or a template
-# changes. Kernel names are read from the specs at configure time (and a spec edit reconfigures).
+# public include path (C99, no extensions). One custom command per spec file, rerun when the spec or the
+# generator changes (and, in a source build, a template), and only then. Kernel names are read from the
+# specs at configure time (and a spec edit reconfigures).
 #
-# The generator is the target kernelgen when it exists (a source build), else KernelGen::kernelgen, else the
-# program named by KERNELGEN_EXECUTABLE.
+#   SPECS       spec files; relative paths are relative to CMAKE_CURRENT_SOURCE_DIR.
+#   OUTPUT_DIR  where the .h/.c go; relative paths are relative to CMAKE_CURRENT_BINARY_DIR
+#               (default: ${CMAKE_CURRENT_BINARY_DIR}/<target>_kernels).
+#   OPTIONS     more kernelgen arguments: --unroll MODE (or --unroll=MODE). --out-dir belongs to the function.
+#
+# The generator: the program named by KERNELGEN_EXECUTABLE when it is set (a host kernelgen for a cross
+# build), else the target KernelGen::kernelgen (imported by find_package(KernelGen), or built by
+# add_subdirectory() of a kernelgen checkout).
 include_guard(GLOBAL)
-
-set(_KERNELGEN_FUNCTIONS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+if(CMAKE_VERSION VERSION_LESS 3.19)
+  message(FATAL_ERROR "kernelgen_add_kernels() needs CMake 3.19 or newer (this is ${CMAKE_VERSION})")
+endif()
+cmake_policy(VERSION 3.19)  # for this file and the function, whatever the including project's policies
 
 function(kernelgen_add_kernels target)
+  set(me "kernelgen_add_kernels(${target})")
   cmake_parse_arguments(PARSE_ARGV 1 KG "" "OUTPUT_DIR" "SPECS;OPTIONS")
   if(KG_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "kernelgen_add_kernels(${target}): unknown arguments: ${KG_UNPARSED_ARGUMENTS}")
+    string(JOIN " " unknown ${KG_UNPARSED_ARGUMENTS})
+    message(FATAL_ERROR "${me}: unknown arguments: ${unknown} "
+                        "(allowed: SPECS <spec.json>... [OUTPUT_DIR <dir>] [OPTIONS <kernelgen arguments>...])")
+  endif()
+  if("OUTPUT_DIR" IN_LIST KG_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${me}: OUTPUT_DIR needs a folder")
   endif()
   if(NOT KG_SPECS)
-    message(FATAL_ERROR "kernelgen_add_kernels(${target}): SPECS <spec.json>... is required")
+    message(FATAL_ERROR "${me}: SPECS <spec.json>... is required")
+  endif()
+  if(TARGET "${target}")
+    message(FATAL_ERROR "${me}: a target named \"${target}\" already exists (the function creates the library <target>)")
   endif()
   if(NOT KG_OUTPUT_DIR)
     set(KG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/${target}_kernels")
   endif()
+  get_filename_component(KG_OUTPUT_DIR "${KG_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
 
-  if(TARGET kernelgen)
-    set(generator "$<TARGET_FILE:kernelgen>")
-    set(generator_depends kernelgen)
-  elseif(TARGET KernelGen::kernelgen)
-    set(generator "$<TARGET_FILE:KernelGen::kernelgen>")
-    set(generator_depends KernelGen::kernelgen)
-  elseif(KERNELGEN_EXECUTABLE)
+  # OPTIONS: only what leaves the function's outputs as it declares them.
+  set(expect_mode FALSE)
+  foreach(option IN LISTS KG_OPTIONS)
+    if(expect_mode)
+      set(mode "${option}")
+      set(expect_mode FALSE)
+    elseif(option STREQUAL "--unroll")
+      set(expect_mode TRUE)
+      continue()
+    elseif(option MATCHES "^--unroll=(.*)$")
+      set(mode "${CMAKE_MATCH_1}")
+    elseif(option MATCHES "^(-o|--out-dir)(=.*)?$")
+      message(FATAL_ERROR "${me}: OPTIONS may not hold ${option}: the function sets the output folder (use OUTPUT_DIR)")
+    else()
+      message(FATAL_ERROR "${me}: OPTIONS: \"${option}\" is not a kernelgen option the function passes on "
+                          "(allowed: --unroll MODE)")
+    endif()
+    if(NOT mode MATCHES "^(auto|full|none|[1-9]|[1-5][0-9]|6[0-4])$")
+      message(FATAL_ERROR "${me}: OPTIONS: unknown --unroll mode \"${mode}\" (auto, full, none or a factor 1..64)")
+    endif()
+  endforeach()
+  if(expect_mode)
+    message(FATAL_ERROR "${me}: OPTIONS: --unroll needs a mode (auto, full, none or a factor 1..64)")
+  endif()
+
+  # The generator, and what its custom commands depend on: the target (a target-level dependency, and a
+  # file-level one on the program it builds or imports), plus in a source build the templates compiled into it.
+  if(DEFINED KERNELGEN_EXECUTABLE AND NOT KERNELGEN_EXECUTABLE STREQUAL "")
+    if(NOT IS_ABSOLUTE "${KERNELGEN_EXECUTABLE}" OR IS_DIRECTORY "${KERNELGEN_EXECUTABLE}"
+       OR NOT EXISTS "${KERNELGEN_EXECUTABLE}")
+      message(FATAL_ERROR "${me}: KERNELGEN_EXECUTABLE is \"${KERNELGEN_EXECUTABLE}\", which is not an existing "
+                          "program (an absolute path to a kernelgen built for this machine)")
+    endif()
     set(generator "${KERNELGEN_EXECUTABLE}")
     set(generator_depends "${KERNELGEN_EXECUTABLE}")
+  elseif(TARGET KernelGen::kernelgen)
+    set(generator "$<TARGET_FILE:KernelGen::kernelgen>")
+    set(generator_depends KernelGen::kernelgen "$<TARGET_FILE:KernelGen::kernelgen>")
+    get_target_property(templates KernelGen::kernelgen KERNELGEN_TEMPLATE_FILES)
+    if(templates)
+      list(APPEND generator_depends ${templates})
+    endif()
   else()
-    message(FATAL_ERROR "kernelgen_add_kernels(${target}): no generator: build kernelgen in this project, "
-                        "find_package(KernelGen), or set KERNELGEN_EXECUTABLE")
+    message(FATAL_ERROR "${me}: no kernelgen generator: call find_package(KernelGen) or add_subdirectory() a "
+                        "kernelgen checkout first, or set KERNELGEN_EXECUTABLE to a kernelgen program")
   endif()
 
   set(all_sources "")
   set(identifiers "")
   set(owners "")
+  set(seen_specs "")
   foreach(spec IN LISTS KG_SPECS)
     get_filename_component(spec "${spec}" ABSOLUTE)
-    if(NOT EXISTS "${spec}")
-      message(FATAL_ERROR "kernelgen_add_kernels(${target}): spec file ${spec} does not exist")
+    if(NOT EXISTS "${spec}" OR IS_DIRECTORY "${spec}")
+      set(hint "")
+      get_filename_component(base "${spec}" NAME)
+      if(base MATCHES "^[A-Z_]+$")
+        set(hint " (a misspelt keyword? The keywords are SPECS, OUTPUT_DIR and OPTIONS)")
+      endif()
+      message(FATAL_ERROR "${me}: spec file ${spec} does not exist${hint}")
     endif()
+    if(spec IN_LIST seen_specs)
+      message(FATAL_ERROR "${me}: spec file ${spec} is listed twice in SPECS")
+    endif()
+    list(APPEND seen_specs "${spec}")
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${spec}")
     file(READ "${spec}" text)
     set(names "")
@@ -51,17 +113,17 @@ function(kernelgen_add_kernels target)
     if(no_list)
       string(JSON name ERROR_VARIABLE bad GET "${text}" name)
       if(bad)
-        message(FATAL_ERROR "kernelgen_add_kernels(${target}): ${spec}: no kernel \"name\" found (${bad})")
+        message(FATAL_ERROR "${me}: ${spec}: no kernel \"name\" found (${bad})")
       endif()
       list(APPEND names "${name}")
     elseif(count EQUAL 0)
-      message(FATAL_ERROR "kernelgen_add_kernels(${target}): ${spec}: /kernels is empty (at least one kernel)")
+      message(FATAL_ERROR "${me}: ${spec}: /kernels is empty (at least one kernel)")
     else()
       math(EXPR last "${count} - 1")
       foreach(i RANGE ${last})
         string(JSON name ERROR_VARIABLE bad GET "${text}" kernels ${i} name)
         if(bad)
-          message(FATAL_ERROR "kernelgen_add_kernels(${target}): ${spec}: no name in /kernels/${i} (${bad})")
+          message(FATAL_ERROR "${me}: ${spec}: no name in /kernels/${i} (${bad})")
         endif()
         list(APPEND names "${name}")
       endforeach()
@@ -81,7 +143,7 @@ function(kernelgen_add_kernels target)
         list(FIND identifiers "${identifier}" at)
         if(NOT at EQUAL -1)
           list(GET owners ${at} owner)
-          message(FATAL_ERROR "kernelgen_add_kernels(${target}): kernel \"${name}\" of ${spec} clashes with "
+          message(FATAL_ERROR "${me}: kernel \"${name}\" of ${spec} clashes with "
                               "kernel ${owner}: both headers would define ${identifier} (kernel names must be "
                               "unique, also once upper-cased, and no name may be another kernel's macro)")
         endif()
@@ -100,7 +162,7 @@ function(kernelgen_add_kernels target)
       COMMAND ${generator} --out-dir "${KG_OUTPUT_DIR}" ${KG_OPTIONS} "${spec}"
       # kernelgen leaves unchanged files alone; touch them so the build sees the rule as done.
       COMMAND ${CMAKE_COMMAND} -E touch_nocreate ${outputs}
-      DEPENDS "${spec}" ${generator_depends} ${KERNELGEN_TEMPLATE_FILES}
+      DEPENDS "${spec}" ${generator_depends}
       COMMENT "kernelgen: ${shown}"
       VERBATIM)
   endforeach()

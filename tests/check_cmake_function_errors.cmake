@@ -1,39 +1,61 @@
 # cmake -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch> -P check_cmake_function_errors.cmake
 #
-# kernelgen_add_kernels() refuses at configure time what one kernelgen run per spec cannot see, with a
-# message naming the spec: names that clash across spec files, and a spec whose "kernels" list is empty.
-# Each case configures a throwaway project and expects the configure step to fail with its message.
+# kernelgen_add_kernels() refuses misuse at configure time with a message of its own: its arguments, the
+# generator, and what one kernelgen run per spec cannot see (names that clash across spec files, a spec whose
+# "kernels" list is empty). Each case configures a throwaway project and expects the configure step to fail
+# with its message; the last cases must configure.
 if(NOT SOURCE_DIR OR NOT WORK_DIR)
   message(FATAL_ERROR "SOURCE_DIR and WORK_DIR are required")
 endif()
 
-function(expect_configure_error case expected)
+# Configures a throwaway project <case> whose CMakeLists.txt is <body> (after the project() line, with a
+# generator that exists and the function included, unless the body changes them), next to spec1.json,
+# spec2.json, ... holding the texts given after <body>. Returns the status and the flattened stderr.
+function(configure_case case body status_var err_var)
   set(project "${WORK_DIR}/${case}")
   file(REMOVE_RECURSE "${project}")
   file(MAKE_DIRECTORY "${project}")
-  set(spec_args "")
   math(EXPR last "${ARGC} - 1")
-  foreach(i RANGE 2 ${last})
-    math(EXPR n "${i} - 1")
-    file(WRITE "${project}/spec${n}.json" "${ARGV${i}}")
-    string(APPEND spec_args " spec${n}.json")
-  endforeach()
+  if(last GREATER_EQUAL 4)
+    foreach(i RANGE 4 ${last})
+      math(EXPR n "${i} - 3")
+      file(WRITE "${project}/spec${n}.json" "${ARGV${i}}")
+    endforeach()
+  endif()
   file(WRITE "${project}/CMakeLists.txt"
     "cmake_minimum_required(VERSION 3.20)\n"
     "project(kernelgen_function_check LANGUAGES NONE)\n"
     "set(KERNELGEN_EXECUTABLE \"${CMAKE_COMMAND}\")\n"
     "include(\"${SOURCE_DIR}/cmake/KernelGenFunctions.cmake\")\n"
-    "kernelgen_add_kernels(kernels SPECS${spec_args})\n")
+    "${body}\n")
   execute_process(COMMAND "${CMAKE_COMMAND}" -S "${project}" -B "${project}/build"
                   RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
   string(REGEX REPLACE "[ \n]+" " " flat "${err}")
+  set(${status_var} "${status}" PARENT_SCOPE)
+  set(${err_var} "${flat}" PARENT_SCOPE)
+endfunction()
+
+# expect_call_error(<case> <expected regex> <body> [<spec text>...])
+function(expect_call_error case expected body)
+  configure_case(${case} "${body}" status err ${ARGN})
   if(status EQUAL 0)
     message(SEND_ERROR "${case}: configure succeeded; expected: ${expected}")
-  elseif(NOT flat MATCHES "${expected}")
+  elseif(NOT err MATCHES "${expected}")
     message(SEND_ERROR "${case}: expected the message\n  ${expected}\nbut got\n${err}")
   else()
     message(STATUS "${case}: refused as expected")
   endif()
+endfunction()
+
+# expect_configure_error(<case> <expected regex> <spec text>...): one call over every spec given.
+function(expect_configure_error case expected)
+  set(specs "")
+  set(n 0)
+  foreach(text IN LISTS ARGN)
+    math(EXPR n "${n} + 1")
+    string(APPEND specs " spec${n}.json")
+  endforeach()
+  expect_call_error(${case} "${expected}" "kernelgen_add_kernels(kernels SPECS${specs})" ${ARGN})
 endfunction()
 
 set(gather [[{"name": "NAME", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]}]])
@@ -54,3 +76,76 @@ expect_configure_error(name_is_another_kernels_macro
 expect_configure_error(empty_kernel_list
   "[^ ]*spec1.json: /kernels is empty \\(at least one kernel\\)"
   [[{"kernels": []}]])
+
+# --- the call itself ------------------------------------------------------------------------------------
+set(me "kernelgen_add_kernels\\(kernels\\)")
+set(call_form "\\(allowed: SPECS <spec.json>... \\[OUTPUT_DIR <dir>\\] \\[OPTIONS <kernelgen arguments>...\\]\\)")
+expect_call_error(unknown_argument "${me}: unknown arguments: spec1.json spec2.json ${call_form}"
+  "kernelgen_add_kernels(kernels spec1.json spec2.json)" "${lookup}" "${foo}")
+expect_call_error(misspelt_keyword
+  "${me}: spec file [^ ]*/misspelt_keyword/OUTPUTDIR does not exist \\(a misspelt keyword\\? The keywords are SPECS, OUTPUT_DIR and OPTIONS\\)"
+  "kernelgen_add_kernels(kernels SPECS spec1.json OUTPUTDIR out)" "${lookup}")
+expect_call_error(no_specs "${me}: SPECS <spec.json>... is required"
+  "kernelgen_add_kernels(kernels OUTPUT_DIR out)")
+expect_call_error(output_dir_without_value "${me}: OUTPUT_DIR needs a folder"
+  "kernelgen_add_kernels(kernels SPECS spec1.json OUTPUT_DIR)" "${lookup}")
+expect_call_error(missing_spec_file "${me}: spec file [^ ]*/missing_spec_file/nothere.json does not exist"
+  "kernelgen_add_kernels(kernels SPECS nothere.json)")
+expect_call_error(spec_listed_twice "${me}: spec file [^ ]*/spec1.json is listed twice in SPECS"
+  "kernelgen_add_kernels(kernels SPECS spec1.json ./spec1.json)" "${lookup}")
+expect_call_error(target_exists
+  "${me}: a target named \"kernels\" already exists \\(the function creates the library <target>\\)"
+  "add_custom_target(kernels)\nkernelgen_add_kernels(kernels SPECS spec1.json)" "${lookup}")
+
+# --- OPTIONS: the function owns the output folder and the list of specs ------------------------------------
+set(options_rule "is not a kernelgen option the function passes on \\(allowed: --unroll MODE\\)")
+foreach(option --out-dir -o --out-dir=elsewhere)
+  expect_call_error(options_${option}
+    "${me}: OPTIONS may not hold ${option}: the function sets the output folder \\(use OUTPUT_DIR\\)"
+    "kernelgen_add_kernels(kernels SPECS spec1.json OPTIONS ${option} out)" "${lookup}")
+endforeach()
+expect_call_error(options_extra_spec "${me}: OPTIONS: \"spec2.json\" ${options_rule}"
+  "kernelgen_add_kernels(kernels SPECS spec1.json OPTIONS spec2.json)" "${lookup}" "${foo}")
+expect_call_error(options_help "${me}: OPTIONS: \"--help\" ${options_rule}"
+  "kernelgen_add_kernels(kernels SPECS spec1.json OPTIONS --help)" "${lookup}")
+expect_call_error(options_unknown_unroll
+  "${me}: OPTIONS: unknown --unroll mode \"65\" \\(auto, full, none or a factor 1..64\\)"
+  "kernelgen_add_kernels(kernels SPECS spec1.json OPTIONS --unroll 65)" "${lookup}")
+expect_call_error(options_unroll_equals_unknown
+  "${me}: OPTIONS: unknown --unroll mode \"fast\" \\(auto, full, none or a factor 1..64\\)"
+  "kernelgen_add_kernels(kernels SPECS spec1.json OPTIONS --unroll=fast)" "${lookup}")
+expect_call_error(options_unroll_without_mode
+  "${me}: OPTIONS: --unroll needs a mode \\(auto, full, none or a factor 1..64\\)"
+  "kernelgen_add_kernels(kernels SPECS spec1.json OPTIONS --unroll)" "${lookup}")
+
+# --- the generator ---------------------------------------------------------------------------------------
+expect_call_error(no_generator
+  "${me}: no kernelgen generator: call find_package\\(KernelGen\\) or add_subdirectory\\(\\) a kernelgen checkout first, or set KERNELGEN_EXECUTABLE to a kernelgen program"
+  "unset(KERNELGEN_EXECUTABLE)\nkernelgen_add_kernels(kernels SPECS spec1.json)" "${lookup}")
+set(not_a_program "which is not an existing program \\(an absolute path to a kernelgen built for this machine\\)")
+expect_call_error(generator_missing "${me}: KERNELGEN_EXECUTABLE is \"/nonexistent/kernelgen\", ${not_a_program}"
+  "set(KERNELGEN_EXECUTABLE /nonexistent/kernelgen)\nkernelgen_add_kernels(kernels SPECS spec1.json)" "${lookup}")
+expect_call_error(generator_relative "${me}: KERNELGEN_EXECUTABLE is \"bin/kernelgen\", ${not_a_program}"
+  "set(KERNELGEN_EXECUTABLE bin/kernelgen)\nkernelgen_add_kernels(kernels SPECS spec1.json)" "${lookup}")
+
+# --- what configures: relative paths, every OPTIONS form ---------------------------------------------------
+function(expect_configure_success case body)
+  configure_case(${case} "${body}" status err ${ARGN})
+  if(NOT status EQUAL 0)
+    message(SEND_ERROR "${case}: expected to configure, got\n${err}")
+  else()
+    message(STATUS "${case}: configured as expected")
+  endif()
+endfunction()
+expect_configure_success(relative_output_dir [[
+enable_language(C)
+kernelgen_add_kernels(kernels SPECS spec1.json OUTPUT_DIR generated/here OPTIONS --unroll none)
+get_target_property(dirs kernels INTERFACE_INCLUDE_DIRECTORIES)
+if(NOT dirs STREQUAL "${CMAKE_CURRENT_BINARY_DIR}/generated/here")
+  message(FATAL_ERROR "OUTPUT_DIR generated/here became ${dirs}")
+endif()
+kernelgen_add_kernels(more_kernels SPECS spec2.json OPTIONS --unroll=8)
+get_target_property(dirs more_kernels INTERFACE_INCLUDE_DIRECTORIES)
+if(NOT dirs STREQUAL "${CMAKE_CURRENT_BINARY_DIR}/more_kernels_kernels")
+  message(FATAL_ERROR "the default OUTPUT_DIR became ${dirs}")
+endif()]] "${lookup}" "${foo}")

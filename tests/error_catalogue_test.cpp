@@ -101,7 +101,7 @@ TEST(ErrorCatalogue, CoversEveryMessageForm) {
     }
     for (const char* form :
          {"malformed JSON: at line", "number overflow", "JSON nested more than", "is given more than once",
-          "expected a kernel object", "beside \"kernels\"", "expected a non-empty array of kernel objects",
+          "expected a kernel object", "beside \"kernels\"", "JSON Schema for editors", "expected a non-empty array of kernel objects",
           "required key", "unknown key", "does not apply to", "expected an integer, got string",
           "expected an integer, got number", "expected a string", "expected an array", "is not a C identifier",
           "characters long", "is a C or C++ keyword", "starts with '_'", "contains \"__\"",

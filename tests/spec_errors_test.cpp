@@ -168,9 +168,42 @@ TEST(SpecErrors, KeysBesideKernels) {
     // nlohmann keeps object keys sorted, so "author" comes before "version".
     EXPECT_EQ(parsed.problems,
               (Problems{"spec.json: /author: unknown key \"author\" beside \"kernels\" (a file holds one kernel object, "
-                        "or {\"kernels\": [...]} alone)",
+                        "or {\"kernels\": [...]} with at most \"$schema\" beside it)",
                         "spec.json: /version: unknown key \"version\" beside \"kernels\" (a file holds one kernel object, "
-                        "or {\"kernels\": [...]} alone)"}));
+                        "or {\"kernels\": [...]} with at most \"$schema\" beside it)"}));
+}
+
+// "$schema" at the top of a file names its JSON Schema for editors: accepted in either form, and ignored.
+TEST(SpecErrors, SchemaKeyAtTheTopIsIgnored) {
+    const std::string plain =
+        R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3, 2], "indices_shape": [2], "axis": 1})json";
+    const KernelSpec without = parse_one(plain);
+    const KernelSpec with =
+        parse_one(R"json({"$schema": "../schema/kernelgen-spec.schema.json", )json" + plain.substr(1));
+    EXPECT_EQ(with.name, without.name);
+    EXPECT_EQ(with.data_shape, without.data_shape);
+    EXPECT_EQ(with.axis, without.axis);
+    Parsed list = parse(R"json({"$schema": "https://example.com/kernelgen-spec.schema.json", "kernels": [)json" + plain +
+                        "]}");
+    EXPECT_EQ(list.problems, Problems{});
+    ASSERT_EQ(list.kernels.size(), 1u);
+    EXPECT_EQ(list.kernels[0].pointer, "/kernels/0");
+}
+
+TEST(SpecErrors, SchemaKeyMustBeAString) {
+    const std::string rule = "(the file's JSON Schema for editors, a URI or path; kernelgen ignores it)";
+    EXPECT_EQ(parse(R"json({"$schema": 7, "name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
+                            "indices_shape": [2]})json").problems,
+              Problems{"spec.json: /$schema: expected a string, got integer " + rule});
+    EXPECT_EQ(parse(R"json({"$schema": {"$ref": "x"}, "kernels": [{"name": "k", "op": "Gather", "dtype": "float32",
+                            "data_shape": [3], "indices_shape": [2]}]})json").problems,
+              Problems{"spec.json: /$schema: expected a string, got object " + rule});
+}
+
+TEST(SpecErrors, SchemaKeyOnlyAtTheTop) {
+    EXPECT_EQ(rejected(R"json({"kernels": [{"$schema": "s.json", "name": "k", "op": "Gather", "dtype": "float32",
+                                            "data_shape": [3], "indices_shape": [2]}]})json"),
+              Problems{"spec.json: /kernels/0/$schema: unknown key \"$schema\" (allowed: " + kCommonKeys + ", axis)"});
 }
 
 // --- keys -----------------------------------------------------------------------------------------------

@@ -830,6 +830,9 @@ private:
     std::vector<std::pair<std::string, std::string>> duplicates_;
 };
 
+// What a top-level "$schema" may be.
+const std::string kSchemaKeyRule = "the file's JSON Schema for editors, a URI or path; kernelgen ignores it";
+
 }  // namespace
 
 std::optional<Unroll> parse_unroll(const std::string& text) {
@@ -874,6 +877,17 @@ std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::stri
         }
         return {};
     }
+    // "$schema" at the top names the file's JSON Schema for editors; kernelgen checks it is a string and ignores it.
+    if (document.is_object()) {
+        const auto schema = document.find("$schema");
+        if (schema != document.end()) {
+            if (!schema->is_string()) {
+                diagnostics.push_back({file, "/$schema", "expected a string, got " + json_type(*schema) + " (" +
+                                                             kSchemaKeyRule + ")"});
+            }
+            document.erase(schema);
+        }
+    }
     std::vector<KernelSpec> kernels;
     auto read_one = [&](const json& object, const std::string& pointer) {
         if (auto spec = KernelReader(object, file, pointer, diagnostics).read()) kernels.push_back(std::move(*spec));
@@ -883,7 +897,7 @@ std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::stri
         for (const auto& item : document.items()) {
             if (item.key() != "kernels") {
                 diagnostics.push_back({file, "/" + pointer_token(item.key()), "unknown key " + in_quotes(item.key()) +
-                                                                   " beside \"kernels\" (a file holds one kernel object, or {\"kernels\": [...]} alone)"});
+                                                                   " beside \"kernels\" (a file holds one kernel object, or {\"kernels\": [...]} with at most \"$schema\" beside it)"});
             }
         }
         if (!list.is_array() || list.empty()) {

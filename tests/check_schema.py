@@ -1,0 +1,150 @@
+#!/usr/bin/python3
+"""schema/kernelgen-spec.schema.json against the validator it describes.
+
+Usage: check_schema.py SOURCE_DIR (run with a Python that has jsonschema: Debian's python3-jsonschema)
+
+- The schema is a valid draft-07 schema.
+- Every spec of specs/ and examples/ validates.
+- Every example of the error catalogue (docs/errors.md, which generator_test checks against kernelgen's own
+  messages) is rejected by the schema, except the few in NOT_EXPRESSIBLE, each with the reason JSON Schema
+  cannot say it. Those must still be accepted by it (else they belong out of the list), and must exist.
+- The lists of names the schema refuses are exactly the validator's lists in the C++ sources.
+"""
+import json
+import pathlib
+import re
+import sys
+
+import jsonschema
+
+# Catalogue entries (their "### " titles) whose rule relates values to each other, which JSON Schema cannot.
+NOT_EXPRESSIBLE = {
+    "Malformed JSON, with line and column": "not a JSON document: no schema applies (the editor's parser says so)",
+    "A key given twice in one object": "JSON Schema sees the parsed object, where one of the two is gone",
+    "A shape with more than 2^40 elements": "needs the product of the dimensions",
+    "An output with more than 2^40 elements": "needs the product of dimensions of two shapes",
+    "Gather: axis out of range": "needs the data rank (the schema bounds axis by the largest rank, -32..31)",
+    "GatherElements: ranks differ": "needs the lengths of two arrays compared",
+    "GatherElements: an indices dimension exceeds data's off the axis": "needs two shapes and the axis",
+    "GatherND: batch_dims out of range": "needs the ranks of data and indices",
+    "GatherND: batch dimensions differ": "needs two shapes compared",
+    "GatherND: index tuple longer than the data rank": "needs indices_shape[-1] against the data rank",
+    "GatherND: index tuple longer than data rank - batch_dims": "needs indices_shape[-1], the data rank and batch_dims",
+    "GatherND: empty index tuples": "needs indices_shape[-1], the last item of an array of any length",
+    "ScatterND: index tuple longer than the data rank": "needs indices_shape[-1] against the data rank",
+    "ScatterND: updates_shape does not match": "needs the shape derived from two others",
+    "ScatterElements: ranks differ": "needs the lengths of two arrays compared",
+    "ScatterElements: an indices dimension exceeds data's off the axis": "needs two shapes and the axis",
+    "ScatterElements: updates_shape does not match": "needs two shapes compared",
+    "A constant index out of range": "needs the data shape",
+    "A constant index beyond int32, on an axis longer than int32 can reach": "needs the data shape",
+    "A constant index on an axis of size 0": "needs the data shape",
+    "Constant indices of the wrong shape": "needs the nesting compared with indices_shape",
+    "Many bad constant indices": "needs the data shape",
+    "One name twice": "a rule over the files of a run; each file alone is valid",
+    "Names equal once upper-cased": "a rule over the files of a run; each file alone is valid",
+    "A name that is another kernel's macro": "a rule over the files of a run; each file alone is valid",
+    "\"full\" unrolling beyond 4096 statements": "needs the statement count of the generated code",
+}
+
+
+def catalogue(path):
+    """The "### " entries of docs/errors.md: (title, line, [(file name, text)]), as error_catalogue_test reads them."""
+    entries, block = [], None
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if block is not None:
+            if line == "```":
+                block = None
+            elif block == "json":
+                name, text = entries[-1][2][-1]
+                entries[-1][2][-1] = (name, text + ("\n" if text else "") + line)
+            continue
+        if line.startswith("### "):
+            entries.append((line[4:], number, []))
+        elif line.startswith("```json") and entries:
+            entries[-1][2].append((line[8:] or "spec.json", ""))
+            block = "json"
+        elif line.startswith("```"):
+            block = "other"
+    return entries
+
+
+def literals(text, start):
+    """The string literals of the brace-enclosed initializer that follows `start` in C++ source text."""
+    begin = text.index(start)
+    return re.findall(r'"([^"]*)"', text[begin:text.index("};", begin)])
+
+
+def main():
+    source = pathlib.Path(sys.argv[1])
+    schema = json.loads((source / "schema/kernelgen-spec.schema.json").read_text())
+    jsonschema.Draft7Validator.check_schema(schema)
+    validator = jsonschema.Draft7Validator(schema)
+    failures = []
+
+    specs = sorted((source / "specs").glob("*.json")) + sorted((source / "examples").glob("**/*.json"))
+    if len(specs) < 10:
+        failures.append(f"only {len(specs)} specs found under specs/ and examples/")
+    for spec in specs:
+        for error in validator.iter_errors(json.loads(spec.read_text())):
+            failures.append(f"{spec.relative_to(source)}: /{'/'.join(map(str, error.path))}: {error.message}")
+
+    entries = catalogue(source / "docs/errors.md")
+    if len(entries) < 50:
+        failures.append(f"only {len(entries)} entries read from docs/errors.md")
+    titles = {title for title, _, _ in entries}
+    for title in sorted(set(NOT_EXPRESSIBLE) - titles):
+        failures.append(f"NOT_EXPRESSIBLE names {title!r}, which docs/errors.md no longer has")
+    rejected = 0
+    for title, line, files in entries:
+        where = f"docs/errors.md:{line}: {title}"
+        verdicts = []
+        for name, text in files:
+            try:
+                verdicts.append(next(validator.iter_errors(json.loads(text)), None) is not None)
+            except ValueError:
+                verdicts.append(None)  # not JSON
+        if title in NOT_EXPRESSIBLE:
+            if any(verdicts):
+                failures.append(f"{where}: the schema rejects it, so it does not belong in NOT_EXPRESSIBLE")
+            if None in verdicts and not NOT_EXPRESSIBLE[title].startswith("not a JSON document"):
+                failures.append(f"{where}: not JSON, yet NOT_EXPRESSIBLE gives another reason")
+        elif not any(verdicts):
+            failures.append(f"{where}: kernelgen rejects it but the schema accepts it")
+        else:
+            rejected += 1
+
+    # "$schema" at the top of either form, as kernelgen accepts it (SpecErrors.SchemaKey* in generator_test).
+    kernel = {"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]}
+    for document, valid in [({"$schema": "s.json", **kernel}, True),
+                            ({"$schema": "s.json", "kernels": [kernel]}, True),
+                            ({"$schema": 7, **kernel}, False),
+                            ({"kernels": [{"$schema": "s.json", **kernel}]}, False)]:
+        if validator.is_valid(document) != valid:
+            failures.append(f"the schema {'rejects' if valid else 'accepts'} {json.dumps(document)}")
+
+    # The names the schema refuses are the validator's: generator/src/c_library_names.cpp and spec.cpp.
+    library = (source / "generator/src/c_library_names.cpp").read_text()
+    math = literals(library, "kMathFunctions[] = {")
+    expected = {
+        "cLibraryNames": set(math) | {m + "f" for m in math} | {m + "l" for m in math}
+                         | set(literals(library, "kOtherNames[] = {")),
+        "reservedWords": set(literals((source / "generator/src/spec.cpp").read_text(),
+                                      "std::set<std::string, std::less<>> words{")),
+        "standardMacros": set(literals((source / "generator/src/spec.cpp").read_text(), "macros{")),
+    }
+    for definition, names in expected.items():
+        listed = schema["definitions"][definition]["enum"]
+        if set(listed) != names or len(listed) != len(names):
+            failures.append(f"definitions/{definition} differs from the validator's list: schema only "
+                            f"{sorted(set(listed) - names)}, validator only {sorted(names - set(listed))}")
+
+    for failure in failures:
+        print(failure)
+    print(f"{len(specs)} specs valid; {rejected} catalogue examples rejected by the schema, "
+          f"{len(NOT_EXPRESSIBLE)} not expressible in it")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
