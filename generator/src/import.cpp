@@ -130,11 +130,13 @@ public:
         // A name C or kernelgen reserves (a keyword, a C library name, "..._t", "mem...", "kernelgen...")
         // gets "node" added behind or in front, whichever makes it valid.
         const std::vector<std::string> variants{base, base + "_node", "node_" + base, "node_" + base + "_node"};
+        // Then "_2", "_3", ... while the name clashes with an earlier kernel's identifiers.
         for (uint64_t number = 1;; ++number) {
             const std::string suffix = number == 1 ? "" : "_" + std::to_string(number);
             for (const auto& variant : variants) {
                 const std::string candidate = cut(variant, kMaxNameLength - suffix.size()) + suffix;
-                if (name_problem(candidate) || clashes(candidate)) continue;
+                if (name_problem(candidate)) continue;
+                if (clashes(candidate)) break;
                 take(candidate);
                 return candidate;
             }
@@ -578,6 +580,14 @@ ImportResult import_model(const std::string& bytes, const std::string& file, con
 
     // Shape inference on a copy; where it cannot run, the declared shapes of the original are used.
     onnx::ModelProto inferred = model;
+    // Nodes of a domain the model imports no opset of stop ONNX's inference of the whole graph: they are left
+    // out of it (their outputs then have no inferred shape).
+    std::set<std::string> domains{"", "ai.onnx"};
+    for (const auto& entry : model.opset_import()) domains.insert(entry.domain());
+    auto* nodes = inferred.mutable_graph()->mutable_node();
+    nodes->erase(std::remove_if(nodes->begin(), nodes->end(),
+                                [&](const onnx::NodeProto& node) { return !domains.count(node.domain()); }),
+                 nodes->end());
     try {
         onnx::shape_inference::InferShapes(inferred);
         result.inference_ran = true;
