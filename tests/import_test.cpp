@@ -454,6 +454,22 @@ TEST(MultiNode, OpsetRulesAndMalformedNodes) {
               }));
 }
 
+// Where ONNX's shape inference cannot run (here: a declared shape contradicts the inferred one), the shapes
+// the model declares are used, and the result says why.
+TEST(MultiNode, DeclaredShapesWhenInferenceFails) {
+    Model m(18);
+    m.input("data", kFloat, {4, 3});
+    m.input("idx", kInt64, {2});
+    m.node("Relu", {"data"}, "relu");
+    m.node("Gather", {"relu", "idx"}, "out", "after_relu");
+    Model::set_type(m.proto().mutable_graph()->add_value_info(), "relu", kFloat, {5, 3});
+    const auto result = kernelgen::import_model(m.bytes(), "declared.onnx");
+    EXPECT_FALSE(result.inference_ran);
+    EXPECT_EQ(result.inference_note.rfind("shape inference failed (", 0), 0u) << result.inference_note;
+    ASSERT_EQ(result.kernels.size(), 1u);
+    EXPECT_EQ(result.kernels[0].spec.data_shape, (kernelgen::Shape{5, 3}));
+}
+
 // --- files that are not models ---------------------------------------------------------------------------
 
 std::string only_diagnostic(const kernelgen::ImportResult& result) {
