@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "kernelgen/generate.h"
+#if KERNELGEN_HAVE_IMPORT
 #include "kernelgen/import.h"
+#endif
 #include "kernelgen/version.h"
 
 namespace {
@@ -60,6 +62,11 @@ std::optional<std::string> option_value(const std::vector<std::string>& args, si
 
 // kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]; `args` without the word "import".
 int run_import(const std::vector<std::string>& args) {
+#if !KERNELGEN_HAVE_IMPORT
+    (void)args;
+    std::cerr << "kernelgen: this kernelgen was built without ONNX (libonnx-dev), so it cannot import models\n";
+    return 2;
+#else
     std::string out_dir, model;
     kernelgen::ImportOptions options;
     bool strict = false, options_done = false, missing = false;
@@ -111,6 +118,7 @@ int run_import(const std::vector<std::string>& args) {
         return 2;
     }
     return 0;
+#endif
 }
 
 }  // namespace
