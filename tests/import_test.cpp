@@ -1,11 +1,11 @@
 // kernelgen import: ONNX models to specs.
-//   - NodeTests: every ONNX backend node test of the indexing operators (Debian libonnx-testdata) imports to
+//   - ImportNodeTests: every ONNX backend node test of the indexing operators (Debian libonnx-testdata) imports to
 //     one spec, which must equal the hand-written entry of specs/onnx_node_tests.json, and whose kernel,
 //     generated, compiled and run on the test's input_*.pb, must give output_0.pb bit for bit.
-//   - MultiNode: a model built here with named and unnamed nodes, names to sanitize, initializer and Constant
+//   - ImportModel: a model built here with named and unnamed nodes, names to sanitize, initializer and Constant
 //     indices, an initializer that is also an input, a dynamic shape, refused nodes, subgraphs, other domains.
-//   - Files: not a model, truncated, empty, a folder; mutated models never crash the importer.
-//   - Cli: the command line's output, exit codes and files.
+//   - ImportFiles: not a model, truncated, empty, a folder; mutated models never crash the importer.
+//   - ImportCli: the command line's output, exit codes and files.
 //   - ImportOrt: a model with several indexing nodes (opset 18: ScatterND max, ScatterElements) imported, its
 //     kernels generated and run, and the same model run by ONNX Runtime: the outputs must agree.
 #include <gtest/gtest.h>
@@ -142,9 +142,9 @@ std::vector<std::string> node_tests() {
     return tests;
 }
 
-class NodeTests : public testing::TestWithParam<std::string> {};
+class ImportNodeTests : public testing::TestWithParam<std::string> {};
 
-TEST_P(NodeTests, ImportsToTheHandWrittenSpecAndPasses) {
+TEST_P(ImportNodeTests, ImportsToTheHandWrittenSpecAndPasses) {
     const std::string test = GetParam();
     const fs::path dir = kNodeDir / test;
     const kernelgen::ImportResult result = kernelgen::import_model_file((dir / "model.onnx").string());
@@ -190,10 +190,10 @@ TEST_P(NodeTests, ImportsToTheHandWrittenSpecAndPasses) {
     run_cases(fresh_dir("node/" + test), {imported}, cases);
 }
 
-INSTANTIATE_TEST_SUITE_P(Onnx, NodeTests, testing::ValuesIn(node_tests()),
+INSTANTIATE_TEST_SUITE_P(Onnx, ImportNodeTests, testing::ValuesIn(node_tests()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param.substr(5); });
 
-TEST(NodeTestsFound, EveryIndexingNodeTest) {
+TEST(ImportNodeTestsFound, EveryIndexingNodeTest) {
     // 4 Gather, 3 GatherElements, 3 GatherND, 3 ScatterND, 4 ScatterElements, 2 Scatter (libonnx-testdata 1.12).
     EXPECT_EQ(node_tests().size(), 19u);
 }
@@ -331,7 +331,7 @@ std::vector<std::string> skipped_lines(const kernelgen::ImportResult& result) {
     return lines;
 }
 
-TEST(MultiNode, ImportsAsDocumented) {
+TEST(ImportModel, ImportsAsDocumented) {
     const kernelgen::ImportResult result = kernelgen::import_model(multi_node_model().bytes(), "multi.onnx");
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
     EXPECT_TRUE(result.inference_ran) << result.inference_note;
@@ -383,7 +383,7 @@ TEST(MultiNode, ImportsAsDocumented) {
     EXPECT_EQ(files[0].content, result.kernels[0].spec_text);
 }
 
-TEST(MultiNode, PrefixGoesInFrontOfEveryName) {
+TEST(ImportModel, PrefixGoesInFrontOfEveryName) {
     const auto result = kernelgen::import_model(multi_node_model().bytes(), "multi.onnx", {"net_"});
     std::vector<std::string> names;
     for (const auto& kernel : result.kernels) names.push_back(kernel.name);
@@ -391,7 +391,7 @@ TEST(MultiNode, PrefixGoesInFrontOfEveryName) {
                                                "net_Scatter_max", "net_scatter_elements_13"}));
 }
 
-TEST(MultiNode, PrefixesThatMakeInvalidNames) {
+TEST(ImportModel, PrefixesThatMakeInvalidNames) {
     EXPECT_FALSE(kernelgen::prefix_problem(""));
     EXPECT_FALSE(kernelgen::prefix_problem("net_"));
     EXPECT_EQ(*kernelgen::prefix_problem("9net"),
@@ -408,7 +408,7 @@ TEST(MultiNode, PrefixesThatMakeInvalidNames) {
 }
 
 // Names the spec rules refuse become valid, unique names; clashes count upper-cased and against macros.
-TEST(MultiNode, NamesAreSanitizedAndUnique) {
+TEST(ImportModel, NamesAreSanitizedAndUnique) {
     Model m(13);
     m.input("data", kFloat, {3});
     m.input("idx", kInt64, {1});
@@ -425,7 +425,7 @@ TEST(MultiNode, NamesAreSanitizedAndUnique) {
     for (const auto& name : names) EXPECT_FALSE(kernelgen::name_problem(name)) << name;
 }
 
-TEST(MultiNode, OpsetRulesAndMalformedNodes) {
+TEST(ImportModel, OpsetRulesAndMalformedNodes) {
     Model m(16);
     m.input("data", kFloat, {4, 3});
     m.input("sidx", kInt64, {2, 1});
@@ -456,7 +456,7 @@ TEST(MultiNode, OpsetRulesAndMalformedNodes) {
 
 // Where ONNX's shape inference cannot run (here: a declared shape contradicts the inferred one), the shapes
 // the model declares are used, and the result says why.
-TEST(MultiNode, DeclaredShapesWhenInferenceFails) {
+TEST(ImportModel, DeclaredShapesWhenInferenceFails) {
     Model m(18);
     m.input("data", kFloat, {4, 3});
     m.input("idx", kInt64, {2});
@@ -478,7 +478,7 @@ std::string only_diagnostic(const kernelgen::ImportResult& result) {
     return result.diagnostics.size() == 1 ? result.diagnostics[0].str() : "(" + std::to_string(result.diagnostics.size()) + " diagnostics)";
 }
 
-TEST(Files, NotAModel) {
+TEST(ImportFiles, NotAModel) {
     const fs::path dir = fresh_dir("files");
     write_file(dir / "spec.json", read_file(kSourceDir / "specs" / "token_embedding.json"));
     write_file(dir / "empty.onnx", "");
@@ -509,7 +509,7 @@ TEST(Files, NotAModel) {
 }
 
 // Huge, negative and too many dimensions, too many constant values: reasons, not crashes.
-TEST(Files, HostileShapes) {
+TEST(ImportFiles, HostileShapes) {
     Model m(13);
     m.input("huge", kFloat, {int64_t{1} << 41});
     m.input("negative", kFloat, {-3});
@@ -534,7 +534,7 @@ TEST(Files, HostileShapes) {
 }
 
 // Mutated models (bytes flipped, cut, inserted): the importer returns, with a diagnostic or a result.
-TEST(Files, MutatedModelsNeverCrash) {
+TEST(ImportFiles, MutatedModelsNeverCrash) {
     const std::string bytes = multi_node_model().bytes();
     std::mt19937 random(8);
     for (int round = 0; round < 400; ++round) {
@@ -565,7 +565,7 @@ CliRun kernelgen_run(const std::string& arguments) {
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
-TEST(Cli, ImportsListsSkippedNodesAndWritesSpecs) {
+TEST(ImportCli, ImportsListsSkippedNodesAndWritesSpecs) {
     const fs::path dir = fresh_dir("cli");
     write_file(dir / "multi.onnx", multi_node_model().bytes());
     const std::string model = (dir / "multi.onnx").string();
