@@ -520,6 +520,8 @@ TEST(ImportFiles, HostileShapes) {
     m.input("data", kFloat, {3});
     for (const char* data : {"huge", "negative", "deep", "many"}) m.node("Gather", {data, "idx"}, std::string(data) + "_o", data);
     m.node("Gather", {"data", "lots"}, "lots_o", "lots");
+    m.input("float8", 17, {2});  // FLOAT8E4M3FN in ONNX 1.14, unknown to ONNX 1.12 and to kernelgen
+    m.node("Gather", {"float8", "idx"}, "float8_o", "float8");
     const auto result = kernelgen::import_model(m.bytes(), "hostile.onnx");
     EXPECT_TRUE(result.kernels.empty());
     EXPECT_EQ(skipped_lines(result),
@@ -530,6 +532,7 @@ TEST(ImportFiles, HostileShapes) {
                   "node \"many\" (Gather, #3): kernelgen refuses it: /data_shape: shape [1073741824, 1073741824] has too many "
                   "elements (at most 2^40)",
                   "node \"lots\" (Gather, #4): constant indices \"lots\" cannot be read: it holds more than 1048576 values",
+                  "node \"float8\" (Gather, #5): unsupported element type: data \"float8\" is element type 17",
               }));
 }
 
