@@ -470,6 +470,33 @@ TEST(ImportModel, DeclaredShapesWhenInferenceFails) {
     EXPECT_EQ(result.kernels[0].spec.data_shape, (kernelgen::Shape{5, 3}));
 }
 
+// Large initializers (weights, and indices of more than 1 MiB) are left out of shape inference's copy of the
+// model, and the indices are still read from the model itself.
+TEST(ImportModel, LargeInitializers) {
+    Model m(13);
+    onnx::TensorProto* weights = m.proto().mutable_graph()->add_initializer();
+    weights->set_name("weights");
+    weights->set_data_type(kFloat);
+    weights->add_dims(600);
+    weights->add_dims(512);
+    weights->set_raw_data(std::string(600 * 512 * sizeof(float), '\0'));
+    std::vector<int64_t> picks(140000);
+    for (size_t i = 0; i < picks.size(); ++i) picks[i] = static_cast<int64_t>(i % 600) - 300;
+    onnx::TensorProto* indices = m.proto().mutable_graph()->add_initializer();
+    indices->set_name("picks");
+    indices->set_data_type(kInt64);
+    indices->add_dims(static_cast<int64_t>(picks.size()));
+    const auto bytes = cprogram::bytes_of(picks);
+    indices->set_raw_data(std::string(bytes.begin(), bytes.end()));
+    m.node("Gather", {"weights", "picks"}, "rows", "rows");
+    const auto result = kernelgen::import_model(m.bytes(), "large.onnx");
+    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+    ASSERT_EQ(result.kernels.size(), 1u);
+    EXPECT_TRUE(result.inference_ran);
+    EXPECT_EQ(result.kernels[0].spec.data_shape, (kernelgen::Shape{600, 512}));
+    EXPECT_EQ(result.kernels[0].spec.constant_indices, picks);
+}
+
 // --- files that are not models ---------------------------------------------------------------------------
 
 std::string only_diagnostic(const kernelgen::ImportResult& result) {

@@ -578,8 +578,18 @@ ImportResult import_model(const std::string& bytes, const std::string& file, con
     const int64_t opset = default_opset(model, has_opset);
     if (!has_opset) return fatal("not a valid ONNX model: it imports no opset of the ai.onnx domain");
 
-    // Shape inference on a copy; where it cannot run, the declared shapes of the original are used.
+    // Shape inference on a copy; where it cannot run, the declared shapes of the original are used. The copy
+    // leaves out the bytes of large initializers (weights), which inference does not read: their dims and type
+    // are what it needs, while small ones, such as a Reshape's shape, keep their values.
+    constexpr size_t kLargeInitializer = size_t{1} << 20;
+    std::vector<std::pair<int, std::string>> set_aside;
+    auto* initializers = model.mutable_graph()->mutable_initializer();
+    for (int i = 0; i < initializers->size(); ++i) {
+        std::string* raw = initializers->Mutable(i)->mutable_raw_data();
+        if (raw->size() > kLargeInitializer) raw->swap(set_aside.emplace_back(i, std::string()).second);
+    }
     onnx::ModelProto inferred = model;
+    for (auto& [i, raw] : set_aside) initializers->Mutable(i)->mutable_raw_data()->swap(raw);
     // Nodes of a domain the model imports no opset of stop ONNX's inference of the whole graph: they are left
     // out of it (their outputs then have no inferred shape).
     std::set<std::string> domains{"", "ai.onnx"};
