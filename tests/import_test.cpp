@@ -697,7 +697,7 @@ TEST(ImportOrt, KernelsAgreeWithOnnxRuntime) {
     Model::fill(value->mutable_t(), "", kInt64, {1, 1}, {-2});
     floats("row", {1, 3});
     m.node("ScatterND", {"state", "fixed_slot", "row"}, "state_set", "set row");
-    ints("mins", kInt64, {1, 3}, {2, 0, 2});
+    ints("mins", kInt32, {1, 3}, {2, 0, -3});  // int32 indices
     floats("low", {1, 3});
     auto& se_min = m.node("ScatterElements", {"state", "mins", "low"}, "state_min", "min_update");
     Model::attribute(se_min, "axis", 0);
