@@ -77,6 +77,9 @@ int run_import(const std::vector<std::string>& args) {
         } else if (!options_done && (arg == "-h" || arg == "--help")) {
             std::cout << kUsage;
             return 0;
+        } else if (!options_done && arg == "--version") {
+            std::cout << "kernelgen " << KERNELGEN_VERSION_STRING << "\n";
+            return 0;
         } else if (auto dir = options_done ? std::nullopt : option_value(args, i, "--out-dir", "-o", missing)) {
             if (missing) return usage_error(arg + " needs a folder");
             out_dir = *dir;
