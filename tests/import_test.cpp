@@ -10,7 +10,9 @@
 //     kernels generated and run, and the same model run by ONNX Runtime: the outputs must agree.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
