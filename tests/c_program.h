@@ -79,4 +79,11 @@ Case case_from_json(const nlohmann::json& item);
 // array. This is how the Cortex-M test runs the very checks of the host tests on the target.
 void export_case(Case c);
 
+// Bytes as a hex string ("0aff..."), and back.
+std::string hex(const std::vector<uint8_t>& bytes);
+std::vector<uint8_t> unhex(const std::string& text);
+
+// Runs a shell command and returns what it printed (stdout and stderr); `status` is pclose()'s.
+std::string run_command(const std::string& command, int& status);
+
 }  // namespace cprogram

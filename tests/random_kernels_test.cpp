@@ -229,19 +229,6 @@ std::string unroll_choice(Generator& g, json& spec) {
     }
 }
 
-std::string run_command(const std::string& command, int& status) {
-    std::string output;
-    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-    if (!pipe) {
-        status = -1;
-        return "popen failed";
-    }
-    char buffer[4096];
-    while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-    status = pclose(pipe);
-    return output;
-}
-
 uint64_t seed_for(const std::string& op) {
     uint64_t seed = 20261122;
     if (const char* text = std::getenv("KERNELGEN_RANDOM_SEED")) seed = std::strtoull(text, nullptr, 10);
@@ -326,16 +313,16 @@ bool build_and_run(const fs::path& dir, std::vector<kernelgen::OutputFile> files
     fs::create_directories(dir);
     EXPECT_TRUE(kernelgen::write_outputs(dir, files).error.empty());
     int status = 0;
-    std::string log = run_command("cd " + dir.string() + " && " + compiler + " " + KERNELGEN_STRICT_C_FLAGS + " " +
+    std::string log = cprogram::run_command("cd " + dir.string() + " && " + compiler + " " + KERNELGEN_STRICT_C_FLAGS + " " +
                                       kSanitize + " -c" + kernel_files,
                                   status);
     EXPECT_EQ(status, 0) << compiler << " rejected kernels in " << dir << ":\n" << log;
     EXPECT_TRUE(log.empty()) << compiler << " warned:\n" << log;
     if (status != 0) return false;
-    log = run_command("cd " + dir.string() + " && " + compiler + " -std=c99 " + kSanitize + " -I. driver.c *.o -o driver", status);
+    log = cprogram::run_command("cd " + dir.string() + " && " + compiler + " -std=c99 " + kSanitize + " -I. driver.c *.o -o driver", status);
     EXPECT_EQ(status, 0) << log;
     if (status != 0) return false;
-    log = run_command("cd " + dir.string() + " && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 ./driver", status);
+    log = cprogram::run_command("cd " + dir.string() + " && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 ./driver", status);
     EXPECT_EQ(status, 0) << compiler << " in " << dir << ":\n" << log;
     EXPECT_NE(log.find(std::to_string(cases.size()) + " cases, 0 failed"), std::string::npos) << log;
     return status == 0;

@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build             # the build
   nlohmann-json3-dev libkainjow-mustache-dev    # the generator: JSON, templates
   libgtest-dev                                  # the tests
-  libonnx-dev libprotobuf-dev libonnx-testdata  # ONNX's backend node tests, read from their .pb files
+  libonnx-dev libprotobuf-dev libonnx-testdata  # kernelgen import (ONNX models), ONNX's backend node tests
   clang libclang-rt-14-dev                      # strict C99 builds and sanitizers with clang
   gcc-arm-none-eabi libnewlib-arm-none-eabi     # strict C99 builds for Cortex-M
   qemu-system-arm                               # running the Cortex-M test program on an emulated board

@@ -1,44 +1,75 @@
 // The kernelgen command line: parses arguments and reports; the work is in the kernelgen library.
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kernelgen/generate.h"
+#if KERNELGEN_HAVE_IMPORT
+#include "kernelgen/import.h"
+#endif
 #include "kernelgen/version.h"
 
 namespace {
 
 constexpr const char* kUsage =
     "Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] SPEC.json...\n"
+    "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
     "\n"
     "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX\n"
-    "Gather, GatherElements, GatherND or ScatterND kernel described in the spec files.\n"
-    "If any spec is invalid, every problem is printed as FILE: /json/pointer: message,\n"
-    "nothing is written, and the exit status is 1. Files whose content is unchanged are\n"
-    "left alone.\n"
+    "Gather, GatherElements, GatherND, ScatterND or ScatterElements kernel described in\n"
+    "the spec files. If any spec is invalid, every problem is printed as\n"
+    "FILE: /json/pointer: message, nothing is written, and the exit status is 1. Files\n"
+    "whose content is unchanged are left alone.\n"
+    "\n"
+    "import writes one spec file, DIR/<kernel name>.json, for every Gather, GatherElements,\n"
+    "GatherND, ScatterND, ScatterElements (and deprecated Scatter) node of the model's main\n"
+    "graph whose shapes and types are static; indices from an initializer or a Constant\n"
+    "node become constant indices. Every indexing node it cannot import is printed as\n"
+    "MODEL: node \"name\" (Op, #position): reason.\n"
     "\n"
     "Options:\n"
     "  -o, --out-dir DIR  folder for the generated files (created when missing)\n"
     "      --unroll MODE  unrolling of every kernel whose spec has no \"unroll\":\n"
     "                     auto (the default), full, none or a factor 1..64\n"
+    "      --prefix P     (import) put P in front of every kernel name\n"
+    "      --strict       (import) a node that cannot be imported is an error: exit 1,\n"
+    "                     nothing written\n"
     "  -h, --help         show this help and exit\n"
     "      --version      show the version and exit\n"
     "\n"
-    "Exit status: 0 on success, 1 for invalid specs, 2 for usage or file-system errors.\n";
+    "Exit status: 0 on success, 1 for invalid specs (import: a file that is not an ONNX\n"
+    "model, or --strict with nodes not imported), 2 for usage or file-system errors.\n";
 
 int usage_error(const std::string& message) {
     std::cerr << "kernelgen: " << message << "\n" << "Try 'kernelgen --help'.\n";
     return 2;
 }
 
-}  // namespace
+// The value of option `name` at args[i], given as "NAME VALUE", "NAME=VALUE" or "SHORT VALUE" (i then moves
+// past it); nothing when args[i] is another argument. A missing value sets `missing`.
+std::optional<std::string> option_value(const std::vector<std::string>& args, size_t& i, const std::string& name,
+                                        const std::string& short_name, bool& missing) {
+    const std::string& arg = args[i];
+    if (arg.rfind(name + "=", 0) == 0) return arg.substr(name.size() + 1);
+    if (arg != name && (short_name.empty() || arg != short_name)) return std::nullopt;
+    if (i + 1 == args.size()) {
+        missing = true;
+        return std::string();
+    }
+    return args[++i];
+}
 
-int main(int argc, char** argv) {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    std::string out_dir;
-    std::vector<std::string> specs;
-    kernelgen::RunOptions options;
-    bool options_done = false;
+// kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]; `args` without the word "import".
+int run_import(const std::vector<std::string>& args) {
+#if !KERNELGEN_HAVE_IMPORT
+    (void)args;
+    std::cerr << "kernelgen: this kernelgen was built without ONNX (libonnx-dev), so it cannot import models\n";
+    return 2;
+#else
+    std::string out_dir, model;
+    kernelgen::ImportOptions options;
+    bool strict = false, options_done = false, missing = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (!options_done && arg == "--") {
@@ -49,16 +80,76 @@ int main(int argc, char** argv) {
         } else if (!options_done && arg == "--version") {
             std::cout << "kernelgen " << KERNELGEN_VERSION_STRING << "\n";
             return 0;
-        } else if (!options_done && (arg == "-o" || arg == "--out-dir")) {
-            if (i + 1 == args.size()) return usage_error(arg + " needs a folder");
-            out_dir = args[++i];
-        } else if (!options_done && arg.rfind("--out-dir=", 0) == 0) {
-            out_dir = arg.substr(10);
-        } else if (!options_done && (arg == "--unroll" || arg.rfind("--unroll=", 0) == 0)) {
-            if (arg == "--unroll" && i + 1 == args.size()) return usage_error("--unroll needs a mode");
-            const std::string mode = arg == "--unroll" ? args[++i] : arg.substr(9);
-            options.unroll = kernelgen::parse_unroll(mode);
-            if (!options.unroll) return usage_error("unknown --unroll mode '" + mode + "' (auto, full, none or a factor 1..64)");
+        } else if (auto dir = options_done ? std::nullopt : option_value(args, i, "--out-dir", "-o", missing)) {
+            if (missing) return usage_error(arg + " needs a folder");
+            out_dir = *dir;
+        } else if (auto prefix = options_done ? std::nullopt : option_value(args, i, "--prefix", "", missing)) {
+            if (missing) return usage_error("--prefix needs a text");
+            options.prefix = *prefix;
+            if (auto problem = kernelgen::prefix_problem(options.prefix)) return usage_error(*problem);
+        } else if (!options_done && arg == "--strict") {
+            strict = true;
+        } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
+            return usage_error("unknown option " + arg + " for import");
+        } else if (model.empty()) {
+            model = arg;
+        } else {
+            return usage_error("import takes one model, got " + model + " and " + arg);
+        }
+    }
+    if (out_dir.empty()) return usage_error("--out-dir DIR is required");
+    if (model.empty()) return usage_error("no model given (kernelgen import MODEL.onnx --out-dir DIR)");
+
+    const kernelgen::ImportResult result = kernelgen::import_model_file(model, options);
+    if (!result.diagnostics.empty()) {
+        for (const auto& diagnostic : result.diagnostics) std::cerr << diagnostic.str() << "\n";
+        std::cerr << "kernelgen: nothing was written\n";
+        return 1;
+    }
+    if (!result.inference_note.empty()) std::cerr << model << ": note: " << result.inference_note << "\n";
+    for (const auto& skipped : result.skipped) {
+        std::cerr << model << ": " << skipped.node.str() << ": " << skipped.reason << "\n";
+    }
+    if (strict && !result.skipped.empty()) {
+        std::cerr << "kernelgen: " << result.skipped.size() << (result.skipped.size() == 1 ? " node" : " nodes")
+                  << " not imported (--strict); nothing was written\n";
+        return 1;
+    }
+    kernelgen::WriteReport report = kernelgen::write_outputs(out_dir, kernelgen::spec_files(result));
+    if (!report.error.empty()) {
+        std::cerr << "kernelgen: " << report.error << "\n";
+        return 2;
+    }
+    return 0;
+#endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (!args.empty() && args[0] == "import") return run_import({args.begin() + 1, args.end()});
+    std::string out_dir;
+    std::vector<std::string> specs;
+    kernelgen::RunOptions options;
+    bool options_done = false, missing = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (!options_done && arg == "--") {
+            options_done = true;
+        } else if (!options_done && (arg == "-h" || arg == "--help")) {
+            std::cout << kUsage;
+            return 0;
+        } else if (!options_done && arg == "--version") {
+            std::cout << "kernelgen " << KERNELGEN_VERSION_STRING << "\n";
+            return 0;
+        } else if (auto dir = options_done ? std::nullopt : option_value(args, i, "--out-dir", "-o", missing)) {
+            if (missing) return usage_error(arg + " needs a folder");
+            out_dir = *dir;
+        } else if (auto mode = options_done ? std::nullopt : option_value(args, i, "--unroll", "", missing)) {
+            if (missing) return usage_error("--unroll needs a mode");
+            options.unroll = kernelgen::parse_unroll(*mode);
+            if (!options.unroll) return usage_error("unknown --unroll mode '" + *mode + "' (auto, full, none or a factor 1..64)");
         } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
             return usage_error("unknown option " + arg);
         } else if (arg == "generate" && specs.empty() && i == 0) {

@@ -75,6 +75,8 @@ std::vector<std::string> header_identifiers(const KernelSpec& spec) {
 
 namespace {
 
+constexpr const char* kNameRules = "a C identifier of at most 63 characters, not a C or C++ keyword";
+
 constexpr std::array<Op, 5> kOps{Op::Gather, Op::GatherElements, Op::GatherND, Op::ScatterND, Op::ScatterElements};
 
 // C99/C11 keywords, and C++ keywords too: the header is included from C++.
@@ -341,29 +343,10 @@ private:
     }
 
     void read_name(KernelSpec& spec) {
-        const std::string allowed = "a C identifier of at most 63 characters, not a C or C++ keyword";
-        auto text = read_string("name", allowed, true);
+        auto text = read_string("name", kNameRules, true);
         if (!text) return;
-        const std::string& n = *text;
-        bool identifier = !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_') &&
-                          std::all_of(n.begin(), n.end(), [](char ch) {
-                              return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
-                          });
-        if (!identifier) {
-            fail("name", in_quotes(n) + " is not a C identifier (" + allowed + ": letters, digits and '_', not starting with a digit)");
-        } else if (n.size() > kMaxNameLength) {
-            fail("name", "name is " + std::to_string(n.size()) + " characters long (" + allowed + ")");
-        } else if (reserved_words().count(n)) {
-            fail("name", in_quotes(n) + " is a C or C++ keyword (" + allowed + ")");
-        } else if (n[0] == '_') {
-            fail("name", in_quotes(n) + " starts with '_', which C reserves for the implementation (" + allowed + ")");
-        } else if (n.find("__") != std::string::npos) {
-            fail("name", in_quotes(n) + " contains \"__\", which C++ reserves for the implementation (" + allowed + ")");
-        } else if (auto clash = standard_name_clash(n)) {
-            fail("name", in_quotes(n) + " " + *clash + " (" + allowed + ")");
-        } else {
-            spec.name = n;
-        }
+        if (auto problem = name_problem(*text)) fail("name", *problem);
+        else spec.name = *text;
     }
 
     void read_dtype(KernelSpec& spec) {
@@ -845,6 +828,25 @@ std::optional<Unroll> parse_unroll(const std::string& text) {
     const unsigned factor = static_cast<unsigned>(std::stoul(text));
     if (factor < 1 || factor > kMaxUnrollFactor) return std::nullopt;
     return Unroll{Unroll::Kind::Factor, factor};
+}
+
+std::optional<std::string> name_problem(const std::string& n) {
+    const std::string allowed = kNameRules;
+    const bool identifier = !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_') &&
+                            std::all_of(n.begin(), n.end(), [](char ch) {
+                                return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+                            });
+    if (!identifier) {
+        return in_quotes(n) + " is not a C identifier (" + allowed + ": letters, digits and '_', not starting with a digit)";
+    }
+    if (n.size() > kMaxNameLength) return "name is " + std::to_string(n.size()) + " characters long (" + allowed + ")";
+    if (reserved_words().count(n)) return in_quotes(n) + " is a C or C++ keyword (" + allowed + ")";
+    if (n[0] == '_') return in_quotes(n) + " starts with '_', which C reserves for the implementation (" + allowed + ")";
+    if (n.find("__") != std::string::npos) {
+        return in_quotes(n) + " contains \"__\", which C++ reserves for the implementation (" + allowed + ")";
+    }
+    if (auto clash = standard_name_clash(n)) return in_quotes(n) + " " + *clash + " (" + allowed + ")";
+    return std::nullopt;
 }
 
 std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,

@@ -78,6 +78,10 @@ std::string macro_case(std::string name);       // the upper-cased kernel name i
 // <NAME>_... macros (a scatter adds <NAME>_UPDATES_SIZE). Two kernels of a run may share none of them.
 std::vector<std::string> header_identifiers(const KernelSpec& spec);
 
+// Why `name` cannot name a kernel (not a C identifier, too long, a keyword, reserved, a C library or
+// standard header name, ...), as the spec checker says it; nothing when it can.
+std::optional<std::string> name_problem(const std::string& name);
+
 // An unroll setting as the command line spells it: auto, full, none or a factor 1..64.
 std::optional<Unroll> parse_unroll(const std::string& text);
 

@@ -1,0 +1,756 @@
+// kernelgen import: ONNX models to specs.
+//   - ImportNodeTests: every ONNX backend node test of the indexing operators (Debian libonnx-testdata) imports to
+//     one spec, which must equal the hand-written entry of specs/onnx_node_tests.json, and whose kernel,
+//     generated, compiled and run on the test's input_*.pb, must give output_0.pb bit for bit.
+//   - ImportModel: a model built here with named and unnamed nodes, names to sanitize, initializer and Constant
+//     indices, an initializer that is also an input, a dynamic shape, refused nodes, subgraphs, other domains.
+//   - ImportFiles: not a model, truncated, empty, a folder; mutated models never crash the importer.
+//   - ImportCli: the command line's output, exit codes and files.
+//   - ImportOrt: a model with several indexing nodes (opset 18: ScatterND max, ScatterElements) imported, its
+//     kernels generated and run, and the same model run by ONNX Runtime: the outputs must agree.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "c_program.h"
+#include "kernelgen/generate.h"
+#include "kernelgen/import.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kNodeDir = KERNELGEN_ONNX_NODE_DIR;
+const fs::path kSourceDir = KERNELGEN_SOURCE_DIR;
+const fs::path kWorkDir = KERNELGEN_IMPORT_WORK_DIR;
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& content) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << content;
+}
+
+fs::path fresh_dir(const std::string& name) {
+    const fs::path dir = kWorkDir / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+// --- tensors and C programs ---------------------------------------------------------------------------------
+
+// A tensor's elements as little-endian bytes: raw_data, or the typed field.
+std::vector<uint8_t> tensor_bytes(const onnx::TensorProto& tensor) {
+    if (!tensor.raw_data().empty()) return {tensor.raw_data().begin(), tensor.raw_data().end()};
+    switch (tensor.data_type()) {
+        case onnx::TensorProto::FLOAT: return cprogram::bytes_of(std::vector<float>(tensor.float_data().begin(), tensor.float_data().end()));
+        case onnx::TensorProto::INT32: return cprogram::bytes_of(std::vector<int32_t>(tensor.int32_data().begin(), tensor.int32_data().end()));
+        case onnx::TensorProto::INT64: return cprogram::bytes_of(std::vector<int64_t>(tensor.int64_data().begin(), tensor.int64_data().end()));
+        default: ADD_FAILURE() << "tensor " << tensor.name() << ": data_type " << tensor.data_type() << " not handled here";
+    }
+    return {};
+}
+
+size_t element_size(const kernelgen::KernelSpec& spec) {
+    switch (spec.dtype) {
+        case kernelgen::DType::Float64: case kernelgen::DType::Int64: case kernelgen::DType::UInt64: return 8;
+        case kernelgen::DType::Float32: case kernelgen::DType::Int32: case kernelgen::DType::UInt32: return 4;
+        default: return 0;  // not used by these tests
+    }
+}
+
+// Generates `kernels`, compiles them with the strict flags and sanitizers together with a driver that runs
+// `cases`, and expects every case to pass.
+void run_cases(const fs::path& dir, const std::vector<kernelgen::KernelSpec>& kernels, const std::vector<cprogram::Case>& cases) {
+    kernelgen::GenerateResult generated = kernelgen::generate(kernels);
+    ASSERT_TRUE(generated.diagnostics.empty()) << generated.diagnostics.front().str();
+    std::string sources;
+    for (const auto& file : generated.files) {
+        if (file.name.size() > 2 && file.name.compare(file.name.size() - 2, 2, ".c") == 0) sources += " " + file.name;
+    }
+    generated.files.push_back({"driver.c", cprogram::program(cases)});
+    ASSERT_TRUE(kernelgen::write_outputs(dir, generated.files).error.empty());
+    const std::string sanitize = " -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all";
+    int status = 0;
+    std::string log = cprogram::run_command("cd " + dir.string() + " && " KERNELGEN_C_COMPILER " " KERNELGEN_STRICT_C_FLAGS +
+                                                sanitize + " -c" + sources,
+                                            status);
+    ASSERT_EQ(status, 0) << log;
+    EXPECT_EQ(log, "") << "warnings";
+    log = cprogram::run_command("cd " + dir.string() + " && " KERNELGEN_C_COMPILER " -std=c99" + sanitize +
+                                    " -I. driver.c *.o -o driver && ASAN_OPTIONS=detect_leaks=0 ./driver",
+                                status);
+    EXPECT_EQ(status, 0) << log;
+    EXPECT_NE(log.find(std::to_string(cases.size()) + " cases, 0 failed"), std::string::npos) << log;
+}
+
+// A call of an imported kernel: inputs as bytes, and the output expected bit for bit.
+cprogram::Case make_case(const kernelgen::KernelSpec& spec, const std::string& label, std::vector<uint8_t> data,
+                         std::vector<uint8_t> indices, std::vector<uint8_t> updates, std::vector<uint8_t> expected,
+                         bool in_place = false) {
+    cprogram::Case c;
+    c.kernel = spec.name;
+    c.label = label;
+    c.has_updates = kernelgen::is_scatter(spec.op);
+    c.in_place = in_place;
+    c.constant_indices = spec.constant_indices.has_value();
+    c.element_size = element_size(spec);
+    c.data = std::move(data);
+    c.indices = std::move(indices);
+    c.updates = std::move(updates);
+    c.expected_output = std::move(expected);
+    return c;
+}
+
+// --- NodeTests --------------------------------------------------------------------------------------------
+
+// The hand-written spec kernel of a node test: "node_" + the test's name; the deprecated Scatter's tests
+// have ScatterElements' entries (the same data, the same result).
+std::string spec_entry_name(const std::string& test) {
+    std::string name = test.substr(std::string("test_").size());
+    if (name.rfind("scatter_with", 0) == 0 || name.rfind("scatter_without", 0) == 0) {
+        name = "scatter_elements_" + name.substr(std::string("scatter_").size());
+    }
+    return "node_" + name;
+}
+
+std::vector<std::string> node_tests() {
+    std::vector<std::string> tests;
+    for (const char* pattern : {"test_gather", "test_scatter"}) {
+        for (const auto& entry : fs::directory_iterator(kNodeDir)) {
+            const std::string name = entry.path().filename().string();
+            if (name.rfind(pattern, 0) == 0) tests.push_back(name);
+        }
+    }
+    std::sort(tests.begin(), tests.end());
+    return tests;
+}
+
+class ImportNodeTests : public testing::TestWithParam<std::string> {};
+
+TEST_P(ImportNodeTests, ImportsToTheHandWrittenSpecAndPasses) {
+    const std::string test = GetParam();
+    const fs::path dir = kNodeDir / test;
+    const kernelgen::ImportResult result = kernelgen::import_model_file((dir / "model.onnx").string());
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+    ASSERT_EQ(result.kernels.size(), 1u);
+    const kernelgen::KernelSpec& imported = result.kernels[0].spec;
+
+    // The hand-written entry, read by kernelgen's reader too (defaults filled, axis normalized).
+    std::vector<kernelgen::Diagnostic> diagnostics;
+    const auto hand = kernelgen::parse_spec_file((kSourceDir / "specs" / "onnx_node_tests.json").string(), diagnostics);
+    ASSERT_TRUE(diagnostics.empty());
+    const std::string entry = spec_entry_name(test);
+    auto it = std::find_if(hand.begin(), hand.end(), [&](const kernelgen::KernelSpec& k) { return k.name == entry; });
+    ASSERT_NE(it, hand.end()) << entry << " is not in specs/onnx_node_tests.json";
+    EXPECT_EQ(kernelgen::name(imported.op), kernelgen::name(it->op));
+    EXPECT_EQ(imported.dtype, it->dtype);
+    EXPECT_EQ(imported.index_dtype, it->index_dtype);
+    EXPECT_EQ(imported.data_shape, it->data_shape);
+    EXPECT_EQ(imported.indices_shape, it->indices_shape);
+    EXPECT_EQ(imported.updates_shape, it->updates_shape);
+    EXPECT_EQ(imported.output_shape, it->output_shape);
+    EXPECT_EQ(imported.axis, it->axis);
+    EXPECT_EQ(imported.batch_dims, it->batch_dims);
+    EXPECT_EQ(imported.reduction, it->reduction);
+    EXPECT_FALSE(imported.constant_indices.has_value());
+
+    // The imported kernel on the test's data.
+    std::vector<onnx::TensorProto> inputs;
+    for (int i = 0; fs::exists(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")); ++i) {
+        ASSERT_TRUE(inputs.emplace_back().ParseFromString(read_file(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"))));
+    }
+    onnx::TensorProto output;
+    ASSERT_TRUE(output.ParseFromString(read_file(dir / "test_data_set_0" / "output_0.pb")));
+    ASSERT_EQ(inputs.size(), kernelgen::is_scatter(imported.op) ? 3u : 2u);
+    const std::vector<uint8_t> updates = inputs.size() == 3 ? tensor_bytes(inputs[2]) : std::vector<uint8_t>{};
+    std::vector<cprogram::Case> cases{
+        make_case(imported, test, tensor_bytes(inputs[0]), tensor_bytes(inputs[1]), updates, tensor_bytes(output))};
+    if (kernelgen::is_scatter(imported.op)) {
+        cases.push_back(make_case(imported, test + " in place", tensor_bytes(inputs[0]), tensor_bytes(inputs[1]), updates,
+                                  tensor_bytes(output), true));
+    }
+    run_cases(fresh_dir("node/" + test), {imported}, cases);
+}
+
+INSTANTIATE_TEST_SUITE_P(Onnx, ImportNodeTests, testing::ValuesIn(node_tests()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param.substr(5); });
+
+TEST(ImportNodeTestsFound, EveryIndexingNodeTest) {
+    // 4 Gather, 3 GatherElements, 3 GatherND, 3 ScatterND, 4 ScatterElements, 2 Scatter (libonnx-testdata 1.12).
+    EXPECT_EQ(node_tests().size(), 19u);
+}
+
+// --- building models --------------------------------------------------------------------------------------
+
+constexpr int64_t kDynamic = -1;  // a dimension given as dim_param "N"
+
+class Model {
+public:
+    explicit Model(int64_t opset) {
+        model_.set_ir_version(8);
+        auto* entry = model_.add_opset_import();
+        entry->set_domain("");
+        entry->set_version(opset);
+        model_.mutable_graph()->set_name("graph");
+    }
+
+    static void set_type(onnx::ValueInfoProto* info, const std::string& name, int32_t type, const std::vector<int64_t>& dims) {
+        info->set_name(name);
+        auto* tensor = info->mutable_type()->mutable_tensor_type();
+        tensor->set_elem_type(type);
+        auto* shape = tensor->mutable_shape();
+        for (int64_t dim : dims) {
+            if (dim == kDynamic) shape->add_dim()->set_dim_param("N");
+            else shape->add_dim()->set_dim_value(dim);
+        }
+    }
+    void input(const std::string& name, int32_t type, const std::vector<int64_t>& dims) {
+        set_type(model_.mutable_graph()->add_input(), name, type, dims);
+    }
+    void output(const std::string& name, int32_t type, const std::vector<int64_t>& dims) {
+        set_type(model_.mutable_graph()->add_output(), name, type, dims);
+    }
+    // int64 values in int64_data; int32 ones in raw_data (both ways ONNX stores them).
+    static void fill(onnx::TensorProto* tensor, const std::string& name, int32_t type, const std::vector<int64_t>& dims,
+                     const std::vector<int64_t>& values) {
+        tensor->set_name(name);
+        tensor->set_data_type(type);
+        for (int64_t dim : dims) tensor->add_dims(dim);
+        if (type == onnx::TensorProto::INT64) {
+            for (int64_t value : values) tensor->add_int64_data(value);
+        } else {
+            std::vector<int32_t> narrow(values.begin(), values.end());
+            const auto bytes = cprogram::bytes_of(narrow);
+            tensor->set_raw_data(std::string(bytes.begin(), bytes.end()));
+        }
+    }
+    void initializer(const std::string& name, int32_t type, const std::vector<int64_t>& dims, const std::vector<int64_t>& values) {
+        fill(model_.mutable_graph()->add_initializer(), name, type, dims, values);
+    }
+    onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
+                          const std::string& name = "") {
+        return add_node(model_.mutable_graph(), op, inputs, output, name);
+    }
+    static onnx::NodeProto& add_node(onnx::GraphProto* graph, const std::string& op, const std::vector<std::string>& inputs,
+                                     const std::string& output, const std::string& name) {
+        onnx::NodeProto& node = *graph->add_node();
+        node.set_op_type(op);
+        node.set_name(name);
+        for (const auto& input : inputs) node.add_input(input);
+        node.add_output(output);
+        return node;
+    }
+    static void attribute(onnx::NodeProto& node, const std::string& name, int64_t value) {
+        auto* a = node.add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::INT);
+        a->set_i(value);
+    }
+    static void attribute(onnx::NodeProto& node, const std::string& name, const std::string& value) {
+        auto* a = node.add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::STRING);
+        a->set_s(value);
+    }
+    onnx::ModelProto& proto() { return model_; }
+    std::string bytes() const { return model_.SerializeAsString(); }
+
+private:
+    onnx::ModelProto model_;
+};
+
+constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
+constexpr int32_t kInt32 = onnx::TensorProto::INT32;
+constexpr int32_t kInt64 = onnx::TensorProto::INT64;
+
+// The model of the MultiNode tests, opset 18.
+Model multi_node_model() {
+    Model m(18);
+    m.input("data", kFloat, {4, 3});
+    m.input("idx", kInt64, {2});
+    m.input("upd", kFloat, {2, 3});
+    m.input("sidx", kInt64, {2, 1});
+    m.input("dyn", kFloat, {kDynamic, 3});
+    m.input("over", kInt64, {2});  // also an initializer: a default the caller may override
+    m.input("fidx", kFloat, {1, 1});
+    m.initializer("init_idx", kInt32, {2}, {3, -1});
+    m.initializer("over", kInt64, {2}, {0, 1});
+    m.initializer("far", kInt64, {1}, {7});
+    m.node("Relu", {"data"}, "relu");                                        // #0: not an indexing node
+    Model::attribute(m.node("Gather", {"relu", "idx"}, "o1", "embed/lookup:0"), "axis", 0);  // #1
+    m.node("Gather", {"data", "init_idx"}, "o2");                            // #2: unnamed, constant indices
+    onnx::NodeProto& constant = m.node("Constant", {}, "cidx");              // #3
+    auto* value = constant.add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    Model::fill(value->mutable_t(), "", kInt64, {2, 3}, {0, 1, 2, 3, -4, 0});
+    Model::attribute(m.node("GatherElements", {"data", "cidx"}, "o4", "embed.lookup-0"), "axis", 0);  // #4
+    m.node("Gather", {"dyn", "idx"}, "o5", "dynamic");                       // #5
+    m.node("Gather", {"data", "over"}, "o6", "free");                        // #6: a C library name
+    Model::attribute(m.node("ScatterND", {"data", "sidx", "upd"}, "o7", "Scatter max"), "reduction", "max");  // #7
+    m.node("GatherND", {"data", "fidx"}, "o8", "float_indices");             // #8
+    Model::attribute(m.node("Gather", {"data", "idx"}, "o9", "bad_axis"), "axis", 5);  // #9
+    m.node("Gather", {"data", "far"}, "o10", "far");                         // #10
+    m.node("Gather", {"data", "idx"}, "o11", "custom").set_domain("com.example");  // #11: another domain
+    onnx::NodeProto& branch = m.node("If", {"cond"}, "o12", "branch");       // #12
+    for (const char* key : {"then_branch", "else_branch"}) {
+        auto* g = branch.add_attribute();
+        g->set_name(key);
+        g->set_type(onnx::AttributeProto::GRAPH);
+        g->mutable_g()->set_name(key);
+        Model::add_node(g->mutable_g(), "Gather", {"data", "idx"}, std::string(key) + "_out", std::string(key) + "_gather");
+    }
+    m.input("cond", onnx::TensorProto::BOOL, {});
+    m.node("ScatterElements", {"data", "idx2d", "upd"}, "o13");               // #13: unnamed, runtime indices
+    m.input("idx2d", kInt64, {2, 3});
+    m.output("o1", kFloat, {2, 3});  // the other outputs' shapes are left to shape inference
+    return m;
+}
+
+std::vector<std::string> skipped_lines(const kernelgen::ImportResult& result) {
+    std::vector<std::string> lines;
+    for (const auto& s : result.skipped) lines.push_back(s.node.str() + ": " + s.reason);
+    return lines;
+}
+
+TEST(ImportModel, ImportsAsDocumented) {
+    const kernelgen::ImportResult result = kernelgen::import_model(multi_node_model().bytes(), "multi.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    EXPECT_TRUE(result.inference_ran) << result.inference_note;
+    std::vector<std::string> names;
+    for (const auto& kernel : result.kernels) names.push_back(kernel.name + " <- " + kernel.node.str());
+    EXPECT_EQ(names, (std::vector<std::string>{
+                         "embed_lookup_0 <- node \"embed/lookup:0\" (Gather, #1)",
+                         "gather_2 <- node \"\" (Gather, #2)",
+                         "embed_lookup_0_2 <- node \"embed.lookup-0\" (GatherElements, #4)",
+                         "free_node <- node \"free\" (Gather, #6)",
+                         "Scatter_max <- node \"Scatter max\" (ScatterND, #7)",
+                         "scatter_elements_13 <- node \"\" (ScatterElements, #13)",
+                     }));
+    EXPECT_EQ(skipped_lines(result),
+              (std::vector<std::string>{
+                  "node \"dynamic\" (Gather, #5): dynamic shape: data \"dyn\" dimension 0 is \"N\"",
+                  "node \"float_indices\" (GatherND, #8): unsupported index type: indices \"fidx\" is FLOAT (INT32 or INT64)",
+                  "node \"bad_axis\" (Gather, #9): kernelgen refuses it: /axis: axis 5 is out of range for data of rank 2 (allowed -2..1)",
+                  "node \"far\" (Gather, #10): kernelgen refuses it: /indices/0: index 7 is out of range for data axis 0 of size 4 (allowed -4..3)",
+                  "node \"then_branch_gather\" (Gather, #12): inside a subgraph of node \"branch\" (If, #12) (import reads the main graph only)",
+                  "node \"else_branch_gather\" (Gather, #12): inside a subgraph of node \"branch\" (If, #12) (import reads the main graph only)",
+              }));
+    ASSERT_EQ(result.kernels.size(), 6u);
+    // Shapes through shape inference (Relu's output), int32 initializer values as constant indices.
+    EXPECT_EQ(result.kernels[0].spec_text,
+              "{\n  \"name\": \"embed_lookup_0\",\n  \"op\": \"Gather\",\n  \"dtype\": \"float32\",\n"
+              "  \"index_dtype\": \"int64\",\n  \"data_shape\": [4, 3],\n  \"indices_shape\": [2],\n  \"axis\": 0\n}\n");
+    EXPECT_EQ(result.kernels[1].spec_text,
+              "{\n  \"name\": \"gather_2\",\n  \"op\": \"Gather\",\n  \"dtype\": \"float32\",\n"
+              "  \"index_dtype\": \"int32\",\n  \"data_shape\": [4, 3],\n  \"indices_shape\": [2],\n  \"axis\": 0,\n"
+              "  \"indices\": [3, -1]\n}\n");
+    // A Constant node's tensor, nested one row per line.
+    EXPECT_EQ(result.kernels[2].spec_text,
+              "{\n  \"name\": \"embed_lookup_0_2\",\n  \"op\": \"GatherElements\",\n  \"dtype\": \"float32\",\n"
+              "  \"index_dtype\": \"int64\",\n  \"data_shape\": [4, 3],\n  \"indices_shape\": [2, 3],\n  \"axis\": 0,\n"
+              "  \"indices\": [\n    [0, 1, 2],\n    [3, -4, 0]\n  ]\n}\n");
+    // An initializer that is also a graph input is not constant.
+    EXPECT_FALSE(result.kernels[3].spec.constant_indices.has_value());
+    EXPECT_EQ(result.kernels[4].spec_text,
+              "{\n  \"name\": \"Scatter_max\",\n  \"op\": \"ScatterND\",\n  \"dtype\": \"float32\",\n"
+              "  \"index_dtype\": \"int64\",\n  \"data_shape\": [4, 3],\n  \"indices_shape\": [2, 1],\n"
+              "  \"reduction\": \"max\",\n  \"updates_shape\": [2, 3]\n}\n");
+    EXPECT_EQ(result.kernels[5].spec.op, kernelgen::Op::ScatterElements);
+    EXPECT_EQ(result.kernels[5].spec.reduction, kernelgen::Reduction::None);
+
+    const auto files = kernelgen::spec_files(result);
+    ASSERT_EQ(files.size(), 6u);
+    EXPECT_EQ(files[0].name, "embed_lookup_0.json");
+    EXPECT_EQ(files[0].content, result.kernels[0].spec_text);
+}
+
+TEST(ImportModel, PrefixGoesInFrontOfEveryName) {
+    const auto result = kernelgen::import_model(multi_node_model().bytes(), "multi.onnx", {"net_"});
+    std::vector<std::string> names;
+    for (const auto& kernel : result.kernels) names.push_back(kernel.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"net_embed_lookup_0", "net_gather_2", "net_embed_lookup_0_2", "net_free",
+                                               "net_Scatter_max", "net_scatter_elements_13"}));
+}
+
+TEST(ImportModel, PrefixesThatMakeInvalidNames) {
+    EXPECT_FALSE(kernelgen::prefix_problem(""));
+    EXPECT_FALSE(kernelgen::prefix_problem("net_"));
+    EXPECT_EQ(*kernelgen::prefix_problem("9net"),
+              "prefix \"9net\" is not the start of a C identifier (a letter, then letters, digits and '_')");
+    EXPECT_EQ(*kernelgen::prefix_problem("_net"),
+              "prefix \"_net\" is not the start of a C identifier (a letter, then letters, digits and '_')");
+    EXPECT_EQ(*kernelgen::prefix_problem("a__b"), "prefix \"a__b\" contains \"__\"");
+    EXPECT_EQ(kernelgen::prefix_problem("str").value_or("").rfind("prefix \"str\" makes invalid names: \"strx\" begins with \"str\"", 0), 0u);
+    EXPECT_EQ(kernelgen::prefix_problem("KernelGen").value_or("").rfind("prefix \"KernelGen\" makes invalid names: ", 0), 0u);
+    EXPECT_TRUE(kernelgen::prefix_problem(std::string(33, 'a')));
+    const auto result = kernelgen::import_model(multi_node_model().bytes(), "multi.onnx", {"a-b"});
+    ASSERT_EQ(result.diagnostics.size(), 1u);
+    EXPECT_TRUE(result.kernels.empty());
+}
+
+// Names the spec rules refuse become valid, unique names; clashes count upper-cased and against macros.
+TEST(ImportModel, NamesAreSanitizedAndUnique) {
+    Model m(13);
+    m.input("data", kFloat, {3});
+    m.input("idx", kInt64, {1});
+    const std::vector<std::string> node_names{"int", "9lives", "memory", "size_t", "__x__", "Foo", "foo", "x_OK",
+                                              "x", "kernelgen_gather", "über", std::string(80, 'n'), std::string(80, 'n'), ""};
+    for (const auto& name : node_names) m.node("Gather", {"data", "idx"}, name + "_out", name);
+    const auto result = kernelgen::import_model(m.bytes(), "names.onnx");
+    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+    std::vector<std::string> names;
+    for (const auto& kernel : result.kernels) names.push_back(kernel.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"int_node", "node_9lives", "node_memory", "size_t_node", "x", "Foo",
+                                               "foo_2", "x_OK_2", "x_2", "node_kernelgen_gather", "ber",
+                                               std::string(63, 'n'), std::string(61, 'n') + "_2", "gather_13"}));
+    for (const auto& name : names) EXPECT_FALSE(kernelgen::name_problem(name)) << name;
+}
+
+TEST(ImportModel, OpsetRulesAndMalformedNodes) {
+    Model m(16);
+    m.input("data", kFloat, {4, 3});
+    m.input("sidx", kInt64, {2, 1});
+    m.input("upd", kFloat, {2, 3});
+    m.input("idx", kInt64, {2});
+    m.input("ints", kInt32, {4, 3});
+    Model::attribute(m.node("ScatterND", {"data", "sidx", "upd"}, "a", "max16"), "reduction", "max");
+    Model::attribute(m.node("ScatterND", {"data", "sidx", "upd"}, "b", "add16"), "reduction", "add");
+    Model::attribute(m.node("ScatterND", {"data", "sidx", "upd"}, "c", "sum"), "reduction", "sum");
+    Model::attribute(m.node("Gather", {"data", "idx"}, "d", "keepdims"), "keepdims", 1);
+    m.node("Gather", {"data"}, "e", "one_input");
+    m.node("ScatterND", {"ints", "sidx", "upd"}, "f", "mixed");
+    m.node("Gather", {"data", "missing"}, "g", "unknown");
+    const auto result = kernelgen::import_model(m.bytes(), "opset16.onnx");
+    ASSERT_EQ(result.kernels.size(), 1u);
+    EXPECT_EQ(result.kernels[0].name, "add16");
+    EXPECT_EQ(skipped_lines(result),
+              (std::vector<std::string>{
+                  "node \"max16\" (ScatterND, #0): reduction \"max\" needs opset 18 (the model imports opset 16)",
+                  "node \"sum\" (ScatterND, #2): unknown reduction \"sum\" (none, add, mul, max, min)",
+                  "node \"keepdims\" (Gather, #3): unknown attribute \"keepdims\" (Gather takes axis)",
+                  "node \"one_input\" (Gather, #4): has 1 inputs (Gather takes 2: data, indices)",
+                  "node \"mixed\" (ScatterND, #5): updates \"upd\" is FLOAT but data is INT32",
+                  "node \"unknown\" (Gather, #6): the type and shape of indices \"missing\" are unknown (shape inference gave "
+                  "none and the model declares none)",
+              }));
+}
+
+// Where ONNX's shape inference cannot run (here: a declared shape contradicts the inferred one), the shapes
+// the model declares are used, and the result says why.
+TEST(ImportModel, DeclaredShapesWhenInferenceFails) {
+    Model m(18);
+    m.input("data", kFloat, {4, 3});
+    m.input("idx", kInt64, {2});
+    m.node("Relu", {"data"}, "relu");
+    m.node("Gather", {"relu", "idx"}, "out", "after_relu");
+    Model::set_type(m.proto().mutable_graph()->add_value_info(), "relu", kFloat, {5, 3});
+    const auto result = kernelgen::import_model(m.bytes(), "declared.onnx");
+    EXPECT_FALSE(result.inference_ran);
+    EXPECT_EQ(result.inference_note.rfind("shape inference failed (", 0), 0u) << result.inference_note;
+    ASSERT_EQ(result.kernels.size(), 1u);
+    EXPECT_EQ(result.kernels[0].spec.data_shape, (kernelgen::Shape{5, 3}));
+}
+
+// Large initializers (weights, and indices of more than 1 MiB) are left out of shape inference's copy of the
+// model, and the indices are still read from the model itself.
+TEST(ImportModel, LargeInitializers) {
+    Model m(13);
+    onnx::TensorProto* weights = m.proto().mutable_graph()->add_initializer();
+    weights->set_name("weights");
+    weights->set_data_type(kFloat);
+    weights->add_dims(600);
+    weights->add_dims(512);
+    weights->set_raw_data(std::string(600 * 512 * sizeof(float), '\0'));
+    std::vector<int64_t> picks(140000);
+    for (size_t i = 0; i < picks.size(); ++i) picks[i] = static_cast<int64_t>(i % 600) - 300;
+    onnx::TensorProto* indices = m.proto().mutable_graph()->add_initializer();
+    indices->set_name("picks");
+    indices->set_data_type(kInt64);
+    indices->add_dims(static_cast<int64_t>(picks.size()));
+    const auto bytes = cprogram::bytes_of(picks);
+    indices->set_raw_data(std::string(bytes.begin(), bytes.end()));
+    m.node("Gather", {"weights", "picks"}, "rows", "rows");
+    const auto result = kernelgen::import_model(m.bytes(), "large.onnx");
+    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+    ASSERT_EQ(result.kernels.size(), 1u);
+    EXPECT_TRUE(result.inference_ran);
+    EXPECT_EQ(result.kernels[0].spec.data_shape, (kernelgen::Shape{600, 512}));
+    EXPECT_EQ(result.kernels[0].spec.constant_indices, picks);
+}
+
+// --- files that are not models ---------------------------------------------------------------------------
+
+std::string only_diagnostic(const kernelgen::ImportResult& result) {
+    EXPECT_TRUE(result.kernels.empty());
+    EXPECT_TRUE(result.skipped.empty());
+    return result.diagnostics.size() == 1 ? result.diagnostics[0].str() : "(" + std::to_string(result.diagnostics.size()) + " diagnostics)";
+}
+
+TEST(ImportFiles, NotAModel) {
+    const fs::path dir = fresh_dir("files");
+    write_file(dir / "spec.json", read_file(kSourceDir / "specs" / "token_embedding.json"));
+    write_file(dir / "empty.onnx", "");
+    const std::string bytes = multi_node_model().bytes();
+    write_file(dir / "truncated.onnx", bytes.substr(0, bytes.size() / 2));
+    onnx::ModelProto not_model;  // valid protobuf, but no ir_version and no graph
+    not_model.set_producer_name("a text");
+    write_file(dir / "tensor.pb", not_model.SerializeAsString());
+    const std::string d = dir.string() + "/";
+    EXPECT_EQ(only_diagnostic(kernelgen::import_model_file(d + "spec.json")),
+              d + "spec.json: /: not an ONNX model: the file does not parse as an ONNX ModelProto (protobuf)");
+    EXPECT_EQ(only_diagnostic(kernelgen::import_model_file(d + "empty.onnx")),
+              d + "empty.onnx: /: the file is empty (expected an ONNX model)");
+    EXPECT_EQ(only_diagnostic(kernelgen::import_model_file(d + "truncated.onnx")),
+              d + "truncated.onnx: /: not an ONNX model: the file does not parse as an ONNX ModelProto (protobuf)");
+    EXPECT_EQ(only_diagnostic(kernelgen::import_model_file(d + "tensor.pb")),
+              d + "tensor.pb: /: not an ONNX model: no ir_version (the file parses as protobuf, but is not an ONNX ModelProto)");
+    EXPECT_EQ(only_diagnostic(kernelgen::import_model_file(d + "missing.onnx")),
+              d + "missing.onnx: /: no such file (expected an ONNX model)");
+    EXPECT_EQ(only_diagnostic(kernelgen::import_model_file(dir.string())),
+              dir.string() + ": /: is a folder, not a file (expected an ONNX model)");
+    EXPECT_EQ(only_diagnostic(kernelgen::import_model_file("/dev/zero")),
+              "/dev/zero: /: is not a regular file (expected an ONNX model)");
+    Model no_opset(18);
+    no_opset.proto().clear_opset_import();
+    EXPECT_EQ(only_diagnostic(kernelgen::import_model(no_opset.bytes(), "m.onnx")),
+              "m.onnx: /: not a valid ONNX model: it imports no opset of the ai.onnx domain");
+}
+
+// Huge, negative and too many dimensions, too many constant values: reasons, not crashes.
+TEST(ImportFiles, HostileShapes) {
+    Model m(13);
+    m.input("huge", kFloat, {int64_t{1} << 41});
+    m.input("negative", kFloat, {-3});
+    m.input("deep", kFloat, std::vector<int64_t>(33, 1));
+    m.input("many", kFloat, {int64_t{1} << 30, int64_t{1} << 30});
+    m.input("idx", kInt64, {1});
+    m.initializer("lots", kInt64, {int64_t{1} << 21}, {});
+    m.input("data", kFloat, {3});
+    for (const char* data : {"huge", "negative", "deep", "many"}) m.node("Gather", {data, "idx"}, std::string(data) + "_o", data);
+    m.node("Gather", {"data", "lots"}, "lots_o", "lots");
+    m.input("float8", 17, {2});  // FLOAT8E4M3FN in ONNX 1.14, unknown to ONNX 1.12 and to kernelgen
+    m.node("Gather", {"float8", "idx"}, "float8_o", "float8");
+    const auto result = kernelgen::import_model(m.bytes(), "hostile.onnx");
+    EXPECT_TRUE(result.kernels.empty());
+    EXPECT_EQ(skipped_lines(result),
+              (std::vector<std::string>{
+                  "node \"huge\" (Gather, #0): data \"huge\" dimension 0 is 2199023255552 (at most 2^40)",
+                  "node \"negative\" (Gather, #1): invalid shape: data \"negative\" dimension 0 is -3",
+                  "node \"deep\" (Gather, #2): data \"deep\" has rank 33 (at most 32)",
+                  "node \"many\" (Gather, #3): kernelgen refuses it: /data_shape: shape [1073741824, 1073741824] has too many "
+                  "elements (at most 2^40)",
+                  "node \"lots\" (Gather, #4): constant indices \"lots\" cannot be read: it holds more than 1048576 values",
+                  "node \"float8\" (Gather, #5): unsupported element type: data \"float8\" is element type 17",
+              }));
+}
+
+// Mutated models (bytes flipped, cut, inserted): the importer returns, with a diagnostic or a result.
+TEST(ImportFiles, MutatedModelsNeverCrash) {
+    const std::string bytes = multi_node_model().bytes();
+    std::mt19937 random(8);
+    for (int round = 0; round < 400; ++round) {
+        std::string mutated = bytes;
+        for (int edits = 1 + static_cast<int>(random() % 4); edits > 0 && !mutated.empty(); --edits) {
+            const size_t at = random() % mutated.size();
+            switch (random() % 3) {
+                case 0: mutated[at] = static_cast<char>(random()); break;
+                case 1: mutated.erase(at, 1 + random() % 8); break;
+                default: mutated.insert(at, 1, static_cast<char>(random())); break;
+            }
+        }
+        const auto result = kernelgen::import_model(mutated, "mutated.onnx");
+        for (const auto& kernel : result.kernels) EXPECT_FALSE(kernel.spec_text.empty());
+    }
+}
+
+// --- the command line -----------------------------------------------------------------------------------------
+
+struct CliRun {
+    int status;
+    std::string out;
+};
+
+CliRun kernelgen_run(const std::string& arguments) {
+    int status = 0;
+    std::string out = cprogram::run_command(std::string(KERNELGEN_EXECUTABLE_PATH) + " " + arguments, status);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(ImportCli, ImportsListsSkippedNodesAndWritesSpecs) {
+    const fs::path dir = fresh_dir("cli");
+    write_file(dir / "multi.onnx", multi_node_model().bytes());
+    const std::string model = (dir / "multi.onnx").string();
+    CliRun strict = kernelgen_run("import " + model + " --out-dir " + (dir / "strict").string() + " --strict");
+    EXPECT_EQ(strict.status, 1);
+    EXPECT_FALSE(fs::exists(dir / "strict"));
+    EXPECT_NE(strict.out.find("kernelgen: 6 nodes not imported (--strict); nothing was written\n"), std::string::npos) << strict.out;
+
+    CliRun run = kernelgen_run("import " + model + " --out-dir " + (dir / "specs").string() + " 2>&1");
+    EXPECT_EQ(run.status, 0);
+    EXPECT_EQ(run.out.rfind(model + ": node \"dynamic\" (Gather, #5): dynamic shape: data \"dyn\" dimension 0 is \"N\"\n", 0), 0u)
+        << run.out;
+    size_t lines = 0;
+    for (char ch : run.out) lines += ch == '\n';
+    EXPECT_EQ(lines, 6u) << run.out;
+    std::vector<std::string> files;
+    for (const auto& entry : fs::directory_iterator(dir / "specs")) files.push_back(entry.path().filename().string());
+    std::sort(files.begin(), files.end());
+    EXPECT_EQ(files, (std::vector<std::string>{"Scatter_max.json", "embed_lookup_0.json", "embed_lookup_0_2.json",
+                                               "free_node.json", "gather_2.json", "scatter_elements_13.json"}));
+    // The written specs generate kernels.
+    CliRun generate = kernelgen_run("--out-dir " + (dir / "kernels").string() + " " + (dir / "specs").string() + "/*.json");
+    EXPECT_EQ(generate.status, 0) << generate.out;
+    EXPECT_TRUE(fs::exists(dir / "kernels" / "gather_2.c"));
+
+    CliRun not_model = kernelgen_run("import " + (kSourceDir / "specs" / "token_embedding.json").string() + " -o " +
+                                  (dir / "x").string());
+    EXPECT_EQ(not_model.status, 1);
+    EXPECT_NE(not_model.out.find("not an ONNX model"), std::string::npos);
+    EXPECT_FALSE(fs::exists(dir / "x"));
+
+    CliRun bad_prefix = kernelgen_run("import " + model + " -o " + (dir / "x").string() + " --prefix 1x");
+    EXPECT_EQ(bad_prefix.status, 2);
+    EXPECT_EQ(bad_prefix.out, "kernelgen: prefix \"1x\" is not the start of a C identifier (a letter, then letters, digits and "
+                              "'_')\nTry 'kernelgen --help'.\n");
+    EXPECT_EQ(kernelgen_run("import " + model).status, 2);
+    EXPECT_EQ(kernelgen_run("import -o " + (dir / "x").string()).status, 2);
+    EXPECT_EQ(kernelgen_run("import " + model + " " + model + " -o " + (dir / "x").string()).status, 2);
+    EXPECT_EQ(kernelgen_run("import --help").out.rfind("Usage: kernelgen [generate]", 0), 0u);
+}
+
+// --- ONNX Runtime -------------------------------------------------------------------------------------------
+
+struct OrtInput {
+    std::string name;
+    int32_t type;
+    std::vector<int64_t> dims;
+    std::vector<uint8_t> bytes;
+};
+
+TEST(ImportOrt, KernelsAgreeWithOnnxRuntime) {
+    const std::string node = KERNELGEN_NODE;
+    const fs::path ort_dir = KERNELGEN_ORT_DIR;
+    if (node.empty() || !fs::exists(ort_dir / "node_modules" / "onnxruntime-node" / "package.json")) {
+        GTEST_SKIP() << "node or onnxruntime-node in " << ort_dir << " missing (see tests/ort_crosscheck/README.md)";
+    }
+    // Several indexing nodes, each reading graph inputs (or constant indices), each output a graph output.
+    Model m(18);
+    std::vector<OrtInput> inputs;
+    std::mt19937 random(2026);
+    auto floats = [&](const std::string& name, const std::vector<int64_t>& dims) {
+        size_t n = 1;
+        for (int64_t d : dims) n *= static_cast<size_t>(d);
+        std::vector<float> values(n);
+        for (auto& v : values) v = static_cast<float>(static_cast<int>(random() % 41) - 20) / 4.0f;  // ties for max
+        m.input(name, kFloat, dims);
+        inputs.push_back({name, kFloat, dims, cprogram::bytes_of(values)});
+    };
+    auto ints = [&](const std::string& name, int32_t type, const std::vector<int64_t>& dims, const std::vector<int64_t>& values) {
+        m.input(name, type, dims);
+        if (type == kInt64) inputs.push_back({name, type, dims, cprogram::bytes_of(values)});
+        else inputs.push_back({name, type, dims, cprogram::bytes_of(std::vector<int32_t>(values.begin(), values.end()))});
+    };
+    floats("table", {6, 4});
+    ints("tokens", kInt64, {3}, {5, -6, 2});
+    m.node("Gather", {"table", "tokens"}, "rows", "embedding");
+    m.initializer("picked", kInt64, {2, 2}, {3, 0, -1, 2});
+    Model::attribute(m.node("Gather", {"table", "picked"}, "cols"), "axis", 1);  // constant indices, axis 1, of 4
+    ints("grid", kInt32, {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+    ints("order", kInt64, {3, 2}, {3, 0, -1, 1, 2, 2});
+    Model::attribute(m.node("GatherElements", {"grid", "order"}, "picked_grid", "ge"), "axis", -1);
+    floats("batch", {2, 3, 4});
+    ints("which", kInt64, {2, 1}, {2, -3});
+    Model::attribute(m.node("GatherND", {"batch", "which"}, "gathered", "gnd"), "batch_dims", 1);
+    floats("state", {5, 3});
+    ints("slots", kInt64, {4, 1}, {1, -1, 1, 0});  // a duplicate: max applies both
+    floats("news", {4, 3});
+    Model::attribute(m.node("ScatterND", {"state", "slots", "news"}, "state_max", "running max"), "reduction", "max");
+    floats("acc", {4, 4});
+    ints("rowsel", kInt64, {2, 4}, {0, 3, -1, 0, 0, 1, 2, 0});
+    floats("adds", {2, 4});
+    auto& se = m.node("ScatterElements", {"acc", "rowsel", "adds"}, "acc_sum", "accumulate");
+    Model::attribute(se, "axis", 0);
+    Model::attribute(se, "reduction", "add");
+    onnx::NodeProto& constant = m.node("Constant", {}, "fixed_slot");
+    auto* value = constant.add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    Model::fill(value->mutable_t(), "", kInt64, {1, 1}, {-2});
+    floats("row", {1, 3});
+    m.node("ScatterND", {"state", "fixed_slot", "row"}, "state_set", "set row");
+    ints("mins", kInt32, {1, 3}, {2, 0, -3});  // int32 indices
+    floats("low", {1, 3});
+    auto& se_min = m.node("ScatterElements", {"state", "mins", "low"}, "state_min", "min_update");
+    Model::attribute(se_min, "axis", 0);
+    Model::attribute(se_min, "reduction", "min");
+    const std::vector<std::pair<std::string, std::vector<int64_t>>> outputs{
+        {"rows", {3, 4}}, {"cols", {6, 2, 2}}, {"picked_grid", {3, 2}}, {"gathered", {2, 4}},
+        {"state_max", {5, 3}}, {"acc_sum", {4, 4}}, {"state_set", {5, 3}}, {"state_min", {5, 3}}};
+    for (const auto& [name, dims] : outputs) m.output(name, name == "picked_grid" ? kInt32 : kFloat, dims);
+
+    const fs::path dir = fresh_dir("ort");
+    write_file(dir / "model.onnx", m.bytes());
+    json feeds = json::object();
+    for (const auto& input : inputs) {
+        feeds[input.name] = {{"type", input.type == kFloat ? "float32" : input.type == kInt32 ? "int32" : "int64"},
+                             {"dims", input.dims},
+                             {"hex", cprogram::hex(input.bytes)}};
+    }
+    write_file(dir / "inputs.json", feeds.dump(1));
+    int status = 0;
+    const std::string log = cprogram::run_command(node + " " + (kSourceDir / "tests" / "import" / "run_model_ort.js").string() +
+                                                      " " + (dir / "model.onnx").string() + " " + (dir / "inputs.json").string() +
+                                                      " " + (dir / "outputs.json").string() + " " + ort_dir.string(),
+                                                  status);
+    ASSERT_EQ(status, 0) << log;
+    const json ort_outputs = json::parse(read_file(dir / "outputs.json"));
+
+    const auto result = kernelgen::import_model(m.bytes(), "model.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+    ASSERT_EQ(result.kernels.size(), outputs.size());
+    auto bytes_of_input = [&](const std::string& name) {
+        for (const auto& input : inputs) {
+            if (input.name == name) return input.bytes;
+        }
+        return std::vector<uint8_t>{};  // constant indices
+    };
+    std::vector<kernelgen::KernelSpec> kernels;
+    std::vector<cprogram::Case> cases;
+    const onnx::GraphProto& graph = m.proto().graph();
+    for (const auto& kernel : result.kernels) {
+        const onnx::NodeProto& n = graph.node(static_cast<int>(kernel.node.position));
+        const json& expected = ort_outputs.at(n.output(0));
+        const std::vector<uint8_t> updates = n.input_size() == 3 ? bytes_of_input(n.input(2)) : std::vector<uint8_t>{};
+        kernels.push_back(kernel.spec);
+        cases.push_back(make_case(kernel.spec, kernel.name, bytes_of_input(n.input(0)), bytes_of_input(n.input(1)), updates,
+                                  cprogram::unhex(expected.at("hex").get<std::string>())));
+        EXPECT_EQ(expected.at("dims").get<kernelgen::Shape>(), kernel.spec.output_shape) << kernel.name;
+    }
+    EXPECT_TRUE(result.kernels[1].spec.constant_indices.has_value());
+    EXPECT_TRUE(result.kernels[6].spec.constant_indices.has_value());
+    run_cases(dir / "c", kernels, cases);
+}
+
+}  // namespace
