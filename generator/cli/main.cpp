@@ -60,6 +60,24 @@ std::optional<std::string> option_value(const std::vector<std::string>& args, si
     return args[++i];
 }
 
+// The options both forms share: "--" (the arguments after it are files), --help and --version. Returns
+// whether `arg` is one of them; `exit` is then set when it ends the run.
+bool shared_option(const std::string& arg, bool& options_done, std::optional<int>& exit) {
+    if (options_done) return false;
+    if (arg == "--") {
+        options_done = true;
+    } else if (arg == "-h" || arg == "--help") {
+        std::cout << kUsage;
+        exit = 0;
+    } else if (arg == "--version") {
+        std::cout << "kernelgen " << KERNELGEN_VERSION_STRING << "\n";
+        exit = 0;
+    } else {
+        return false;
+    }
+    return true;
+}
+
 // kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]; `args` without the word "import".
 int run_import(const std::vector<std::string>& args) {
 #if !KERNELGEN_HAVE_IMPORT
@@ -72,14 +90,9 @@ int run_import(const std::vector<std::string>& args) {
     bool strict = false, options_done = false, missing = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
-        if (!options_done && arg == "--") {
-            options_done = true;
-        } else if (!options_done && (arg == "-h" || arg == "--help")) {
-            std::cout << kUsage;
-            return 0;
-        } else if (!options_done && arg == "--version") {
-            std::cout << "kernelgen " << KERNELGEN_VERSION_STRING << "\n";
-            return 0;
+        std::optional<int> exit;
+        if (shared_option(arg, options_done, exit)) {
+            if (exit) return *exit;
         } else if (auto dir = options_done ? std::nullopt : option_value(args, i, "--out-dir", "-o", missing)) {
             if (missing) return usage_error(arg + " needs a folder");
             out_dir = *dir;
@@ -135,14 +148,9 @@ int main(int argc, char** argv) {
     bool options_done = false, missing = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
-        if (!options_done && arg == "--") {
-            options_done = true;
-        } else if (!options_done && (arg == "-h" || arg == "--help")) {
-            std::cout << kUsage;
-            return 0;
-        } else if (!options_done && arg == "--version") {
-            std::cout << "kernelgen " << KERNELGEN_VERSION_STRING << "\n";
-            return 0;
+        std::optional<int> exit;
+        if (shared_option(arg, options_done, exit)) {
+            if (exit) return *exit;
         } else if (auto dir = options_done ? std::nullopt : option_value(args, i, "--out-dir", "-o", missing)) {
             if (missing) return usage_error(arg + " needs a folder");
             out_dir = *dir;
