@@ -565,6 +565,34 @@ TEST(ImportFiles, HostileShapes) {
               }));
 }
 
+// A declaration that contradicts a constant's own dims: the dims are the truth, and the node is skipped rather
+// than its values reshaped (or, with a product that wraps in 64 bits, read past their end).
+TEST(ImportFiles, DeclaredShapesThatContradictConstantIndices) {
+    Model m(13);
+    m.input("data", kFloat, {4, 3});
+    m.initializer("empty", kInt64, {0}, {});
+    Model::set_type(m.proto().mutable_graph()->add_value_info(), "empty", kInt64,
+                    {int64_t{1} << 32, int64_t{1} << 32});
+    m.initializer("turned", kInt64, {3, 2}, {0, 1, 2, 3, 0, 1});
+    Model::set_type(m.proto().mutable_graph()->add_value_info(), "turned", kInt64, {2, 3});
+    m.node("Gather", {"data", "empty"}, "o1", "wrapping");
+    m.node("Gather", {"data", "turned"}, "o2", "turned");
+    onnx::NodeProto& constant = m.node("Constant", {}, "wrong_type");
+    auto* value = constant.add_attribute();
+    value->set_name("value_int");
+    value->set_type(onnx::AttributeProto::INTS);  // value_int must be INT: not a constant kernelgen reads
+    value->add_ints(1);
+    m.node("Gather", {"data", "wrong_type"}, "o3", "wrong_type");
+    const auto result = kernelgen::import_model(m.bytes(), "contradict.onnx");
+    const auto lines = skipped_lines(result);
+    ASSERT_GE(lines.size(), 2u);
+    EXPECT_EQ(lines[0], "node \"wrapping\" (Gather, #0): constant indices \"empty\" have dims [0], but the model "
+                        "declares [4294967296, 4294967296]");
+    EXPECT_EQ(lines[1], "node \"turned\" (Gather, #1): constant indices \"turned\" have dims [3, 2], but the model "
+                        "declares [2, 3]");
+    for (const auto& kernel : result.kernels) EXPECT_FALSE(kernel.spec.constant_indices) << kernel.spec.name;
+}
+
 // Mutated models (bytes flipped, cut, inserted): the importer returns, with a diagnostic or a result.
 TEST(ImportFiles, MutatedModelsNeverCrash) {
     const std::string bytes = multi_node_model().bytes();

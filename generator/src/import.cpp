@@ -366,7 +366,8 @@ public:
             for (const auto& attribute : node.attribute()) {
                 if (attribute.name() == "value" && attribute.has_t()) {
                     tensors_.emplace(node.output(0), &attribute.t());
-                } else if (attribute.name() == "value_int" || attribute.name() == "value_ints") {
+                } else if ((attribute.name() == "value_int" && attribute.type() == onnx::AttributeProto::INT) ||
+                           (attribute.name() == "value_ints" && attribute.type() == onnx::AttributeProto::INTS)) {
                     onnx::TensorProto& tensor = owned_.emplace_back();
                     tensor.set_data_type(onnx::TensorProto::INT64);
                     if (attribute.name() == "value_int") {
@@ -505,10 +506,19 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
             problem = "constant indices " + in_quotes(node.input(1)) + " cannot be read: " + why;
             return std::nullopt;
         }
+        // The constant's own dims are the truth: a declaration (value_info, an output) that says otherwise
+        // would reshape the values silently.
+        const Shape dims(tensor->dims().begin(), tensor->dims().end());  // int_values refused negative ones
+        if (dims != indices->shape) {
+            problem = "constant indices " + in_quotes(node.input(1)) + " have dims " + format_shape(dims) +
+                      ", but the model declares " + format_shape(indices->shape);
+            return std::nullopt;
+        }
+        // Nested as indices_shape when that adds no more arrays than there are values (no zero dimension);
+        // else flat (every dimension then multiplies to values->size(), checked by int_values).
         size_t at = 0;
-        ordered["indices"] = values->size() == element_count(indices->shape)
-                                 ? nest(*values, indices->shape, 0, at)
-                                 : Json(*values);  // then the spec reader names the mismatch
+        const bool nested = std::find(dims.begin(), dims.end(), 0) == dims.end();
+        ordered["indices"] = nested ? nest(*values, indices->shape, 0, at) : Json(*values);
     }
     return ordered;
 }
