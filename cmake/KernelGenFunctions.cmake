@@ -88,6 +88,11 @@ function(kernelgen_add_kernels target)
                         "kernelgen checkout first, or set KERNELGEN_EXECUTABLE to a kernelgen program")
   endif()
 
+  # The command line in a file rewritten only when it changes, and a dependency of every command: Ninja reruns a
+  # command whose text changed by itself, Makefile generators only when a dependency is newer.
+  set(command_stamp "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_command.txt")
+  file(CONFIGURE OUTPUT "${command_stamp}" CONTENT "${generator}\n${KG_OUTPUT_DIR}\n${KG_OPTIONS}\n" @ONLY)
+
   set(all_sources "")
   set(identifiers "")
   set(owners "")
@@ -162,7 +167,7 @@ function(kernelgen_add_kernels target)
       COMMAND ${generator} --out-dir "${KG_OUTPUT_DIR}" ${KG_OPTIONS} "${spec}"
       # kernelgen leaves unchanged files alone; touch them so the build sees the rule as done.
       COMMAND ${CMAKE_COMMAND} -E touch_nocreate ${outputs}
-      DEPENDS "${spec}" ${generator_depends}
+      DEPENDS "${spec}" ${generator_depends} "${command_stamp}"
       COMMENT "kernelgen: ${shown}"
       VERBATIM)
   endforeach()
