@@ -99,11 +99,10 @@ std::string agreement(Tensors& t, const Call& kernel, const Call& runtime) {
     return problem;
 }
 
-Case make_case(std::string name, Target target, std::shared_ptr<Tensors> t, size_t bytes, Call kernel, Call runtime,
+Case make_case(std::string name, std::shared_ptr<Tensors> t, size_t bytes, Call kernel, Call runtime,
                std::function<void(Tensors&)> copy) {
     Case c;
     c.name = std::move(name);
-    c.target = target;
     c.bytes = bytes;
     c.kernelgen = [t, kernel] { kernel(*t, t->output.data()); };
     c.runtime_shaped = [t, runtime] { runtime(*t, t->output.data()); };
@@ -131,12 +130,12 @@ std::function<void(Tensors&)> copy_output() {
     };
 }
 
-Case gather(std::string name, Target target, GatherKernel kernel, Dims data, Dims indices, int axis) {
+Case gather(std::string name, GatherKernel kernel, Dims data, Dims indices, int axis) {
     Dims output_dims(data.begin(), data.begin() + axis);
     output_dims.insert(output_dims.end(), indices.begin(), indices.end());
     output_dims.insert(output_dims.end(), data.begin() + axis + 1, data.end());
     auto t = make_tensors(data, indices, {data[static_cast<size_t>(axis)]}, count(output_dims), 0);
-    return make_case(std::move(name), target, t, t->output.size() * sizeof(float),
+    return make_case(std::move(name), t, t->output.size() * sizeof(float),
                      gather_call(kernel),
                      [axis](const Tensors& s, float* out) {
                          return rs_gather(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(), axis, out);
@@ -144,9 +143,9 @@ Case gather(std::string name, Target target, GatherKernel kernel, Dims data, Dim
                      copy_output());
 }
 
-Case gather_elements(std::string name, Target target, GatherKernel kernel, Dims data, Dims indices, int axis) {
+Case gather_elements(std::string name, GatherKernel kernel, Dims data, Dims indices, int axis) {
     auto t = make_tensors(data, indices, {data[static_cast<size_t>(axis)]}, count(indices), 0);
-    return make_case(std::move(name), target, t, t->output.size() * sizeof(float),
+    return make_case(std::move(name), t, t->output.size() * sizeof(float),
                      gather_call(kernel),
                      [axis](const Tensors& s, float* out) {
                          return rs_gather_elements(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(),
@@ -155,14 +154,14 @@ Case gather_elements(std::string name, Target target, GatherKernel kernel, Dims 
                      copy_output());
 }
 
-Case gather_nd(std::string name, Target target, GatherKernel kernel, Dims data, Dims indices, int batch_dims) {
+Case gather_nd(std::string name, GatherKernel kernel, Dims data, Dims indices, int batch_dims) {
     const auto b = static_cast<size_t>(batch_dims);
     const auto k = static_cast<size_t>(indices.back());
     Dims output_dims(indices.begin(), indices.end() - 1);
     output_dims.insert(output_dims.end(), data.begin() + static_cast<long>(b + k), data.end());
     auto t = make_tensors(data, indices, Dims(data.begin() + static_cast<long>(b), data.begin() + static_cast<long>(b + k)),
                           count(output_dims), 0);
-    return make_case(std::move(name), target, t, t->output.size() * sizeof(float),
+    return make_case(std::move(name), t, t->output.size() * sizeof(float),
                      gather_call(kernel),
                      [batch_dims](const Tensors& s, float* out) {
                          return rs_gather_nd(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(),
@@ -173,14 +172,14 @@ Case gather_nd(std::string name, Target target, GatherKernel kernel, Dims data, 
 
 // ScatterND (out of place): the output is a copy of data with the updates written over it, so memcpy moves
 // data's bytes into the output and then the updates' bytes over its first rows.
-Case scatter_nd(std::string name, Target target, ScatterKernel kernel, Dims data, Dims indices, rs_reduction reduction) {
+Case scatter_nd(std::string name, ScatterKernel kernel, Dims data, Dims indices, rs_reduction reduction) {
     const auto k = static_cast<size_t>(indices.back());
     Dims updates_dims(indices.begin(), indices.end() - 1);
     updates_dims.insert(updates_dims.end(), data.begin() + static_cast<long>(k), data.end());
     auto t = make_tensors(data, indices, Dims(data.begin(), data.begin() + static_cast<long>(k)), count(data),
                           count(updates_dims));
     return make_case(
-        std::move(name), target, t, (t->data.size() + t->updates.size()) * sizeof(float),
+        std::move(name), t, (t->data.size() + t->updates.size()) * sizeof(float),
         [kernel](const Tensors& s, float* out) { return kernel(s.data.data(), s.indices.data(), s.updates.data(), out); },
         [reduction](const Tensors& s, float* out) {
             return rs_scatter_nd(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(), s.updates.data(),
@@ -195,20 +194,19 @@ Case scatter_nd(std::string name, Target target, ScatterKernel kernel, Dims data
 }  // namespace
 
 std::vector<Case> make_cases() {
-    const Target small = Target::HalfInstructions;
     std::vector<Case> cases;
-    cases.push_back(gather("emb_gather_rows", small, emb_gather_rows, {64, 32}, {16}, 0));
-    cases.push_back(gather("emb_gather_axis1", small, emb_gather_axis1, {8, 64, 16}, {4, 4}, 1));
-    cases.push_back(gather_elements("emb_gather_elements", small, emb_gather_elements, {16, 32}, {16, 8}, 1));
-    cases.push_back(gather_nd("emb_gather_nd", small, emb_gather_nd, {32, 16, 8}, {10, 2}, 0));
-    cases.push_back(gather_nd("emb_gather_nd_batch", small, emb_gather_nd_batch, {4, 8, 8}, {4, 3, 1}, 1));
-    cases.push_back(scatter_nd("emb_scatter_nd", small, emb_scatter_nd, {32, 16}, {8, 1}, RS_REDUCTION_NONE));
-    cases.push_back(scatter_nd("emb_scatter_nd_add", small, emb_scatter_nd_add, {32, 16}, {8, 1}, RS_REDUCTION_ADD));
-    cases.push_back(gather("big_embedding", Target::MemoryBound, big_embedding, {4096, 256}, {1024}, 0));
-    cases.push_back(gather_nd("big_gather_nd", Target::MemoryBound, big_gather_nd, {64, 64, 64}, {2048, 2}, 0));
-    cases.push_back(scatter_nd("big_scatter_nd_add", Target::MemoryBound, big_scatter_nd_add, {4096, 256}, {1024, 1},
+    cases.push_back(gather("emb_gather_rows", emb_gather_rows, {64, 32}, {16}, 0));
+    cases.push_back(gather("emb_gather_axis1", emb_gather_axis1, {8, 64, 16}, {4, 4}, 1));
+    cases.push_back(gather_elements("emb_gather_elements", emb_gather_elements, {16, 32}, {16, 8}, 1));
+    cases.push_back(gather_nd("emb_gather_nd", emb_gather_nd, {32, 16, 8}, {10, 2}, 0));
+    cases.push_back(gather_nd("emb_gather_nd_batch", emb_gather_nd_batch, {4, 8, 8}, {4, 3, 1}, 1));
+    cases.push_back(scatter_nd("emb_scatter_nd", emb_scatter_nd, {32, 16}, {8, 1}, RS_REDUCTION_NONE));
+    cases.push_back(scatter_nd("emb_scatter_nd_add", emb_scatter_nd_add, {32, 16}, {8, 1}, RS_REDUCTION_ADD));
+    cases.push_back(gather("big_embedding", big_embedding, {4096, 256}, {1024}, 0));
+    cases.push_back(gather_nd("big_gather_nd", big_gather_nd, {64, 64, 64}, {2048, 2}, 0));
+    cases.push_back(scatter_nd("big_scatter_nd_add", big_scatter_nd_add, {4096, 256}, {1024, 1},
                                RS_REDUCTION_ADD));
-    cases.push_back(gather_elements("big_gather_elements", Target::HalfTime, big_gather_elements, {256, 1024},
+    cases.push_back(gather_elements("big_gather_elements", big_gather_elements, {256, 1024},
                                     {256, 512}, 1));
     return cases;
 }

@@ -10,16 +10,8 @@
 
 namespace bench {
 
-// What a case's kernel is held to (README, "Speed and size").
-enum class Target {
-    HalfInstructions,  // embedded size: at most half the runtime-shaped kernel's instructions (geometric mean)
-    MemoryBound,       // large and copy-bound: within 1.25x of memcpy of the bytes it moves
-    HalfTime,          // large and element-wise: at most half the runtime-shaped kernel's time
-};
-
 struct Case {
-    std::string name;  // the kernel's name in bench/specs/
-    Target target;
+    std::string name;  // the kernel's name in bench/specs/ (the report scripts hold each case's target)
     size_t bytes;  // what the kernel must write (output, or data copy plus updates), which memcpy moves
     std::function<void()> kernelgen, runtime_shaped, memcpy;
     // Runs kernelgen's and the runtime-shaped kernel on the case's indices and on an out-of-range variant;
