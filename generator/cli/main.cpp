@@ -60,10 +60,13 @@ std::optional<std::string> option_value(const std::vector<std::string>& args, si
     return args[++i];
 }
 
-// The options both forms share: "--" (the arguments after it are files), --help and --version. Returns
-// whether `arg` is one of them; `exit` is then set when it ends the run.
-bool shared_option(const std::string& arg, bool& options_done, std::optional<int>& exit) {
+// The options both forms share: "--" (the arguments after it are files), --help, --version and --out-dir.
+// Returns whether args[i] is one of them (i then moves past its value); `exit` is then set when it ends the run.
+bool shared_option(const std::vector<std::string>& args, size_t& i, bool& options_done, std::string& out_dir,
+                   std::optional<int>& exit) {
     if (options_done) return false;
+    const std::string& arg = args[i];
+    bool missing = false;
     if (arg == "--") {
         options_done = true;
     } else if (arg == "-h" || arg == "--help") {
@@ -72,6 +75,9 @@ bool shared_option(const std::string& arg, bool& options_done, std::optional<int
     } else if (arg == "--version") {
         std::cout << "kernelgen " << KERNELGEN_VERSION_STRING << "\n";
         exit = 0;
+    } else if (auto dir = option_value(args, i, "--out-dir", "-o", missing)) {
+        if (missing) exit = usage_error(arg + " needs a folder");
+        out_dir = *dir;
     } else {
         return false;
     }
@@ -91,11 +97,8 @@ int run_import(const std::vector<std::string>& args) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         std::optional<int> exit;
-        if (shared_option(arg, options_done, exit)) {
+        if (shared_option(args, i, options_done, out_dir, exit)) {
             if (exit) return *exit;
-        } else if (auto dir = options_done ? std::nullopt : option_value(args, i, "--out-dir", "-o", missing)) {
-            if (missing) return usage_error(arg + " needs a folder");
-            out_dir = *dir;
         } else if (auto prefix = options_done ? std::nullopt : option_value(args, i, "--prefix", "", missing)) {
             if (missing) return usage_error("--prefix needs a text");
             options.prefix = *prefix;
@@ -149,11 +152,8 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         std::optional<int> exit;
-        if (shared_option(arg, options_done, exit)) {
+        if (shared_option(args, i, options_done, out_dir, exit)) {
             if (exit) return *exit;
-        } else if (auto dir = options_done ? std::nullopt : option_value(args, i, "--out-dir", "-o", missing)) {
-            if (missing) return usage_error(arg + " needs a folder");
-            out_dir = *dir;
         } else if (auto mode = options_done ? std::nullopt : option_value(args, i, "--unroll", "", missing)) {
             if (missing) return usage_error("--unroll needs a mode");
             options.unroll = kernelgen::parse_unroll(*mode);

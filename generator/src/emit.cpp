@@ -362,9 +362,11 @@ private:
             const bool all = std::all_of(components.begin(), components.end(), power_of_two);
             const bool any = std::any_of(components.begin(), components.end(), power_of_two);
             const std::string low_bits = any ? " (for a power-of-two size, its low bits)" : "";
-            w.line(spec_.index_check == IndexCheck::Checked
-                       ? "/* An index already checked to lie in [-size, size-1], as an offset along its axis" + low_bits + ". */"
-                       : "/* An index the caller guarantees to lie in [-size, size-1] (\"index_check\": \"none\"), as an offset along its axis" + low_bits + ". */");
+            w.line(std::string("/* An index ") +
+                   (spec_.index_check == IndexCheck::Checked
+                        ? "already checked to lie in [-size, size-1]"
+                        : "the caller guarantees to lie in [-size, size-1] (\"index_check\": \"none\")") +
+                   ", as an offset along its axis" + low_bits + ". */");
             const std::string masked = "return (" + offset_ + ")index & (size - 1u);";
             w.line("static " + offset_ + " " + spec_.name + "_wrap(" + index_ + " index, " + offset_ + " size)");
             w.open("");
