@@ -3,8 +3,8 @@
 a chart drawn with gnuplot.
 
 Run the benchmark first, with repetitions (the median of each is used):
-  build/bench/kernels_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
-      --benchmark_out=bench.json --benchmark_out_format=json
+  build/bench/kernels_bench --benchmark_repetitions=9 --benchmark_enable_random_interleaving=true \
+      --benchmark_report_aggregates_only=true --benchmark_out=bench.json --benchmark_out_format=json
   bench/speed_report.py bench.json [--chart speed.png] [--check]
 
 Targets: the large copy-bound cases (big_embedding, big_gather_nd, big_scatter_nd_add) within 1.25x of memcpy of
@@ -20,6 +20,7 @@ import tempfile
 
 MEMORY_BOUND = {"big_embedding", "big_gather_nd", "big_scatter_nd_add"}
 HALF_TIME = {"big_gather_elements"}
+DIAGNOSTIC = {"big_gather_nd_in_order": "none (big_gather_nd's kernel reading memcpy's bytes in memcpy's order)"}
 WAYS = ["kernelgen", "runtime_shaped", "memcpy"]
 
 
@@ -28,7 +29,8 @@ def medians(path):
     with open(path) as f:
         document = json.load(f)
     times = {}
-    for bench in document["benchmarks"]:
+    # In registration order (family_index), which --benchmark_enable_random_interleaving does not keep in the file.
+    for bench in sorted(document["benchmarks"], key=lambda b: b.get("family_index", 0)):
         name = bench.get("run_name", bench["name"])
         if bench.get("run_type") == "aggregate" and bench.get("aggregate_name") != "median":
             continue
@@ -51,6 +53,8 @@ def table(times):
         elif case in HALF_TIME:
             ok = vs_runtime <= 0.5
             target = f"kernelgen / runtime-shaped <= 0.50: {'met' if ok else 'NOT met'}"
+        elif case in DIAGNOSTIC:
+            ok, target = True, DIAGNOSTIC[case]
         else:
             ok, target = True, "instructions (table above)"
         met = met and ok
