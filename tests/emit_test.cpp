@@ -278,6 +278,31 @@ TEST(Emit, PowerOfTwoAxesWrapWithOneAnd) {
     EXPECT_EQ(count(mixed.source, "index < 0 ?"), 1u);
 }
 
+TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
+    // GatherElements along the last axis: the outer loop points each tensor at its row, and the inner loop's
+    // offsets leave i0 out.
+    auto rows = emit_json(R"({"name": "e", "op": "GatherElements", "dtype": "float32", "data_shape": [6, 10],
+                               "indices_shape": [6, 5], "axis": 1, "unroll": "none"})");
+    const std::string expected = "    for (uint32_t i0 = 0u; i0 < 6u; ++i0) {\n"
+                                 "        const float *data_slice = &data[i0 * 10u];\n"
+                                 "        const int64_t *indices_slice = &indices[i0 * 5u];\n"
+                                 "        float *output_slice = &output[i0 * 5u];\n"
+                                 "        for (uint32_t i1 = 0u; i1 < 5u; ++i1) {\n"
+                                 "            output_slice[i1] = data_slice[e_wrap(indices_slice[i1], 10u)];\n";
+    EXPECT_NE(rows.source.find(expected), std::string::npos) << rows.source;
+    EXPECT_EQ(count(rows.source, "i0 *"), 3u) << rows.source;  // in the three slices only
+    // A tensor whose offset does not move with the outer loop keeps its name: Gather's indices.
+    auto gather_axis1 = emit_json(R"({"name": "g", "op": "Gather", "dtype": "int8", "data_shape": [3, 7, 2],
+                                       "indices_shape": [40], "axis": 1, "unroll": "none"})");
+    EXPECT_NE(gather_axis1.source.find("const int8_t *data_slice = &data[i0 * 14u];"), std::string::npos)
+        << gather_axis1.source;
+    EXPECT_NE(gather_axis1.source.find("int8_t *output_slice = &output[i0 * 80u];"), std::string::npos);
+    EXPECT_EQ(count(gather_axis1.source, "indices_slice"), 0u);
+    // One loop level, or straight-line code: no slices.
+    EXPECT_EQ(count(emit_json(gather(100, 65, R"("none")")).source, "_slice"), 0u);
+    EXPECT_EQ(count(emit_json(gather(100, 3, "")).source, "_slice"), 0u);
+}
+
 TEST(Emit, IndicesAndUpdatesAreRestrictInTheDefinitionOnly) {
     auto scatter = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "float32", "data_shape": [4, 4],
                                   "indices_shape": [2, 1], "reduction": "add"})");

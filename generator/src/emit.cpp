@@ -95,7 +95,9 @@ public:
         macro_ = macro_case(spec.name);
         reduce_ = copy.reduction != Reduction::None;
         source_ = copy.indexed == IndexedCopy::Indexed::Source ? "data" : "updates";
+        source_base_ = source_;
         plan_copies();
+        plan_slices();
     }
 
     GeneratedKernel run() {
@@ -192,6 +194,19 @@ private:
             }
             set_partial(level, factor);
             break;
+        }
+    }
+
+    // The loop that encloses the innermost one names, at each of its points, the part of each tensor its inner
+    // loop reaches (a pointer per tensor). The inner loop's offsets then leave out the outer loop variables:
+    // with 32-bit offsets on a 64-bit machine, a compiler cannot fold `i0 * 1024u + index` into an address (the
+    // sum might wrap), and computes it again for every element.
+    void plan_slices() {
+        std::optional<size_t> innermost;
+        for (size_t level = 0; level < levels_.size(); ++level) {
+            if (levels_[level].mode == LevelPlan::Mode::Full) continue;
+            slice_level_ = innermost;
+            innermost = level;
         }
     }
 
@@ -618,16 +633,21 @@ private:
         if (plan.mode == LevelPlan::Mode::Loop) {
             w.open("for (" + offset_ + " " + variable + " = 0u; " + variable + " < " + literal(extent) + "; ++" + variable + ")");
             positions[level] = Position{variable, 0};
+            open_slices(w, level, positions);
             emit_level(w, level + 1, positions);
+            close_slices();
             w.close();
             return;
         }
         const uint64_t main = extent - extent % plan.factor;
         w.open("for (" + offset_ + " " + variable + " = 0u; " + variable + " < " + literal(main) + "; " + variable + " += " + literal(plan.factor) + ")");
+        positions[level] = Position{variable, 0};
+        open_slices(w, level, positions);
         for (uint64_t j = 0; j < plan.factor; ++j) {
             positions[level] = Position{variable, j};
             emit_level(w, level + 1, positions);
         }
+        close_slices();
         w.close();
         for (uint64_t i = main; i < extent; ++i) {
             positions[level] = Position{"", i};
@@ -635,14 +655,42 @@ private:
         }
     }
 
+    // The offset at the current point, relative to the open slices (whose loop variables it leaves out).
     Affine offset(const std::vector<Position>& positions, uint64_t Loop::*stride) const {
         Affine out;
         for (size_t level = 0; level < positions.size(); ++level) {
             const uint64_t step = copy_.loops[level].*stride;
-            if (!positions[level].variable.empty()) out.terms.emplace_back(positions[level].variable, step);
+            if (!positions[level].variable.empty() && level >= sliced_levels_) out.terms.emplace_back(positions[level].variable, step);
             out.constant += positions[level].offset * step;
         }
         return out;
+    }
+
+    // At the top of the body of the slice loop (plan_slices): a pointer to each tensor's part at the point of
+    // the loop variables up to `level`, for the tensors whose offsets move with them.
+    void open_slices(CodeWriter& w, size_t level, const std::vector<Position>& positions) {
+        if (slice_level_ != level) return;
+        auto slice = [&](std::string& base, const std::string& pointer_type, uint64_t Loop::*stride) {
+            Affine at;
+            for (size_t outer = 0; outer <= level; ++outer) {
+                const uint64_t step = copy_.loops[outer].*stride;
+                if (!positions[outer].variable.empty() && step != 0) at.terms.emplace_back(positions[outer].variable, step);
+            }
+            if (at.terms.empty()) return;
+            w.line(pointer_type + base + "_slice = &" + base + "[" + at.str() + "];");
+            base += "_slice";
+        };
+        slice(source_base_, pointer_to_element(true), &Loop::source_stride);
+        if (!copy_.runs) slice(indices_base_, "const " + index_ + " *", &Loop::indices_stride);
+        slice(output_base_, pointer_to_element(false), &Loop::destination_stride);
+        sliced_levels_ = level + 1;
+    }
+
+    void close_slices() {
+        source_base_ = source_;
+        indices_base_ = "indices";
+        output_base_ = "output";
+        sliced_levels_ = 0;
     }
 
     void emit_copy(CodeWriter& w, const std::vector<Position>& positions) {
@@ -655,7 +703,7 @@ private:
         const Affine tuple = offset(positions, &Loop::indices_stride);
         Affine& indexed = copy_.indexed == IndexedCopy::Indexed::Source ? source : destination;
         for (const auto& component : copy_.components) {
-            indexed.terms.emplace_back(spec_.name + "_wrap(indices[" + tuple.plus(component.offset).str() + "], " +
+            indexed.terms.emplace_back(spec_.name + "_wrap(" + indices_base_ + "[" + tuple.plus(component.offset).str() + "], " +
                                            literal(component.bound) + ")",
                                        component.stride);
         }
@@ -675,14 +723,14 @@ private:
     // `variable_length` gives when it is not empty.
     void emit_block(CodeWriter& w, const Affine& to, const Affine& from, uint64_t length, const std::string& variable_length) {
         if (!reduce_ && (!variable_length.empty() || length > 4)) {
-            w.line("memcpy(&output[" + to.str() + "], &" + source_ + "[" + from.str() + "], " +
+            w.line("memcpy(&" + output_base_ + "[" + to.str() + "], &" + source_base_ + "[" + from.str() + "], " +
                    (variable_length.empty() ? literal(length) : variable_length) + " * sizeof(" + element_ + "));");
             uses_memcpy_ = true;
             return;
         }
         auto element = [&](const Affine& target_offset, const Affine& value_offset) {
-            const std::string target = "output[" + target_offset.str() + "]";
-            const std::string value = source_ + "[" + value_offset.str() + "]";
+            const std::string target = output_base_ + "[" + target_offset.str() + "]";
+            const std::string value = source_base_ + "[" + value_offset.str() + "]";
             w.line(target + " = " + (reduce_ ? spec_.name + "_combine(" + target + ", " + value + ")" : value) + ";");
         };
         if (!variable_length.empty() || (length > 4 && !straight_)) {  // a reduction of a long block: an element loop
@@ -757,6 +805,11 @@ private:
     bool runs_straight_ = false;  // constant runs written out rather than read from tables
     bool uses_memcpy_ = false;
     std::vector<LevelPlan> levels_;
+    // The loop whose body opens the slices (plan_slices), the loop levels whose variables they hold while
+    // open, and the names the copies read and write through: a tensor, or its slice.
+    std::optional<size_t> slice_level_;
+    size_t sliced_levels_ = 0;
+    std::string source_base_, indices_base_ = "indices", output_base_ = "output";
     // The current run inside the loop over the tables of constant runs.
     Affine run_source_, run_destination_;
     uint64_t run_length_ = 0;
