@@ -3,8 +3,9 @@
 a chart drawn with gnuplot.
 
 Run the benchmark first, with repetitions (the median of each is used):
-  build/bench/kernels_bench --benchmark_repetitions=9 --benchmark_enable_random_interleaving=true \
-      --benchmark_report_aggregates_only=true --benchmark_out=bench.json --benchmark_out_format=json
+  build/bench/kernels_bench --benchmark_min_time=0.05 --benchmark_repetitions=40 \
+      --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true \
+      --benchmark_out=bench.json --benchmark_out_format=json
   bench/speed_report.py bench.json [--chart speed.png] [--check]
 
 Targets: the large copy-bound cases (big_embedding, big_gather_nd, big_scatter_nd_add) within 1.25x of memcpy of
@@ -77,7 +78,7 @@ def chart(times, path):
             for case, t in times.items():
                 f.write(f"{case} " + " ".join(f"{t[w] / t['runtime_shaped']:.4f}" for w in WAYS) + "\n")
         script = f"""
-set terminal pngcairo size 1100,520 font ",10"
+set terminal pngcairo size 1100,560 font ",10"
 set output "{path}"
 set title "Time of one call relative to the runtime-shaped kernel (CPU time, median of repetitions; lower is faster)"
 set style data histograms
@@ -85,8 +86,10 @@ set style histogram clustered gap 1
 set style fill solid 0.9 border -1
 set boxwidth 0.9
 set logscale y 2
-set yrange [0.03125:2]
-set ytics ("1/32" 0.03125, "1/16" 0.0625, "1/8" 0.125, "1/4" 0.25, "1/2" 0.5, "1" 1, "2" 2)
+set yrange [0.015625:2]
+set ytics ("1/64" 0.015625, "1/32" 0.03125, "1/16" 0.0625, "1/8" 0.125, "1/4" 0.25, "1/2" 0.5, "1" 1, "2" 2)
+set rmargin 10
+set bmargin 7
 set grid ytics
 set xtics rotate by -30 noenhanced
 set key top left
