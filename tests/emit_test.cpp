@@ -296,11 +296,33 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
                                        "indices_shape": [40], "axis": 1, "unroll": "none"})");
     EXPECT_NE(gather_axis1.source.find("const int8_t *data_slice = &data[i0 * 14u];"), std::string::npos)
         << gather_axis1.source;
-    EXPECT_NE(gather_axis1.source.find("int8_t *output_slice = &output[i0 * 80u];"), std::string::npos);
+    EXPECT_NE(gather_axis1.source.find("        int8_t *output_slice = &output[i0 * 80u];"), std::string::npos);
     EXPECT_EQ(count(gather_axis1.source, "indices_slice"), 0u);
-    // One loop level, or straight-line code: no slices.
+    // The remainder of a partly unrolled inner loop runs inside the outer loop, through the slices too.
+    auto remainder = emit_json(R"({"name": "r", "op": "GatherElements", "dtype": "float32", "data_shape": [4, 10],
+                                    "indices_shape": [4, 7], "axis": 1, "unroll": 3})");
+    EXPECT_NE(remainder.source.find("        output_slice[6u] = data_slice[r_wrap(indices_slice[6u], 10u)];\n    }\n"),
+              std::string::npos)
+        << remainder.source;
+    EXPECT_EQ(count(remainder.source, "i0 *"), 3u);
+    // A deeper nest (ScatterElements along a middle axis): the slices hold every outer variable, the innermost
+    // loop's offsets only its own. Strides: updates and indices [10, 5, 1], output [24, 6, 1], and output's
+    // offset along axis 1 comes from the index, not from i1.
+    auto deep = emit_json(R"({"name": "d", "op": "ScatterElements", "dtype": "int16", "data_shape": [3, 4, 6],
+                               "indices_shape": [3, 2, 5], "axis": 1, "reduction": "max", "unroll": "none"})");
+    EXPECT_NE(deep.source.find("            const int16_t *updates_slice = &updates[i0 * 10u + i1 * 5u];\n"
+                               "            const int64_t *indices_slice = &indices[i0 * 10u + i1 * 5u];\n"
+                               "            int16_t *output_slice = &output[i0 * 24u];\n"
+                               "            for (uint32_t i2 = 0u; i2 < 5u; ++i2) {\n"
+                               "                {\n"
+                               "                    const uint32_t to = i2 + d_wrap(indices_slice[i2], 4u) * 6u;\n"),
+              std::string::npos)
+        << deep.source;
+    // A nest written out straight-line, or a single loop level: no slices.
+    auto straight = emit_json(R"({"name": "e", "op": "GatherElements", "dtype": "float32", "data_shape": [6, 10],
+                                   "indices_shape": [6, 5], "axis": 1, "unroll": "full"})");
+    EXPECT_EQ(count(straight.source, "_slice"), 0u) << straight.source;
     EXPECT_EQ(count(emit_json(gather(100, 65, R"("none")")).source, "_slice"), 0u);
-    EXPECT_EQ(count(emit_json(gather(100, 3, "")).source, "_slice"), 0u);
 }
 
 TEST(Emit, IndicesAndUpdatesAreRestrictInTheDefinitionOnly) {

@@ -635,7 +635,7 @@ private:
             positions[level] = Position{variable, 0};
             open_slices(w, level, positions);
             emit_level(w, level + 1, positions);
-            close_slices();
+            if (slice_level_ == level) close_slices();
             w.close();
             return;
         }
@@ -647,7 +647,7 @@ private:
             positions[level] = Position{variable, j};
             emit_level(w, level + 1, positions);
         }
-        close_slices();
+        if (slice_level_ == level) close_slices();
         w.close();
         for (uint64_t i = main; i < extent; ++i) {
             positions[level] = Position{"", i};
