@@ -390,10 +390,13 @@ void run_random_cases(const std::string& op) {
         constant_cases += c.constant_indices;
         cases.push_back(std::move(c));
     }
-    // Both outcomes must be exercised, or the test proves less than it claims.
-    EXPECT_GE(errors_expected, n / 25) << "too few out-of-range cases";
-    EXPECT_LT(errors_expected, n / 2) << "too few in-range cases";
-    EXPECT_GT(constant_cases, n / 40) << "too few cases with constant indices";
+    // Both outcomes must be exercised, or the test proves less than it claims. (A run of a few cases, set by
+    // KERNELGEN_RANDOM_CASES to chase one failure, is too small for these proportions to hold.)
+    if (n >= 100) {
+        EXPECT_GE(errors_expected, n / 25) << "too few out-of-range cases";
+        EXPECT_LT(errors_expected, n / 2) << "too few in-range cases";
+        EXPECT_GT(constant_cases, n / 40) << "too few cases with constant indices";
+    }
 
     dump_cases(op, cases);
     kernelgen::GenerateResult result = kernelgen::generate(kernels);
