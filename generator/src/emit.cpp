@@ -635,7 +635,7 @@ private:
             positions[level] = Position{variable, 0};
             open_slices(w, level, positions);
             emit_level(w, level + 1, positions);
-            if (slice_level_ == level) close_slices();
+            close_slices(level);
             w.close();
             return;
         }
@@ -647,7 +647,7 @@ private:
             positions[level] = Position{variable, j};
             emit_level(w, level + 1, positions);
         }
-        if (slice_level_ == level) close_slices();
+        close_slices(level);
         w.close();
         for (uint64_t i = main; i < extent; ++i) {
             positions[level] = Position{"", i};
@@ -686,7 +686,9 @@ private:
         sliced_levels_ = level + 1;
     }
 
-    void close_slices() {
+    // At the end of the body of the slice loop: the copies name the tensors again.
+    void close_slices(size_t level) {
+        if (slice_level_ != level) return;
         source_base_ = source_;
         indices_base_ = "indices";
         output_base_ = "output";
