@@ -174,17 +174,16 @@ Case make_case(std::string name, std::shared_ptr<Tensors> t, size_t bytes, Call 
 using GatherKernel = int (*)(const float*, const int32_t*, float*);
 using ScatterKernel = int (*)(const float*, const int32_t*, const float*, float*);
 
-// A generated gather kernel called on a case's tensors.
-Call gather_call(GatherKernel kernel) {
-    return [kernel](const Tensors& s, float* out) { return kernel(s.data.data(), s.indices.data(), out); };
-}
-
-// The gathers move their output: memcpy copies as many bytes from the start of data. Like the kernel's, its
-// reads and writes are the same bytes on every call, and its footprint (output and the bytes read: 1 MiB for
-// big_gather_nd) is no smaller than the kernel's (output, indices and the distinct rows the indices pick: about
-// 0.9 MiB there).
-std::function<void(Tensors&)> copy_output() {
-    return [](Tensors& t) { std::memcpy(t.output.data(), t.data.data(), t.output.size() * sizeof(float)); };
+// A gather case: the generated kernel and the runtime-shaped one on the same tensors. The gathers move their
+// output: memcpy copies as many bytes from the start of data. Like the kernel's, its reads and writes are the
+// same bytes on every call, and its footprint (output and the bytes read: 1 MiB for big_gather_nd) is no
+// smaller than the kernel's (output, indices and the distinct rows the indices pick: about 0.9 MiB there).
+Case gather_case(std::string name, const std::shared_ptr<Tensors>& t, GatherKernel kernel, Call runtime) {
+    return make_case(
+        std::move(name), t, t->output.size() * sizeof(float),
+        [kernel](const Tensors& s, float* out) { return kernel(s.data.data(), s.indices.data(), out); },
+        std::move(runtime),
+        [](Tensors& s) { std::memcpy(s.output.data(), s.data.data(), s.output.size() * sizeof(float)); });
 }
 
 Case gather(std::string name, GatherKernel kernel, Dims data, Dims indices, int axis) {
@@ -192,23 +191,16 @@ Case gather(std::string name, GatherKernel kernel, Dims data, Dims indices, int 
     output_dims.insert(output_dims.end(), indices.begin(), indices.end());
     output_dims.insert(output_dims.end(), data.begin() + axis + 1, data.end());
     auto t = make_tensors(data, indices, {data[static_cast<size_t>(axis)]}, count(output_dims), 0);
-    return make_case(std::move(name), t, t->output.size() * sizeof(float),
-                     gather_call(kernel),
-                     [axis](const Tensors& s, float* out) {
-                         return rs_gather(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(), axis, out);
-                     },
-                     copy_output());
+    return gather_case(std::move(name), t, kernel, [axis](const Tensors& s, float* out) {
+        return rs_gather(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(), axis, out);
+    });
 }
 
 Case gather_elements(std::string name, GatherKernel kernel, Dims data, Dims indices, int axis) {
     auto t = make_tensors(data, indices, {data[static_cast<size_t>(axis)]}, count(indices), 0);
-    return make_case(std::move(name), t, t->output.size() * sizeof(float),
-                     gather_call(kernel),
-                     [axis](const Tensors& s, float* out) {
-                         return rs_gather_elements(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(),
-                                                   axis, out);
-                     },
-                     copy_output());
+    return gather_case(std::move(name), t, kernel, [axis](const Tensors& s, float* out) {
+        return rs_gather_elements(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(), axis, out);
+    });
 }
 
 Case gather_nd(std::string name, GatherKernel kernel, Dims data, Dims indices, int batch_dims,
@@ -219,13 +211,9 @@ Case gather_nd(std::string name, GatherKernel kernel, Dims data, Dims indices, i
     output_dims.insert(output_dims.end(), data.begin() + static_cast<long>(b + k), data.end());
     auto t = make_tensors(data, indices, Dims(data.begin() + static_cast<long>(b), data.begin() + static_cast<long>(b + k)),
                           count(output_dims), 0, order);
-    return make_case(std::move(name), t, t->output.size() * sizeof(float),
-                     gather_call(kernel),
-                     [batch_dims](const Tensors& s, float* out) {
-                         return rs_gather_nd(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(),
-                                             batch_dims, out);
-                     },
-                     copy_output());
+    return gather_case(std::move(name), t, kernel, [batch_dims](const Tensors& s, float* out) {
+        return rs_gather_nd(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(), batch_dims, out);
+    });
 }
 
 // ScatterND (out of place): the output is a copy of data with the updates written over it, so memcpy moves
