@@ -15,6 +15,7 @@
 #include <string>
 
 #include "kernelgen/version.h"
+#include "text_files.h"
 
 namespace {
 
@@ -32,18 +33,8 @@ std::string shell_quoted(const std::string& text) {
     return out + "'";
 }
 
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-    fs::create_directories(path.parent_path());
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-}
+using testfiles::read_text;
+using testfiles::write_text;
 
 // Names of the entries of a folder (empty when it does not exist).
 std::set<std::string> entries_of(const fs::path& dir) {

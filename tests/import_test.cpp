@@ -26,6 +26,7 @@
 #include "c_program.h"
 #include "kernelgen/generate.h"
 #include "kernelgen/import.h"
+#include "text_files.h"
 
 namespace {
 
@@ -36,17 +37,8 @@ const fs::path kNodeDir = KERNELGEN_ONNX_NODE_DIR;
 const fs::path kSourceDir = KERNELGEN_SOURCE_DIR;
 const fs::path kWorkDir = KERNELGEN_IMPORT_WORK_DIR;
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-void write_file(const fs::path& path, const std::string& content) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << content;
-}
+using testfiles::read_text;
+using testfiles::write_text;
 
 fs::path fresh_dir(const std::string& name) {
     const fs::path dir = kWorkDir / name;
@@ -177,10 +169,10 @@ TEST_P(ImportNodeTests, ImportsToTheHandWrittenSpecAndPasses) {
     // The imported kernel on the test's data.
     std::vector<onnx::TensorProto> inputs;
     for (int i = 0; fs::exists(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")); ++i) {
-        ASSERT_TRUE(inputs.emplace_back().ParseFromString(read_file(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"))));
+        ASSERT_TRUE(inputs.emplace_back().ParseFromString(read_text(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"))));
     }
     onnx::TensorProto output;
-    ASSERT_TRUE(output.ParseFromString(read_file(dir / "test_data_set_0" / "output_0.pb")));
+    ASSERT_TRUE(output.ParseFromString(read_text(dir / "test_data_set_0" / "output_0.pb")));
     ASSERT_EQ(inputs.size(), kernelgen::is_scatter(imported.op) ? 3u : 2u);
     const std::vector<uint8_t> updates = inputs.size() == 3 ? tensor_bytes(inputs[2]) : std::vector<uint8_t>{};
     std::vector<cprogram::Case> cases{
@@ -509,13 +501,13 @@ std::string only_diagnostic(const kernelgen::ImportResult& result) {
 
 TEST(ImportFiles, NotAModel) {
     const fs::path dir = fresh_dir("files");
-    write_file(dir / "spec.json", read_file(kSourceDir / "specs" / "token_embedding.json"));
-    write_file(dir / "empty.onnx", "");
+    write_text(dir / "spec.json", read_text(kSourceDir / "specs" / "token_embedding.json"));
+    write_text(dir / "empty.onnx", "");
     const std::string bytes = multi_node_model().bytes();
-    write_file(dir / "truncated.onnx", bytes.substr(0, bytes.size() / 2));
+    write_text(dir / "truncated.onnx", bytes.substr(0, bytes.size() / 2));
     onnx::ModelProto not_model;  // valid protobuf, but no ir_version and no graph
     not_model.set_producer_name("a text");
-    write_file(dir / "tensor.pb", not_model.SerializeAsString());
+    write_text(dir / "tensor.pb", not_model.SerializeAsString());
     const std::string d = dir.string() + "/";
     EXPECT_EQ(only_diagnostic(kernelgen::import_model_file(d + "spec.json")),
               d + "spec.json: /: not an ONNX model: the file does not parse as an ONNX ModelProto (protobuf)");
@@ -627,7 +619,7 @@ CliRun kernelgen_run(const std::string& arguments) {
 
 TEST(ImportCli, ImportsListsSkippedNodesAndWritesSpecs) {
     const fs::path dir = fresh_dir("cli");
-    write_file(dir / "multi.onnx", multi_node_model().bytes());
+    write_text(dir / "multi.onnx", multi_node_model().bytes());
     const std::string model = (dir / "multi.onnx").string();
     CliRun strict = kernelgen_run("import " + model + " --out-dir " + (dir / "strict").string() + " --strict");
     EXPECT_EQ(strict.status, 1);
@@ -738,21 +730,21 @@ TEST(ImportOrt, KernelsAgreeWithOnnxRuntime) {
     for (const auto& [name, dims] : outputs) m.output(name, name == "picked_grid" ? kInt32 : kFloat, dims);
 
     const fs::path dir = fresh_dir("ort");
-    write_file(dir / "model.onnx", m.bytes());
+    write_text(dir / "model.onnx", m.bytes());
     json feeds = json::object();
     for (const auto& input : inputs) {
         feeds[input.name] = {{"type", input.type == kFloat ? "float32" : input.type == kInt32 ? "int32" : "int64"},
                              {"dims", input.dims},
                              {"hex", cprogram::hex(input.bytes)}};
     }
-    write_file(dir / "inputs.json", feeds.dump(1));
+    write_text(dir / "inputs.json", feeds.dump(1));
     int status = 0;
     const std::string log = cprogram::run_command(node + " " + (kSourceDir / "tests" / "import" / "run_model_ort.js").string() +
                                                       " " + (dir / "model.onnx").string() + " " + (dir / "inputs.json").string() +
                                                       " " + (dir / "outputs.json").string() + " " + ort_dir.string(),
                                                   status);
     ASSERT_EQ(status, 0) << log;
-    const json ort_outputs = json::parse(read_file(dir / "outputs.json"));
+    const json ort_outputs = json::parse(read_text(dir / "outputs.json"));
 
     const auto result = kernelgen::import_model(m.bytes(), "model.onnx");
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
