@@ -448,6 +448,45 @@ TEST(ImportModel, OpsetRulesAndMalformedNodes) {
               }));
 }
 
+// Each operator only at the opsets that have it, as ONNX's checker and ONNX Runtime accept it: GatherElements,
+// GatherND, ScatterND and ScatterElements from opset 11, the deprecated Scatter in opsets 9 and 10 only.
+TEST(ImportModel, OperatorsOnlyAtTheOpsetsThatHaveThem) {
+    for (const int64_t opset : {9, 10, 11, 13}) {
+        SCOPED_TRACE("opset " + std::to_string(opset));
+        Model m(opset);
+        m.input("data", kFloat, {4, 3});
+        m.input("idx", kInt64, {2});
+        m.input("eidx", kInt64, {2, 3});
+        m.input("sidx", kInt64, {2, 1});
+        m.input("upd", kFloat, {2, 3});
+        m.node("Gather", {"data", "idx"}, "a", "gather");
+        m.node("GatherElements", {"data", "eidx"}, "b", "gather_elements");
+        m.node("GatherND", {"data", "sidx"}, "c", "gather_nd");
+        m.node("ScatterND", {"data", "sidx", "upd"}, "d", "scatter_nd");
+        m.node("ScatterElements", {"data", "eidx", "upd"}, "e", "scatter_elements");
+        m.node("Scatter", {"data", "eidx", "upd"}, "f", "scatter");
+        const auto result = kernelgen::import_model(m.bytes(), "m.onnx");
+        std::vector<std::string> names;
+        for (const auto& kernel : result.kernels) names.push_back(kernel.name);
+        const std::string imports = " (the model imports opset " + std::to_string(opset) + ")";
+        if (opset < 11) {
+            EXPECT_EQ(names, (std::vector<std::string>{"gather", "scatter"}));
+            EXPECT_EQ(skipped_lines(result), (std::vector<std::string>{
+                                                 "node \"gather_elements\" (GatherElements, #1): GatherElements needs opset 11" + imports,
+                                                 "node \"gather_nd\" (GatherND, #2): GatherND needs opset 11" + imports,
+                                                 "node \"scatter_nd\" (ScatterND, #3): ScatterND needs opset 11" + imports,
+                                                 "node \"scatter_elements\" (ScatterElements, #4): ScatterElements needs opset 11" + imports,
+                                             }));
+        } else {
+            EXPECT_EQ(names, (std::vector<std::string>{"gather", "gather_elements", "gather_nd", "scatter_nd",
+                                                       "scatter_elements"}));
+            EXPECT_EQ(skipped_lines(result),
+                      (std::vector<std::string>{"node \"scatter\" (Scatter, #5): Scatter is deprecated after opset 10 (use "
+                                                "ScatterElements; the model imports opset " + std::to_string(opset) + ")"}));
+        }
+    }
+}
+
 // Where ONNX's shape inference cannot run (here: a declared shape contradicts the inferred one), the shapes
 // the model declares are used, and the result says why.
 TEST(ImportModel, DeclaredShapesWhenInferenceFails) {

@@ -31,20 +31,35 @@ struct OpRule {
     const char* onnx_op;          // the node's op_type
     Op op;                        // the kernelgen operator it becomes
     std::vector<std::string> attributes;  // the attributes the operator takes
+    int64_t since;                // the first ai.onnx opset that has the operator
+    int64_t until;                // the last one, or 0: every later opset
+    const char* replaced_by;      // after `until`: the operator that replaces it
 };
 
 // Scatter (opsets 9-10, deprecated since 11) is ScatterElements without a reduction: same inputs, same axis
-// attribute, same result, so it imports as ScatterElements.
+// attribute, same result, so it imports as ScatterElements. A model whose opset lacks the operator is not a
+// valid model: ONNX's checker and ONNX Runtime refuse it, and so does import, node by node.
 const std::vector<OpRule>& op_rules() {
     static const std::vector<OpRule> rules{
-        {"Gather", Op::Gather, {"axis"}},
-        {"GatherElements", Op::GatherElements, {"axis"}},
-        {"GatherND", Op::GatherND, {"batch_dims"}},
-        {"ScatterND", Op::ScatterND, {"reduction"}},
-        {"ScatterElements", Op::ScatterElements, {"axis", "reduction"}},
-        {"Scatter", Op::ScatterElements, {"axis"}},
+        {"Gather", Op::Gather, {"axis"}, 1, 0, nullptr},
+        {"GatherElements", Op::GatherElements, {"axis"}, 11, 0, nullptr},
+        {"GatherND", Op::GatherND, {"batch_dims"}, 11, 0, nullptr},
+        {"ScatterND", Op::ScatterND, {"reduction"}, 11, 0, nullptr},
+        {"ScatterElements", Op::ScatterElements, {"axis", "reduction"}, 11, 0, nullptr},
+        {"Scatter", Op::ScatterElements, {"axis"}, 9, 10, "ScatterElements"},
     };
     return rules;
+}
+
+// Why the model's opset does not have the rule's operator, or "" when it does.
+std::string opset_problem(const OpRule& rule, int64_t opset) {
+    const std::string imports = " (the model imports opset " + std::to_string(opset) + ")";
+    if (opset < rule.since) return std::string(rule.onnx_op) + " needs opset " + std::to_string(rule.since) + imports;
+    if (rule.until != 0 && opset > rule.until) {
+        return std::string(rule.onnx_op) + " is deprecated after opset " + std::to_string(rule.until) +
+               " (use " + rule.replaced_by + "; the model imports opset " + std::to_string(opset) + ")";
+    }
+    return "";
 }
 
 const OpRule* find_rule(const onnx::NodeProto& node) {
@@ -408,6 +423,8 @@ int64_t default_opset(const onnx::ModelProto& model, bool& found) {
 // The spec of one node (keys in the README's order), or nothing with `problem` set.
 std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, int64_t opset, const TensorTypes& types,
                               const ConstantTensors& constants, std::string& problem) {
+    problem = opset_problem(rule, opset);
+    if (!problem.empty()) return std::nullopt;
     const bool scatter = is_scatter(rule.op);
     const int expected_inputs = scatter ? 3 : 2;
     const char* input_names = scatter ? "data, indices, updates" : "data, indices";
