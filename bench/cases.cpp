@@ -88,7 +88,10 @@ enum class Order {
     random,    // over [-s, s-1] from a fixed seed
     in_order,  // tuple t addresses the t-th slice of data in row-major order (0, 1, 2, ...): the kernel then
                // reads exactly the bytes the memcpy baseline reads, in the same order
+    few_rows,  // tuple t addresses one of data's first kFewSlices slices, drawn from a fixed seed: the kernel
+               // then copies as many bytes as with `random`, from a small part of data (32 KiB for big_gather_nd)
 };
+constexpr size_t kFewSlices = 128;
 
 // data and updates with distinct values; indices as `order` says.
 std::shared_ptr<Tensors> make_tensors(Dims data_dims, Dims indices_dims, std::vector<int32_t> bounds_of_tuple,
@@ -110,11 +113,12 @@ std::shared_ptr<Tensors> make_tensors(Dims data_dims, Dims indices_dims, std::ve
         t->bounds[i] = s;
         t->indices[i] = static_cast<int32_t>((state >> 8) % static_cast<uint32_t>(2 * s)) - s;
     }
-    if (order == Order::in_order) {
-        // The digits of the tuple's number t, in the mixed radix of the bounds (last component fastest).
+    if (order != Order::random) {
+        // The digits of the slice's number, in the mixed radix of the bounds (last component fastest).
         const size_t k = bounds_of_tuple.size();
         for (size_t tuple = 0; tuple < t->indices.size() / k; ++tuple) {
-            size_t rest = tuple;
+            state = state * 1664525u + 1013904223u;
+            size_t rest = order == Order::in_order ? tuple : (state >> 8) % kFewSlices;
             for (size_t c = k; c-- > 0;) {
                 const auto s = static_cast<size_t>(bounds_of_tuple[c]);
                 t->indices[tuple * k + c] = static_cast<int32_t>(rest % s);
@@ -253,6 +257,8 @@ std::vector<Case> make_cases() {
     // Not a case of the issue: big_gather_nd's kernel on indices that make it read what memcpy reads (see
     // README, "Speed and size").
     cases.push_back(gather_nd("big_gather_nd_in_order", big_gather_nd, {64, 64, 64}, {2048, 2}, 0, Order::in_order));
+    // Nor this one: the same kernel copying its rows from 32 KiB of data, so that its working set is the output.
+    cases.push_back(gather_nd("big_gather_nd_few_rows", big_gather_nd, {64, 64, 64}, {2048, 2}, 0, Order::few_rows));
     cases.push_back(scatter_nd("big_scatter_nd_add", big_scatter_nd_add, {4096, 256}, {1024, 1},
                                RS_REDUCTION_ADD));
     cases.push_back(gather_elements("big_gather_elements", big_gather_elements, {256, 1024},

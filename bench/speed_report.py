@@ -21,7 +21,8 @@ import tempfile
 
 MEMORY_BOUND = {"big_embedding", "big_gather_nd", "big_scatter_nd_add"}
 HALF_TIME = {"big_gather_elements"}
-DIAGNOSTIC = {"big_gather_nd_in_order": "none (big_gather_nd's kernel reading memcpy's bytes in memcpy's order)"}
+DIAGNOSTIC = {"big_gather_nd_in_order": "none (big_gather_nd's kernel reading memcpy's bytes in memcpy's order)",
+              "big_gather_nd_few_rows": "none (big_gather_nd's kernel copying its rows from 32 KiB of data)"}
 WAYS = ["kernelgen", "runtime_shaped", "memcpy"]
 
 
