@@ -1,8 +1,8 @@
 # cmake -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch> -P check_cmake_function_errors.cmake
 #
 # kernelgen_add_kernels() refuses misuse at configure time with a message of its own: its arguments, the
-# generator, and what one kernelgen run per spec cannot see (names that clash across spec files, a spec whose
-# "kernels" list is empty). Each case configures a throwaway project and expects the configure step to fail
+# generator, and what one kernelgen run per spec cannot see (names that clash across spec files, two calls
+# writing one kernel file, a spec whose "kernels" list is empty). Each case configures a throwaway project and expects the configure step to fail
 # with its message; the last cases must configure.
 if(NOT SOURCE_DIR OR NOT WORK_DIR)
   message(FATAL_ERROR "SOURCE_DIR and WORK_DIR are required")
@@ -118,6 +118,16 @@ expect_call_error(options_unroll_without_mode
   "${me}: OPTIONS: --unroll needs a mode \\(auto, full, none or a factor 1..64\\)"
   "kernelgen_add_kernels(kernels SPECS spec1.json OPTIONS --unroll)" "${lookup}")
 
+# --- two calls: one file each --------------------------------------------------------------------------------
+expect_call_error(two_calls_one_output_dir
+  "kernelgen_add_kernels\\(second\\): kernel \"lookup\" of [^ ]*/spec2.json would write [^ ]*/out/lookup.c, which kernelgen_add_kernels\\(first\\) for [^ ]*/spec1.json already writes \\(give each call its own OUTPUT_DIR, or list the spec in one call only\\)"
+  "kernelgen_add_kernels(first SPECS spec1.json OUTPUT_DIR out)\nkernelgen_add_kernels(second SPECS spec2.json OUTPUT_DIR out)"
+  "${lookup}" "${lookup}")
+expect_call_error(one_spec_two_calls_one_output_dir
+  "kernelgen_add_kernels\\(second\\): kernel \"lookup\" of [^ ]*/spec1.json would write [^ ]*/out/lookup.c, which kernelgen_add_kernels\\(first\\) for [^ ]*/spec1.json already writes"
+  "kernelgen_add_kernels(first SPECS spec1.json OUTPUT_DIR out)\nkernelgen_add_kernels(second SPECS spec1.json OUTPUT_DIR \${CMAKE_BINARY_DIR}/out)"
+  "${lookup}")
+
 # --- the generator ---------------------------------------------------------------------------------------
 expect_call_error(no_generator
   "${me}: no kernelgen generator: call find_package\\(KernelGen\\) or add_subdirectory\\(\\) a kernelgen checkout first, or set KERNELGEN_EXECUTABLE to a kernelgen program"
@@ -149,3 +159,7 @@ get_target_property(dirs more_kernels INTERFACE_INCLUDE_DIRECTORIES)
 if(NOT dirs STREQUAL "${CMAKE_CURRENT_BINARY_DIR}/more_kernels_kernels")
   message(FATAL_ERROR "the default OUTPUT_DIR became ${dirs}")
 endif()]] "${lookup}" "${foo}")
+expect_configure_success(one_spec_two_calls_two_output_dirs [[
+enable_language(C)
+kernelgen_add_kernels(host_kernels SPECS spec1.json)
+kernelgen_add_kernels(small_kernels SPECS spec1.json OPTIONS --unroll none)]] "${lookup}")
