@@ -19,22 +19,25 @@ if(CMAKE_VERSION VERSION_LESS 3.19)
 endif()
 cmake_policy(VERSION 3.19)  # for this file and the function, whatever the including project's policies
 
-# Claims <key> for <owner> in the parallel lists <keys_var> and <owners_var>. <previous_var> becomes the
-# owner that claimed <key> first (the lists unchanged), or "" when the claim is new (the lists extended).
-function(_kernelgen_claim keys_var owners_var key owner previous_var)
+# Claims <key> for <owner> in the parallel lists <keys_var> and <owners_var> (extending them), or stops the
+# configure step with the refusal (its pieces joined, as message() joins them) when another owner claimed
+# <key> first: @FIRST@ in it names that owner.
+function(_kernelgen_claim keys_var owners_var key owner refusal)
   set(keys "${${keys_var}}")
   set(owners "${${owners_var}}")
   list(FIND keys "${key}" at)
   if(NOT at EQUAL -1)
-    list(GET owners ${at} previous)
-    set(${previous_var} "${previous}" PARENT_SCOPE)
-    return()
+    foreach(piece IN LISTS ARGN)
+      string(APPEND refusal "${piece}")
+    endforeach()
+    list(GET owners ${at} first)
+    string(REPLACE "@FIRST@" "${first}" refusal "${refusal}")
+    message(FATAL_ERROR "${refusal}")
   endif()
   list(APPEND keys "${key}")
   list(APPEND owners "${owner}")
   set(${keys_var} "${keys}" PARENT_SCOPE)
   set(${owners_var} "${owners}" PARENT_SCOPE)
-  set(${previous_var} "" PARENT_SCOPE)
 endfunction()
 
 function(kernelgen_add_kernels target)
@@ -163,12 +166,10 @@ function(kernelgen_add_kernels target)
         else()
           set(identifier "${upper}${suffix}")
         endif()
-        _kernelgen_claim(identifiers owners "${identifier}" "\"${name}\" of ${spec}" owner)
-        if(NOT owner STREQUAL "")
-          message(FATAL_ERROR "${me}: kernel \"${name}\" of ${spec} clashes with "
-                              "kernel ${owner}: both headers would define ${identifier} (kernel names must be "
-                              "unique, also once upper-cased, and no name may be another kernel's macro)")
-        endif()
+        _kernelgen_claim(identifiers owners "${identifier}" "\"${name}\" of ${spec}"
+          "${me}: kernel \"${name}\" of ${spec} clashes with kernel @FIRST@: both headers would define "
+          "${identifier} (kernel names must be unique, also once upper-cased, and no name may be another "
+          "kernel's macro)")
       endforeach()
     endforeach()
     set(outputs "")
@@ -177,12 +178,9 @@ function(kernelgen_add_kernels target)
       # libraries would define one function. Calls anywhere in the build are seen (a global property).
       get_property(claimed GLOBAL PROPERTY KERNELGEN_CLAIMED_FILES)
       get_property(claimants GLOBAL PROPERTY KERNELGEN_CLAIMANTS)
-      _kernelgen_claim(claimed claimants "${KG_OUTPUT_DIR}/${name}.c" "${me} for ${spec}" claimant)
-      if(NOT claimant STREQUAL "")
-        message(FATAL_ERROR "${me}: kernel \"${name}\" of ${spec} would write ${KG_OUTPUT_DIR}/${name}.c, which "
-                            "${claimant} already writes (give each call its own OUTPUT_DIR, or list the spec "
-                            "in one call only)")
-      endif()
+      _kernelgen_claim(claimed claimants "${KG_OUTPUT_DIR}/${name}.c" "${me} for ${spec}"
+        "${me}: kernel \"${name}\" of ${spec} would write ${KG_OUTPUT_DIR}/${name}.c, which @FIRST@ already "
+        "writes (give each call its own OUTPUT_DIR, or list the spec in one call only)")
       set_property(GLOBAL PROPERTY KERNELGEN_CLAIMED_FILES "${claimed}")
       set_property(GLOBAL PROPERTY KERNELGEN_CLAIMANTS "${claimants}")
       list(APPEND outputs "${KG_OUTPUT_DIR}/${name}.h" "${KG_OUTPUT_DIR}/${name}.c")

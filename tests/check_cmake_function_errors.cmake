@@ -2,8 +2,8 @@
 #
 # kernelgen_add_kernels() refuses misuse at configure time with a message of its own: its arguments, the
 # generator, and what one kernelgen run per spec cannot see (names that clash across spec files, two calls
-# writing one kernel file, a spec whose "kernels" list is empty). Each case configures a throwaway project and expects the configure step to fail
-# with its message; the last cases must configure.
+# writing one kernel file, a spec whose "kernels" list is empty). Each case configures a throwaway project and
+# expects the configure step to fail with its message; the last cases must configure.
 if(NOT SOURCE_DIR OR NOT WORK_DIR)
   message(FATAL_ERROR "SOURCE_DIR and WORK_DIR are required")
 endif()
