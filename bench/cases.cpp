@@ -117,8 +117,11 @@ std::shared_ptr<Tensors> make_tensors(Dims data_dims, Dims indices_dims, std::ve
         // The digits of the slice's number, in the mixed radix of the bounds (last component fastest).
         const size_t k = bounds_of_tuple.size();
         for (size_t tuple = 0; tuple < t->indices.size() / k; ++tuple) {
-            state = state * 1664525u + 1013904223u;
-            size_t rest = order == Order::in_order ? tuple : (state >> 8) % kFewSlices;
+            size_t rest = tuple;
+            if (order == Order::few_rows) {
+                state = state * 1664525u + 1013904223u;
+                rest = (state >> 8) % kFewSlices;
+            }
             for (size_t c = k; c-- > 0;) {
                 const auto s = static_cast<size_t>(bounds_of_tuple[c]);
                 t->indices[tuple * k + c] = static_cast<int32_t>(rest % s);
