@@ -8,7 +8,8 @@
 #   SPECS       spec files; relative paths are relative to CMAKE_CURRENT_SOURCE_DIR.
 #   OUTPUT_DIR  where the .h/.c go; relative paths are relative to CMAKE_CURRENT_BINARY_DIR
 #               (default: ${CMAKE_CURRENT_BINARY_DIR}/<target>_kernels).
-#   OPTIONS     more kernelgen arguments: --unroll MODE (or --unroll=MODE). --out-dir belongs to the function.
+#   OPTIONS     more kernelgen arguments: --unroll MODE, --prefetch MODE (or NAME=MODE). --out-dir belongs to
+#               the function.
 #
 # The generator: the program named by KERNELGEN_EXECUTABLE when it is set (a host kernelgen for a cross
 # build), else the target KernelGen::kernelgen (imported by find_package(KernelGen), or built by
@@ -62,29 +63,36 @@ function(kernelgen_add_kernels target)
   endif()
   get_filename_component(KG_OUTPUT_DIR "${KG_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
 
-  # OPTIONS: only what leaves the function's outputs as it declares them.
-  set(expect_mode FALSE)
+  # OPTIONS: only what leaves the function's outputs as it declares them: --unroll and --prefetch, each
+  # "NAME MODE" or "NAME=MODE", with the mode checked here as kernelgen checks it.
+  set(unroll_modes "^(auto|full|none|[1-9]|[1-5][0-9]|6[0-4])$")
+  set(unroll_rule "auto, full, none or a factor 1..64")
+  set(prefetch_modes "^(auto|none|[1-9]|[1-9][0-9]|[1-9][0-9][0-9]|10[01][0-9]|102[0-4])$")
+  set(prefetch_rule "auto, none or a distance 1..1024")
+  set(expect_mode "")
   foreach(option IN LISTS KG_OPTIONS)
     if(expect_mode)
+      set(name "${expect_mode}")
       set(mode "${option}")
-      set(expect_mode FALSE)
-    elseif(option STREQUAL "--unroll")
-      set(expect_mode TRUE)
+      set(expect_mode "")
+    elseif(option MATCHES "^--(unroll|prefetch)$")
+      set(expect_mode "${CMAKE_MATCH_1}")
       continue()
-    elseif(option MATCHES "^--unroll=(.*)$")
-      set(mode "${CMAKE_MATCH_1}")
+    elseif(option MATCHES "^--(unroll|prefetch)=(.*)$")
+      set(name "${CMAKE_MATCH_1}")
+      set(mode "${CMAKE_MATCH_2}")
     elseif(option MATCHES "^(-o|--out-dir)(=.*)?$")
       message(FATAL_ERROR "${me}: OPTIONS may not hold ${option}: the function sets the output folder (use OUTPUT_DIR)")
     else()
       message(FATAL_ERROR "${me}: OPTIONS: \"${option}\" is not a kernelgen option the function passes on "
-                          "(allowed: --unroll MODE)")
+                          "(allowed: --unroll MODE, --prefetch MODE)")
     endif()
-    if(NOT mode MATCHES "^(auto|full|none|[1-9]|[1-5][0-9]|6[0-4])$")
-      message(FATAL_ERROR "${me}: OPTIONS: unknown --unroll mode \"${mode}\" (auto, full, none or a factor 1..64)")
+    if(NOT mode MATCHES "${${name}_modes}")
+      message(FATAL_ERROR "${me}: OPTIONS: unknown --${name} mode \"${mode}\" (${${name}_rule})")
     endif()
   endforeach()
   if(expect_mode)
-    message(FATAL_ERROR "${me}: OPTIONS: --unroll needs a mode (auto, full, none or a factor 1..64)")
+    message(FATAL_ERROR "${me}: OPTIONS: --${expect_mode} needs a mode (${${expect_mode}_rule})")
   endif()
 
   # The generator, and what its custom commands depend on: the target (a target-level dependency, and a

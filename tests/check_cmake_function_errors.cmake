@@ -98,7 +98,7 @@ expect_call_error(target_exists
   "add_custom_target(kernels)\nkernelgen_add_kernels(kernels SPECS spec1.json)" "${lookup}")
 
 # --- OPTIONS: the function owns the output folder and the list of specs ------------------------------------
-set(options_rule "is not a kernelgen option the function passes on \\(allowed: --unroll MODE\\)")
+set(options_rule "is not a kernelgen option the function passes on \\(allowed: --unroll MODE, --prefetch MODE\\)")
 foreach(option --out-dir -o --out-dir=elsewhere)
   expect_call_error(options_${option}
     "${me}: OPTIONS may not hold ${option}: the function sets the output folder \\(use OUTPUT_DIR\\)"
@@ -117,6 +117,15 @@ expect_call_error(options_unroll_equals_unknown
 expect_call_error(options_unroll_without_mode
   "${me}: OPTIONS: --unroll needs a mode \\(auto, full, none or a factor 1..64\\)"
   "kernelgen_add_kernels(kernels SPECS spec1.json OPTIONS --unroll)" "${lookup}")
+expect_call_error(options_unknown_prefetch
+  "${me}: OPTIONS: unknown --prefetch mode \"1025\" \\(auto, none or a distance 1..1024\\)"
+  "kernelgen_add_kernels(kernels SPECS spec1.json OPTIONS --prefetch 1025)" "${lookup}")
+expect_call_error(options_prefetch_equals_unknown
+  "${me}: OPTIONS: unknown --prefetch mode \"full\" \\(auto, none or a distance 1..1024\\)"
+  "kernelgen_add_kernels(kernels SPECS spec1.json OPTIONS --unroll none --prefetch=full)" "${lookup}")
+expect_call_error(options_prefetch_without_mode
+  "${me}: OPTIONS: --prefetch needs a mode \\(auto, none or a distance 1..1024\\)"
+  "kernelgen_add_kernels(kernels SPECS spec1.json OPTIONS --unroll 4 --prefetch)" "${lookup}")
 
 # --- two calls: one file each --------------------------------------------------------------------------------
 expect_call_error(two_calls_one_output_dir
@@ -154,7 +163,7 @@ get_target_property(dirs kernels INTERFACE_INCLUDE_DIRECTORIES)
 if(NOT dirs STREQUAL "${CMAKE_CURRENT_BINARY_DIR}/generated/here")
   message(FATAL_ERROR "OUTPUT_DIR generated/here became ${dirs}")
 endif()
-kernelgen_add_kernels(more_kernels SPECS spec2.json OPTIONS --unroll=8)
+kernelgen_add_kernels(more_kernels SPECS spec2.json OPTIONS --unroll=8 --prefetch 1024)
 get_target_property(dirs more_kernels INTERFACE_INCLUDE_DIRECTORIES)
 if(NOT dirs STREQUAL "${CMAKE_CURRENT_BINARY_DIR}/more_kernels_kernels")
   message(FATAL_ERROR "the default OUTPUT_DIR became ${dirs}")
@@ -162,4 +171,4 @@ endif()]] "${lookup}" "${foo}")
 expect_configure_success(one_spec_two_calls_two_output_dirs [[
 enable_language(C)
 kernelgen_add_kernels(host_kernels SPECS spec1.json)
-kernelgen_add_kernels(small_kernels SPECS spec1.json OPTIONS --unroll none)]] "${lookup}")
+kernelgen_add_kernels(small_kernels SPECS spec1.json OPTIONS --unroll none --prefetch=none)]] "${lookup}")

@@ -124,7 +124,7 @@ TEST_F(CliTest, HelpExitsZero) {
     for (const char* option : {"--help", "-h"}) {
         RunResult result = run(option);
         EXPECT_EQ(result.exit_code, 0) << option;
-        EXPECT_EQ(result.out.rfind("Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] SPEC.json...\n", 0), 0u) << result.out;
+        EXPECT_EQ(result.out.rfind("Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] [--prefetch MODE] SPEC.json...\n", 0), 0u) << result.out;
         EXPECT_EQ(result.err, "");
     }
 }
@@ -286,7 +286,7 @@ TEST_F(CliTest, ProblemsOfEveryFileArePrinted) {
     EXPECT_EQ(result.exit_code, 1);
     EXPECT_EQ(result.err,
               "one.json: /axes: unknown key \"axes\" (allowed: name, op, dtype, index_dtype, data_shape, indices_shape, "
-              "indices, unroll, index_check, axis); did you mean \"axis\"?\n"
+              "indices, unroll, prefetch, index_check, axis); did you mean \"axis\"?\n"
               "two.json: /indices_shape/1: index tuple length 2 is out of range (indices_shape[-1] must be 1..1, the "
               "data rank 1)\n"
               "kernelgen: 2 problems; nothing was written\n");
@@ -430,6 +430,30 @@ TEST_F(CliTest, UnrollOptionIsTheRunsDefault) {
     result = run("--unroll=full --out-dir out2 plain.json");
     EXPECT_EQ(result.exit_code, 0) << result.err;
     EXPECT_NE(read_text(work_ / "out2" / "plain.c").find("unroll full: straight-line copies"), std::string::npos);
+}
+
+// --prefetch likewise: a run-wide default that a spec's own "prefetch" overrides.
+TEST_F(CliTest, PrefetchOptionIsTheRunsDefault) {
+    write_spec("plain.json", R"json({"name": "plain", "op": "Gather", "dtype": "float32", "data_shape": [8, 2], "indices_shape": [3]})json");
+    write_spec("own.json", R"json({"name": "own", "op": "Gather", "dtype": "float32", "data_shape": [8, 2], "indices_shape": [3], "prefetch": "none"})json");
+    RunResult result = run("--prefetch 2 --out-dir out plain.json own.json");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    const std::string plain = read_text(work_ / "out" / "plain.c");
+    EXPECT_NE(plain.find("straight-line index checks, prefetch 2 tuples ahead."), std::string::npos) << plain;
+    EXPECT_EQ(read_text(work_ / "out" / "own.c").find("prefetch"), std::string::npos);
+    result = run("--prefetch=none --out-dir out2 plain.json");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(read_text(work_ / "out2" / "plain.c").find("prefetch"), std::string::npos);
+    for (const char* mode : {"off", "0", "1025", "", "2x"}) {
+        result = run(std::string("--prefetch '") + mode + "' --out-dir out3 plain.json");
+        EXPECT_EQ(result.exit_code, 2) << mode;
+        EXPECT_EQ(result.err, std::string("kernelgen: unknown --prefetch mode '") + mode +
+                                  "' (auto, none or a distance 1..1024)\nTry 'kernelgen --help'.\n");
+    }
+    result = run("--out-dir out3 plain.json --prefetch");
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err, "kernelgen: --prefetch needs a mode\nTry 'kernelgen --help'.\n");
+    EXPECT_FALSE(fs::exists(work_ / "out3"));
 }
 
 TEST_F(CliTest, UnrollOptionErrors) {

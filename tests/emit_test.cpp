@@ -337,4 +337,74 @@ TEST(Emit, IndicesAndUpdatesAreRestrictInTheDefinitionOnly) {
               std::string::npos);
 }
 
+// Prefetching, hand-worked. Gather float32 [4096, 16] (64-byte rows, 256 KiB) by [100]: "auto" prefetches
+// 4096 / 64 = 64 tuples ahead. The loop is unrolled by 10 (divides 100); i0 takes 0, 10, ..., 90, and the
+// copy i0 + j has a tuple 64 on while i0 + j + 64 < 100: for j = 0..5 while i0 < 40, for j = 6..9 while i0 < 30.
+std::string table(uint64_t rows, uint64_t width, const std::string& more) {
+    return R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [)" + std::to_string(rows) + ", " +
+           std::to_string(width) + R"(], "indices_shape": [100])" + more + "}";
+}
+
+TEST(Emit, AutoPrefetchesLargeTablesOfWholeLines) {
+    const std::string source = emit_json(table(4096, 16, "")).source;
+    EXPECT_NE(source.find(" * unroll auto: loops over the index tuples, a loop of index checks, prefetch 64 tuples ahead.\n"),
+              std::string::npos) << source;
+    EXPECT_NE(source.find("static void g_prefetch(const void *block)\n{\n#if defined(__GNUC__)\n    __builtin_prefetch(block);\n"
+                          "#else\n    (void)block;\n#endif\n}\n"),
+              std::string::npos) << source;
+    EXPECT_EQ(count(source, "g_prefetch(&data["), 10u);
+    EXPECT_EQ(count(source, "if (i0 < 40u) {\n            g_prefetch(&data["), 6u);
+    EXPECT_EQ(count(source, "if (i0 < 30u) {\n            g_prefetch(&data["), 4u);
+    EXPECT_NE(source.find("g_prefetch(&data[g_wrap(indices[i0 + 64u], 4096u) * 16u]);"), std::string::npos);
+    EXPECT_NE(source.find("g_prefetch(&data[g_wrap(indices[i0 + 73u], 4096u) * 16u]);"), std::string::npos);
+    // Each hint comes before its copy.
+    EXPECT_LT(source.find("g_prefetch(&data[g_wrap(indices[i0 + 64u]"), source.find("memcpy(&output[i0 * 16u], "));
+}
+
+TEST(Emit, AutoLeavesOutWhatPrefetchingCannotHelp) {
+    auto has_prefetch = [](const std::string& json) { return emit_json(json).source.find("_prefetch") != std::string::npos; };
+    EXPECT_FALSE(has_prefetch(table(1000, 16, "")));                      // 62.5 KiB: below 64 KiB
+    EXPECT_FALSE(has_prefetch(table(8192, 8, "")));                       // 32-byte rows: less than a line
+    EXPECT_FALSE(has_prefetch(table(4096, 16, R"(, "unroll": "none")"))); // the least code
+    EXPECT_FALSE(has_prefetch(table(4096, 16, R"(, "prefetch": "none")")));
+    EXPECT_FALSE(has_prefetch(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [4096, 16],
+                                  "indices_shape": [60]})"));           // straight-line: 60 copies
+    EXPECT_FALSE(has_prefetch(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [4096, 16],
+                                  "indices_shape": [100], "indices": [)" + [] {
+        std::string values;
+        for (int i = 0; i < 100; ++i) values += (i ? ", " : "") + std::to_string(i * 7);
+        return values;
+    }() + "]}"));  // constant indices
+    EXPECT_TRUE(has_prefetch(table(4096, 16, "")));
+}
+
+TEST(Emit, AGivenDistancePrefetchesAnyKernel) {
+    // unroll none: one copy in a loop of 100; the tuple 2 on exists while i0 < 98.
+    const std::string looped = emit_json(table(10, 2, R"(, "unroll": "none", "prefetch": 2)")).source;
+    EXPECT_NE(looped.find("        if (i0 < 98u) {\n            g_prefetch(&data[g_wrap(indices[i0 + 2u], 10u) * 2u]);\n"
+                          "        }\n"),
+              std::string::npos) << looped;
+    EXPECT_NE(looped.find("unroll none: loops over the index tuples, a loop of index checks, prefetch 2 tuples ahead."),
+              std::string::npos);
+    // Straight-line: 5 copies, 4 tuples ahead: only the first copy has one.
+    const std::string straight = emit_json(R"({"name": "g", "op": "Gather", "dtype": "uint8", "data_shape": [10, 2],
+                                               "indices_shape": [5], "prefetch": 4})").source;
+    EXPECT_EQ(count(straight, "g_prefetch(&data["), 1u) << straight;
+    EXPECT_NE(straight.find("    g_prefetch(&data[g_wrap(indices[4u], 10u) * 2u]);\n    {\n"), std::string::npos);
+    // No tuple has one 5 ahead: no hint, and no helper left unused.
+    EXPECT_EQ(emit_json(R"({"name": "g", "op": "Gather", "dtype": "uint8", "data_shape": [10, 2],
+                            "indices_shape": [5], "prefetch": 5})").source.find("prefetch"),
+              std::string::npos);
+}
+
+TEST(Emit, AScatterPrefetchesTheRowsItWrites) {
+    // ScatterND add [4096, 256] by [1024, 1]: 1 KiB rows of output, 4 tuples ahead, 16 lines (the cap).
+    const std::string source = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "float32", "index_dtype": "int32",
+        "data_shape": [4096, 256], "indices_shape": [1024, 1], "reduction": "add"})").source;
+    EXPECT_NE(source.find("prefetch 4 tuples ahead"), std::string::npos) << source;
+    EXPECT_EQ(count(source, "__builtin_prefetch(line"), 16u);
+    EXPECT_NE(source.find("    __builtin_prefetch(line + 960, 1);\n#else"), std::string::npos);
+    EXPECT_NE(source.find("s_prefetch(&output[s_wrap(indices[i0 + 4u], 4096u) * 256u]);"), std::string::npos);
+}
+
 }  // namespace

@@ -26,7 +26,7 @@ const std::string kIndexTypes = "int32 or int64; default int64";
 const std::string kShapeRule = "an array of integers >= 0";
 const std::string kUnrollRule = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
 const std::string kReductions = "none, add, mul, max or min; default none";
-const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, indices, unroll, index_check";
+const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, indices, unroll, prefetch, index_check";
 
 struct Parsed {
     std::vector<KernelSpec> kernels;
@@ -702,6 +702,35 @@ TEST(SpecErrors, UnrollBadValues) {
               Problems{"spec.json: /unroll: expected an integer, got number 2.5 (" + kUnrollRule + ")"});
     EXPECT_EQ(rejected(head + "[4]}"),
               Problems{"spec.json: /unroll: expected an integer, got array [4] (" + kUnrollRule + ")"});
+}
+
+// --- prefetch -------------------------------------------------------------------------------------------
+
+TEST(SpecErrors, PrefetchBadValues) {
+    const std::string head =
+        R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2], "prefetch": )json";
+    const std::string rule = "\"auto\", \"none\" or a distance in index tuples from 1 to 1024; default \"auto\"";
+    EXPECT_EQ(rejected(head + "\"off\"}"),
+              Problems{"spec.json: /prefetch: unknown prefetch setting \"off\" (" + rule + "); did you mean \"none\"?"});
+    EXPECT_EQ(rejected(head + "\"Auto\"}"),
+              Problems{"spec.json: /prefetch: unknown prefetch setting \"Auto\" (" + rule + "); did you mean \"auto\"?"});
+    EXPECT_EQ(rejected(head + "0}"), Problems{"spec.json: /prefetch: prefetch distance 0 is out of range (" + rule + ")"});
+    EXPECT_EQ(rejected(head + "1025}"), Problems{"spec.json: /prefetch: prefetch distance 1025 is out of range (" + rule + ")"});
+    EXPECT_EQ(rejected(head + "true}"), Problems{"spec.json: /prefetch: expected an integer, got boolean true (" + rule + ")"});
+    EXPECT_EQ(rejected(head + "1.5}"), Problems{"spec.json: /prefetch: expected an integer, got number 1.5 (" + rule + ")"});
+    EXPECT_EQ(parse_one(head + "\"none\"}").prefetch.kind, kernelgen::Prefetch::Kind::None);
+    const KernelSpec far = parse_one(head + "1024}");
+    EXPECT_EQ(far.prefetch.kind, kernelgen::Prefetch::Kind::Distance);
+    EXPECT_EQ(far.prefetch.distance, 1024u);
+    EXPECT_TRUE(far.prefetch_given);
+    const KernelSpec plain = parse_one(named("\"k\""));
+    EXPECT_EQ(plain.prefetch.kind, kernelgen::Prefetch::Kind::Auto);
+    EXPECT_FALSE(plain.prefetch_given);
+    // The command line's spelling.
+    EXPECT_EQ(kernelgen::parse_prefetch("none")->kind, kernelgen::Prefetch::Kind::None);
+    EXPECT_EQ(kernelgen::parse_prefetch("auto")->kind, kernelgen::Prefetch::Kind::Auto);
+    EXPECT_EQ(kernelgen::parse_prefetch("8")->distance, 8u);
+    for (const char* bad : {"", "0", "1025", "-1", "4x", "99999", "off"}) EXPECT_FALSE(kernelgen::parse_prefetch(bad)) << bad;
 }
 
 // --- index_check ----------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    "Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] SPEC.json...\n"
+    "Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] [--prefetch MODE] SPEC.json...\n"
     "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
     "\n"
     "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX\n"
@@ -32,6 +32,9 @@ constexpr const char* kUsage =
     "  -o, --out-dir DIR  folder for the generated files (created when missing)\n"
     "      --unroll MODE  unrolling of every kernel whose spec has no \"unroll\":\n"
     "                     auto (the default), full, none or a factor 1..64\n"
+    "      --prefetch MODE\n"
+    "                     prefetching of every kernel whose spec has no \"prefetch\":\n"
+    "                     auto (the default), none or a distance 1..1024 (index tuples)\n"
     "      --prefix P     (import) put P in front of every kernel name\n"
     "      --strict       (import) a node that cannot be imported is an error: exit 1,\n"
     "                     nothing written\n"
@@ -158,6 +161,10 @@ int main(int argc, char** argv) {
             if (missing) return usage_error("--unroll needs a mode");
             options.unroll = kernelgen::parse_unroll(*mode);
             if (!options.unroll) return usage_error("unknown --unroll mode '" + *mode + "' (auto, full, none or a factor 1..64)");
+        } else if (auto mode = options_done ? std::nullopt : option_value(args, i, "--prefetch", "", missing)) {
+            if (missing) return usage_error("--prefetch needs a mode");
+            options.prefetch = kernelgen::parse_prefetch(*mode);
+            if (!options.prefetch) return usage_error("unknown --prefetch mode '" + *mode + "' (auto, none or a distance 1..1024)");
         } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
             return usage_error("unknown option " + arg);
         } else if (arg == "generate" && specs.empty() && i == 0) {

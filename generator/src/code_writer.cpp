@@ -6,6 +6,8 @@ void CodeWriter::line(const std::string& text) { text_ += std::string(static_cas
 
 void CodeWriter::blank() { text_ += "\n"; }
 
+void CodeWriter::directive(const std::string& text) { text_ += text + "\n"; }
+
 void CodeWriter::open(const std::string& head) {
     line(head.empty() ? "{" : head + " {");
     ++indent_;

@@ -98,6 +98,7 @@ public:
         source_base_ = source_;
         plan_copies();
         plan_slices();
+        plan_prefetch();
     }
 
     GeneratedKernel run() {
@@ -215,6 +216,43 @@ private:
         // A loop that would run once is written out instead.
         if (factor * 2 > extent) levels_[level].mode = LevelPlan::Mode::Full;
         else if (factor >= 2) levels_[level] = LevelPlan{LevelPlan::Mode::Partial, factor};
+    }
+
+    // Bytes of one element; a string's pointer counts as 4, the least it takes on any target.
+    uint64_t element_bytes() const {
+        return spec_.dtype == DType::String ? 4 : info(spec_.dtype).bits / 8;
+    }
+
+    // Prefetching: ahead of each block copy, a hint for the block of the index tuple `prefetch_distance_`
+    // steps further along the innermost loop level that walks the tuples. The hint's address comes from index
+    // values already checked (or trusted, with "index_check": "none") and lies inside the tensor.
+    void plan_prefetch() {
+        if (copy_.runs || copy_.copy_count() == 0 || always_out_of_range()) return;
+        std::optional<size_t> level;
+        for (size_t l = 0; l < copy_.loops.size(); ++l) {
+            if (copy_.loops[l].indices_stride != 0) level = l;
+        }
+        if (!level) return;
+        const uint64_t block_bytes = copy_.block * element_bytes();
+        uint64_t distance = 0;
+        switch (spec_.prefetch.kind) {
+            case Prefetch::Kind::None: return;
+            case Prefetch::Kind::Distance: distance = spec_.prefetch.distance; break;
+            case Prefetch::Kind::Auto: {
+                const uint64_t indexed_elements =
+                    copy_.indexed == IndexedCopy::Indexed::Source ? copy_.data_size : copy_.output_size;
+                if (straight_ || spec_.unroll.kind == Unroll::Kind::None || block_bytes < kCacheLineBytes ||
+                    indexed_elements * element_bytes() < kPrefetchTensorBytes) {
+                    return;
+                }
+                distance = (kPrefetchAheadBytes + block_bytes - 1) / block_bytes;
+                break;
+            }
+        }
+        if (distance >= copy_.loops[*level].extent) return;  // no tuple has one that far ahead
+        prefetch_level_ = level;
+        prefetch_distance_ = distance;
+        prefetch_lines_ = std::min(kPrefetchLines, (std::max<uint64_t>(block_bytes, 1) + kCacheLineBytes - 1) / kCacheLineBytes);
     }
 
     bool check_straight() const {
@@ -363,7 +401,9 @@ private:
         if (spec_.index_check == IndexCheck::Checked) {
             checks = check_straight() ? ", straight-line index checks" : ", a loop of index checks";
         }
-        return "unroll " + setting + ": " + (straight_ ? "straight-line copies" : "loops over the index tuples") + checks;
+        const std::string prefetch =
+            prefetch_level_ ? ", prefetch " + std::to_string(prefetch_distance_) + " tuples ahead" : "";
+        return "unroll " + setting + ": " + (straight_ ? "straight-line copies" : "loops over the index tuples") + checks + prefetch;
     }
 
     // Static helpers the body calls: index wrapping, the range check, the reduction.
@@ -394,6 +434,7 @@ private:
             w.close();
             w.blank();
         }
+        if (prefetch_level_) prefetch_helper(w);
         if (copy_.runs && !runs_straight_ && copy_.copy_count() > 0) run_tables(w);
         std::string conversions;
         if (reduce_ && copy_.copy_count() > 0) {
@@ -425,6 +466,32 @@ private:
             w.blank();
         }
         return conversions + w.str();
+    }
+
+    // The hint itself: one __builtin_prefetch per cache line (GCC and Clang; PLD on Arm, PREFETCHT0 on x86),
+    // nothing with other compilers. A scatter's block is about to be written (a reduction's, read and written).
+    void prefetch_helper(CodeWriter& w) const {
+        const bool write = copy_.indexed == IndexedCopy::Indexed::Destination;
+        const uint64_t bytes = prefetch_lines_ * kCacheLineBytes;
+        const std::string lines = prefetch_lines_ == 1 ? "its first " + std::to_string(kCacheLineBytes) + "-byte line"
+                                                       : "each " + std::to_string(kCacheLineBytes) + "-byte line of its first " +
+                                                             std::to_string(bytes) + " bytes";
+        w.line("/* Asks the cache for the block at `block`, which the copy " + std::to_string(prefetch_distance_) +
+               " tuples on will " + (write ? "write" : "read") + ": a hint for " + lines + ",");
+        w.line(" * where the compiler has one (GCC, Clang); nothing elsewhere. The address lies inside the tensor. */");
+        w.line("static void " + spec_.name + "_prefetch(const void *block)");
+        w.open("");
+        w.directive("#if defined(__GNUC__)");
+        if (prefetch_lines_ > 1) w.line("const char *line = (const char *)block;");
+        for (uint64_t l = 0; l < prefetch_lines_; ++l) {
+            const std::string at = prefetch_lines_ == 1 ? "block" : l == 0 ? "line" : "line + " + std::to_string(l * kCacheLineBytes);
+            w.line("__builtin_prefetch(" + at + (write ? ", 1" : "") + ");");
+        }
+        w.directive("#else");
+        w.line("(void)block;");
+        w.directive("#endif");
+        w.close();
+        w.blank();
     }
 
     // Whether an axis of size 0 makes every index tuple fail its check (and there are tuples).
@@ -702,13 +769,9 @@ private:
             emit_runs(w, destination, source);
             return;
         }
-        const Affine tuple = offset(positions, &Loop::indices_stride);
+        emit_prefetch(w, positions);
         Affine& indexed = copy_.indexed == IndexedCopy::Indexed::Source ? source : destination;
-        for (const auto& component : copy_.components) {
-            indexed.terms.emplace_back(spec_.name + "_wrap(" + indices_base_ + "[" + tuple.plus(component.offset).str() + "], " +
-                                           literal(component.bound) + ")",
-                                       component.stride);
-        }
+        indexed = indexed_offset(positions);
         const bool scoped = (reduce_ || copy_.block > 1) && (reduce_ || copy_.block <= 4);
         if (scoped) {
             // Name the indexed offset once for the elements of the block (a reduction reads and writes it).
@@ -719,6 +782,48 @@ private:
         }
         emit_block(w, destination, source, copy_.block, "");
         if (scoped) w.close();
+    }
+
+    // The offset of the indexed side's block at `positions`: its loops' part plus every index value, wrapped,
+    // times its stride.
+    Affine indexed_offset(const std::vector<Position>& positions) const {
+        const bool source = copy_.indexed == IndexedCopy::Indexed::Source;
+        Affine out = offset(positions, source ? &Loop::source_stride : &Loop::destination_stride);
+        const Affine tuple = offset(positions, &Loop::indices_stride);
+        for (const auto& component : copy_.components) {
+            out.terms.emplace_back(spec_.name + "_wrap(" + indices_base_ + "[" + tuple.plus(component.offset).str() + "], " +
+                                       literal(component.bound) + ")",
+                                   component.stride);
+        }
+        return out;
+    }
+
+    // The hint for the block prefetch_distance_ steps further along the prefetch level, when that tuple exists:
+    // known here for a level written out; for a loop variable, a test unless every value it takes has one.
+    void emit_prefetch(CodeWriter& w, const std::vector<Position>& positions) const {
+        if (!prefetch_level_) return;
+        const size_t level = *prefetch_level_;
+        const uint64_t extent = copy_.loops[level].extent;
+        std::vector<Position> ahead = positions;
+        ahead[level].offset += prefetch_distance_;
+        if (ahead[level].offset >= extent) return;
+        const bool source = copy_.indexed == IndexedCopy::Indexed::Source;
+        const std::string call = spec_.name + "_prefetch(&" + (source ? source_base_ : output_base_) + "[" +
+                                 indexed_offset(ahead).str() + "]);";
+        const std::string& variable = positions[level].variable;
+        // The tuple exists while variable < limit. An unrolled loop's variable steps by its factor: the limit
+        // rounded up to a multiple of it tests the same, and reads the same for every copy of the body.
+        const LevelPlan& plan = levels_[level];
+        const uint64_t step = plan.mode == LevelPlan::Mode::Partial ? plan.factor : 1;
+        const uint64_t limit = (extent - ahead[level].offset + step - 1) / step * step;
+        const uint64_t last = extent - extent % step - step;  // the variable's last value
+        if (variable.empty() || last < limit) {
+            w.line(call);
+            return;
+        }
+        w.open("if (" + variable + " < " + literal(limit) + ")");
+        w.line(call);
+        w.close();
     }
 
     // One contiguous block from source_[from] to output[to]: `length` elements, or as many as the expression
@@ -807,6 +912,9 @@ private:
     bool runs_straight_ = false;  // constant runs written out rather than read from tables
     bool uses_memcpy_ = false;
     std::vector<LevelPlan> levels_;
+    // Prefetching (plan_prefetch): the loop level it looks ahead along, how far, and the lines of a hint.
+    std::optional<size_t> prefetch_level_;
+    uint64_t prefetch_distance_ = 0, prefetch_lines_ = 0;
     // The loop whose body opens the slices (plan_slices), the loop levels whose variables they hold while
     // open, and the names the copies read and write through: a tensor, or its slice.
     std::optional<size_t> slice_level_;

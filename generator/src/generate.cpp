@@ -55,6 +55,7 @@ GenerateResult generate_files(const std::vector<std::string>& spec_paths, const 
     }
     for (auto& kernel : kernels) {
         if (options.unroll && !kernel.unroll_given) kernel.unroll = *options.unroll;
+        if (options.prefetch && !kernel.prefetch_given) kernel.prefetch = *options.prefetch;
     }
     return generate(kernels, std::move(diagnostics));
 }

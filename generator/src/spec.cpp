@@ -228,6 +228,7 @@ public:
         read_dtype(spec);
         read_index_dtype(spec);
         read_unroll(spec);
+        read_prefetch(spec);
         read_index_check(spec);
         auto data = read_shape("data_shape", true);
         auto indices = read_shape("indices_shape", true);
@@ -313,7 +314,7 @@ private:
 
     void check_keys(std::optional<Op> op) {
         std::vector<std::string> common{"name",          "op",     "dtype",      "index_dtype",
-                                        "data_shape",    "indices_shape", "indices", "unroll", "index_check"};
+                                        "data_shape",    "indices_shape", "indices", "unroll", "prefetch", "index_check"};
         std::map<Op, std::vector<std::string>> specific{{Op::Gather, {"axis"}},
                                                         {Op::GatherElements, {"axis"}},
                                                         {Op::GatherND, {"batch_dims"}},
@@ -410,6 +411,29 @@ private:
         }
         spec.unroll.kind = Unroll::Kind::Factor;
         spec.unroll.factor = static_cast<unsigned>(*factor);
+    }
+
+    void read_prefetch(KernelSpec& spec) {
+        const json* value = find("prefetch");
+        if (!value) return;
+        spec.prefetch_given = true;
+        const std::string allowed = "\"auto\", \"none\" or a distance in index tuples from 1 to " +
+                                    std::to_string(kMaxPrefetchDistance) + "; default \"auto\"";
+        if (value->is_string()) {
+            auto text = value->get<std::string>();
+            if (text == "auto") spec.prefetch.kind = Prefetch::Kind::Auto;
+            else if (text == "none") spec.prefetch.kind = Prefetch::Kind::None;
+            else fail("prefetch", "unknown prefetch setting " + in_quotes(text) + " (" + allowed + ")" +
+                                      did_you_mean_value(text, {"auto", "none"}, {{"off", "none"}, {"false", "none"}}));
+            return;
+        }
+        auto distance = read_integer("prefetch", allowed);
+        if (!distance) return;
+        if (*distance < 1 || *distance > static_cast<int64_t>(kMaxPrefetchDistance)) {
+            fail("prefetch", "prefetch distance " + value->dump() + " is out of range (" + allowed + ")");
+            return;
+        }
+        spec.prefetch = Prefetch{Prefetch::Kind::Distance, static_cast<unsigned>(*distance)};
     }
 
     void read_index_check(KernelSpec& spec) {
@@ -659,6 +683,11 @@ private:
                                 "generated (remove \"index_check\" or \"indices\")");
             return;
         }
+        if (find("prefetch")) {
+            fail("prefetch", "\"prefetch\" does not apply to constant indices: the kernel reads no index at run time "
+                             "(remove \"prefetch\" or \"indices\")");
+            return;
+        }
         const Shape& shape = spec.indices_shape;
         const uint64_t count = element_count(shape);
         const std::string layout = shape.empty() ? "an integer, as indices_shape is []"
@@ -818,16 +847,37 @@ const std::string kSchemaKeyRule = "the file's JSON Schema for editors, a URI or
 
 }  // namespace
 
+namespace {
+
+// A command-line count: decimal digits only (no sign, no spaces), from 1 to `most`.
+std::optional<unsigned> parse_count(const std::string& text, uint64_t most) {
+    const size_t digits = std::to_string(most).size();
+    if (text.empty() || text.size() > digits ||
+        !std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+        return std::nullopt;
+    }
+    const uint64_t value = std::stoull(text);
+    if (value < 1 || value > most) return std::nullopt;
+    return static_cast<unsigned>(value);
+}
+
+}  // namespace
+
 std::optional<Unroll> parse_unroll(const std::string& text) {
     if (text == "auto") return Unroll{Unroll::Kind::Auto, 1};
     if (text == "full") return Unroll{Unroll::Kind::Full, 1};
     if (text == "none") return Unroll{Unroll::Kind::None, 1};
-    if (text.empty() || text.size() > 2 || !std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
-        return std::nullopt;
-    }
-    const unsigned factor = static_cast<unsigned>(std::stoul(text));
-    if (factor < 1 || factor > kMaxUnrollFactor) return std::nullopt;
-    return Unroll{Unroll::Kind::Factor, factor};
+    const auto factor = parse_count(text, kMaxUnrollFactor);
+    if (!factor) return std::nullopt;
+    return Unroll{Unroll::Kind::Factor, *factor};
+}
+
+std::optional<Prefetch> parse_prefetch(const std::string& text) {
+    if (text == "auto") return Prefetch{Prefetch::Kind::Auto, 0};
+    if (text == "none") return Prefetch{Prefetch::Kind::None, 0};
+    const auto distance = parse_count(text, kMaxPrefetchDistance);
+    if (!distance) return std::nullopt;
+    return Prefetch{Prefetch::Kind::Distance, *distance};
 }
 
 std::optional<std::string> name_problem(const std::string& n) {

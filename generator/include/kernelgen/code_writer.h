@@ -10,6 +10,7 @@ public:
     explicit CodeWriter(int indent = 0) : indent_(indent) {}
     void line(const std::string& text);
     void blank();
+    void directive(const std::string& text);  // a preprocessor line: at the left margin, whatever the depth
     void open(const std::string& head);  // "head {" (or "{" alone) and one level deeper
     void close(const std::string& tail = "");  // "}" + tail, one level back
     const std::string& str() const { return text_; }

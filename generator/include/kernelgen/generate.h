@@ -34,6 +34,7 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
 // Settings of a whole run (the command line's options): each applies to the kernels whose spec leaves it out.
 struct RunOptions {
     std::optional<Unroll> unroll;
+    std::optional<Prefetch> prefetch;
 };
 
 // Parses every file, applies `options`, then generate().

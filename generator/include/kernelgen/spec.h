@@ -20,6 +20,8 @@ constexpr size_t kMaxNameLength = 63;
 // Largest number of copies "unroll": "full" may emit as straight-line code.
 constexpr uint64_t kMaxFullUnroll = 4096;
 constexpr uint64_t kMaxUnrollFactor = 64;
+// Farthest a kernel may prefetch ahead, in index tuples ("prefetch": N).
+constexpr uint64_t kMaxPrefetchDistance = 1024;
 // Input bounds that keep any run finite and small: a spec file's size, and how deep its JSON may nest (a
 // spec needs 4 levels: {"kernels": [{"data_shape": [...]}]}).
 constexpr uint64_t kMaxSpecFileBytes = uint64_t{16} << 20;
@@ -33,6 +35,14 @@ bool is_scatter(Op op);
 struct Unroll {
     enum class Kind { Auto, Full, None, Factor } kind = Kind::Auto;
     unsigned factor = 1;  // with Kind::Factor
+};
+
+// Software prefetching of the blocks a kernel's indices select (a hint where the compiler has one, see emit.h):
+// Auto decides by the tensor and block sizes, None never prefetches, Distance prefetches the block of the
+// index tuple `distance` tuples ahead.
+struct Prefetch {
+    enum class Kind { Auto, None, Distance } kind = Kind::Auto;
+    unsigned distance = 0;  // with Kind::Distance
 };
 
 // Whether a kernel checks its index values before it writes (the default), or trusts them: with None an
@@ -53,6 +63,8 @@ struct KernelSpec {
     Reduction reduction = Reduction::None;
     Unroll unroll;
     bool unroll_given = false;  // the spec sets "unroll" (a run-wide --unroll applies only where it does not)
+    Prefetch prefetch;
+    bool prefetch_given = false;  // the spec sets "prefetch" (likewise for --prefetch)
     IndexCheck index_check = IndexCheck::Checked;
     // Constant indices ("indices" in the spec): the index values, row-major, known when the kernel is
     // generated (an initializer of the model). Each was checked against its bound when read; the kernel then
@@ -84,6 +96,9 @@ std::optional<std::string> name_problem(const std::string& name);
 
 // An unroll setting as the command line spells it: auto, full, none or a factor 1..64.
 std::optional<Unroll> parse_unroll(const std::string& text);
+
+// A prefetch setting as the command line spells it: auto, none or a distance 1..1024.
+std::optional<Prefetch> parse_prefetch(const std::string& text);
 
 // Parses and checks one spec document. `file` names it in diagnostics and banners.
 // Problems are appended to `diagnostics`; only kernels without problems are returned.
