@@ -479,18 +479,23 @@ private:
         w.line("/* Asks the cache for the block at `block`, which the copy " + std::to_string(prefetch_distance_) +
                " tuples on will " + (write ? "write" : "read") + ": a hint for " + lines + ",");
         w.line(" * where the compiler has one (GCC, Clang); nothing elsewhere. The address lies inside the tensor. */");
-        w.line("static void " + spec_.name + "_prefetch(const void *block)");
-        w.open("");
+        // Always inlined: GCC would otherwise find the function free of side effects (a prefetch is none to
+        // it) and drop the calls to it.
         w.directive("#if defined(__GNUC__)");
+        w.line("__attribute__((always_inline)) static inline void " + spec_.name + "_prefetch(const void *block)");
+        w.open("");
         if (prefetch_lines_ > 1) w.line("const char *line = (const char *)block;");
         for (uint64_t l = 0; l < prefetch_lines_; ++l) {
             const std::string at = prefetch_lines_ == 1 ? "block" : l == 0 ? "line" : "line + " + std::to_string(l * kCacheLineBytes);
             w.line("__builtin_prefetch(" + at + (write ? ", 1" : "") + ");");
         }
-        w.directive("#else");
-        w.line("(void)block;");
-        w.directive("#endif");
         w.close();
+        w.directive("#else");
+        w.line("static void " + spec_.name + "_prefetch(const void *block)");
+        w.open("");
+        w.line("(void)block;");
+        w.close();
+        w.directive("#endif");
         w.blank();
     }
 
