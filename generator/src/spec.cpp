@@ -389,51 +389,55 @@ private:
         }
     }
 
-    void read_unroll(KernelSpec& spec) {
-        const json* value = find("unroll");
-        if (!value) return;
-        spec.unroll_given = true;
-        const std::string allowed = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
+    // A setting spelled as one of `words` or as a count from 1 to `most` (the unroll factor, the prefetch
+    // distance, named `count_name` in messages): the word, or the count. Nothing when the key is absent or
+    // its value is refused (then reported).
+    struct WordOrCount {
+        std::string word;  // empty for a count
+        unsigned count = 0;
+    };
+    std::optional<WordOrCount> read_word_or_count(const std::string& key, const std::vector<std::string>& words,
+                                                  const std::map<std::string, std::string, std::less<>>& aliases,
+                                                  const std::string& count_name, uint64_t most, const std::string& allowed) {
+        const json* value = find(key);
+        if (!value) return std::nullopt;
         if (value->is_string()) {
             auto text = value->get<std::string>();
-            if (text == "auto") spec.unroll.kind = Unroll::Kind::Auto;
-            else if (text == "full") spec.unroll.kind = Unroll::Kind::Full;
-            else if (text == "none") spec.unroll.kind = Unroll::Kind::None;
-            else fail("unroll", "unknown unroll setting " + in_quotes(text) + " (" + allowed + ")" +
-                                    did_you_mean_value(text, {"auto", "full", "none"}, {}));
-            return;
+            if (std::find(words.begin(), words.end(), text) != words.end()) return WordOrCount{text, 0};
+            fail(key, "unknown " + key + " setting " + in_quotes(text) + " (" + allowed + ")" +
+                          did_you_mean_value(text, words, aliases));
+            return std::nullopt;
         }
-        auto factor = read_integer("unroll", allowed);
-        if (!factor) return;
-        if (*factor < 1 || *factor > static_cast<int64_t>(kMaxUnrollFactor)) {
-            fail("unroll", "unroll factor " + find("unroll")->dump() + " is out of range (" + allowed + ")");
-            return;
+        auto count = read_integer(key, allowed);
+        if (!count) return std::nullopt;
+        if (*count < 1 || *count > static_cast<int64_t>(most)) {
+            fail(key, count_name + " " + value->dump() + " is out of range (" + allowed + ")");
+            return std::nullopt;
         }
-        spec.unroll.kind = Unroll::Kind::Factor;
-        spec.unroll.factor = static_cast<unsigned>(*factor);
+        return WordOrCount{"", static_cast<unsigned>(*count)};
+    }
+
+    void read_unroll(KernelSpec& spec) {
+        spec.unroll_given = find("unroll") != nullptr;
+        const std::string allowed = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
+        auto setting = read_word_or_count("unroll", {"auto", "full", "none"}, {}, "unroll factor", kMaxUnrollFactor, allowed);
+        if (!setting) return;
+        if (setting->word == "auto") spec.unroll.kind = Unroll::Kind::Auto;
+        else if (setting->word == "full") spec.unroll.kind = Unroll::Kind::Full;
+        else if (setting->word == "none") spec.unroll.kind = Unroll::Kind::None;
+        else spec.unroll = Unroll{Unroll::Kind::Factor, setting->count};
     }
 
     void read_prefetch(KernelSpec& spec) {
-        const json* value = find("prefetch");
-        if (!value) return;
-        spec.prefetch_given = true;
+        spec.prefetch_given = find("prefetch") != nullptr;
         const std::string allowed = "\"auto\", \"none\" or a distance in index tuples from 1 to " +
                                     std::to_string(kMaxPrefetchDistance) + "; default \"auto\"";
-        if (value->is_string()) {
-            auto text = value->get<std::string>();
-            if (text == "auto") spec.prefetch.kind = Prefetch::Kind::Auto;
-            else if (text == "none") spec.prefetch.kind = Prefetch::Kind::None;
-            else fail("prefetch", "unknown prefetch setting " + in_quotes(text) + " (" + allowed + ")" +
-                                      did_you_mean_value(text, {"auto", "none"}, {{"off", "none"}, {"false", "none"}}));
-            return;
-        }
-        auto distance = read_integer("prefetch", allowed);
-        if (!distance) return;
-        if (*distance < 1 || *distance > static_cast<int64_t>(kMaxPrefetchDistance)) {
-            fail("prefetch", "prefetch distance " + value->dump() + " is out of range (" + allowed + ")");
-            return;
-        }
-        spec.prefetch = Prefetch{Prefetch::Kind::Distance, static_cast<unsigned>(*distance)};
+        auto setting = read_word_or_count("prefetch", {"auto", "none"}, {{"off", "none"}, {"false", "none"}},
+                                          "prefetch distance", kMaxPrefetchDistance, allowed);
+        if (!setting) return;
+        if (setting->word == "auto") spec.prefetch.kind = Prefetch::Kind::Auto;
+        else if (setting->word == "none") spec.prefetch.kind = Prefetch::Kind::None;
+        else spec.prefetch = Prefetch{Prefetch::Kind::Distance, setting->count};
     }
 
     void read_index_check(KernelSpec& spec) {
