@@ -1,6 +1,7 @@
-// The benchmark cases of bench/specs/, each callable three ways (see cases.h).
+// The benchmark cases of bench/specs/, each callable three ways, and memcpy in pieces (see cases.h).
 #include "cases.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -166,14 +167,31 @@ std::string agreement(Tensors& t, const Call& kernel, const Call& runtime) {
     return problem;
 }
 
+// How the baselines move bytes: one memcpy call, or memcpy in pieces of kPiece bytes.
+using Copy = void (*)(void* to, const void* from, size_t bytes);
+constexpr size_t kPiece = 256;
+
+void copy_whole(void* to, const void* from, size_t bytes) { std::memcpy(to, from, bytes); }
+
+// Calls of kPiece bytes are what a gather's row copies are (big_gather_nd's rows are 256 bytes), and glibc
+// moves them with vector loads and stores; one large call it may move with `rep movsb` (see README).
+void copy_in_pieces(void* to, const void* from, size_t bytes) {
+    auto* out = static_cast<unsigned char*>(to);
+    const auto* in = static_cast<const unsigned char*>(from);
+    for (size_t done = 0; done < bytes; done += kPiece) {
+        std::memcpy(out + done, in + done, std::min(kPiece, bytes - done));
+    }
+}
+
 Case make_case(std::string name, std::shared_ptr<Tensors> t, size_t bytes, Call kernel, Call runtime,
-               std::function<void(Tensors&)> copy) {
+               std::function<void(Tensors&, Copy)> copy) {
     Case c;
     c.name = std::move(name);
     c.bytes = bytes;
     c.kernelgen = [t, kernel] { kernel(*t, t->output.data()); };
     c.runtime_shaped = [t, runtime] { runtime(*t, t->output.data()); };
-    c.memcpy = [t, copy] { copy(*t); };
+    c.memcpy = [t, copy] { copy(*t, copy_whole); };
+    c.memcpy_pieces = [t, copy] { copy(*t, copy_in_pieces); };
     c.agree = [t, kernel, runtime] { return agreement(*t, kernel, runtime); };
     return c;
 }
@@ -190,7 +208,7 @@ Case gather_case(std::string name, const std::shared_ptr<Tensors>& t, GatherKern
         std::move(name), t, t->output.size() * sizeof(float),
         [kernel](const Tensors& s, float* out) { return kernel(s.data.data(), s.indices.data(), out); },
         std::move(runtime),
-        [](Tensors& s) { std::memcpy(s.output.data(), s.data.data(), s.output.size() * sizeof(float)); });
+        [](Tensors& s, Copy copy) { copy(s.output.data(), s.data.data(), s.output.size() * sizeof(float)); });
 }
 
 Case gather(std::string name, GatherKernel kernel, Dims data, Dims indices, int axis) {
@@ -238,9 +256,9 @@ Case scatter_nd(std::string name, ScatterKernel kernel, Dims data, Dims indices,
             return rs_scatter_nd(s.data.data(), s.data_shape(), s.indices.data(), s.indices_shape(), s.updates.data(),
                                  reduction, out);
         },
-        [](Tensors& s) {
-            std::memcpy(s.output.data(), s.data.data(), s.data.size() * sizeof(float));
-            std::memcpy(s.output.data(), s.updates.data(), s.updates.size() * sizeof(float));
+        [](Tensors& s, Copy copy) {
+            copy(s.output.data(), s.data.data(), s.data.size() * sizeof(float));
+            copy(s.output.data(), s.updates.data(), s.updates.size() * sizeof(float));
         });
 }
 
