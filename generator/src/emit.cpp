@@ -218,9 +218,10 @@ private:
         else if (factor >= 2) levels_[level] = LevelPlan{LevelPlan::Mode::Partial, factor};
     }
 
-    // Bytes of one element; a string's pointer counts as 4, the least it takes on any target.
-    uint64_t element_bytes() const {
-        return spec_.dtype == DType::String ? 4 : info(spec_.dtype).bits / 8;
+    // Bytes of one element; a string's pointer counts as `pointer_bytes` (4 is the least on any target, 8 the
+    // most).
+    uint64_t element_bytes(uint64_t pointer_bytes) const {
+        return spec_.dtype == DType::String ? pointer_bytes : info(spec_.dtype).bits / 8;
     }
 
     // Prefetching: ahead of each block copy, a hint for the block of the index tuple `prefetch_distance_`
@@ -233,7 +234,7 @@ private:
             if (copy_.loops[l].indices_stride != 0) level = l;
         }
         if (!level) return;
-        const uint64_t block_bytes = copy_.block * element_bytes();
+        const uint64_t block_bytes = copy_.block * element_bytes(4);
         uint64_t distance = 0;
         switch (spec_.prefetch.kind) {
             case Prefetch::Kind::None: return;
@@ -242,7 +243,7 @@ private:
                 const uint64_t indexed_elements =
                     copy_.indexed == IndexedCopy::Indexed::Source ? copy_.data_size : copy_.output_size;
                 if (straight_ || spec_.unroll.kind == Unroll::Kind::None || block_bytes < kCacheLineBytes ||
-                    indexed_elements * element_bytes() < kPrefetchTensorBytes) {
+                    indexed_elements * element_bytes(4) < kPrefetchTensorBytes) {
                     return;
                 }
                 distance = (kPrefetchAheadBytes + block_bytes - 1) / block_bytes;
@@ -326,10 +327,10 @@ private:
     // A kernel whose tensors cannot exist on a 32-bit target refuses to compile there, rather than
     // truncating sizes silently.
     std::string size_guard() const {
-        const uint64_t element_bytes = spec_.dtype == DType::String ? 8 : info(spec_.dtype).bits / 8;  // pointers: at most 8
+        const uint64_t element = element_bytes(8);
         const uint64_t index_bytes = spec_.index_dtype == IndexType::Int32 ? 4 : 8;
-        const uint64_t bytes = std::max({copy_.data_size * element_bytes, copy_.updates_size * element_bytes,
-                                         copy_.output_size * element_bytes, copy_.indices_size * index_bytes});
+        const uint64_t bytes = std::max({copy_.data_size * element, copy_.updates_size * element,
+                                         copy_.output_size * element, copy_.indices_size * index_bytes});
         if (bytes <= UINT32_MAX) return "";
         return "\n#if SIZE_MAX < " + literal(bytes) + "\n#error \"" + spec_.name + ": its tensors take up to " +
                std::to_string(bytes) + " bytes, more than size_t can count on this target\"\n#endif\n";

@@ -422,10 +422,8 @@ private:
         const std::string allowed = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
         auto setting = read_word_or_count("unroll", {"auto", "full", "none"}, {}, "unroll factor", kMaxUnrollFactor, allowed);
         if (!setting) return;
-        if (setting->word == "auto") spec.unroll.kind = Unroll::Kind::Auto;
-        else if (setting->word == "full") spec.unroll.kind = Unroll::Kind::Full;
-        else if (setting->word == "none") spec.unroll.kind = Unroll::Kind::None;
-        else spec.unroll = Unroll{Unroll::Kind::Factor, setting->count};
+        // A word means what it means on the command line.
+        spec.unroll = setting->word.empty() ? Unroll{Unroll::Kind::Factor, setting->count} : *parse_unroll(setting->word);
     }
 
     void read_prefetch(KernelSpec& spec) {
@@ -435,9 +433,7 @@ private:
         auto setting = read_word_or_count("prefetch", {"auto", "none"}, {{"off", "none"}, {"false", "none"}},
                                           "prefetch distance", kMaxPrefetchDistance, allowed);
         if (!setting) return;
-        if (setting->word == "auto") spec.prefetch.kind = Prefetch::Kind::Auto;
-        else if (setting->word == "none") spec.prefetch.kind = Prefetch::Kind::None;
-        else spec.prefetch = Prefetch{Prefetch::Kind::Distance, setting->count};
+        spec.prefetch = setting->word.empty() ? Prefetch{Prefetch::Kind::Distance, setting->count} : *parse_prefetch(setting->word);
     }
 
     void read_index_check(KernelSpec& spec) {
@@ -848,10 +844,6 @@ private:
 
 // What a top-level "$schema" may be.
 const std::string kSchemaKeyRule = "the file's JSON Schema for editors, a URI or path; kernelgen ignores it";
-
-}  // namespace
-
-namespace {
 
 // A command-line count: decimal digits only (no sign, no spaces), from 1 to `most`.
 std::optional<unsigned> parse_count(const std::string& text, uint64_t most) {
