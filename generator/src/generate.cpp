@@ -1,9 +1,5 @@
 #include "kernelgen/generate.h"
 
-#include <fstream>
-#include <sstream>
-#include <system_error>
-
 #include "kernelgen/indexed_copy.h"
 
 namespace kernelgen {
@@ -58,74 +54,6 @@ GenerateResult generate_files(const std::vector<std::string>& spec_paths, const 
         if (options.prefetch && !kernel.prefetch_given) kernel.prefetch = *options.prefetch;
     }
     return generate(kernels, std::move(diagnostics));
-}
-
-namespace {
-
-bool same_content(const std::filesystem::path& path, const std::string& content) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str() == content;
-}
-
-}  // namespace
-
-WriteReport write_outputs(const std::filesystem::path& dir, const std::vector<OutputFile>& files) {
-    namespace fs = std::filesystem;
-    WriteReport report;
-    std::error_code error;
-    fs::create_directories(dir, error);
-    if (error) {
-        report.error = dir.string() + ": cannot create the folder: " + error.message();
-        return report;
-    }
-    std::vector<std::pair<fs::path, fs::path>> pending;  // temporary -> target
-    auto discard = [&] {
-        for (const auto& entry : pending) fs::remove(entry.first, error);
-    };
-    for (const auto& file : files) {
-        const fs::path target = dir / file.name;
-        if (same_content(target, file.content)) {
-            report.unchanged.push_back(target.string());
-            continue;
-        }
-        const fs::path temporary = dir / ("." + file.name + ".kernelgen-tmp");
-        pending.emplace_back(temporary, target);
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << file.content;
-        out.close();
-        if (!out) {
-            report.error = temporary.string() + ": cannot write the file";
-            discard();
-            return report;
-        }
-    }
-    // Refuse up front what rename would refuse half way: a target that exists and is not a regular file.
-    for (const auto& entry : pending) {
-        const fs::path& target = entry.second;
-        const auto status = fs::symlink_status(target, error);
-        if (fs::exists(status) && !fs::is_regular_file(status) && !fs::is_symlink(status)) {
-            report.error = target.string() + ": exists and is not a regular file; nothing was written";
-            discard();
-            return report;
-        }
-    }
-    for (const auto& [temporary, target] : pending) {
-        fs::rename(temporary, target, error);
-        if (error) {
-            // Renames are atomic one by one, not together: say exactly which files are already new.
-            report.error = target.string() + ": cannot replace the file: " + error.message() + "; " +
-                           (report.written.empty() ? std::string("nothing was written")
-                                                   : std::to_string(report.written.size()) +
-                                                         " file(s) already replaced, the others left as they were");
-            discard();
-            return report;
-        }
-        report.written.push_back(target.string());
-    }
-    return report;
 }
 
 }  // namespace kernelgen

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernelgen/emit.h"
+#include "kernelgen/output_files.h"
 #include "kernelgen/spec.h"
 
 namespace kernelgen {
@@ -14,11 +15,6 @@ namespace kernelgen {
 // The most C one run may generate, all files together: a run holds its output in memory until every
 // kernel is emitted, so this bounds its memory whatever the input.
 constexpr uint64_t kMaxRunOutputBytes = uint64_t{256} << 20;
-
-struct OutputFile {
-    std::string name;  // file name inside the output folder
-    std::string content;
-};
 
 struct GenerateResult {
     std::vector<Diagnostic> diagnostics;  // empty when every spec is valid
@@ -39,15 +35,5 @@ struct RunOptions {
 
 // Parses every file, applies `options`, then generate().
 GenerateResult generate_files(const std::vector<std::string>& spec_paths, const RunOptions& options = {});
-
-struct WriteReport {
-    std::vector<std::string> written;    // created or changed
-    std::vector<std::string> unchanged;  // same content already there: left alone, timestamps too
-    std::string error;                   // non-empty when writing failed (it says what was replaced)
-};
-
-// Writes each file to a temporary beside its target and renames it into place only once every temporary is
-// written; a file whose content is unchanged is not touched. Creates `dir` when missing.
-WriteReport write_outputs(const std::filesystem::path& dir, const std::vector<OutputFile>& files);
 
 }  // namespace kernelgen

@@ -1,0 +1,51 @@
+// Writing a run's files into its output folder, safely in a folder others share or an attacker prepared.
+//
+// Every file of a run is first examined with lstat() (never read through a link, never opened when it is not a
+// regular file: a FIFO, a device or a link to one is refused before anything is written), compared by size and
+// then by content, and left alone, timestamp too, when its content is unchanged. The changed ones are written
+// into one private temporary folder `DIR/.kernelgen-XXXXXXXXXXXX` (created exclusively with an unpredictable
+// name, files inside created with O_EXCL|O_NOFOLLOW), flushed to disk, and renamed into place only once all of
+// them are written; the temporary folder is then removed. On every error path, and on SIGINT, SIGTERM, SIGHUP
+// or SIGQUIT during the write, the temporaries are removed; only a SIGKILL (or a power cut) can leave the
+// temporary folder behind, and no run ever deletes a folder it did not create.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kernelgen {
+
+struct OutputFile {
+    std::string name;  // file name inside the output folder (no '/', not "." or "..")
+    std::string content;
+};
+
+struct WriteReport {
+    std::vector<std::string> written;    // created or changed
+    std::vector<std::string> unchanged;  // same content already there: left alone, timestamps too
+    std::string error;                   // non-empty when writing failed (it says what was replaced)
+};
+
+// The name pattern of a run's temporary folder inside the output folder (the X's are random).
+constexpr const char* kTemporaryFolderPattern = ".kernelgen-XXXXXXXXXXXX";
+
+// Writes `files` into `dir` as described above, creating `dir` (and its parents) when missing. A symbolic link
+// at a target's name is replaced by the new file when it points to a regular file or nowhere (its target is
+// never written); any other link, or a target that is not a regular file, is an error before anything is
+// written.
+WriteReport write_outputs(const std::filesystem::path& dir, const std::vector<OutputFile>& files);
+
+namespace testing_hooks {
+// Replaces the random part of the temporary folder's name with the names `next` returns, in turn, until it
+// returns "" (then random names again); nullptr restores random names. Tests use it to plant files and links
+// at the names a run will try.
+using NameSource = std::string (*)();
+void set_temporary_name_source(NameSource next);
+// Calls `observer` with the folder and the number of temporaries written so far, after each one (nullptr: none).
+// Tests use it to deliver a signal in the middle of a write.
+using WriteObserver = void (*)(const std::filesystem::path& temporary_folder, size_t written);
+void set_write_observer(WriteObserver observer);
+}  // namespace testing_hooks
+
+}  // namespace kernelgen
