@@ -7,13 +7,13 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t accumulate_u64_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_accumulate_u64_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
 /* The add reduction: wraps modulo 2^64, computed in unsigned arithmetic (no overflow). */
-static uint64_t accumulate_u64_combine(uint64_t current, uint64_t update)
+static uint64_t kernelgen_accumulate_u64_combine(uint64_t current, uint64_t update)
 {
     return current + update;
 }
@@ -36,53 +36,53 @@ int accumulate_u64(const uint64_t *data, const int64_t *restrict indices, const 
     /* output[indices[i0, :]] += updates[i0] */
     for (uint32_t i0 = 0u; i0 < 96u; i0 += 8u) {
         {
-            const uint32_t to = accumulate_u64_wrap(indices[i0], 40u);
-            output[to] = accumulate_u64_combine(output[to], updates[i0]);
+            const uint32_t to = kernelgen_accumulate_u64_wrap(indices[i0], 40u);
+            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0]);
         }
         {
-            const uint32_t to = accumulate_u64_wrap(indices[i0 + 1u], 40u);
-            output[to] = accumulate_u64_combine(output[to], updates[i0 + 1u]);
+            const uint32_t to = kernelgen_accumulate_u64_wrap(indices[i0 + 1u], 40u);
+            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 1u]);
         }
         {
-            const uint32_t to = accumulate_u64_wrap(indices[i0 + 2u], 40u);
-            output[to] = accumulate_u64_combine(output[to], updates[i0 + 2u]);
+            const uint32_t to = kernelgen_accumulate_u64_wrap(indices[i0 + 2u], 40u);
+            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 2u]);
         }
         {
-            const uint32_t to = accumulate_u64_wrap(indices[i0 + 3u], 40u);
-            output[to] = accumulate_u64_combine(output[to], updates[i0 + 3u]);
+            const uint32_t to = kernelgen_accumulate_u64_wrap(indices[i0 + 3u], 40u);
+            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 3u]);
         }
         {
-            const uint32_t to = accumulate_u64_wrap(indices[i0 + 4u], 40u);
-            output[to] = accumulate_u64_combine(output[to], updates[i0 + 4u]);
+            const uint32_t to = kernelgen_accumulate_u64_wrap(indices[i0 + 4u], 40u);
+            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 4u]);
         }
         {
-            const uint32_t to = accumulate_u64_wrap(indices[i0 + 5u], 40u);
-            output[to] = accumulate_u64_combine(output[to], updates[i0 + 5u]);
+            const uint32_t to = kernelgen_accumulate_u64_wrap(indices[i0 + 5u], 40u);
+            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 5u]);
         }
         {
-            const uint32_t to = accumulate_u64_wrap(indices[i0 + 6u], 40u);
-            output[to] = accumulate_u64_combine(output[to], updates[i0 + 6u]);
+            const uint32_t to = kernelgen_accumulate_u64_wrap(indices[i0 + 6u], 40u);
+            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 6u]);
         }
         {
-            const uint32_t to = accumulate_u64_wrap(indices[i0 + 7u], 40u);
-            output[to] = accumulate_u64_combine(output[to], updates[i0 + 7u]);
+            const uint32_t to = kernelgen_accumulate_u64_wrap(indices[i0 + 7u], 40u);
+            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 7u]);
         }
     }
     {
-        const uint32_t to = accumulate_u64_wrap(indices[96u], 40u);
-        output[to] = accumulate_u64_combine(output[to], updates[96u]);
+        const uint32_t to = kernelgen_accumulate_u64_wrap(indices[96u], 40u);
+        output[to] = kernelgen_accumulate_u64_combine(output[to], updates[96u]);
     }
     {
-        const uint32_t to = accumulate_u64_wrap(indices[97u], 40u);
-        output[to] = accumulate_u64_combine(output[to], updates[97u]);
+        const uint32_t to = kernelgen_accumulate_u64_wrap(indices[97u], 40u);
+        output[to] = kernelgen_accumulate_u64_combine(output[to], updates[97u]);
     }
     {
-        const uint32_t to = accumulate_u64_wrap(indices[98u], 40u);
-        output[to] = accumulate_u64_combine(output[to], updates[98u]);
+        const uint32_t to = kernelgen_accumulate_u64_wrap(indices[98u], 40u);
+        output[to] = kernelgen_accumulate_u64_combine(output[to], updates[98u]);
     }
     {
-        const uint32_t to = accumulate_u64_wrap(indices[99u], 40u);
-        output[to] = accumulate_u64_combine(output[to], updates[99u]);
+        const uint32_t to = kernelgen_accumulate_u64_wrap(indices[99u], 40u);
+        output[to] = kernelgen_accumulate_u64_combine(output[to], updates[99u]);
     }
     return ACCUMULATE_U64_OK;
 }

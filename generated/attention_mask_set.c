@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t attention_mask_set_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_attention_mask_set_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -50,10 +50,10 @@ int attention_mask_set(const bool *data, const int64_t *restrict indices, const 
         memcpy(output, data, 64u * sizeof(bool));
     }
     /* output[indices[i0, :]] = updates[i0] */
-    output[attention_mask_set_wrap(indices[0u], 8u) * 8u + attention_mask_set_wrap(indices[1u], 8u)] = updates[0u];
-    output[attention_mask_set_wrap(indices[2u], 8u) * 8u + attention_mask_set_wrap(indices[3u], 8u)] = updates[1u];
-    output[attention_mask_set_wrap(indices[4u], 8u) * 8u + attention_mask_set_wrap(indices[5u], 8u)] = updates[2u];
-    output[attention_mask_set_wrap(indices[6u], 8u) * 8u + attention_mask_set_wrap(indices[7u], 8u)] = updates[3u];
-    output[attention_mask_set_wrap(indices[8u], 8u) * 8u + attention_mask_set_wrap(indices[9u], 8u)] = updates[4u];
+    output[kernelgen_attention_mask_set_wrap(indices[0u], 8u) * 8u + kernelgen_attention_mask_set_wrap(indices[1u], 8u)] = updates[0u];
+    output[kernelgen_attention_mask_set_wrap(indices[2u], 8u) * 8u + kernelgen_attention_mask_set_wrap(indices[3u], 8u)] = updates[1u];
+    output[kernelgen_attention_mask_set_wrap(indices[4u], 8u) * 8u + kernelgen_attention_mask_set_wrap(indices[5u], 8u)] = updates[2u];
+    output[kernelgen_attention_mask_set_wrap(indices[6u], 8u) * 8u + kernelgen_attention_mask_set_wrap(indices[7u], 8u)] = updates[3u];
+    output[kernelgen_attention_mask_set_wrap(indices[8u], 8u) * 8u + kernelgen_attention_mask_set_wrap(indices[9u], 8u)] = updates[4u];
     return ATTENTION_MASK_SET_OK;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t batched_gather_nd_wrap(int32_t index, uint32_t size)
+static uint32_t kernelgen_batched_gather_nd_wrap(int32_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -52,17 +52,17 @@ int batched_gather_nd(const int8_t *data, const int32_t *restrict indices, int8_
         return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[b0, i0, :] = data[b0, indices[b0, i0, :], :] */
-    memcpy(&output[0u], &data[batched_gather_nd_wrap(indices[0u], 8u) * 8u], 8u * sizeof(int8_t));
-    memcpy(&output[8u], &data[batched_gather_nd_wrap(indices[1u], 8u) * 8u], 8u * sizeof(int8_t));
-    memcpy(&output[16u], &data[batched_gather_nd_wrap(indices[2u], 8u) * 8u], 8u * sizeof(int8_t));
-    memcpy(&output[24u], &data[batched_gather_nd_wrap(indices[3u], 8u) * 8u + 64u], 8u * sizeof(int8_t));
-    memcpy(&output[32u], &data[batched_gather_nd_wrap(indices[4u], 8u) * 8u + 64u], 8u * sizeof(int8_t));
-    memcpy(&output[40u], &data[batched_gather_nd_wrap(indices[5u], 8u) * 8u + 64u], 8u * sizeof(int8_t));
-    memcpy(&output[48u], &data[batched_gather_nd_wrap(indices[6u], 8u) * 8u + 128u], 8u * sizeof(int8_t));
-    memcpy(&output[56u], &data[batched_gather_nd_wrap(indices[7u], 8u) * 8u + 128u], 8u * sizeof(int8_t));
-    memcpy(&output[64u], &data[batched_gather_nd_wrap(indices[8u], 8u) * 8u + 128u], 8u * sizeof(int8_t));
-    memcpy(&output[72u], &data[batched_gather_nd_wrap(indices[9u], 8u) * 8u + 192u], 8u * sizeof(int8_t));
-    memcpy(&output[80u], &data[batched_gather_nd_wrap(indices[10u], 8u) * 8u + 192u], 8u * sizeof(int8_t));
-    memcpy(&output[88u], &data[batched_gather_nd_wrap(indices[11u], 8u) * 8u + 192u], 8u * sizeof(int8_t));
+    memcpy(&output[0u], &data[kernelgen_batched_gather_nd_wrap(indices[0u], 8u) * 8u], 8u * sizeof(int8_t));
+    memcpy(&output[8u], &data[kernelgen_batched_gather_nd_wrap(indices[1u], 8u) * 8u], 8u * sizeof(int8_t));
+    memcpy(&output[16u], &data[kernelgen_batched_gather_nd_wrap(indices[2u], 8u) * 8u], 8u * sizeof(int8_t));
+    memcpy(&output[24u], &data[kernelgen_batched_gather_nd_wrap(indices[3u], 8u) * 8u + 64u], 8u * sizeof(int8_t));
+    memcpy(&output[32u], &data[kernelgen_batched_gather_nd_wrap(indices[4u], 8u) * 8u + 64u], 8u * sizeof(int8_t));
+    memcpy(&output[40u], &data[kernelgen_batched_gather_nd_wrap(indices[5u], 8u) * 8u + 64u], 8u * sizeof(int8_t));
+    memcpy(&output[48u], &data[kernelgen_batched_gather_nd_wrap(indices[6u], 8u) * 8u + 128u], 8u * sizeof(int8_t));
+    memcpy(&output[56u], &data[kernelgen_batched_gather_nd_wrap(indices[7u], 8u) * 8u + 128u], 8u * sizeof(int8_t));
+    memcpy(&output[64u], &data[kernelgen_batched_gather_nd_wrap(indices[8u], 8u) * 8u + 128u], 8u * sizeof(int8_t));
+    memcpy(&output[72u], &data[kernelgen_batched_gather_nd_wrap(indices[9u], 8u) * 8u + 192u], 8u * sizeof(int8_t));
+    memcpy(&output[80u], &data[kernelgen_batched_gather_nd_wrap(indices[10u], 8u) * 8u + 192u], 8u * sizeof(int8_t));
+    memcpy(&output[88u], &data[kernelgen_batched_gather_nd_wrap(indices[11u], 8u) * 8u + 192u], 8u * sizeof(int8_t));
     return BATCHED_GATHER_ND_OK;
 }

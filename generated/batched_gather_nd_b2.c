@@ -5,7 +5,7 @@
 #include "batched_gather_nd_b2.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t batched_gather_nd_b2_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_batched_gather_nd_b2_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -51,84 +51,84 @@ int batched_gather_nd_b2(const float *data, const int64_t *restrict indices, flo
     }
     /* output[b0, b1, i0, :] = data[b0, b1, indices[b0, b1, i0, :], :] */
     {
-        const uint32_t from = batched_gather_nd_b2_wrap(indices[0u], 5u) * 4u;
+        const uint32_t from = kernelgen_batched_gather_nd_b2_wrap(indices[0u], 5u) * 4u;
         output[0u] = data[from];
         output[1u] = data[from + 1u];
         output[2u] = data[from + 2u];
         output[3u] = data[from + 3u];
     }
     {
-        const uint32_t from = batched_gather_nd_b2_wrap(indices[1u], 5u) * 4u;
+        const uint32_t from = kernelgen_batched_gather_nd_b2_wrap(indices[1u], 5u) * 4u;
         output[4u] = data[from];
         output[5u] = data[from + 1u];
         output[6u] = data[from + 2u];
         output[7u] = data[from + 3u];
     }
     {
-        const uint32_t from = batched_gather_nd_b2_wrap(indices[2u], 5u) * 4u + 20u;
+        const uint32_t from = kernelgen_batched_gather_nd_b2_wrap(indices[2u], 5u) * 4u + 20u;
         output[8u] = data[from];
         output[9u] = data[from + 1u];
         output[10u] = data[from + 2u];
         output[11u] = data[from + 3u];
     }
     {
-        const uint32_t from = batched_gather_nd_b2_wrap(indices[3u], 5u) * 4u + 20u;
+        const uint32_t from = kernelgen_batched_gather_nd_b2_wrap(indices[3u], 5u) * 4u + 20u;
         output[12u] = data[from];
         output[13u] = data[from + 1u];
         output[14u] = data[from + 2u];
         output[15u] = data[from + 3u];
     }
     {
-        const uint32_t from = batched_gather_nd_b2_wrap(indices[4u], 5u) * 4u + 40u;
+        const uint32_t from = kernelgen_batched_gather_nd_b2_wrap(indices[4u], 5u) * 4u + 40u;
         output[16u] = data[from];
         output[17u] = data[from + 1u];
         output[18u] = data[from + 2u];
         output[19u] = data[from + 3u];
     }
     {
-        const uint32_t from = batched_gather_nd_b2_wrap(indices[5u], 5u) * 4u + 40u;
+        const uint32_t from = kernelgen_batched_gather_nd_b2_wrap(indices[5u], 5u) * 4u + 40u;
         output[20u] = data[from];
         output[21u] = data[from + 1u];
         output[22u] = data[from + 2u];
         output[23u] = data[from + 3u];
     }
     {
-        const uint32_t from = batched_gather_nd_b2_wrap(indices[6u], 5u) * 4u + 60u;
+        const uint32_t from = kernelgen_batched_gather_nd_b2_wrap(indices[6u], 5u) * 4u + 60u;
         output[24u] = data[from];
         output[25u] = data[from + 1u];
         output[26u] = data[from + 2u];
         output[27u] = data[from + 3u];
     }
     {
-        const uint32_t from = batched_gather_nd_b2_wrap(indices[7u], 5u) * 4u + 60u;
+        const uint32_t from = kernelgen_batched_gather_nd_b2_wrap(indices[7u], 5u) * 4u + 60u;
         output[28u] = data[from];
         output[29u] = data[from + 1u];
         output[30u] = data[from + 2u];
         output[31u] = data[from + 3u];
     }
     {
-        const uint32_t from = batched_gather_nd_b2_wrap(indices[8u], 5u) * 4u + 80u;
+        const uint32_t from = kernelgen_batched_gather_nd_b2_wrap(indices[8u], 5u) * 4u + 80u;
         output[32u] = data[from];
         output[33u] = data[from + 1u];
         output[34u] = data[from + 2u];
         output[35u] = data[from + 3u];
     }
     {
-        const uint32_t from = batched_gather_nd_b2_wrap(indices[9u], 5u) * 4u + 80u;
+        const uint32_t from = kernelgen_batched_gather_nd_b2_wrap(indices[9u], 5u) * 4u + 80u;
         output[36u] = data[from];
         output[37u] = data[from + 1u];
         output[38u] = data[from + 2u];
         output[39u] = data[from + 3u];
     }
     {
-        const uint32_t from = batched_gather_nd_b2_wrap(indices[10u], 5u) * 4u + 100u;
+        const uint32_t from = kernelgen_batched_gather_nd_b2_wrap(indices[10u], 5u) * 4u + 100u;
         output[40u] = data[from];
         output[41u] = data[from + 1u];
         output[42u] = data[from + 2u];
         output[43u] = data[from + 3u];
     }
     {
-        const uint32_t from = batched_gather_nd_b2_wrap(indices[11u], 5u) * 4u + 100u;
+        const uint32_t from = kernelgen_batched_gather_nd_b2_wrap(indices[11u], 5u) * 4u + 100u;
         output[44u] = data[from];
         output[45u] = data[from + 1u];
         output[46u] = data[from + 2u];

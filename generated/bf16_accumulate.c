@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* bfloat16 bit pattern to float32: the upper half of the float's bits, exact. */
-static float bf16_accumulate_bfloat16_to_float(uint16_t half)
+static float kernelgen_bf16_accumulate_bfloat16_to_float(uint16_t half)
 {
     const uint32_t bits = (uint32_t)half << 16;
     float value;
@@ -16,7 +16,7 @@ static float bf16_accumulate_bfloat16_to_float(uint16_t half)
 }
 
 /* float32 to the nearest bfloat16, ties to even; overflow gives infinity, NaN stays a (quiet) NaN. */
-static uint16_t bf16_accumulate_bfloat16_from_float(float value)
+static uint16_t kernelgen_bf16_accumulate_bfloat16_from_float(float value)
 {
     uint32_t bits;
     memcpy(&bits, &value, sizeof bits);
@@ -27,16 +27,16 @@ static uint16_t bf16_accumulate_bfloat16_from_float(float value)
 }
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t bf16_accumulate_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_bf16_accumulate_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
 
 /* The add reduction: computed in float32 and rounded to the nearest bfloat16, ties to even, as a tensor of that type would. */
-static uint16_t bf16_accumulate_combine(uint16_t current, uint16_t update)
+static uint16_t kernelgen_bf16_accumulate_combine(uint16_t current, uint16_t update)
 {
-    const float a = bf16_accumulate_bfloat16_to_float(current), b = bf16_accumulate_bfloat16_to_float(update);
-    return bf16_accumulate_bfloat16_from_float(a + b);
+    const float a = kernelgen_bf16_accumulate_bfloat16_to_float(current), b = kernelgen_bf16_accumulate_bfloat16_to_float(update);
+    return kernelgen_bf16_accumulate_bfloat16_from_float(a + b);
 }
 
 int bf16_accumulate(const uint16_t *data, const int64_t *restrict indices, const uint16_t *restrict updates, uint16_t *output)
@@ -66,28 +66,28 @@ int bf16_accumulate(const uint16_t *data, const int64_t *restrict indices, const
     }
     /* output[indices[i0, :]] += updates[i0] */
     {
-        const uint32_t to = bf16_accumulate_wrap(indices[0u], 16u);
-        output[to] = bf16_accumulate_combine(output[to], updates[0u]);
+        const uint32_t to = kernelgen_bf16_accumulate_wrap(indices[0u], 16u);
+        output[to] = kernelgen_bf16_accumulate_combine(output[to], updates[0u]);
     }
     {
-        const uint32_t to = bf16_accumulate_wrap(indices[1u], 16u);
-        output[to] = bf16_accumulate_combine(output[to], updates[1u]);
+        const uint32_t to = kernelgen_bf16_accumulate_wrap(indices[1u], 16u);
+        output[to] = kernelgen_bf16_accumulate_combine(output[to], updates[1u]);
     }
     {
-        const uint32_t to = bf16_accumulate_wrap(indices[2u], 16u);
-        output[to] = bf16_accumulate_combine(output[to], updates[2u]);
+        const uint32_t to = kernelgen_bf16_accumulate_wrap(indices[2u], 16u);
+        output[to] = kernelgen_bf16_accumulate_combine(output[to], updates[2u]);
     }
     {
-        const uint32_t to = bf16_accumulate_wrap(indices[3u], 16u);
-        output[to] = bf16_accumulate_combine(output[to], updates[3u]);
+        const uint32_t to = kernelgen_bf16_accumulate_wrap(indices[3u], 16u);
+        output[to] = kernelgen_bf16_accumulate_combine(output[to], updates[3u]);
     }
     {
-        const uint32_t to = bf16_accumulate_wrap(indices[4u], 16u);
-        output[to] = bf16_accumulate_combine(output[to], updates[4u]);
+        const uint32_t to = kernelgen_bf16_accumulate_wrap(indices[4u], 16u);
+        output[to] = kernelgen_bf16_accumulate_combine(output[to], updates[4u]);
     }
     {
-        const uint32_t to = bf16_accumulate_wrap(indices[5u], 16u);
-        output[to] = bf16_accumulate_combine(output[to], updates[5u]);
+        const uint32_t to = kernelgen_bf16_accumulate_wrap(indices[5u], 16u);
+        output[to] = kernelgen_bf16_accumulate_combine(output[to], updates[5u]);
     }
     return BF16_ACCUMULATE_OK;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t bf16_rows_by_tuple_wrap(int32_t index, uint32_t size)
+static uint32_t kernelgen_bf16_rows_by_tuple_wrap(int32_t index, uint32_t size)
 {
     if ((size & (size - 1u)) == 0u) {
         return (uint32_t)index & (size - 1u);
@@ -37,8 +37,8 @@ int bf16_rows_by_tuple(const uint16_t *data, const int32_t *restrict indices, ui
         return BF16_ROWS_BY_TUPLE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0, :], :] */
-    memcpy(&output[0u], &data[bf16_rows_by_tuple_wrap(indices[0u], 4u) * 48u + bf16_rows_by_tuple_wrap(indices[1u], 6u) * 8u], 8u * sizeof(uint16_t));
-    memcpy(&output[8u], &data[bf16_rows_by_tuple_wrap(indices[2u], 4u) * 48u + bf16_rows_by_tuple_wrap(indices[3u], 6u) * 8u], 8u * sizeof(uint16_t));
-    memcpy(&output[16u], &data[bf16_rows_by_tuple_wrap(indices[4u], 4u) * 48u + bf16_rows_by_tuple_wrap(indices[5u], 6u) * 8u], 8u * sizeof(uint16_t));
+    memcpy(&output[0u], &data[kernelgen_bf16_rows_by_tuple_wrap(indices[0u], 4u) * 48u + kernelgen_bf16_rows_by_tuple_wrap(indices[1u], 6u) * 8u], 8u * sizeof(uint16_t));
+    memcpy(&output[8u], &data[kernelgen_bf16_rows_by_tuple_wrap(indices[2u], 4u) * 48u + kernelgen_bf16_rows_by_tuple_wrap(indices[3u], 6u) * 8u], 8u * sizeof(uint16_t));
+    memcpy(&output[16u], &data[kernelgen_bf16_rows_by_tuple_wrap(indices[4u], 4u) * 48u + kernelgen_bf16_rows_by_tuple_wrap(indices[5u], 6u) * 8u], 8u * sizeof(uint16_t));
     return BF16_ROWS_BY_TUPLE_OK;
 }

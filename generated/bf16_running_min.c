@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* bfloat16 bit pattern to float32: the upper half of the float's bits, exact. */
-static float bf16_running_min_bfloat16_to_float(uint16_t half)
+static float kernelgen_bf16_running_min_bfloat16_to_float(uint16_t half)
 {
     const uint32_t bits = (uint32_t)half << 16;
     float value;
@@ -16,7 +16,7 @@ static float bf16_running_min_bfloat16_to_float(uint16_t half)
 }
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t bf16_running_min_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_bf16_running_min_wrap(int64_t index, uint32_t size)
 {
     if ((size & (size - 1u)) == 0u) {
         return (uint32_t)index & (size - 1u);
@@ -25,9 +25,9 @@ static uint32_t bf16_running_min_wrap(int64_t index, uint32_t size)
 }
 
 /* The min reduction: compared as float32; a NaN operand gives NaN and a tie (-0, +0) takes the update. */
-static uint16_t bf16_running_min_combine(uint16_t current, uint16_t update)
+static uint16_t kernelgen_bf16_running_min_combine(uint16_t current, uint16_t update)
 {
-    const float a = bf16_running_min_bfloat16_to_float(current), b = bf16_running_min_bfloat16_to_float(update);
+    const float a = kernelgen_bf16_running_min_bfloat16_to_float(current), b = kernelgen_bf16_running_min_bfloat16_to_float(update);
     return (b <= a || b != b) ? update : current;
 }
 
@@ -58,16 +58,16 @@ int bf16_running_min(const uint16_t *data, const int64_t *restrict indices, cons
     }
     /* output[indices[i0, :]] = min(output[indices[i0, :]], updates[i0]) */
     {
-        const uint32_t to = bf16_running_min_wrap(indices[0u], 4u) * 3u + bf16_running_min_wrap(indices[1u], 3u);
-        output[to] = bf16_running_min_combine(output[to], updates[0u]);
+        const uint32_t to = kernelgen_bf16_running_min_wrap(indices[0u], 4u) * 3u + kernelgen_bf16_running_min_wrap(indices[1u], 3u);
+        output[to] = kernelgen_bf16_running_min_combine(output[to], updates[0u]);
     }
     {
-        const uint32_t to = bf16_running_min_wrap(indices[2u], 4u) * 3u + bf16_running_min_wrap(indices[3u], 3u);
-        output[to] = bf16_running_min_combine(output[to], updates[1u]);
+        const uint32_t to = kernelgen_bf16_running_min_wrap(indices[2u], 4u) * 3u + kernelgen_bf16_running_min_wrap(indices[3u], 3u);
+        output[to] = kernelgen_bf16_running_min_combine(output[to], updates[1u]);
     }
     {
-        const uint32_t to = bf16_running_min_wrap(indices[4u], 4u) * 3u + bf16_running_min_wrap(indices[5u], 3u);
-        output[to] = bf16_running_min_combine(output[to], updates[2u]);
+        const uint32_t to = kernelgen_bf16_running_min_wrap(indices[4u], 4u) * 3u + kernelgen_bf16_running_min_wrap(indices[5u], 3u);
+        output[to] = kernelgen_bf16_running_min_combine(output[to], updates[2u]);
     }
     return BF16_RUNNING_MIN_OK;
 }

@@ -5,7 +5,7 @@
 #include "complex128_pairs.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t complex128_pairs_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_complex128_pairs_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -38,9 +38,9 @@ int complex128_pairs(const kernelgen_complex128 *data, const int64_t *restrict i
         return COMPLEX128_PAIRS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0] = data[indices[i0, :]] */
-    output[0u] = data[complex128_pairs_wrap(indices[0u], 3u) * 3u + complex128_pairs_wrap(indices[1u], 3u)];
-    output[1u] = data[complex128_pairs_wrap(indices[2u], 3u) * 3u + complex128_pairs_wrap(indices[3u], 3u)];
-    output[2u] = data[complex128_pairs_wrap(indices[4u], 3u) * 3u + complex128_pairs_wrap(indices[5u], 3u)];
-    output[3u] = data[complex128_pairs_wrap(indices[6u], 3u) * 3u + complex128_pairs_wrap(indices[7u], 3u)];
+    output[0u] = data[kernelgen_complex128_pairs_wrap(indices[0u], 3u) * 3u + kernelgen_complex128_pairs_wrap(indices[1u], 3u)];
+    output[1u] = data[kernelgen_complex128_pairs_wrap(indices[2u], 3u) * 3u + kernelgen_complex128_pairs_wrap(indices[3u], 3u)];
+    output[2u] = data[kernelgen_complex128_pairs_wrap(indices[4u], 3u) * 3u + kernelgen_complex128_pairs_wrap(indices[5u], 3u)];
+    output[3u] = data[kernelgen_complex128_pairs_wrap(indices[6u], 3u) * 3u + kernelgen_complex128_pairs_wrap(indices[7u], 3u)];
     return COMPLEX128_PAIRS_OK;
 }

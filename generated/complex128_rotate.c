@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t complex128_rotate_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_complex128_rotate_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -19,7 +19,7 @@ static uint32_t complex128_rotate_wrap(int64_t index, uint32_t size)
 #pragma STDC FP_CONTRACT OFF
 #endif
 /* The mul reduction: complex multiplication (no special cases for infinities). */
-static kernelgen_complex128 complex128_rotate_combine(kernelgen_complex128 current, kernelgen_complex128 update)
+static kernelgen_complex128 kernelgen_complex128_rotate_combine(kernelgen_complex128 current, kernelgen_complex128 update)
 {
     kernelgen_complex128 result;
     result.re = current.re * update.re - current.im * update.im;
@@ -45,19 +45,19 @@ int complex128_rotate(const kernelgen_complex128 *data, const int64_t *restrict 
     }
     /* output[indices[i0, :], :] *= updates[i0, :] */
     {
-        const uint32_t to = complex128_rotate_wrap(indices[0u], 6u) * 2u;
-        output[to] = complex128_rotate_combine(output[to], updates[0u]);
-        output[to + 1u] = complex128_rotate_combine(output[to + 1u], updates[1u]);
+        const uint32_t to = kernelgen_complex128_rotate_wrap(indices[0u], 6u) * 2u;
+        output[to] = kernelgen_complex128_rotate_combine(output[to], updates[0u]);
+        output[to + 1u] = kernelgen_complex128_rotate_combine(output[to + 1u], updates[1u]);
     }
     {
-        const uint32_t to = complex128_rotate_wrap(indices[1u], 6u) * 2u;
-        output[to] = complex128_rotate_combine(output[to], updates[2u]);
-        output[to + 1u] = complex128_rotate_combine(output[to + 1u], updates[3u]);
+        const uint32_t to = kernelgen_complex128_rotate_wrap(indices[1u], 6u) * 2u;
+        output[to] = kernelgen_complex128_rotate_combine(output[to], updates[2u]);
+        output[to + 1u] = kernelgen_complex128_rotate_combine(output[to + 1u], updates[3u]);
     }
     {
-        const uint32_t to = complex128_rotate_wrap(indices[2u], 6u) * 2u;
-        output[to] = complex128_rotate_combine(output[to], updates[4u]);
-        output[to + 1u] = complex128_rotate_combine(output[to + 1u], updates[5u]);
+        const uint32_t to = kernelgen_complex128_rotate_wrap(indices[2u], 6u) * 2u;
+        output[to] = kernelgen_complex128_rotate_combine(output[to], updates[4u]);
+        output[to + 1u] = kernelgen_complex128_rotate_combine(output[to + 1u], updates[5u]);
     }
     return COMPLEX128_ROTATE_OK;
 }

@@ -7,13 +7,13 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t complex64_accumulate_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_complex64_accumulate_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
 /* The add reduction: complex addition. */
-static kernelgen_complex64 complex64_accumulate_combine(kernelgen_complex64 current, kernelgen_complex64 update)
+static kernelgen_complex64 kernelgen_complex64_accumulate_combine(kernelgen_complex64 current, kernelgen_complex64 update)
 {
     kernelgen_complex64 result;
     result.re = current.re + update.re;
@@ -42,20 +42,20 @@ int complex64_accumulate(const kernelgen_complex64 *data, const int64_t *restric
     }
     /* output[indices[i0, :]] += updates[i0] */
     {
-        const uint32_t to = complex64_accumulate_wrap(indices[0u], 10u);
-        output[to] = complex64_accumulate_combine(output[to], updates[0u]);
+        const uint32_t to = kernelgen_complex64_accumulate_wrap(indices[0u], 10u);
+        output[to] = kernelgen_complex64_accumulate_combine(output[to], updates[0u]);
     }
     {
-        const uint32_t to = complex64_accumulate_wrap(indices[1u], 10u);
-        output[to] = complex64_accumulate_combine(output[to], updates[1u]);
+        const uint32_t to = kernelgen_complex64_accumulate_wrap(indices[1u], 10u);
+        output[to] = kernelgen_complex64_accumulate_combine(output[to], updates[1u]);
     }
     {
-        const uint32_t to = complex64_accumulate_wrap(indices[2u], 10u);
-        output[to] = complex64_accumulate_combine(output[to], updates[2u]);
+        const uint32_t to = kernelgen_complex64_accumulate_wrap(indices[2u], 10u);
+        output[to] = kernelgen_complex64_accumulate_combine(output[to], updates[2u]);
     }
     {
-        const uint32_t to = complex64_accumulate_wrap(indices[3u], 10u);
-        output[to] = complex64_accumulate_combine(output[to], updates[3u]);
+        const uint32_t to = kernelgen_complex64_accumulate_wrap(indices[3u], 10u);
+        output[to] = kernelgen_complex64_accumulate_combine(output[to], updates[3u]);
     }
     return COMPLEX64_ACCUMULATE_OK;
 }

@@ -5,7 +5,7 @@
 #include "doc_gather_axis0.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t doc_gather_axis0_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_doc_gather_axis0_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -27,22 +27,22 @@ int doc_gather_axis0(const float *data, const int64_t *restrict indices, float *
     }
     /* output[i0, i1, :] = data[indices[i0, i1], :] */
     {
-        const uint32_t from = doc_gather_axis0_wrap(indices[0u], 3u) * 2u;
+        const uint32_t from = kernelgen_doc_gather_axis0_wrap(indices[0u], 3u) * 2u;
         output[0u] = data[from];
         output[1u] = data[from + 1u];
     }
     {
-        const uint32_t from = doc_gather_axis0_wrap(indices[1u], 3u) * 2u;
+        const uint32_t from = kernelgen_doc_gather_axis0_wrap(indices[1u], 3u) * 2u;
         output[2u] = data[from];
         output[3u] = data[from + 1u];
     }
     {
-        const uint32_t from = doc_gather_axis0_wrap(indices[2u], 3u) * 2u;
+        const uint32_t from = kernelgen_doc_gather_axis0_wrap(indices[2u], 3u) * 2u;
         output[4u] = data[from];
         output[5u] = data[from + 1u];
     }
     {
-        const uint32_t from = doc_gather_axis0_wrap(indices[3u], 3u) * 2u;
+        const uint32_t from = kernelgen_doc_gather_axis0_wrap(indices[3u], 3u) * 2u;
         output[6u] = data[from];
         output[7u] = data[from + 1u];
     }

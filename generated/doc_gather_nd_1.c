@@ -5,7 +5,7 @@
 #include "doc_gather_nd_1.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t doc_gather_nd_1_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_doc_gather_nd_1_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -26,7 +26,7 @@ int doc_gather_nd_1(const int32_t *data, const int64_t *restrict indices, int32_
         return DOC_GATHER_ND_1_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0] = data[indices[i0, :]] */
-    output[0u] = data[doc_gather_nd_1_wrap(indices[0u], 2u) * 2u + doc_gather_nd_1_wrap(indices[1u], 2u)];
-    output[1u] = data[doc_gather_nd_1_wrap(indices[2u], 2u) * 2u + doc_gather_nd_1_wrap(indices[3u], 2u)];
+    output[0u] = data[kernelgen_doc_gather_nd_1_wrap(indices[0u], 2u) * 2u + kernelgen_doc_gather_nd_1_wrap(indices[1u], 2u)];
+    output[1u] = data[kernelgen_doc_gather_nd_1_wrap(indices[2u], 2u) * 2u + kernelgen_doc_gather_nd_1_wrap(indices[3u], 2u)];
     return DOC_GATHER_ND_1_OK;
 }

@@ -5,7 +5,7 @@
 #include "doc_gather_nd_5.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t doc_gather_nd_5_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_doc_gather_nd_5_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -21,12 +21,12 @@ int doc_gather_nd_5(const int32_t *data, const int64_t *restrict indices, int32_
     }
     /* output[b0, :] = data[b0, indices[b0, :], :] */
     {
-        const uint32_t from = doc_gather_nd_5_wrap(indices[0u], 2u) * 2u;
+        const uint32_t from = kernelgen_doc_gather_nd_5_wrap(indices[0u], 2u) * 2u;
         output[0u] = data[from];
         output[1u] = data[from + 1u];
     }
     {
-        const uint32_t from = doc_gather_nd_5_wrap(indices[1u], 2u) * 2u + 4u;
+        const uint32_t from = kernelgen_doc_gather_nd_5_wrap(indices[1u], 2u) * 2u + 4u;
         output[2u] = data[from];
         output[3u] = data[from + 1u];
     }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t doc_scatter_elements_1_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_doc_scatter_elements_1_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -38,11 +38,11 @@ int doc_scatter_elements_1(const float *data, const int64_t *restrict indices, c
         memcpy(output, data, 9u * sizeof(float));
     }
     /* output[indices[i0, i1], i1] = updates[i0, i1] */
-    output[doc_scatter_elements_1_wrap(indices[0u], 3u) * 3u] = updates[0u];
-    output[doc_scatter_elements_1_wrap(indices[1u], 3u) * 3u + 1u] = updates[1u];
-    output[doc_scatter_elements_1_wrap(indices[2u], 3u) * 3u + 2u] = updates[2u];
-    output[doc_scatter_elements_1_wrap(indices[3u], 3u) * 3u] = updates[3u];
-    output[doc_scatter_elements_1_wrap(indices[4u], 3u) * 3u + 1u] = updates[4u];
-    output[doc_scatter_elements_1_wrap(indices[5u], 3u) * 3u + 2u] = updates[5u];
+    output[kernelgen_doc_scatter_elements_1_wrap(indices[0u], 3u) * 3u] = updates[0u];
+    output[kernelgen_doc_scatter_elements_1_wrap(indices[1u], 3u) * 3u + 1u] = updates[1u];
+    output[kernelgen_doc_scatter_elements_1_wrap(indices[2u], 3u) * 3u + 2u] = updates[2u];
+    output[kernelgen_doc_scatter_elements_1_wrap(indices[3u], 3u) * 3u] = updates[3u];
+    output[kernelgen_doc_scatter_elements_1_wrap(indices[4u], 3u) * 3u + 1u] = updates[4u];
+    output[kernelgen_doc_scatter_elements_1_wrap(indices[5u], 3u) * 3u + 2u] = updates[5u];
     return DOC_SCATTER_ELEMENTS_1_OK;
 }

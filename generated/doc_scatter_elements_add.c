@@ -7,13 +7,13 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t doc_scatter_elements_add_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_doc_scatter_elements_add_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
 
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
-static int32_t doc_scatter_elements_add_combine(int32_t current, int32_t update)
+static int32_t kernelgen_doc_scatter_elements_add_combine(int32_t current, int32_t update)
 {
     return (int32_t)((uint32_t)current + (uint32_t)update);
 }
@@ -45,28 +45,28 @@ int doc_scatter_elements_add(const int32_t *data, const int64_t *restrict indice
     }
     /* output[i0, indices[i0, i1]] += updates[i0, i1] */
     {
-        const uint32_t to = doc_scatter_elements_add_wrap(indices[0u], 4u);
-        output[to] = doc_scatter_elements_add_combine(output[to], updates[0u]);
+        const uint32_t to = kernelgen_doc_scatter_elements_add_wrap(indices[0u], 4u);
+        output[to] = kernelgen_doc_scatter_elements_add_combine(output[to], updates[0u]);
     }
     {
-        const uint32_t to = doc_scatter_elements_add_wrap(indices[1u], 4u);
-        output[to] = doc_scatter_elements_add_combine(output[to], updates[1u]);
+        const uint32_t to = kernelgen_doc_scatter_elements_add_wrap(indices[1u], 4u);
+        output[to] = kernelgen_doc_scatter_elements_add_combine(output[to], updates[1u]);
     }
     {
-        const uint32_t to = doc_scatter_elements_add_wrap(indices[2u], 4u);
-        output[to] = doc_scatter_elements_add_combine(output[to], updates[2u]);
+        const uint32_t to = kernelgen_doc_scatter_elements_add_wrap(indices[2u], 4u);
+        output[to] = kernelgen_doc_scatter_elements_add_combine(output[to], updates[2u]);
     }
     {
-        const uint32_t to = doc_scatter_elements_add_wrap(indices[3u], 4u) + 4u;
-        output[to] = doc_scatter_elements_add_combine(output[to], updates[3u]);
+        const uint32_t to = kernelgen_doc_scatter_elements_add_wrap(indices[3u], 4u) + 4u;
+        output[to] = kernelgen_doc_scatter_elements_add_combine(output[to], updates[3u]);
     }
     {
-        const uint32_t to = doc_scatter_elements_add_wrap(indices[4u], 4u) + 4u;
-        output[to] = doc_scatter_elements_add_combine(output[to], updates[4u]);
+        const uint32_t to = kernelgen_doc_scatter_elements_add_wrap(indices[4u], 4u) + 4u;
+        output[to] = kernelgen_doc_scatter_elements_add_combine(output[to], updates[4u]);
     }
     {
-        const uint32_t to = doc_scatter_elements_add_wrap(indices[5u], 4u) + 4u;
-        output[to] = doc_scatter_elements_add_combine(output[to], updates[5u]);
+        const uint32_t to = kernelgen_doc_scatter_elements_add_wrap(indices[5u], 4u) + 4u;
+        output[to] = kernelgen_doc_scatter_elements_add_combine(output[to], updates[5u]);
     }
     return DOC_SCATTER_ELEMENTS_ADD_OK;
 }

@@ -7,13 +7,13 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t doc_scatter_elements_max_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_doc_scatter_elements_max_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
 /* The max reduction: the larger or smaller value. */
-static int16_t doc_scatter_elements_max_combine(int16_t current, int16_t update)
+static int16_t kernelgen_doc_scatter_elements_max_combine(int16_t current, int16_t update)
 {
     return update > current ? update : current;
 }
@@ -45,28 +45,28 @@ int doc_scatter_elements_max(const int16_t *data, const int64_t *restrict indice
     }
     /* output[indices[i0, i1], i1] = max(output[indices[i0, i1], i1], updates[i0, i1]) */
     {
-        const uint32_t to = doc_scatter_elements_max_wrap(indices[0u], 3u) * 2u;
-        output[to] = doc_scatter_elements_max_combine(output[to], updates[0u]);
+        const uint32_t to = kernelgen_doc_scatter_elements_max_wrap(indices[0u], 3u) * 2u;
+        output[to] = kernelgen_doc_scatter_elements_max_combine(output[to], updates[0u]);
     }
     {
-        const uint32_t to = doc_scatter_elements_max_wrap(indices[1u], 3u) * 2u + 1u;
-        output[to] = doc_scatter_elements_max_combine(output[to], updates[1u]);
+        const uint32_t to = kernelgen_doc_scatter_elements_max_wrap(indices[1u], 3u) * 2u + 1u;
+        output[to] = kernelgen_doc_scatter_elements_max_combine(output[to], updates[1u]);
     }
     {
-        const uint32_t to = doc_scatter_elements_max_wrap(indices[2u], 3u) * 2u;
-        output[to] = doc_scatter_elements_max_combine(output[to], updates[2u]);
+        const uint32_t to = kernelgen_doc_scatter_elements_max_wrap(indices[2u], 3u) * 2u;
+        output[to] = kernelgen_doc_scatter_elements_max_combine(output[to], updates[2u]);
     }
     {
-        const uint32_t to = doc_scatter_elements_max_wrap(indices[3u], 3u) * 2u + 1u;
-        output[to] = doc_scatter_elements_max_combine(output[to], updates[3u]);
+        const uint32_t to = kernelgen_doc_scatter_elements_max_wrap(indices[3u], 3u) * 2u + 1u;
+        output[to] = kernelgen_doc_scatter_elements_max_combine(output[to], updates[3u]);
     }
     {
-        const uint32_t to = doc_scatter_elements_max_wrap(indices[4u], 3u) * 2u;
-        output[to] = doc_scatter_elements_max_combine(output[to], updates[4u]);
+        const uint32_t to = kernelgen_doc_scatter_elements_max_wrap(indices[4u], 3u) * 2u;
+        output[to] = kernelgen_doc_scatter_elements_max_combine(output[to], updates[4u]);
     }
     {
-        const uint32_t to = doc_scatter_elements_max_wrap(indices[5u], 3u) * 2u + 1u;
-        output[to] = doc_scatter_elements_max_combine(output[to], updates[5u]);
+        const uint32_t to = kernelgen_doc_scatter_elements_max_wrap(indices[5u], 3u) * 2u + 1u;
+        output[to] = kernelgen_doc_scatter_elements_max_combine(output[to], updates[5u]);
     }
     return DOC_SCATTER_ELEMENTS_MAX_OK;
 }

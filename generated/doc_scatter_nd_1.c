@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t doc_scatter_nd_1_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_doc_scatter_nd_1_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -32,9 +32,9 @@ int doc_scatter_nd_1(const float *data, const int64_t *restrict indices, const f
         memcpy(output, data, 8u * sizeof(float));
     }
     /* output[indices[i0, :]] = updates[i0] */
-    output[doc_scatter_nd_1_wrap(indices[0u], 8u)] = updates[0u];
-    output[doc_scatter_nd_1_wrap(indices[1u], 8u)] = updates[1u];
-    output[doc_scatter_nd_1_wrap(indices[2u], 8u)] = updates[2u];
-    output[doc_scatter_nd_1_wrap(indices[3u], 8u)] = updates[3u];
+    output[kernelgen_doc_scatter_nd_1_wrap(indices[0u], 8u)] = updates[0u];
+    output[kernelgen_doc_scatter_nd_1_wrap(indices[1u], 8u)] = updates[1u];
+    output[kernelgen_doc_scatter_nd_1_wrap(indices[2u], 8u)] = updates[2u];
+    output[kernelgen_doc_scatter_nd_1_wrap(indices[3u], 8u)] = updates[3u];
     return DOC_SCATTER_ND_1_OK;
 }

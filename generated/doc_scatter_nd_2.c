@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t doc_scatter_nd_2_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_doc_scatter_nd_2_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -26,7 +26,7 @@ int doc_scatter_nd_2(const float *data, const int64_t *restrict indices, const f
         memcpy(output, data, 64u * sizeof(float));
     }
     /* output[indices[i0, :], :] = updates[i0, :] */
-    memcpy(&output[doc_scatter_nd_2_wrap(indices[0u], 4u) * 16u], &updates[0u], 16u * sizeof(float));
-    memcpy(&output[doc_scatter_nd_2_wrap(indices[1u], 4u) * 16u], &updates[16u], 16u * sizeof(float));
+    memcpy(&output[kernelgen_doc_scatter_nd_2_wrap(indices[0u], 4u) * 16u], &updates[0u], 16u * sizeof(float));
+    memcpy(&output[kernelgen_doc_scatter_nd_2_wrap(indices[1u], 4u) * 16u], &updates[16u], 16u * sizeof(float));
     return DOC_SCATTER_ND_2_OK;
 }

@@ -5,7 +5,7 @@
 #include "edge_axis_beyond_int32.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t edge_axis_beyond_int32_wrap(int32_t index, uint32_t size)
+static uint32_t kernelgen_edge_axis_beyond_int32_wrap(int32_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -13,7 +13,7 @@ static uint32_t edge_axis_beyond_int32_wrap(int32_t index, uint32_t size)
 int edge_axis_beyond_int32(const int8_t *data, const int32_t *restrict indices, int8_t *output)
 {
     /* output[i0] = data[indices[i0]] */
-    output[0u] = data[edge_axis_beyond_int32_wrap(indices[0u], 3000000000u)];
-    output[1u] = data[edge_axis_beyond_int32_wrap(indices[1u], 3000000000u)];
+    output[0u] = data[kernelgen_edge_axis_beyond_int32_wrap(indices[0u], 3000000000u)];
+    output[1u] = data[kernelgen_edge_axis_beyond_int32_wrap(indices[1u], 3000000000u)];
     return EDGE_AXIS_BEYOND_INT32_OK;
 }

@@ -7,13 +7,13 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t edge_scalar_update_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_edge_scalar_update_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
 
 /* The add reduction: logical or, as ONNX Runtime. */
-static bool edge_scalar_update_combine(bool current, bool update)
+static bool kernelgen_edge_scalar_update_combine(bool current, bool update)
 {
     return (bool)(current || update);
 }
@@ -30,8 +30,8 @@ int edge_scalar_update(const bool *data, const int64_t *restrict indices, const 
     }
     /* output[indices[:]] += updates[] */
     {
-        const uint32_t to = edge_scalar_update_wrap(indices[0u], 4u);
-        output[to] = edge_scalar_update_combine(output[to], updates[0u]);
+        const uint32_t to = kernelgen_edge_scalar_update_wrap(indices[0u], 4u);
+        output[to] = kernelgen_edge_scalar_update_combine(output[to], updates[0u]);
     }
     return EDGE_SCALAR_UPDATE_OK;
 }

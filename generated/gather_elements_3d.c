@@ -5,7 +5,7 @@
 #include "gather_elements_3d.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t gather_elements_3d_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_gather_elements_3d_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -104,35 +104,35 @@ int gather_elements_3d(const uint16_t *data, const int64_t *restrict indices, ui
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1, i2] = data[i0, indices[i0, i1, i2], i2] */
-    output[0u] = data[gather_elements_3d_wrap(indices[0u], 4u) * 5u];
-    output[1u] = data[gather_elements_3d_wrap(indices[1u], 4u) * 5u + 1u];
-    output[2u] = data[gather_elements_3d_wrap(indices[2u], 4u) * 5u + 2u];
-    output[3u] = data[gather_elements_3d_wrap(indices[3u], 4u) * 5u + 3u];
-    output[4u] = data[gather_elements_3d_wrap(indices[4u], 4u) * 5u + 4u];
-    output[5u] = data[gather_elements_3d_wrap(indices[5u], 4u) * 5u];
-    output[6u] = data[gather_elements_3d_wrap(indices[6u], 4u) * 5u + 1u];
-    output[7u] = data[gather_elements_3d_wrap(indices[7u], 4u) * 5u + 2u];
-    output[8u] = data[gather_elements_3d_wrap(indices[8u], 4u) * 5u + 3u];
-    output[9u] = data[gather_elements_3d_wrap(indices[9u], 4u) * 5u + 4u];
-    output[10u] = data[gather_elements_3d_wrap(indices[10u], 4u) * 5u + 20u];
-    output[11u] = data[gather_elements_3d_wrap(indices[11u], 4u) * 5u + 21u];
-    output[12u] = data[gather_elements_3d_wrap(indices[12u], 4u) * 5u + 22u];
-    output[13u] = data[gather_elements_3d_wrap(indices[13u], 4u) * 5u + 23u];
-    output[14u] = data[gather_elements_3d_wrap(indices[14u], 4u) * 5u + 24u];
-    output[15u] = data[gather_elements_3d_wrap(indices[15u], 4u) * 5u + 20u];
-    output[16u] = data[gather_elements_3d_wrap(indices[16u], 4u) * 5u + 21u];
-    output[17u] = data[gather_elements_3d_wrap(indices[17u], 4u) * 5u + 22u];
-    output[18u] = data[gather_elements_3d_wrap(indices[18u], 4u) * 5u + 23u];
-    output[19u] = data[gather_elements_3d_wrap(indices[19u], 4u) * 5u + 24u];
-    output[20u] = data[gather_elements_3d_wrap(indices[20u], 4u) * 5u + 40u];
-    output[21u] = data[gather_elements_3d_wrap(indices[21u], 4u) * 5u + 41u];
-    output[22u] = data[gather_elements_3d_wrap(indices[22u], 4u) * 5u + 42u];
-    output[23u] = data[gather_elements_3d_wrap(indices[23u], 4u) * 5u + 43u];
-    output[24u] = data[gather_elements_3d_wrap(indices[24u], 4u) * 5u + 44u];
-    output[25u] = data[gather_elements_3d_wrap(indices[25u], 4u) * 5u + 40u];
-    output[26u] = data[gather_elements_3d_wrap(indices[26u], 4u) * 5u + 41u];
-    output[27u] = data[gather_elements_3d_wrap(indices[27u], 4u) * 5u + 42u];
-    output[28u] = data[gather_elements_3d_wrap(indices[28u], 4u) * 5u + 43u];
-    output[29u] = data[gather_elements_3d_wrap(indices[29u], 4u) * 5u + 44u];
+    output[0u] = data[kernelgen_gather_elements_3d_wrap(indices[0u], 4u) * 5u];
+    output[1u] = data[kernelgen_gather_elements_3d_wrap(indices[1u], 4u) * 5u + 1u];
+    output[2u] = data[kernelgen_gather_elements_3d_wrap(indices[2u], 4u) * 5u + 2u];
+    output[3u] = data[kernelgen_gather_elements_3d_wrap(indices[3u], 4u) * 5u + 3u];
+    output[4u] = data[kernelgen_gather_elements_3d_wrap(indices[4u], 4u) * 5u + 4u];
+    output[5u] = data[kernelgen_gather_elements_3d_wrap(indices[5u], 4u) * 5u];
+    output[6u] = data[kernelgen_gather_elements_3d_wrap(indices[6u], 4u) * 5u + 1u];
+    output[7u] = data[kernelgen_gather_elements_3d_wrap(indices[7u], 4u) * 5u + 2u];
+    output[8u] = data[kernelgen_gather_elements_3d_wrap(indices[8u], 4u) * 5u + 3u];
+    output[9u] = data[kernelgen_gather_elements_3d_wrap(indices[9u], 4u) * 5u + 4u];
+    output[10u] = data[kernelgen_gather_elements_3d_wrap(indices[10u], 4u) * 5u + 20u];
+    output[11u] = data[kernelgen_gather_elements_3d_wrap(indices[11u], 4u) * 5u + 21u];
+    output[12u] = data[kernelgen_gather_elements_3d_wrap(indices[12u], 4u) * 5u + 22u];
+    output[13u] = data[kernelgen_gather_elements_3d_wrap(indices[13u], 4u) * 5u + 23u];
+    output[14u] = data[kernelgen_gather_elements_3d_wrap(indices[14u], 4u) * 5u + 24u];
+    output[15u] = data[kernelgen_gather_elements_3d_wrap(indices[15u], 4u) * 5u + 20u];
+    output[16u] = data[kernelgen_gather_elements_3d_wrap(indices[16u], 4u) * 5u + 21u];
+    output[17u] = data[kernelgen_gather_elements_3d_wrap(indices[17u], 4u) * 5u + 22u];
+    output[18u] = data[kernelgen_gather_elements_3d_wrap(indices[18u], 4u) * 5u + 23u];
+    output[19u] = data[kernelgen_gather_elements_3d_wrap(indices[19u], 4u) * 5u + 24u];
+    output[20u] = data[kernelgen_gather_elements_3d_wrap(indices[20u], 4u) * 5u + 40u];
+    output[21u] = data[kernelgen_gather_elements_3d_wrap(indices[21u], 4u) * 5u + 41u];
+    output[22u] = data[kernelgen_gather_elements_3d_wrap(indices[22u], 4u) * 5u + 42u];
+    output[23u] = data[kernelgen_gather_elements_3d_wrap(indices[23u], 4u) * 5u + 43u];
+    output[24u] = data[kernelgen_gather_elements_3d_wrap(indices[24u], 4u) * 5u + 44u];
+    output[25u] = data[kernelgen_gather_elements_3d_wrap(indices[25u], 4u) * 5u + 40u];
+    output[26u] = data[kernelgen_gather_elements_3d_wrap(indices[26u], 4u) * 5u + 41u];
+    output[27u] = data[kernelgen_gather_elements_3d_wrap(indices[27u], 4u) * 5u + 42u];
+    output[28u] = data[kernelgen_gather_elements_3d_wrap(indices[28u], 4u) * 5u + 43u];
+    output[29u] = data[kernelgen_gather_elements_3d_wrap(indices[29u], 4u) * 5u + 44u];
     return GATHER_ELEMENTS_3D_OK;
 }

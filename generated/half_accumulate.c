@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* float16 bit pattern to float32: exact for every value, subnormals, infinities and NaN included. */
-static float half_accumulate_float16_to_float(uint16_t half)
+static float kernelgen_half_accumulate_float16_to_float(uint16_t half)
 {
     const uint32_t sign = (uint32_t)(half & 0x8000u) << 16;
     uint32_t exponent = ((uint32_t)half >> 10) & 0x1Fu;
@@ -33,7 +33,7 @@ static float half_accumulate_float16_to_float(uint16_t half)
 }
 
 /* float32 to the nearest float16, ties to even; overflow gives infinity, NaN stays a (quiet) NaN. */
-static uint16_t half_accumulate_float16_from_float(float value)
+static uint16_t kernelgen_half_accumulate_float16_from_float(float value)
 {
     uint32_t bits;
     uint32_t sign;
@@ -77,16 +77,16 @@ static uint16_t half_accumulate_float16_from_float(float value)
 }
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t half_accumulate_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_half_accumulate_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
 
 /* The add reduction: computed in float32 and rounded to the nearest float16, ties to even, as a tensor of that type would. */
-static uint16_t half_accumulate_combine(uint16_t current, uint16_t update)
+static uint16_t kernelgen_half_accumulate_combine(uint16_t current, uint16_t update)
 {
-    const float a = half_accumulate_float16_to_float(current), b = half_accumulate_float16_to_float(update);
-    return half_accumulate_float16_from_float(a + b);
+    const float a = kernelgen_half_accumulate_float16_to_float(current), b = kernelgen_half_accumulate_float16_to_float(update);
+    return kernelgen_half_accumulate_float16_from_float(a + b);
 }
 
 int half_accumulate(const uint16_t *data, const int64_t *restrict indices, const uint16_t *restrict updates, uint16_t *output)
@@ -113,39 +113,39 @@ int half_accumulate(const uint16_t *data, const int64_t *restrict indices, const
     }
     /* output[indices[i0, :], :] += updates[i0, :] */
     {
-        const uint32_t to = half_accumulate_wrap(indices[0u], 8u) * 4u;
-        output[to] = half_accumulate_combine(output[to], updates[0u]);
-        output[to + 1u] = half_accumulate_combine(output[to + 1u], updates[1u]);
-        output[to + 2u] = half_accumulate_combine(output[to + 2u], updates[2u]);
-        output[to + 3u] = half_accumulate_combine(output[to + 3u], updates[3u]);
+        const uint32_t to = kernelgen_half_accumulate_wrap(indices[0u], 8u) * 4u;
+        output[to] = kernelgen_half_accumulate_combine(output[to], updates[0u]);
+        output[to + 1u] = kernelgen_half_accumulate_combine(output[to + 1u], updates[1u]);
+        output[to + 2u] = kernelgen_half_accumulate_combine(output[to + 2u], updates[2u]);
+        output[to + 3u] = kernelgen_half_accumulate_combine(output[to + 3u], updates[3u]);
     }
     {
-        const uint32_t to = half_accumulate_wrap(indices[1u], 8u) * 4u;
-        output[to] = half_accumulate_combine(output[to], updates[4u]);
-        output[to + 1u] = half_accumulate_combine(output[to + 1u], updates[5u]);
-        output[to + 2u] = half_accumulate_combine(output[to + 2u], updates[6u]);
-        output[to + 3u] = half_accumulate_combine(output[to + 3u], updates[7u]);
+        const uint32_t to = kernelgen_half_accumulate_wrap(indices[1u], 8u) * 4u;
+        output[to] = kernelgen_half_accumulate_combine(output[to], updates[4u]);
+        output[to + 1u] = kernelgen_half_accumulate_combine(output[to + 1u], updates[5u]);
+        output[to + 2u] = kernelgen_half_accumulate_combine(output[to + 2u], updates[6u]);
+        output[to + 3u] = kernelgen_half_accumulate_combine(output[to + 3u], updates[7u]);
     }
     {
-        const uint32_t to = half_accumulate_wrap(indices[2u], 8u) * 4u;
-        output[to] = half_accumulate_combine(output[to], updates[8u]);
-        output[to + 1u] = half_accumulate_combine(output[to + 1u], updates[9u]);
-        output[to + 2u] = half_accumulate_combine(output[to + 2u], updates[10u]);
-        output[to + 3u] = half_accumulate_combine(output[to + 3u], updates[11u]);
+        const uint32_t to = kernelgen_half_accumulate_wrap(indices[2u], 8u) * 4u;
+        output[to] = kernelgen_half_accumulate_combine(output[to], updates[8u]);
+        output[to + 1u] = kernelgen_half_accumulate_combine(output[to + 1u], updates[9u]);
+        output[to + 2u] = kernelgen_half_accumulate_combine(output[to + 2u], updates[10u]);
+        output[to + 3u] = kernelgen_half_accumulate_combine(output[to + 3u], updates[11u]);
     }
     {
-        const uint32_t to = half_accumulate_wrap(indices[3u], 8u) * 4u;
-        output[to] = half_accumulate_combine(output[to], updates[12u]);
-        output[to + 1u] = half_accumulate_combine(output[to + 1u], updates[13u]);
-        output[to + 2u] = half_accumulate_combine(output[to + 2u], updates[14u]);
-        output[to + 3u] = half_accumulate_combine(output[to + 3u], updates[15u]);
+        const uint32_t to = kernelgen_half_accumulate_wrap(indices[3u], 8u) * 4u;
+        output[to] = kernelgen_half_accumulate_combine(output[to], updates[12u]);
+        output[to + 1u] = kernelgen_half_accumulate_combine(output[to + 1u], updates[13u]);
+        output[to + 2u] = kernelgen_half_accumulate_combine(output[to + 2u], updates[14u]);
+        output[to + 3u] = kernelgen_half_accumulate_combine(output[to + 3u], updates[15u]);
     }
     {
-        const uint32_t to = half_accumulate_wrap(indices[4u], 8u) * 4u;
-        output[to] = half_accumulate_combine(output[to], updates[16u]);
-        output[to + 1u] = half_accumulate_combine(output[to + 1u], updates[17u]);
-        output[to + 2u] = half_accumulate_combine(output[to + 2u], updates[18u]);
-        output[to + 3u] = half_accumulate_combine(output[to + 3u], updates[19u]);
+        const uint32_t to = kernelgen_half_accumulate_wrap(indices[4u], 8u) * 4u;
+        output[to] = kernelgen_half_accumulate_combine(output[to], updates[16u]);
+        output[to + 1u] = kernelgen_half_accumulate_combine(output[to + 1u], updates[17u]);
+        output[to + 2u] = kernelgen_half_accumulate_combine(output[to + 2u], updates[18u]);
+        output[to + 3u] = kernelgen_half_accumulate_combine(output[to + 3u], updates[19u]);
     }
     return HALF_ACCUMULATE_OK;
 }

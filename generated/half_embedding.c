@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t half_embedding_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_half_embedding_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -28,9 +28,9 @@ int half_embedding(const uint16_t *data, const int64_t *restrict indices, uint16
         return HALF_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */
-    memcpy(&output[0u], &data[half_embedding_wrap(indices[0u], 32u) * 8u], 8u * sizeof(uint16_t));
-    memcpy(&output[8u], &data[half_embedding_wrap(indices[1u], 32u) * 8u], 8u * sizeof(uint16_t));
-    memcpy(&output[16u], &data[half_embedding_wrap(indices[2u], 32u) * 8u], 8u * sizeof(uint16_t));
-    memcpy(&output[24u], &data[half_embedding_wrap(indices[3u], 32u) * 8u], 8u * sizeof(uint16_t));
+    memcpy(&output[0u], &data[kernelgen_half_embedding_wrap(indices[0u], 32u) * 8u], 8u * sizeof(uint16_t));
+    memcpy(&output[8u], &data[kernelgen_half_embedding_wrap(indices[1u], 32u) * 8u], 8u * sizeof(uint16_t));
+    memcpy(&output[16u], &data[kernelgen_half_embedding_wrap(indices[2u], 32u) * 8u], 8u * sizeof(uint16_t));
+    memcpy(&output[24u], &data[kernelgen_half_embedding_wrap(indices[3u], 32u) * 8u], 8u * sizeof(uint16_t));
     return HALF_EMBEDDING_OK;
 }

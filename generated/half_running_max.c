@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* float16 bit pattern to float32: exact for every value, subnormals, infinities and NaN included. */
-static float half_running_max_float16_to_float(uint16_t half)
+static float kernelgen_half_running_max_float16_to_float(uint16_t half)
 {
     const uint32_t sign = (uint32_t)(half & 0x8000u) << 16;
     uint32_t exponent = ((uint32_t)half >> 10) & 0x1Fu;
@@ -33,15 +33,15 @@ static float half_running_max_float16_to_float(uint16_t half)
 }
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t half_running_max_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_half_running_max_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
 /* The max reduction: compared as float32; a NaN operand gives NaN and a tie (-0, +0) takes the update. */
-static uint16_t half_running_max_combine(uint16_t current, uint16_t update)
+static uint16_t kernelgen_half_running_max_combine(uint16_t current, uint16_t update)
 {
-    const float a = half_running_max_float16_to_float(current), b = half_running_max_float16_to_float(update);
+    const float a = kernelgen_half_running_max_float16_to_float(current), b = kernelgen_half_running_max_float16_to_float(update);
     return (b >= a || b != b) ? update : current;
 }
 
@@ -66,24 +66,24 @@ int half_running_max(const uint16_t *data, const int64_t *restrict indices, cons
     }
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
     {
-        const uint32_t to = half_running_max_wrap(indices[0u], 6u) * 2u;
-        output[to] = half_running_max_combine(output[to], updates[0u]);
-        output[to + 1u] = half_running_max_combine(output[to + 1u], updates[1u]);
+        const uint32_t to = kernelgen_half_running_max_wrap(indices[0u], 6u) * 2u;
+        output[to] = kernelgen_half_running_max_combine(output[to], updates[0u]);
+        output[to + 1u] = kernelgen_half_running_max_combine(output[to + 1u], updates[1u]);
     }
     {
-        const uint32_t to = half_running_max_wrap(indices[1u], 6u) * 2u;
-        output[to] = half_running_max_combine(output[to], updates[2u]);
-        output[to + 1u] = half_running_max_combine(output[to + 1u], updates[3u]);
+        const uint32_t to = kernelgen_half_running_max_wrap(indices[1u], 6u) * 2u;
+        output[to] = kernelgen_half_running_max_combine(output[to], updates[2u]);
+        output[to + 1u] = kernelgen_half_running_max_combine(output[to + 1u], updates[3u]);
     }
     {
-        const uint32_t to = half_running_max_wrap(indices[2u], 6u) * 2u;
-        output[to] = half_running_max_combine(output[to], updates[4u]);
-        output[to + 1u] = half_running_max_combine(output[to + 1u], updates[5u]);
+        const uint32_t to = kernelgen_half_running_max_wrap(indices[2u], 6u) * 2u;
+        output[to] = kernelgen_half_running_max_combine(output[to], updates[4u]);
+        output[to + 1u] = kernelgen_half_running_max_combine(output[to + 1u], updates[5u]);
     }
     {
-        const uint32_t to = half_running_max_wrap(indices[3u], 6u) * 2u;
-        output[to] = half_running_max_combine(output[to], updates[6u]);
-        output[to + 1u] = half_running_max_combine(output[to + 1u], updates[7u]);
+        const uint32_t to = kernelgen_half_running_max_wrap(indices[3u], 6u) * 2u;
+        output[to] = kernelgen_half_running_max_combine(output[to], updates[6u]);
+        output[to + 1u] = kernelgen_half_running_max_combine(output[to + 1u], updates[7u]);
     }
     return HALF_RUNNING_MAX_OK;
 }

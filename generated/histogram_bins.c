@@ -5,12 +5,12 @@
 #include "histogram_bins.h"
 
 /* The destinations of the 6 copies, resolved from the constant indices. */
-static const uint8_t histogram_bins_destinations[6] = {
+static const uint8_t kernelgen_histogram_bins_destinations[6] = {
     1u, 1u, 4u, 9u, 4u, 0u,
 };
 
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
-static int32_t histogram_bins_combine(int32_t current, int32_t update)
+static int32_t kernelgen_histogram_bins_combine(int32_t current, int32_t update)
 {
     return (int32_t)((uint32_t)current + (uint32_t)update);
 }
@@ -23,7 +23,7 @@ int histogram_bins(const int32_t *data, const int32_t *restrict updates, int32_t
     }
     /* output[indices[i0, :]] += updates[i0] */
     for (uint32_t r = 0u; r < 6u; ++r) {
-        output[(uint32_t)histogram_bins_destinations[r]] = histogram_bins_combine(output[(uint32_t)histogram_bins_destinations[r]], updates[r]);
+        output[(uint32_t)kernelgen_histogram_bins_destinations[r]] = kernelgen_histogram_bins_combine(output[(uint32_t)kernelgen_histogram_bins_destinations[r]], updates[r]);
     }
     return HISTOGRAM_BINS_OK;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t kv_cache_update_wrap(int32_t index, uint32_t size)
+static uint32_t kernelgen_kv_cache_update_wrap(int32_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -23,6 +23,6 @@ int kv_cache_update(const float *data, const int32_t *restrict indices, const fl
         memcpy(output, data, 4096u * sizeof(float));
     }
     /* output[indices[i0, :], :] = updates[i0, :] */
-    memcpy(&output[kv_cache_update_wrap(indices[0u], 64u) * 64u], &updates[0u], 64u * sizeof(float));
+    memcpy(&output[kernelgen_kv_cache_update_wrap(indices[0u], 64u) * 64u], &updates[0u], 64u * sizeof(float));
     return KV_CACHE_UPDATE_OK;
 }

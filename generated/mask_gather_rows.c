@@ -5,7 +5,7 @@
 #include "mask_gather_rows.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t mask_gather_rows_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_mask_gather_rows_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -22,7 +22,7 @@ int mask_gather_rows(const bool *data, const int64_t *restrict indices, bool *ou
     /* output[i0, :] = data[indices[i0], :] */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
         {
-            const uint32_t from = mask_gather_rows_wrap(indices[i0], 6u) * 3u;
+            const uint32_t from = kernelgen_mask_gather_rows_wrap(indices[i0], 6u) * 3u;
             output[i0 * 3u] = data[from];
             output[i0 * 3u + 1u] = data[from + 1u];
             output[i0 * 3u + 2u] = data[from + 2u];

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t node_gather_0_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_node_gather_0_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -25,8 +25,8 @@ int node_gather_0(const float *data, const int64_t *restrict indices, float *out
         return NODE_GATHER_0_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */
-    memcpy(&output[0u], &data[node_gather_0_wrap(indices[0u], 5u) * 24u], 24u * sizeof(float));
-    memcpy(&output[24u], &data[node_gather_0_wrap(indices[1u], 5u) * 24u], 24u * sizeof(float));
-    memcpy(&output[48u], &data[node_gather_0_wrap(indices[2u], 5u) * 24u], 24u * sizeof(float));
+    memcpy(&output[0u], &data[kernelgen_node_gather_0_wrap(indices[0u], 5u) * 24u], 24u * sizeof(float));
+    memcpy(&output[24u], &data[kernelgen_node_gather_0_wrap(indices[1u], 5u) * 24u], 24u * sizeof(float));
+    memcpy(&output[48u], &data[kernelgen_node_gather_0_wrap(indices[2u], 5u) * 24u], 24u * sizeof(float));
     return NODE_GATHER_0_OK;
 }

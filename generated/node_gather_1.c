@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t node_gather_1_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_node_gather_1_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -25,20 +25,20 @@ int node_gather_1(const float *data, const int64_t *restrict indices, float *out
         return NODE_GATHER_1_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[a0, i0, :] = data[a0, indices[i0], :] */
-    memcpy(&output[0u], &data[node_gather_1_wrap(indices[0u], 4u) * 6u], 6u * sizeof(float));
-    memcpy(&output[6u], &data[node_gather_1_wrap(indices[1u], 4u) * 6u], 6u * sizeof(float));
-    memcpy(&output[12u], &data[node_gather_1_wrap(indices[2u], 4u) * 6u], 6u * sizeof(float));
-    memcpy(&output[18u], &data[node_gather_1_wrap(indices[0u], 4u) * 6u + 24u], 6u * sizeof(float));
-    memcpy(&output[24u], &data[node_gather_1_wrap(indices[1u], 4u) * 6u + 24u], 6u * sizeof(float));
-    memcpy(&output[30u], &data[node_gather_1_wrap(indices[2u], 4u) * 6u + 24u], 6u * sizeof(float));
-    memcpy(&output[36u], &data[node_gather_1_wrap(indices[0u], 4u) * 6u + 48u], 6u * sizeof(float));
-    memcpy(&output[42u], &data[node_gather_1_wrap(indices[1u], 4u) * 6u + 48u], 6u * sizeof(float));
-    memcpy(&output[48u], &data[node_gather_1_wrap(indices[2u], 4u) * 6u + 48u], 6u * sizeof(float));
-    memcpy(&output[54u], &data[node_gather_1_wrap(indices[0u], 4u) * 6u + 72u], 6u * sizeof(float));
-    memcpy(&output[60u], &data[node_gather_1_wrap(indices[1u], 4u) * 6u + 72u], 6u * sizeof(float));
-    memcpy(&output[66u], &data[node_gather_1_wrap(indices[2u], 4u) * 6u + 72u], 6u * sizeof(float));
-    memcpy(&output[72u], &data[node_gather_1_wrap(indices[0u], 4u) * 6u + 96u], 6u * sizeof(float));
-    memcpy(&output[78u], &data[node_gather_1_wrap(indices[1u], 4u) * 6u + 96u], 6u * sizeof(float));
-    memcpy(&output[84u], &data[node_gather_1_wrap(indices[2u], 4u) * 6u + 96u], 6u * sizeof(float));
+    memcpy(&output[0u], &data[kernelgen_node_gather_1_wrap(indices[0u], 4u) * 6u], 6u * sizeof(float));
+    memcpy(&output[6u], &data[kernelgen_node_gather_1_wrap(indices[1u], 4u) * 6u], 6u * sizeof(float));
+    memcpy(&output[12u], &data[kernelgen_node_gather_1_wrap(indices[2u], 4u) * 6u], 6u * sizeof(float));
+    memcpy(&output[18u], &data[kernelgen_node_gather_1_wrap(indices[0u], 4u) * 6u + 24u], 6u * sizeof(float));
+    memcpy(&output[24u], &data[kernelgen_node_gather_1_wrap(indices[1u], 4u) * 6u + 24u], 6u * sizeof(float));
+    memcpy(&output[30u], &data[kernelgen_node_gather_1_wrap(indices[2u], 4u) * 6u + 24u], 6u * sizeof(float));
+    memcpy(&output[36u], &data[kernelgen_node_gather_1_wrap(indices[0u], 4u) * 6u + 48u], 6u * sizeof(float));
+    memcpy(&output[42u], &data[kernelgen_node_gather_1_wrap(indices[1u], 4u) * 6u + 48u], 6u * sizeof(float));
+    memcpy(&output[48u], &data[kernelgen_node_gather_1_wrap(indices[2u], 4u) * 6u + 48u], 6u * sizeof(float));
+    memcpy(&output[54u], &data[kernelgen_node_gather_1_wrap(indices[0u], 4u) * 6u + 72u], 6u * sizeof(float));
+    memcpy(&output[60u], &data[kernelgen_node_gather_1_wrap(indices[1u], 4u) * 6u + 72u], 6u * sizeof(float));
+    memcpy(&output[66u], &data[kernelgen_node_gather_1_wrap(indices[2u], 4u) * 6u + 72u], 6u * sizeof(float));
+    memcpy(&output[72u], &data[kernelgen_node_gather_1_wrap(indices[0u], 4u) * 6u + 96u], 6u * sizeof(float));
+    memcpy(&output[78u], &data[kernelgen_node_gather_1_wrap(indices[1u], 4u) * 6u + 96u], 6u * sizeof(float));
+    memcpy(&output[84u], &data[kernelgen_node_gather_1_wrap(indices[2u], 4u) * 6u + 96u], 6u * sizeof(float));
     return NODE_GATHER_1_OK;
 }

@@ -5,7 +5,7 @@
 #include "node_gather_elements_0.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t node_gather_elements_0_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_node_gather_elements_0_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -26,9 +26,9 @@ int node_gather_elements_0(const float *data, const int64_t *restrict indices, f
         return NODE_GATHER_ELEMENTS_0_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
-    output[0u] = data[node_gather_elements_0_wrap(indices[0u], 2u)];
-    output[1u] = data[node_gather_elements_0_wrap(indices[1u], 2u)];
-    output[2u] = data[node_gather_elements_0_wrap(indices[2u], 2u) + 2u];
-    output[3u] = data[node_gather_elements_0_wrap(indices[3u], 2u) + 2u];
+    output[0u] = data[kernelgen_node_gather_elements_0_wrap(indices[0u], 2u)];
+    output[1u] = data[kernelgen_node_gather_elements_0_wrap(indices[1u], 2u)];
+    output[2u] = data[kernelgen_node_gather_elements_0_wrap(indices[2u], 2u) + 2u];
+    output[3u] = data[kernelgen_node_gather_elements_0_wrap(indices[3u], 2u) + 2u];
     return NODE_GATHER_ELEMENTS_0_OK;
 }

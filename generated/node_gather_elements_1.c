@@ -5,7 +5,7 @@
 #include "node_gather_elements_1.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t node_gather_elements_1_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_node_gather_elements_1_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -32,11 +32,11 @@ int node_gather_elements_1(const float *data, const int64_t *restrict indices, f
         return NODE_GATHER_ELEMENTS_1_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1] = data[indices[i0, i1], i1] */
-    output[0u] = data[node_gather_elements_1_wrap(indices[0u], 3u) * 3u];
-    output[1u] = data[node_gather_elements_1_wrap(indices[1u], 3u) * 3u + 1u];
-    output[2u] = data[node_gather_elements_1_wrap(indices[2u], 3u) * 3u + 2u];
-    output[3u] = data[node_gather_elements_1_wrap(indices[3u], 3u) * 3u];
-    output[4u] = data[node_gather_elements_1_wrap(indices[4u], 3u) * 3u + 1u];
-    output[5u] = data[node_gather_elements_1_wrap(indices[5u], 3u) * 3u + 2u];
+    output[0u] = data[kernelgen_node_gather_elements_1_wrap(indices[0u], 3u) * 3u];
+    output[1u] = data[kernelgen_node_gather_elements_1_wrap(indices[1u], 3u) * 3u + 1u];
+    output[2u] = data[kernelgen_node_gather_elements_1_wrap(indices[2u], 3u) * 3u + 2u];
+    output[3u] = data[kernelgen_node_gather_elements_1_wrap(indices[3u], 3u) * 3u];
+    output[4u] = data[kernelgen_node_gather_elements_1_wrap(indices[4u], 3u) * 3u + 1u];
+    output[5u] = data[kernelgen_node_gather_elements_1_wrap(indices[5u], 3u) * 3u + 2u];
     return NODE_GATHER_ELEMENTS_1_OK;
 }

@@ -5,7 +5,7 @@
 #include "node_gather_negative_indices.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t node_gather_negative_indices_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_node_gather_negative_indices_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -23,8 +23,8 @@ int node_gather_negative_indices(const float *data, const int64_t *restrict indi
         return NODE_GATHER_NEGATIVE_INDICES_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0] = data[indices[i0]] */
-    output[0u] = data[node_gather_negative_indices_wrap(indices[0u], 10u)];
-    output[1u] = data[node_gather_negative_indices_wrap(indices[1u], 10u)];
-    output[2u] = data[node_gather_negative_indices_wrap(indices[2u], 10u)];
+    output[0u] = data[kernelgen_node_gather_negative_indices_wrap(indices[0u], 10u)];
+    output[1u] = data[kernelgen_node_gather_negative_indices_wrap(indices[1u], 10u)];
+    output[2u] = data[kernelgen_node_gather_negative_indices_wrap(indices[2u], 10u)];
     return NODE_GATHER_NEGATIVE_INDICES_OK;
 }

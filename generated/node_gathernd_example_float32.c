@@ -5,7 +5,7 @@
 #include "node_gathernd_example_float32.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t node_gathernd_example_float32_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_node_gathernd_example_float32_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -27,12 +27,12 @@ int node_gathernd_example_float32(const float *data, const int64_t *restrict ind
     }
     /* output[i0, i1, :] = data[indices[i0, i1, :], :] */
     {
-        const uint32_t from = node_gathernd_example_float32_wrap(indices[0u], 2u) * 4u + node_gathernd_example_float32_wrap(indices[1u], 2u) * 2u;
+        const uint32_t from = kernelgen_node_gathernd_example_float32_wrap(indices[0u], 2u) * 4u + kernelgen_node_gathernd_example_float32_wrap(indices[1u], 2u) * 2u;
         output[0u] = data[from];
         output[1u] = data[from + 1u];
     }
     {
-        const uint32_t from = node_gathernd_example_float32_wrap(indices[2u], 2u) * 4u + node_gathernd_example_float32_wrap(indices[3u], 2u) * 2u;
+        const uint32_t from = kernelgen_node_gathernd_example_float32_wrap(indices[2u], 2u) * 4u + kernelgen_node_gathernd_example_float32_wrap(indices[3u], 2u) * 2u;
         output[2u] = data[from];
         output[3u] = data[from + 1u];
     }

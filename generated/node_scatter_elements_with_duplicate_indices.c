@@ -7,13 +7,13 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t node_scatter_elements_with_duplicate_indices_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_node_scatter_elements_with_duplicate_indices_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
 /* The add reduction: IEEE arithmetic in the element type. */
-static float node_scatter_elements_with_duplicate_indices_combine(float current, float update)
+static float kernelgen_node_scatter_elements_with_duplicate_indices_combine(float current, float update)
 {
     return current + update;
 }
@@ -33,12 +33,12 @@ int node_scatter_elements_with_duplicate_indices(const float *data, const int64_
     }
     /* output[i0, indices[i0, i1]] += updates[i0, i1] */
     {
-        const uint32_t to = node_scatter_elements_with_duplicate_indices_wrap(indices[0u], 5u);
-        output[to] = node_scatter_elements_with_duplicate_indices_combine(output[to], updates[0u]);
+        const uint32_t to = kernelgen_node_scatter_elements_with_duplicate_indices_wrap(indices[0u], 5u);
+        output[to] = kernelgen_node_scatter_elements_with_duplicate_indices_combine(output[to], updates[0u]);
     }
     {
-        const uint32_t to = node_scatter_elements_with_duplicate_indices_wrap(indices[1u], 5u);
-        output[to] = node_scatter_elements_with_duplicate_indices_combine(output[to], updates[1u]);
+        const uint32_t to = kernelgen_node_scatter_elements_with_duplicate_indices_wrap(indices[1u], 5u);
+        output[to] = kernelgen_node_scatter_elements_with_duplicate_indices_combine(output[to], updates[1u]);
     }
     return NODE_SCATTER_ELEMENTS_WITH_DUPLICATE_INDICES_OK;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t node_scatter_elements_with_negative_indices_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_node_scatter_elements_with_negative_indices_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -26,7 +26,7 @@ int node_scatter_elements_with_negative_indices(const float *data, const int64_t
         memcpy(output, data, 5u * sizeof(float));
     }
     /* output[i0, indices[i0, i1]] = updates[i0, i1] */
-    output[node_scatter_elements_with_negative_indices_wrap(indices[0u], 5u)] = updates[0u];
-    output[node_scatter_elements_with_negative_indices_wrap(indices[1u], 5u)] = updates[1u];
+    output[kernelgen_node_scatter_elements_with_negative_indices_wrap(indices[0u], 5u)] = updates[0u];
+    output[kernelgen_node_scatter_elements_with_negative_indices_wrap(indices[1u], 5u)] = updates[1u];
     return NODE_SCATTER_ELEMENTS_WITH_NEGATIVE_INDICES_OK;
 }

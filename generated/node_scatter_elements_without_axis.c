@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t node_scatter_elements_without_axis_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_node_scatter_elements_without_axis_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -38,11 +38,11 @@ int node_scatter_elements_without_axis(const float *data, const int64_t *restric
         memcpy(output, data, 9u * sizeof(float));
     }
     /* output[indices[i0, i1], i1] = updates[i0, i1] */
-    output[node_scatter_elements_without_axis_wrap(indices[0u], 3u) * 3u] = updates[0u];
-    output[node_scatter_elements_without_axis_wrap(indices[1u], 3u) * 3u + 1u] = updates[1u];
-    output[node_scatter_elements_without_axis_wrap(indices[2u], 3u) * 3u + 2u] = updates[2u];
-    output[node_scatter_elements_without_axis_wrap(indices[3u], 3u) * 3u] = updates[3u];
-    output[node_scatter_elements_without_axis_wrap(indices[4u], 3u) * 3u + 1u] = updates[4u];
-    output[node_scatter_elements_without_axis_wrap(indices[5u], 3u) * 3u + 2u] = updates[5u];
+    output[kernelgen_node_scatter_elements_without_axis_wrap(indices[0u], 3u) * 3u] = updates[0u];
+    output[kernelgen_node_scatter_elements_without_axis_wrap(indices[1u], 3u) * 3u + 1u] = updates[1u];
+    output[kernelgen_node_scatter_elements_without_axis_wrap(indices[2u], 3u) * 3u + 2u] = updates[2u];
+    output[kernelgen_node_scatter_elements_without_axis_wrap(indices[3u], 3u) * 3u] = updates[3u];
+    output[kernelgen_node_scatter_elements_without_axis_wrap(indices[4u], 3u) * 3u + 1u] = updates[4u];
+    output[kernelgen_node_scatter_elements_without_axis_wrap(indices[5u], 3u) * 3u + 2u] = updates[5u];
     return NODE_SCATTER_ELEMENTS_WITHOUT_AXIS_OK;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t node_scatternd_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_node_scatternd_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -26,7 +26,7 @@ int node_scatternd(const float *data, const int64_t *restrict indices, const flo
         memcpy(output, data, 64u * sizeof(float));
     }
     /* output[indices[i0, :], :] = updates[i0, :] */
-    memcpy(&output[node_scatternd_wrap(indices[0u], 4u) * 16u], &updates[0u], 16u * sizeof(float));
-    memcpy(&output[node_scatternd_wrap(indices[1u], 4u) * 16u], &updates[16u], 16u * sizeof(float));
+    memcpy(&output[kernelgen_node_scatternd_wrap(indices[0u], 4u) * 16u], &updates[0u], 16u * sizeof(float));
+    memcpy(&output[kernelgen_node_scatternd_wrap(indices[1u], 4u) * 16u], &updates[16u], 16u * sizeof(float));
     return NODE_SCATTERND_OK;
 }

@@ -7,13 +7,13 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t node_scatternd_add_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_node_scatternd_add_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
 
 /* The add reduction: IEEE arithmetic in the element type. */
-static float node_scatternd_add_combine(float current, float update)
+static float kernelgen_node_scatternd_add_combine(float current, float update)
 {
     return current + update;
 }
@@ -33,42 +33,42 @@ int node_scatternd_add(const float *data, const int64_t *restrict indices, const
     }
     /* output[indices[i0, :], :] += updates[i0, :] */
     {
-        const uint32_t to = node_scatternd_add_wrap(indices[0u], 4u) * 16u;
-        output[to] = node_scatternd_add_combine(output[to], updates[0u]);
-        output[to + 1u] = node_scatternd_add_combine(output[to + 1u], updates[1u]);
-        output[to + 2u] = node_scatternd_add_combine(output[to + 2u], updates[2u]);
-        output[to + 3u] = node_scatternd_add_combine(output[to + 3u], updates[3u]);
-        output[to + 4u] = node_scatternd_add_combine(output[to + 4u], updates[4u]);
-        output[to + 5u] = node_scatternd_add_combine(output[to + 5u], updates[5u]);
-        output[to + 6u] = node_scatternd_add_combine(output[to + 6u], updates[6u]);
-        output[to + 7u] = node_scatternd_add_combine(output[to + 7u], updates[7u]);
-        output[to + 8u] = node_scatternd_add_combine(output[to + 8u], updates[8u]);
-        output[to + 9u] = node_scatternd_add_combine(output[to + 9u], updates[9u]);
-        output[to + 10u] = node_scatternd_add_combine(output[to + 10u], updates[10u]);
-        output[to + 11u] = node_scatternd_add_combine(output[to + 11u], updates[11u]);
-        output[to + 12u] = node_scatternd_add_combine(output[to + 12u], updates[12u]);
-        output[to + 13u] = node_scatternd_add_combine(output[to + 13u], updates[13u]);
-        output[to + 14u] = node_scatternd_add_combine(output[to + 14u], updates[14u]);
-        output[to + 15u] = node_scatternd_add_combine(output[to + 15u], updates[15u]);
+        const uint32_t to = kernelgen_node_scatternd_add_wrap(indices[0u], 4u) * 16u;
+        output[to] = kernelgen_node_scatternd_add_combine(output[to], updates[0u]);
+        output[to + 1u] = kernelgen_node_scatternd_add_combine(output[to + 1u], updates[1u]);
+        output[to + 2u] = kernelgen_node_scatternd_add_combine(output[to + 2u], updates[2u]);
+        output[to + 3u] = kernelgen_node_scatternd_add_combine(output[to + 3u], updates[3u]);
+        output[to + 4u] = kernelgen_node_scatternd_add_combine(output[to + 4u], updates[4u]);
+        output[to + 5u] = kernelgen_node_scatternd_add_combine(output[to + 5u], updates[5u]);
+        output[to + 6u] = kernelgen_node_scatternd_add_combine(output[to + 6u], updates[6u]);
+        output[to + 7u] = kernelgen_node_scatternd_add_combine(output[to + 7u], updates[7u]);
+        output[to + 8u] = kernelgen_node_scatternd_add_combine(output[to + 8u], updates[8u]);
+        output[to + 9u] = kernelgen_node_scatternd_add_combine(output[to + 9u], updates[9u]);
+        output[to + 10u] = kernelgen_node_scatternd_add_combine(output[to + 10u], updates[10u]);
+        output[to + 11u] = kernelgen_node_scatternd_add_combine(output[to + 11u], updates[11u]);
+        output[to + 12u] = kernelgen_node_scatternd_add_combine(output[to + 12u], updates[12u]);
+        output[to + 13u] = kernelgen_node_scatternd_add_combine(output[to + 13u], updates[13u]);
+        output[to + 14u] = kernelgen_node_scatternd_add_combine(output[to + 14u], updates[14u]);
+        output[to + 15u] = kernelgen_node_scatternd_add_combine(output[to + 15u], updates[15u]);
     }
     {
-        const uint32_t to = node_scatternd_add_wrap(indices[1u], 4u) * 16u;
-        output[to] = node_scatternd_add_combine(output[to], updates[16u]);
-        output[to + 1u] = node_scatternd_add_combine(output[to + 1u], updates[17u]);
-        output[to + 2u] = node_scatternd_add_combine(output[to + 2u], updates[18u]);
-        output[to + 3u] = node_scatternd_add_combine(output[to + 3u], updates[19u]);
-        output[to + 4u] = node_scatternd_add_combine(output[to + 4u], updates[20u]);
-        output[to + 5u] = node_scatternd_add_combine(output[to + 5u], updates[21u]);
-        output[to + 6u] = node_scatternd_add_combine(output[to + 6u], updates[22u]);
-        output[to + 7u] = node_scatternd_add_combine(output[to + 7u], updates[23u]);
-        output[to + 8u] = node_scatternd_add_combine(output[to + 8u], updates[24u]);
-        output[to + 9u] = node_scatternd_add_combine(output[to + 9u], updates[25u]);
-        output[to + 10u] = node_scatternd_add_combine(output[to + 10u], updates[26u]);
-        output[to + 11u] = node_scatternd_add_combine(output[to + 11u], updates[27u]);
-        output[to + 12u] = node_scatternd_add_combine(output[to + 12u], updates[28u]);
-        output[to + 13u] = node_scatternd_add_combine(output[to + 13u], updates[29u]);
-        output[to + 14u] = node_scatternd_add_combine(output[to + 14u], updates[30u]);
-        output[to + 15u] = node_scatternd_add_combine(output[to + 15u], updates[31u]);
+        const uint32_t to = kernelgen_node_scatternd_add_wrap(indices[1u], 4u) * 16u;
+        output[to] = kernelgen_node_scatternd_add_combine(output[to], updates[16u]);
+        output[to + 1u] = kernelgen_node_scatternd_add_combine(output[to + 1u], updates[17u]);
+        output[to + 2u] = kernelgen_node_scatternd_add_combine(output[to + 2u], updates[18u]);
+        output[to + 3u] = kernelgen_node_scatternd_add_combine(output[to + 3u], updates[19u]);
+        output[to + 4u] = kernelgen_node_scatternd_add_combine(output[to + 4u], updates[20u]);
+        output[to + 5u] = kernelgen_node_scatternd_add_combine(output[to + 5u], updates[21u]);
+        output[to + 6u] = kernelgen_node_scatternd_add_combine(output[to + 6u], updates[22u]);
+        output[to + 7u] = kernelgen_node_scatternd_add_combine(output[to + 7u], updates[23u]);
+        output[to + 8u] = kernelgen_node_scatternd_add_combine(output[to + 8u], updates[24u]);
+        output[to + 9u] = kernelgen_node_scatternd_add_combine(output[to + 9u], updates[25u]);
+        output[to + 10u] = kernelgen_node_scatternd_add_combine(output[to + 10u], updates[26u]);
+        output[to + 11u] = kernelgen_node_scatternd_add_combine(output[to + 11u], updates[27u]);
+        output[to + 12u] = kernelgen_node_scatternd_add_combine(output[to + 12u], updates[28u]);
+        output[to + 13u] = kernelgen_node_scatternd_add_combine(output[to + 13u], updates[29u]);
+        output[to + 14u] = kernelgen_node_scatternd_add_combine(output[to + 14u], updates[30u]);
+        output[to + 15u] = kernelgen_node_scatternd_add_combine(output[to + 15u], updates[31u]);
     }
     return NODE_SCATTERND_ADD_OK;
 }

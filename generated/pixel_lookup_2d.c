@@ -5,7 +5,7 @@
 #include "pixel_lookup_2d.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t pixel_lookup_2d_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_pixel_lookup_2d_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -63,49 +63,49 @@ int pixel_lookup_2d(const uint32_t *data, const int64_t *restrict indices, uint3
     }
     /* output[i0, :] = data[indices[i0, :], :] */
     {
-        const uint32_t from = pixel_lookup_2d_wrap(indices[0u], 12u) * 30u + pixel_lookup_2d_wrap(indices[1u], 10u) * 3u;
+        const uint32_t from = kernelgen_pixel_lookup_2d_wrap(indices[0u], 12u) * 30u + kernelgen_pixel_lookup_2d_wrap(indices[1u], 10u) * 3u;
         output[0u] = data[from];
         output[1u] = data[from + 1u];
         output[2u] = data[from + 2u];
     }
     {
-        const uint32_t from = pixel_lookup_2d_wrap(indices[2u], 12u) * 30u + pixel_lookup_2d_wrap(indices[3u], 10u) * 3u;
+        const uint32_t from = kernelgen_pixel_lookup_2d_wrap(indices[2u], 12u) * 30u + kernelgen_pixel_lookup_2d_wrap(indices[3u], 10u) * 3u;
         output[3u] = data[from];
         output[4u] = data[from + 1u];
         output[5u] = data[from + 2u];
     }
     {
-        const uint32_t from = pixel_lookup_2d_wrap(indices[4u], 12u) * 30u + pixel_lookup_2d_wrap(indices[5u], 10u) * 3u;
+        const uint32_t from = kernelgen_pixel_lookup_2d_wrap(indices[4u], 12u) * 30u + kernelgen_pixel_lookup_2d_wrap(indices[5u], 10u) * 3u;
         output[6u] = data[from];
         output[7u] = data[from + 1u];
         output[8u] = data[from + 2u];
     }
     {
-        const uint32_t from = pixel_lookup_2d_wrap(indices[6u], 12u) * 30u + pixel_lookup_2d_wrap(indices[7u], 10u) * 3u;
+        const uint32_t from = kernelgen_pixel_lookup_2d_wrap(indices[6u], 12u) * 30u + kernelgen_pixel_lookup_2d_wrap(indices[7u], 10u) * 3u;
         output[9u] = data[from];
         output[10u] = data[from + 1u];
         output[11u] = data[from + 2u];
     }
     {
-        const uint32_t from = pixel_lookup_2d_wrap(indices[8u], 12u) * 30u + pixel_lookup_2d_wrap(indices[9u], 10u) * 3u;
+        const uint32_t from = kernelgen_pixel_lookup_2d_wrap(indices[8u], 12u) * 30u + kernelgen_pixel_lookup_2d_wrap(indices[9u], 10u) * 3u;
         output[12u] = data[from];
         output[13u] = data[from + 1u];
         output[14u] = data[from + 2u];
     }
     {
-        const uint32_t from = pixel_lookup_2d_wrap(indices[10u], 12u) * 30u + pixel_lookup_2d_wrap(indices[11u], 10u) * 3u;
+        const uint32_t from = kernelgen_pixel_lookup_2d_wrap(indices[10u], 12u) * 30u + kernelgen_pixel_lookup_2d_wrap(indices[11u], 10u) * 3u;
         output[15u] = data[from];
         output[16u] = data[from + 1u];
         output[17u] = data[from + 2u];
     }
     {
-        const uint32_t from = pixel_lookup_2d_wrap(indices[12u], 12u) * 30u + pixel_lookup_2d_wrap(indices[13u], 10u) * 3u;
+        const uint32_t from = kernelgen_pixel_lookup_2d_wrap(indices[12u], 12u) * 30u + kernelgen_pixel_lookup_2d_wrap(indices[13u], 10u) * 3u;
         output[18u] = data[from];
         output[19u] = data[from + 1u];
         output[20u] = data[from + 2u];
     }
     {
-        const uint32_t from = pixel_lookup_2d_wrap(indices[14u], 12u) * 30u + pixel_lookup_2d_wrap(indices[15u], 10u) * 3u;
+        const uint32_t from = kernelgen_pixel_lookup_2d_wrap(indices[14u], 12u) * 30u + kernelgen_pixel_lookup_2d_wrap(indices[15u], 10u) * 3u;
         output[21u] = data[from];
         output[22u] = data[from + 1u];
         output[23u] = data[from + 2u];

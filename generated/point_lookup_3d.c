@@ -5,7 +5,7 @@
 #include "point_lookup_3d.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t point_lookup_3d_wrap(int32_t index, uint32_t size)
+static uint32_t kernelgen_point_lookup_3d_wrap(int32_t index, uint32_t size)
 {
     if ((size & (size - 1u)) == 0u) {
         return (uint32_t)index & (size - 1u);
@@ -28,9 +28,9 @@ int point_lookup_3d(const int64_t *data, const int32_t *restrict indices, int64_
     }
     /* output[i0] = data[indices[i0, :]] */
     for (uint32_t i0 = 0u; i0 < 6u; i0 += 2u) {
-        output[i0] = data[point_lookup_3d_wrap(indices[i0 * 3u], 4u) * 30u + point_lookup_3d_wrap(indices[i0 * 3u + 1u], 5u) * 6u + point_lookup_3d_wrap(indices[i0 * 3u + 2u], 6u)];
-        output[i0 + 1u] = data[point_lookup_3d_wrap(indices[i0 * 3u + 3u], 4u) * 30u + point_lookup_3d_wrap(indices[i0 * 3u + 4u], 5u) * 6u + point_lookup_3d_wrap(indices[i0 * 3u + 5u], 6u)];
+        output[i0] = data[kernelgen_point_lookup_3d_wrap(indices[i0 * 3u], 4u) * 30u + kernelgen_point_lookup_3d_wrap(indices[i0 * 3u + 1u], 5u) * 6u + kernelgen_point_lookup_3d_wrap(indices[i0 * 3u + 2u], 6u)];
+        output[i0 + 1u] = data[kernelgen_point_lookup_3d_wrap(indices[i0 * 3u + 3u], 4u) * 30u + kernelgen_point_lookup_3d_wrap(indices[i0 * 3u + 4u], 5u) * 6u + kernelgen_point_lookup_3d_wrap(indices[i0 * 3u + 5u], 6u)];
     }
-    output[6u] = data[point_lookup_3d_wrap(indices[18u], 4u) * 30u + point_lookup_3d_wrap(indices[19u], 5u) * 6u + point_lookup_3d_wrap(indices[20u], 6u)];
+    output[6u] = data[kernelgen_point_lookup_3d_wrap(indices[18u], 4u) * 30u + kernelgen_point_lookup_3d_wrap(indices[19u], 5u) * 6u + kernelgen_point_lookup_3d_wrap(indices[20u], 6u)];
     return POINT_LOOKUP_3D_OK;
 }

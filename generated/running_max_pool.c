@@ -7,13 +7,13 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t running_max_pool_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_running_max_pool_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
 
 /* The max reduction: a NaN operand gives NaN and a tie (-0, +0) takes the update, as numpy's maximum and minimum do. */
-static float running_max_pool_combine(float current, float update)
+static float kernelgen_running_max_pool_combine(float current, float update)
 {
     return (update >= current || update != update) ? update : current;
 }
@@ -36,75 +36,75 @@ int running_max_pool(const float *data, const int64_t *restrict indices, const f
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
     for (uint32_t i0 = 0u; i0 < 24u; i0 += 12u) {
         {
-            const uint32_t to = running_max_pool_wrap(indices[i0], 16u) * 8u;
+            const uint32_t to = kernelgen_running_max_pool_wrap(indices[i0], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e]);
+                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e]);
             }
         }
         {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 1u], 16u) * 8u;
+            const uint32_t to = kernelgen_running_max_pool_wrap(indices[i0 + 1u], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 8u]);
+                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 8u]);
             }
         }
         {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 2u], 16u) * 8u;
+            const uint32_t to = kernelgen_running_max_pool_wrap(indices[i0 + 2u], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 16u]);
+                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 16u]);
             }
         }
         {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 3u], 16u) * 8u;
+            const uint32_t to = kernelgen_running_max_pool_wrap(indices[i0 + 3u], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 24u]);
+                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 24u]);
             }
         }
         {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 4u], 16u) * 8u;
+            const uint32_t to = kernelgen_running_max_pool_wrap(indices[i0 + 4u], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 32u]);
+                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 32u]);
             }
         }
         {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 5u], 16u) * 8u;
+            const uint32_t to = kernelgen_running_max_pool_wrap(indices[i0 + 5u], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 40u]);
+                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 40u]);
             }
         }
         {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 6u], 16u) * 8u;
+            const uint32_t to = kernelgen_running_max_pool_wrap(indices[i0 + 6u], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 48u]);
+                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 48u]);
             }
         }
         {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 7u], 16u) * 8u;
+            const uint32_t to = kernelgen_running_max_pool_wrap(indices[i0 + 7u], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 56u]);
+                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 56u]);
             }
         }
         {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 8u], 16u) * 8u;
+            const uint32_t to = kernelgen_running_max_pool_wrap(indices[i0 + 8u], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 64u]);
+                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 64u]);
             }
         }
         {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 9u], 16u) * 8u;
+            const uint32_t to = kernelgen_running_max_pool_wrap(indices[i0 + 9u], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 72u]);
+                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 72u]);
             }
         }
         {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 10u], 16u) * 8u;
+            const uint32_t to = kernelgen_running_max_pool_wrap(indices[i0 + 10u], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 80u]);
+                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 80u]);
             }
         }
         {
-            const uint32_t to = running_max_pool_wrap(indices[i0 + 11u], 16u) * 8u;
+            const uint32_t to = kernelgen_running_max_pool_wrap(indices[i0 + 11u], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 88u]);
+                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 88u]);
             }
         }
     }

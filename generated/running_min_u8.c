@@ -7,13 +7,13 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t running_min_u8_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_running_min_u8_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
 /* The min reduction: the larger or smaller value. */
-static uint8_t running_min_u8_combine(uint8_t current, uint8_t update)
+static uint8_t kernelgen_running_min_u8_combine(uint8_t current, uint8_t update)
 {
     return update < current ? update : current;
 }
@@ -45,46 +45,46 @@ int running_min_u8(const uint8_t *data, const int64_t *restrict indices, const u
     }
     /* output[indices[i0, :], :] = min(output[indices[i0, :], :], updates[i0, :]) */
     {
-        const uint32_t to = running_min_u8_wrap(indices[0u], 10u) * 4u;
-        output[to] = running_min_u8_combine(output[to], updates[0u]);
-        output[to + 1u] = running_min_u8_combine(output[to + 1u], updates[1u]);
-        output[to + 2u] = running_min_u8_combine(output[to + 2u], updates[2u]);
-        output[to + 3u] = running_min_u8_combine(output[to + 3u], updates[3u]);
+        const uint32_t to = kernelgen_running_min_u8_wrap(indices[0u], 10u) * 4u;
+        output[to] = kernelgen_running_min_u8_combine(output[to], updates[0u]);
+        output[to + 1u] = kernelgen_running_min_u8_combine(output[to + 1u], updates[1u]);
+        output[to + 2u] = kernelgen_running_min_u8_combine(output[to + 2u], updates[2u]);
+        output[to + 3u] = kernelgen_running_min_u8_combine(output[to + 3u], updates[3u]);
     }
     {
-        const uint32_t to = running_min_u8_wrap(indices[1u], 10u) * 4u;
-        output[to] = running_min_u8_combine(output[to], updates[4u]);
-        output[to + 1u] = running_min_u8_combine(output[to + 1u], updates[5u]);
-        output[to + 2u] = running_min_u8_combine(output[to + 2u], updates[6u]);
-        output[to + 3u] = running_min_u8_combine(output[to + 3u], updates[7u]);
+        const uint32_t to = kernelgen_running_min_u8_wrap(indices[1u], 10u) * 4u;
+        output[to] = kernelgen_running_min_u8_combine(output[to], updates[4u]);
+        output[to + 1u] = kernelgen_running_min_u8_combine(output[to + 1u], updates[5u]);
+        output[to + 2u] = kernelgen_running_min_u8_combine(output[to + 2u], updates[6u]);
+        output[to + 3u] = kernelgen_running_min_u8_combine(output[to + 3u], updates[7u]);
     }
     {
-        const uint32_t to = running_min_u8_wrap(indices[2u], 10u) * 4u;
-        output[to] = running_min_u8_combine(output[to], updates[8u]);
-        output[to + 1u] = running_min_u8_combine(output[to + 1u], updates[9u]);
-        output[to + 2u] = running_min_u8_combine(output[to + 2u], updates[10u]);
-        output[to + 3u] = running_min_u8_combine(output[to + 3u], updates[11u]);
+        const uint32_t to = kernelgen_running_min_u8_wrap(indices[2u], 10u) * 4u;
+        output[to] = kernelgen_running_min_u8_combine(output[to], updates[8u]);
+        output[to + 1u] = kernelgen_running_min_u8_combine(output[to + 1u], updates[9u]);
+        output[to + 2u] = kernelgen_running_min_u8_combine(output[to + 2u], updates[10u]);
+        output[to + 3u] = kernelgen_running_min_u8_combine(output[to + 3u], updates[11u]);
     }
     {
-        const uint32_t to = running_min_u8_wrap(indices[3u], 10u) * 4u;
-        output[to] = running_min_u8_combine(output[to], updates[12u]);
-        output[to + 1u] = running_min_u8_combine(output[to + 1u], updates[13u]);
-        output[to + 2u] = running_min_u8_combine(output[to + 2u], updates[14u]);
-        output[to + 3u] = running_min_u8_combine(output[to + 3u], updates[15u]);
+        const uint32_t to = kernelgen_running_min_u8_wrap(indices[3u], 10u) * 4u;
+        output[to] = kernelgen_running_min_u8_combine(output[to], updates[12u]);
+        output[to + 1u] = kernelgen_running_min_u8_combine(output[to + 1u], updates[13u]);
+        output[to + 2u] = kernelgen_running_min_u8_combine(output[to + 2u], updates[14u]);
+        output[to + 3u] = kernelgen_running_min_u8_combine(output[to + 3u], updates[15u]);
     }
     {
-        const uint32_t to = running_min_u8_wrap(indices[4u], 10u) * 4u;
-        output[to] = running_min_u8_combine(output[to], updates[16u]);
-        output[to + 1u] = running_min_u8_combine(output[to + 1u], updates[17u]);
-        output[to + 2u] = running_min_u8_combine(output[to + 2u], updates[18u]);
-        output[to + 3u] = running_min_u8_combine(output[to + 3u], updates[19u]);
+        const uint32_t to = kernelgen_running_min_u8_wrap(indices[4u], 10u) * 4u;
+        output[to] = kernelgen_running_min_u8_combine(output[to], updates[16u]);
+        output[to + 1u] = kernelgen_running_min_u8_combine(output[to + 1u], updates[17u]);
+        output[to + 2u] = kernelgen_running_min_u8_combine(output[to + 2u], updates[18u]);
+        output[to + 3u] = kernelgen_running_min_u8_combine(output[to + 3u], updates[19u]);
     }
     {
-        const uint32_t to = running_min_u8_wrap(indices[5u], 10u) * 4u;
-        output[to] = running_min_u8_combine(output[to], updates[20u]);
-        output[to + 1u] = running_min_u8_combine(output[to + 1u], updates[21u]);
-        output[to + 2u] = running_min_u8_combine(output[to + 2u], updates[22u]);
-        output[to + 3u] = running_min_u8_combine(output[to + 3u], updates[23u]);
+        const uint32_t to = kernelgen_running_min_u8_wrap(indices[5u], 10u) * 4u;
+        output[to] = kernelgen_running_min_u8_combine(output[to], updates[20u]);
+        output[to + 1u] = kernelgen_running_min_u8_combine(output[to + 1u], updates[21u]);
+        output[to + 2u] = kernelgen_running_min_u8_combine(output[to + 2u], updates[22u]);
+        output[to + 3u] = kernelgen_running_min_u8_combine(output[to + 3u], updates[23u]);
     }
     return RUNNING_MIN_U8_OK;
 }

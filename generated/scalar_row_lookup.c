@@ -5,7 +5,7 @@
 #include "scalar_row_lookup.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t scalar_row_lookup_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_scalar_row_lookup_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -18,7 +18,7 @@ int scalar_row_lookup(const uint8_t *data, const int64_t *restrict indices, uint
     }
     /* output[:] = data[indices, :] */
     {
-        const uint32_t from = scalar_row_lookup_wrap(indices[0u], 16u) * 4u;
+        const uint32_t from = kernelgen_scalar_row_lookup_wrap(indices[0u], 16u) * 4u;
         output[0u] = data[from];
         output[1u] = data[from + 1u];
         output[2u] = data[from + 2u];

@@ -7,13 +7,13 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t scale_rows_i16_wrap(int32_t index, uint32_t size)
+static uint32_t kernelgen_scale_rows_i16_wrap(int32_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
 /* The mul reduction: wraps modulo 2^16, computed in unsigned arithmetic (no overflow). */
-static int16_t scale_rows_i16_combine(int16_t current, int16_t update)
+static int16_t kernelgen_scale_rows_i16_combine(int16_t current, int16_t update)
 {
     return (int16_t)((uint32_t)current * (uint32_t)update);
 }
@@ -36,28 +36,28 @@ int scale_rows_i16(const int16_t *data, const int32_t *restrict indices, const i
     }
     /* output[indices[i0, :], :] *= updates[i0, :] */
     {
-        const uint32_t to = scale_rows_i16_wrap(indices[0u], 6u) * 5u;
-        output[to] = scale_rows_i16_combine(output[to], updates[0u]);
-        output[to + 1u] = scale_rows_i16_combine(output[to + 1u], updates[1u]);
-        output[to + 2u] = scale_rows_i16_combine(output[to + 2u], updates[2u]);
-        output[to + 3u] = scale_rows_i16_combine(output[to + 3u], updates[3u]);
-        output[to + 4u] = scale_rows_i16_combine(output[to + 4u], updates[4u]);
+        const uint32_t to = kernelgen_scale_rows_i16_wrap(indices[0u], 6u) * 5u;
+        output[to] = kernelgen_scale_rows_i16_combine(output[to], updates[0u]);
+        output[to + 1u] = kernelgen_scale_rows_i16_combine(output[to + 1u], updates[1u]);
+        output[to + 2u] = kernelgen_scale_rows_i16_combine(output[to + 2u], updates[2u]);
+        output[to + 3u] = kernelgen_scale_rows_i16_combine(output[to + 3u], updates[3u]);
+        output[to + 4u] = kernelgen_scale_rows_i16_combine(output[to + 4u], updates[4u]);
     }
     {
-        const uint32_t to = scale_rows_i16_wrap(indices[1u], 6u) * 5u;
-        output[to] = scale_rows_i16_combine(output[to], updates[5u]);
-        output[to + 1u] = scale_rows_i16_combine(output[to + 1u], updates[6u]);
-        output[to + 2u] = scale_rows_i16_combine(output[to + 2u], updates[7u]);
-        output[to + 3u] = scale_rows_i16_combine(output[to + 3u], updates[8u]);
-        output[to + 4u] = scale_rows_i16_combine(output[to + 4u], updates[9u]);
+        const uint32_t to = kernelgen_scale_rows_i16_wrap(indices[1u], 6u) * 5u;
+        output[to] = kernelgen_scale_rows_i16_combine(output[to], updates[5u]);
+        output[to + 1u] = kernelgen_scale_rows_i16_combine(output[to + 1u], updates[6u]);
+        output[to + 2u] = kernelgen_scale_rows_i16_combine(output[to + 2u], updates[7u]);
+        output[to + 3u] = kernelgen_scale_rows_i16_combine(output[to + 3u], updates[8u]);
+        output[to + 4u] = kernelgen_scale_rows_i16_combine(output[to + 4u], updates[9u]);
     }
     {
-        const uint32_t to = scale_rows_i16_wrap(indices[2u], 6u) * 5u;
-        output[to] = scale_rows_i16_combine(output[to], updates[10u]);
-        output[to + 1u] = scale_rows_i16_combine(output[to + 1u], updates[11u]);
-        output[to + 2u] = scale_rows_i16_combine(output[to + 2u], updates[12u]);
-        output[to + 3u] = scale_rows_i16_combine(output[to + 3u], updates[13u]);
-        output[to + 4u] = scale_rows_i16_combine(output[to + 4u], updates[14u]);
+        const uint32_t to = kernelgen_scale_rows_i16_wrap(indices[2u], 6u) * 5u;
+        output[to] = kernelgen_scale_rows_i16_combine(output[to], updates[10u]);
+        output[to + 1u] = kernelgen_scale_rows_i16_combine(output[to + 1u], updates[11u]);
+        output[to + 2u] = kernelgen_scale_rows_i16_combine(output[to + 2u], updates[12u]);
+        output[to + 3u] = kernelgen_scale_rows_i16_combine(output[to + 3u], updates[13u]);
+        output[to + 4u] = kernelgen_scale_rows_i16_combine(output[to + 4u], updates[14u]);
     }
     return SCALE_ROWS_I16_OK;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t scatter_weights_f64_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_scatter_weights_f64_wrap(int64_t index, uint32_t size)
 {
     if ((size & (size - 1u)) == 0u) {
         return (uint32_t)index & (size - 1u);
@@ -16,7 +16,7 @@ static uint32_t scatter_weights_f64_wrap(int64_t index, uint32_t size)
 }
 
 /* The add reduction: IEEE arithmetic in the element type. */
-static double scatter_weights_f64_combine(double current, double update)
+static double kernelgen_scatter_weights_f64_combine(double current, double update)
 {
     return current + update;
 }
@@ -42,14 +42,14 @@ int scatter_weights_f64(const double *data, const int64_t *restrict indices, con
     }
     /* output[indices[i0, :], :] += updates[i0, :] */
     {
-        const uint32_t to = scatter_weights_f64_wrap(indices[0u], 3u) * 8u + scatter_weights_f64_wrap(indices[1u], 4u) * 2u;
-        output[to] = scatter_weights_f64_combine(output[to], updates[0u]);
-        output[to + 1u] = scatter_weights_f64_combine(output[to + 1u], updates[1u]);
+        const uint32_t to = kernelgen_scatter_weights_f64_wrap(indices[0u], 3u) * 8u + kernelgen_scatter_weights_f64_wrap(indices[1u], 4u) * 2u;
+        output[to] = kernelgen_scatter_weights_f64_combine(output[to], updates[0u]);
+        output[to + 1u] = kernelgen_scatter_weights_f64_combine(output[to + 1u], updates[1u]);
     }
     {
-        const uint32_t to = scatter_weights_f64_wrap(indices[2u], 3u) * 8u + scatter_weights_f64_wrap(indices[3u], 4u) * 2u;
-        output[to] = scatter_weights_f64_combine(output[to], updates[2u]);
-        output[to + 1u] = scatter_weights_f64_combine(output[to + 1u], updates[3u]);
+        const uint32_t to = kernelgen_scatter_weights_f64_wrap(indices[2u], 3u) * 8u + kernelgen_scatter_weights_f64_wrap(indices[3u], 4u) * 2u;
+        output[to] = kernelgen_scatter_weights_f64_combine(output[to], updates[2u]);
+        output[to + 1u] = kernelgen_scatter_weights_f64_combine(output[to + 1u], updates[3u]);
     }
     return SCATTER_WEIGHTS_F64_OK;
 }

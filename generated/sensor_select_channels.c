@@ -5,7 +5,7 @@
 #include "sensor_select_channels.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t sensor_select_channels_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_sensor_select_channels_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -23,12 +23,12 @@ int sensor_select_channels(const double *data, const int64_t *restrict indices, 
     }
     /* output[a0, i0] = data[a0, indices[i0]] */
     for (uint32_t i0 = 0u; i0 < 32u; ++i0) {
-        output[i0 * 6u] = data[i0 * 12u + sensor_select_channels_wrap(indices[0u], 12u)];
-        output[i0 * 6u + 1u] = data[i0 * 12u + sensor_select_channels_wrap(indices[1u], 12u)];
-        output[i0 * 6u + 2u] = data[i0 * 12u + sensor_select_channels_wrap(indices[2u], 12u)];
-        output[i0 * 6u + 3u] = data[i0 * 12u + sensor_select_channels_wrap(indices[3u], 12u)];
-        output[i0 * 6u + 4u] = data[i0 * 12u + sensor_select_channels_wrap(indices[4u], 12u)];
-        output[i0 * 6u + 5u] = data[i0 * 12u + sensor_select_channels_wrap(indices[5u], 12u)];
+        output[i0 * 6u] = data[i0 * 12u + kernelgen_sensor_select_channels_wrap(indices[0u], 12u)];
+        output[i0 * 6u + 1u] = data[i0 * 12u + kernelgen_sensor_select_channels_wrap(indices[1u], 12u)];
+        output[i0 * 6u + 2u] = data[i0 * 12u + kernelgen_sensor_select_channels_wrap(indices[2u], 12u)];
+        output[i0 * 6u + 3u] = data[i0 * 12u + kernelgen_sensor_select_channels_wrap(indices[3u], 12u)];
+        output[i0 * 6u + 4u] = data[i0 * 12u + kernelgen_sensor_select_channels_wrap(indices[4u], 12u)];
+        output[i0 * 6u + 5u] = data[i0 * 12u + kernelgen_sensor_select_channels_wrap(indices[5u], 12u)];
     }
     return SENSOR_SELECT_CHANNELS_OK;
 }

@@ -5,7 +5,7 @@
 #include "spectrum_bins.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t spectrum_bins_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_spectrum_bins_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -22,25 +22,25 @@ int spectrum_bins(const kernelgen_complex64 *data, const int64_t *restrict indic
         return SPECTRUM_BINS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
-    output[0u] = data[spectrum_bins_wrap(indices[0u], 16u)];
-    output[1u] = data[spectrum_bins_wrap(indices[1u], 16u)];
-    output[2u] = data[spectrum_bins_wrap(indices[2u], 16u)];
-    output[3u] = data[spectrum_bins_wrap(indices[3u], 16u)];
-    output[4u] = data[spectrum_bins_wrap(indices[4u], 16u)];
-    output[5u] = data[spectrum_bins_wrap(indices[5u], 16u) + 16u];
-    output[6u] = data[spectrum_bins_wrap(indices[6u], 16u) + 16u];
-    output[7u] = data[spectrum_bins_wrap(indices[7u], 16u) + 16u];
-    output[8u] = data[spectrum_bins_wrap(indices[8u], 16u) + 16u];
-    output[9u] = data[spectrum_bins_wrap(indices[9u], 16u) + 16u];
-    output[10u] = data[spectrum_bins_wrap(indices[10u], 16u) + 32u];
-    output[11u] = data[spectrum_bins_wrap(indices[11u], 16u) + 32u];
-    output[12u] = data[spectrum_bins_wrap(indices[12u], 16u) + 32u];
-    output[13u] = data[spectrum_bins_wrap(indices[13u], 16u) + 32u];
-    output[14u] = data[spectrum_bins_wrap(indices[14u], 16u) + 32u];
-    output[15u] = data[spectrum_bins_wrap(indices[15u], 16u) + 48u];
-    output[16u] = data[spectrum_bins_wrap(indices[16u], 16u) + 48u];
-    output[17u] = data[spectrum_bins_wrap(indices[17u], 16u) + 48u];
-    output[18u] = data[spectrum_bins_wrap(indices[18u], 16u) + 48u];
-    output[19u] = data[spectrum_bins_wrap(indices[19u], 16u) + 48u];
+    output[0u] = data[kernelgen_spectrum_bins_wrap(indices[0u], 16u)];
+    output[1u] = data[kernelgen_spectrum_bins_wrap(indices[1u], 16u)];
+    output[2u] = data[kernelgen_spectrum_bins_wrap(indices[2u], 16u)];
+    output[3u] = data[kernelgen_spectrum_bins_wrap(indices[3u], 16u)];
+    output[4u] = data[kernelgen_spectrum_bins_wrap(indices[4u], 16u)];
+    output[5u] = data[kernelgen_spectrum_bins_wrap(indices[5u], 16u) + 16u];
+    output[6u] = data[kernelgen_spectrum_bins_wrap(indices[6u], 16u) + 16u];
+    output[7u] = data[kernelgen_spectrum_bins_wrap(indices[7u], 16u) + 16u];
+    output[8u] = data[kernelgen_spectrum_bins_wrap(indices[8u], 16u) + 16u];
+    output[9u] = data[kernelgen_spectrum_bins_wrap(indices[9u], 16u) + 16u];
+    output[10u] = data[kernelgen_spectrum_bins_wrap(indices[10u], 16u) + 32u];
+    output[11u] = data[kernelgen_spectrum_bins_wrap(indices[11u], 16u) + 32u];
+    output[12u] = data[kernelgen_spectrum_bins_wrap(indices[12u], 16u) + 32u];
+    output[13u] = data[kernelgen_spectrum_bins_wrap(indices[13u], 16u) + 32u];
+    output[14u] = data[kernelgen_spectrum_bins_wrap(indices[14u], 16u) + 32u];
+    output[15u] = data[kernelgen_spectrum_bins_wrap(indices[15u], 16u) + 48u];
+    output[16u] = data[kernelgen_spectrum_bins_wrap(indices[16u], 16u) + 48u];
+    output[17u] = data[kernelgen_spectrum_bins_wrap(indices[17u], 16u) + 48u];
+    output[18u] = data[kernelgen_spectrum_bins_wrap(indices[18u], 16u) + 48u];
+    output[19u] = data[kernelgen_spectrum_bins_wrap(indices[19u], 16u) + 48u];
     return SPECTRUM_BINS_OK;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t token_embedding_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_token_embedding_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -31,10 +31,10 @@ int token_embedding(const float *data, const int64_t *restrict indices, float *o
         return TOKEN_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */
-    memcpy(&output[0u], &data[token_embedding_wrap(indices[0u], 100u) * 8u], 8u * sizeof(float));
-    memcpy(&output[8u], &data[token_embedding_wrap(indices[1u], 100u) * 8u], 8u * sizeof(float));
-    memcpy(&output[16u], &data[token_embedding_wrap(indices[2u], 100u) * 8u], 8u * sizeof(float));
-    memcpy(&output[24u], &data[token_embedding_wrap(indices[3u], 100u) * 8u], 8u * sizeof(float));
-    memcpy(&output[32u], &data[token_embedding_wrap(indices[4u], 100u) * 8u], 8u * sizeof(float));
+    memcpy(&output[0u], &data[kernelgen_token_embedding_wrap(indices[0u], 100u) * 8u], 8u * sizeof(float));
+    memcpy(&output[8u], &data[kernelgen_token_embedding_wrap(indices[1u], 100u) * 8u], 8u * sizeof(float));
+    memcpy(&output[16u], &data[kernelgen_token_embedding_wrap(indices[2u], 100u) * 8u], 8u * sizeof(float));
+    memcpy(&output[24u], &data[kernelgen_token_embedding_wrap(indices[3u], 100u) * 8u], 8u * sizeof(float));
+    memcpy(&output[32u], &data[kernelgen_token_embedding_wrap(indices[4u], 100u) * 8u], 8u * sizeof(float));
     return TOKEN_EMBEDDING_OK;
 }

@@ -7,13 +7,13 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t token_histogram_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_token_histogram_wrap(int64_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
 
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
-static int32_t token_histogram_combine(int32_t current, int32_t update)
+static int32_t kernelgen_token_histogram_combine(int32_t current, int32_t update)
 {
     return (int32_t)((uint32_t)current + (uint32_t)update);
 }
@@ -35,84 +35,84 @@ int token_histogram(const int32_t *data, const int64_t *restrict indices, const 
     }
     /* output[indices[i0, :]] += updates[i0] */
     {
-        const uint32_t to = token_histogram_wrap(indices[0u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[0u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[0u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[0u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[1u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[1u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[1u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[1u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[2u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[2u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[2u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[2u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[3u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[3u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[3u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[3u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[4u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[4u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[4u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[4u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[5u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[5u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[5u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[5u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[6u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[6u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[6u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[6u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[7u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[7u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[7u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[7u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[8u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[8u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[8u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[8u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[9u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[9u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[9u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[9u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[10u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[10u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[10u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[10u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[11u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[11u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[11u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[11u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[12u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[12u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[12u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[12u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[13u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[13u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[13u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[13u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[14u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[14u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[14u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[14u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[15u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[15u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[15u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[15u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[16u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[16u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[16u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[16u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[17u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[17u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[17u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[17u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[18u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[18u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[18u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[18u]);
     }
     {
-        const uint32_t to = token_histogram_wrap(indices[19u], 32u);
-        output[to] = token_histogram_combine(output[to], updates[19u]);
+        const uint32_t to = kernelgen_token_histogram_wrap(indices[19u], 32u);
+        output[to] = kernelgen_token_histogram_combine(output[to], updates[19u]);
     }
     return TOKEN_HISTOGRAM_OK;
 }

@@ -5,7 +5,7 @@
 #include "topk_values.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t topk_values_wrap(int32_t index, uint32_t size)
+static uint32_t kernelgen_topk_values_wrap(int32_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -50,17 +50,17 @@ int topk_values(const float *data, const int32_t *restrict indices, float *outpu
         return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
-    output[0u] = data[topk_values_wrap(indices[0u], 16u)];
-    output[1u] = data[topk_values_wrap(indices[1u], 16u)];
-    output[2u] = data[topk_values_wrap(indices[2u], 16u)];
-    output[3u] = data[topk_values_wrap(indices[3u], 16u) + 16u];
-    output[4u] = data[topk_values_wrap(indices[4u], 16u) + 16u];
-    output[5u] = data[topk_values_wrap(indices[5u], 16u) + 16u];
-    output[6u] = data[topk_values_wrap(indices[6u], 16u) + 32u];
-    output[7u] = data[topk_values_wrap(indices[7u], 16u) + 32u];
-    output[8u] = data[topk_values_wrap(indices[8u], 16u) + 32u];
-    output[9u] = data[topk_values_wrap(indices[9u], 16u) + 48u];
-    output[10u] = data[topk_values_wrap(indices[10u], 16u) + 48u];
-    output[11u] = data[topk_values_wrap(indices[11u], 16u) + 48u];
+    output[0u] = data[kernelgen_topk_values_wrap(indices[0u], 16u)];
+    output[1u] = data[kernelgen_topk_values_wrap(indices[1u], 16u)];
+    output[2u] = data[kernelgen_topk_values_wrap(indices[2u], 16u)];
+    output[3u] = data[kernelgen_topk_values_wrap(indices[3u], 16u) + 16u];
+    output[4u] = data[kernelgen_topk_values_wrap(indices[4u], 16u) + 16u];
+    output[5u] = data[kernelgen_topk_values_wrap(indices[5u], 16u) + 16u];
+    output[6u] = data[kernelgen_topk_values_wrap(indices[6u], 16u) + 32u];
+    output[7u] = data[kernelgen_topk_values_wrap(indices[7u], 16u) + 32u];
+    output[8u] = data[kernelgen_topk_values_wrap(indices[8u], 16u) + 32u];
+    output[9u] = data[kernelgen_topk_values_wrap(indices[9u], 16u) + 48u];
+    output[10u] = data[kernelgen_topk_values_wrap(indices[10u], 16u) + 48u];
+    output[11u] = data[kernelgen_topk_values_wrap(indices[11u], 16u) + 48u];
     return TOPK_VALUES_OK;
 }

@@ -5,7 +5,7 @@
 #include "vocabulary_lookup.h"
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t vocabulary_lookup_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_vocabulary_lookup_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -32,11 +32,11 @@ int vocabulary_lookup(const char *const *data, const int64_t *restrict indices, 
         return VOCABULARY_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0] = data[indices[i0]] */
-    output[0u] = data[vocabulary_lookup_wrap(indices[0u], 50u)];
-    output[1u] = data[vocabulary_lookup_wrap(indices[1u], 50u)];
-    output[2u] = data[vocabulary_lookup_wrap(indices[2u], 50u)];
-    output[3u] = data[vocabulary_lookup_wrap(indices[3u], 50u)];
-    output[4u] = data[vocabulary_lookup_wrap(indices[4u], 50u)];
-    output[5u] = data[vocabulary_lookup_wrap(indices[5u], 50u)];
+    output[0u] = data[kernelgen_vocabulary_lookup_wrap(indices[0u], 50u)];
+    output[1u] = data[kernelgen_vocabulary_lookup_wrap(indices[1u], 50u)];
+    output[2u] = data[kernelgen_vocabulary_lookup_wrap(indices[2u], 50u)];
+    output[3u] = data[kernelgen_vocabulary_lookup_wrap(indices[3u], 50u)];
+    output[4u] = data[kernelgen_vocabulary_lookup_wrap(indices[4u], 50u)];
+    output[5u] = data[kernelgen_vocabulary_lookup_wrap(indices[5u], 50u)];
     return VOCABULARY_LOOKUP_OK;
 }

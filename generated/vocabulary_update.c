@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis. */
-static uint32_t vocabulary_update_wrap(int64_t index, uint32_t size)
+static uint32_t kernelgen_vocabulary_update_wrap(int64_t index, uint32_t size)
 {
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -29,8 +29,8 @@ int vocabulary_update(const char *const *data, const int64_t *restrict indices, 
         memcpy(output, data, 50u * sizeof(const char *));
     }
     /* output[indices[i0, :]] = updates[i0] */
-    output[vocabulary_update_wrap(indices[0u], 50u)] = updates[0u];
-    output[vocabulary_update_wrap(indices[1u], 50u)] = updates[1u];
-    output[vocabulary_update_wrap(indices[2u], 50u)] = updates[2u];
+    output[kernelgen_vocabulary_update_wrap(indices[0u], 50u)] = updates[0u];
+    output[kernelgen_vocabulary_update_wrap(indices[1u], 50u)] = updates[1u];
+    output[kernelgen_vocabulary_update_wrap(indices[2u], 50u)] = updates[2u];
     return VOCABULARY_UPDATE_OK;
 }

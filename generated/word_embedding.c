@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* An index already checked to lie in [-size, size-1], as an offset along its axis (for a power-of-two size, its low bits). */
-static uint32_t word_embedding_wrap(int32_t index, uint32_t size)
+static uint32_t kernelgen_word_embedding_wrap(int32_t index, uint32_t size)
 {
     return (uint32_t)index & (size - 1u);
 }
@@ -15,7 +15,7 @@ static uint32_t word_embedding_wrap(int32_t index, uint32_t size)
 /* Asks the cache for the block at `block`, which the copy 4 tuples on will read: a hint for each 64-byte line of its first 1024 bytes,
  * where the compiler has one (GCC, Clang); nothing elsewhere. The address lies inside the tensor. */
 #if defined(__GNUC__)
-__attribute__((always_inline)) static inline void word_embedding_prefetch(const void *block)
+__attribute__((always_inline)) static inline void kernelgen_word_embedding_prefetch(const void *block)
 {
     const char *line = (const char *)block;
     __builtin_prefetch(line);
@@ -36,7 +36,7 @@ __attribute__((always_inline)) static inline void word_embedding_prefetch(const 
     __builtin_prefetch(line + 960);
 }
 #else
-static void word_embedding_prefetch(const void *block)
+static void kernelgen_word_embedding_prefetch(const void *block)
 {
     (void)block;
 }
@@ -55,46 +55,46 @@ int word_embedding(const float *data, const int32_t *restrict indices, float *ou
     }
     /* output[i0, :] = data[indices[i0], :] */
     for (uint32_t i0 = 0u; i0 < 80u; i0 += 16u) {
-        word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 4u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u], &data[word_embedding_wrap(indices[i0], 4096u) * 256u], 256u * sizeof(float));
-        word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 5u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 256u], &data[word_embedding_wrap(indices[i0 + 1u], 4096u) * 256u], 256u * sizeof(float));
-        word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 6u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 512u], &data[word_embedding_wrap(indices[i0 + 2u], 4096u) * 256u], 256u * sizeof(float));
-        word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 7u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 768u], &data[word_embedding_wrap(indices[i0 + 3u], 4096u) * 256u], 256u * sizeof(float));
-        word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 8u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 1024u], &data[word_embedding_wrap(indices[i0 + 4u], 4096u) * 256u], 256u * sizeof(float));
-        word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 9u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 1280u], &data[word_embedding_wrap(indices[i0 + 5u], 4096u) * 256u], 256u * sizeof(float));
-        word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 10u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 1536u], &data[word_embedding_wrap(indices[i0 + 6u], 4096u) * 256u], 256u * sizeof(float));
-        word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 11u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 1792u], &data[word_embedding_wrap(indices[i0 + 7u], 4096u) * 256u], 256u * sizeof(float));
-        word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 12u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 2048u], &data[word_embedding_wrap(indices[i0 + 8u], 4096u) * 256u], 256u * sizeof(float));
-        word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 13u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 2304u], &data[word_embedding_wrap(indices[i0 + 9u], 4096u) * 256u], 256u * sizeof(float));
-        word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 14u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 2560u], &data[word_embedding_wrap(indices[i0 + 10u], 4096u) * 256u], 256u * sizeof(float));
-        word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 15u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 2816u], &data[word_embedding_wrap(indices[i0 + 11u], 4096u) * 256u], 256u * sizeof(float));
+        kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 4u], 4096u) * 256u]);
+        memcpy(&output[i0 * 256u], &data[kernelgen_word_embedding_wrap(indices[i0], 4096u) * 256u], 256u * sizeof(float));
+        kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 5u], 4096u) * 256u]);
+        memcpy(&output[i0 * 256u + 256u], &data[kernelgen_word_embedding_wrap(indices[i0 + 1u], 4096u) * 256u], 256u * sizeof(float));
+        kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 6u], 4096u) * 256u]);
+        memcpy(&output[i0 * 256u + 512u], &data[kernelgen_word_embedding_wrap(indices[i0 + 2u], 4096u) * 256u], 256u * sizeof(float));
+        kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 7u], 4096u) * 256u]);
+        memcpy(&output[i0 * 256u + 768u], &data[kernelgen_word_embedding_wrap(indices[i0 + 3u], 4096u) * 256u], 256u * sizeof(float));
+        kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 8u], 4096u) * 256u]);
+        memcpy(&output[i0 * 256u + 1024u], &data[kernelgen_word_embedding_wrap(indices[i0 + 4u], 4096u) * 256u], 256u * sizeof(float));
+        kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 9u], 4096u) * 256u]);
+        memcpy(&output[i0 * 256u + 1280u], &data[kernelgen_word_embedding_wrap(indices[i0 + 5u], 4096u) * 256u], 256u * sizeof(float));
+        kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 10u], 4096u) * 256u]);
+        memcpy(&output[i0 * 256u + 1536u], &data[kernelgen_word_embedding_wrap(indices[i0 + 6u], 4096u) * 256u], 256u * sizeof(float));
+        kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 11u], 4096u) * 256u]);
+        memcpy(&output[i0 * 256u + 1792u], &data[kernelgen_word_embedding_wrap(indices[i0 + 7u], 4096u) * 256u], 256u * sizeof(float));
+        kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 12u], 4096u) * 256u]);
+        memcpy(&output[i0 * 256u + 2048u], &data[kernelgen_word_embedding_wrap(indices[i0 + 8u], 4096u) * 256u], 256u * sizeof(float));
+        kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 13u], 4096u) * 256u]);
+        memcpy(&output[i0 * 256u + 2304u], &data[kernelgen_word_embedding_wrap(indices[i0 + 9u], 4096u) * 256u], 256u * sizeof(float));
+        kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 14u], 4096u) * 256u]);
+        memcpy(&output[i0 * 256u + 2560u], &data[kernelgen_word_embedding_wrap(indices[i0 + 10u], 4096u) * 256u], 256u * sizeof(float));
+        kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 15u], 4096u) * 256u]);
+        memcpy(&output[i0 * 256u + 2816u], &data[kernelgen_word_embedding_wrap(indices[i0 + 11u], 4096u) * 256u], 256u * sizeof(float));
         if (i0 < 64u) {
-            word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 16u], 4096u) * 256u]);
+            kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 16u], 4096u) * 256u]);
         }
-        memcpy(&output[i0 * 256u + 3072u], &data[word_embedding_wrap(indices[i0 + 12u], 4096u) * 256u], 256u * sizeof(float));
+        memcpy(&output[i0 * 256u + 3072u], &data[kernelgen_word_embedding_wrap(indices[i0 + 12u], 4096u) * 256u], 256u * sizeof(float));
         if (i0 < 64u) {
-            word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 17u], 4096u) * 256u]);
+            kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 17u], 4096u) * 256u]);
         }
-        memcpy(&output[i0 * 256u + 3328u], &data[word_embedding_wrap(indices[i0 + 13u], 4096u) * 256u], 256u * sizeof(float));
+        memcpy(&output[i0 * 256u + 3328u], &data[kernelgen_word_embedding_wrap(indices[i0 + 13u], 4096u) * 256u], 256u * sizeof(float));
         if (i0 < 64u) {
-            word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 18u], 4096u) * 256u]);
+            kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 18u], 4096u) * 256u]);
         }
-        memcpy(&output[i0 * 256u + 3584u], &data[word_embedding_wrap(indices[i0 + 14u], 4096u) * 256u], 256u * sizeof(float));
+        memcpy(&output[i0 * 256u + 3584u], &data[kernelgen_word_embedding_wrap(indices[i0 + 14u], 4096u) * 256u], 256u * sizeof(float));
         if (i0 < 64u) {
-            word_embedding_prefetch(&data[word_embedding_wrap(indices[i0 + 19u], 4096u) * 256u]);
+            kernelgen_word_embedding_prefetch(&data[kernelgen_word_embedding_wrap(indices[i0 + 19u], 4096u) * 256u]);
         }
-        memcpy(&output[i0 * 256u + 3840u], &data[word_embedding_wrap(indices[i0 + 15u], 4096u) * 256u], 256u * sizeof(float));
+        memcpy(&output[i0 * 256u + 3840u], &data[kernelgen_word_embedding_wrap(indices[i0 + 15u], 4096u) * 256u], 256u * sizeof(float));
     }
     return WORD_EMBEDDING_OK;
 }

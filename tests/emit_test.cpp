@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "kernelgen/generate.h"
@@ -45,7 +47,7 @@ TEST(Emit, SmallKernelsAreStraightLine) {
     auto kernel = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "float32", "data_shape": [4, 4, 4],
                                  "indices_shape": [2, 1], "reduction": "add"})");
     EXPECT_EQ(count(kernel.source, "for ("), 0u) << kernel.source;
-    EXPECT_EQ(count(kernel.source, "s_combine(output["), 32u);
+    EXPECT_EQ(count(kernel.source, "kernelgen_s_combine(output["), 32u);
 }
 
 TEST(Emit, AutoUsesLoopsBeyondTheStraightLineBudget) {
@@ -194,6 +196,41 @@ TEST(Emit, HeaderIdentifiersAreExactlyWhatTheHeaderDefines) {
     }
 }
 
+// A kernel's file-scope helpers are "kernelgen_<kernel>_<role>": no kernel name begins with "kernelgen", and no
+// role ends with "_" + another, so helpers of different kernels never share a name (the unity_build tests compile
+// every kernel of specs/ with kernels named k, k_wrap, k_combine, ... as one translation unit).
+TEST(Emit, HelperNamesCannotClashAcrossKernels) {
+    const auto& roles = helper_roles();
+    for (const auto& a : roles) {
+        for (const auto& b : roles) {
+            if (a == b) continue;
+            EXPECT_FALSE(a.size() > b.size() && a.compare(a.size() - b.size() - 1, b.size() + 1, "_" + b) == 0) << a << " / " << b;
+        }
+    }
+    EXPECT_TRUE(name_problem("kernelgen_k").has_value());
+    // Every static definition of every kernel in generated/ is one of its helpers.
+    size_t helpers = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(KERNELGEN_SOURCE_DIR) + "/generated")) {
+        if (entry.path().extension() != ".c") continue;
+        std::ifstream in(entry.path());
+        const std::string kernel = entry.path().stem().string();
+        for (std::string line; std::getline(in, line);) {
+            const size_t at = line.find("static ");
+            if (at == std::string::npos) continue;
+            const size_t end = line.find_first_of("([", at);
+            if (end == std::string::npos) continue;
+            const size_t begin = line.find_last_of(' ', end) + 1;
+            const std::string defined = line.substr(begin, end - begin);
+            const bool known = std::any_of(roles.begin(), roles.end(), [&](const std::string& role) {
+                return defined == helper_name(kernel, role);
+            });
+            EXPECT_TRUE(known) << entry.path() << ": " << line;
+            ++helpers;
+        }
+    }
+    EXPECT_GT(helpers, 100u);
+}
+
 // --- constant indices ---------------------------------------------------------------------------------------
 
 TEST(EmitConstant, PrototypeDropsIndicesAndNothingIsChecked) {
@@ -205,8 +242,8 @@ TEST(EmitConstant, PrototypeDropsIndicesAndNothingIsChecked) {
     EXPECT_NE(kernel.header.find("were checked when this kernel was generated"), std::string::npos);
     EXPECT_EQ(count(kernel.source, "indices["), 1u) << kernel.source;  // only in the comment of the formula
     EXPECT_EQ(count(kernel.source, "_wrap"), 0u);
-    EXPECT_EQ(count(kernel.source, "c_combine(output[8u], updates[0u])"), 1u) << kernel.source;
-    EXPECT_EQ(count(kernel.source, "c_combine(output[1u], updates[3u])"), 1u) << kernel.source;
+    EXPECT_EQ(count(kernel.source, "kernelgen_c_combine(output[8u], updates[0u])"), 1u) << kernel.source;
+    EXPECT_EQ(count(kernel.source, "kernelgen_c_combine(output[1u], updates[3u])"), 1u) << kernel.source;
 }
 
 TEST(EmitConstant, IdentityGatherIsOneMemcpy) {
@@ -231,9 +268,9 @@ TEST(EmitConstant, RunsFromTables) {
     std::string list;  // rows 0, 37, 74, ..., 296, 33, ...: neither adjacent nor evenly spaced
     for (int i = 0; i < 80; ++i) list += (i ? ", " : "") + std::to_string(i * 37 % 300);
     auto kernel = emit_json(head + list + "]}");
-    EXPECT_NE(kernel.source.find("static const uint16_t t_sources[80] = {"), std::string::npos) << kernel.source;
-    EXPECT_EQ(count(kernel.source, "t_destinations"), 0u);  // 0, 4, 8, ...: an even step needs no table
-    EXPECT_NE(kernel.source.find("memcpy(&output[r * 8u], &data[(uint32_t)t_sources[r]], 8u * sizeof(float));"),
+    EXPECT_NE(kernel.source.find("static const uint16_t kernelgen_t_sources[80] = {"), std::string::npos) << kernel.source;
+    EXPECT_EQ(count(kernel.source, "kernelgen_t_destinations"), 0u);  // 0, 4, 8, ...: an even step needs no table
+    EXPECT_NE(kernel.source.find("memcpy(&output[r * 8u], &data[(uint32_t)kernelgen_t_sources[r]], 8u * sizeof(float));"),
               std::string::npos) << kernel.source;
     auto few = emit_json(R"({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [300, 8], "indices_shape": [3],
                               "indices": [5, 9, 1]})");
@@ -241,7 +278,7 @@ TEST(EmitConstant, RunsFromTables) {
     EXPECT_EQ(count(few.source, "memcpy(&output["), 3u);
     auto none = emit_json(R"({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [300, 8], "indices_shape": [3],
                               "unroll": "none", "indices": [5, 9, 1]})");
-    EXPECT_NE(none.source.find("static const uint8_t t_sources[3] = {"), std::string::npos) << none.source;
+    EXPECT_NE(none.source.find("static const uint8_t kernelgen_t_sources[3] = {"), std::string::npos) << none.source;
 }
 
 TEST(Templates, AMissingKeyIsAnError) {
@@ -288,7 +325,7 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
                                  "        const int64_t *indices_slice = &indices[i0 * 5u];\n"
                                  "        float *output_slice = &output[i0 * 5u];\n"
                                  "        for (uint32_t i1 = 0u; i1 < 5u; ++i1) {\n"
-                                 "            output_slice[i1] = data_slice[e_wrap(indices_slice[i1], 10u)];\n";
+                                 "            output_slice[i1] = data_slice[kernelgen_e_wrap(indices_slice[i1], 10u)];\n";
     EXPECT_NE(rows.source.find(expected), std::string::npos) << rows.source;
     EXPECT_EQ(count(rows.source, "i0 *"), 3u) << rows.source;  // in the three slices only
     // A tensor whose offset does not move with the outer loop keeps its name: Gather's indices.
@@ -301,7 +338,7 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
     // The remainder of a partly unrolled inner loop runs inside the outer loop, through the slices too.
     auto remainder = emit_json(R"({"name": "r", "op": "GatherElements", "dtype": "float32", "data_shape": [4, 10],
                                     "indices_shape": [4, 7], "axis": 1, "unroll": 3})");
-    EXPECT_NE(remainder.source.find("        output_slice[6u] = data_slice[r_wrap(indices_slice[6u], 10u)];\n    }\n"),
+    EXPECT_NE(remainder.source.find("        output_slice[6u] = data_slice[kernelgen_r_wrap(indices_slice[6u], 10u)];\n    }\n"),
               std::string::npos)
         << remainder.source;
     EXPECT_EQ(count(remainder.source, "i0 *"), 3u);
@@ -315,7 +352,7 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
                                "            int16_t *output_slice = &output[i0 * 24u];\n"
                                "            for (uint32_t i2 = 0u; i2 < 5u; ++i2) {\n"
                                "                {\n"
-                               "                    const uint32_t to = i2 + d_wrap(indices_slice[i2], 4u) * 6u;\n"),
+                               "                    const uint32_t to = i2 + kernelgen_d_wrap(indices_slice[i2], 4u) * 6u;\n"),
               std::string::npos)
         << deep.source;
     // A nest written out straight-line, or a single loop level: no slices.
@@ -349,17 +386,17 @@ TEST(Emit, AutoPrefetchesLargeTablesOfWholeLines) {
     const std::string source = emit_json(table(4096, 16, "")).source;
     EXPECT_NE(source.find(" * unroll auto: loops over the index tuples, a loop of index checks, prefetch 64 tuples ahead.\n"),
               std::string::npos) << source;
-    EXPECT_NE(source.find("#if defined(__GNUC__)\n__attribute__((always_inline)) static inline void g_prefetch(const void *block)\n"
-                          "{\n    __builtin_prefetch(block);\n}\n#else\nstatic void g_prefetch(const void *block)\n{\n"
+    EXPECT_NE(source.find("#if defined(__GNUC__)\n__attribute__((always_inline)) static inline void kernelgen_g_prefetch(const void *block)\n"
+                          "{\n    __builtin_prefetch(block);\n}\n#else\nstatic void kernelgen_g_prefetch(const void *block)\n{\n"
                           "    (void)block;\n}\n#endif\n"),
               std::string::npos) << source;
-    EXPECT_EQ(count(source, "g_prefetch(&data["), 10u);
-    EXPECT_EQ(count(source, "if (i0 < 40u) {\n            g_prefetch(&data["), 6u);
-    EXPECT_EQ(count(source, "if (i0 < 30u) {\n            g_prefetch(&data["), 4u);
-    EXPECT_NE(source.find("g_prefetch(&data[g_wrap(indices[i0 + 64u], 4096u) * 16u]);"), std::string::npos);
-    EXPECT_NE(source.find("g_prefetch(&data[g_wrap(indices[i0 + 73u], 4096u) * 16u]);"), std::string::npos);
+    EXPECT_EQ(count(source, "kernelgen_g_prefetch(&data["), 10u);
+    EXPECT_EQ(count(source, "if (i0 < 40u) {\n            kernelgen_g_prefetch(&data["), 6u);
+    EXPECT_EQ(count(source, "if (i0 < 30u) {\n            kernelgen_g_prefetch(&data["), 4u);
+    EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_g_wrap(indices[i0 + 64u], 4096u) * 16u]);"), std::string::npos);
+    EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_g_wrap(indices[i0 + 73u], 4096u) * 16u]);"), std::string::npos);
     // Each hint comes before its copy.
-    EXPECT_LT(source.find("g_prefetch(&data[g_wrap(indices[i0 + 64u]"), source.find("memcpy(&output[i0 * 16u], "));
+    EXPECT_LT(source.find("kernelgen_g_prefetch(&data[kernelgen_g_wrap(indices[i0 + 64u]"), source.find("memcpy(&output[i0 * 16u], "));
 }
 
 TEST(Emit, AutoLeavesOutWhatPrefetchingCannotHelp) {
@@ -382,7 +419,7 @@ TEST(Emit, AutoLeavesOutWhatPrefetchingCannotHelp) {
 TEST(Emit, AGivenDistancePrefetchesAnyKernel) {
     // unroll none: one copy in a loop of 100; the tuple 2 on exists while i0 < 98.
     const std::string looped = emit_json(table(10, 2, R"(, "unroll": "none", "prefetch": 2)")).source;
-    EXPECT_NE(looped.find("        if (i0 < 98u) {\n            g_prefetch(&data[g_wrap(indices[i0 + 2u], 10u) * 2u]);\n"
+    EXPECT_NE(looped.find("        if (i0 < 98u) {\n            kernelgen_g_prefetch(&data[kernelgen_g_wrap(indices[i0 + 2u], 10u) * 2u]);\n"
                           "        }\n"),
               std::string::npos) << looped;
     EXPECT_NE(looped.find("unroll none: loops over the index tuples, a loop of index checks, prefetch 2 tuples ahead."),
@@ -390,8 +427,8 @@ TEST(Emit, AGivenDistancePrefetchesAnyKernel) {
     // Straight-line: 5 copies, 4 tuples ahead: only the first copy has one.
     const std::string straight = emit_json(R"({"name": "g", "op": "Gather", "dtype": "uint8", "data_shape": [10, 2],
                                                "indices_shape": [5], "prefetch": 4})").source;
-    EXPECT_EQ(count(straight, "g_prefetch(&data["), 1u) << straight;
-    EXPECT_NE(straight.find("    g_prefetch(&data[g_wrap(indices[4u], 10u) * 2u]);\n    {\n"), std::string::npos);
+    EXPECT_EQ(count(straight, "kernelgen_g_prefetch(&data["), 1u) << straight;
+    EXPECT_NE(straight.find("    kernelgen_g_prefetch(&data[kernelgen_g_wrap(indices[4u], 10u) * 2u]);\n    {\n"), std::string::npos);
     // No tuple has one 5 ahead: no hint, and no helper left unused.
     EXPECT_EQ(emit_json(R"({"name": "g", "op": "Gather", "dtype": "uint8", "data_shape": [10, 2],
                             "indices_shape": [5], "prefetch": 5})").source.find("prefetch"),
@@ -405,7 +442,7 @@ TEST(Emit, AScatterPrefetchesTheRowsItWrites) {
     EXPECT_NE(source.find("prefetch 4 tuples ahead"), std::string::npos) << source;
     EXPECT_EQ(count(source, "__builtin_prefetch(line"), 16u);
     EXPECT_NE(source.find("    __builtin_prefetch(line + 960, 1);\n}\n#else"), std::string::npos);
-    EXPECT_NE(source.find("s_prefetch(&output[s_wrap(indices[i0 + 4u], 4096u) * 256u]);"), std::string::npos);
+    EXPECT_NE(source.find("kernelgen_s_prefetch(&output[kernelgen_s_wrap(indices[i0 + 4u], 4096u) * 256u]);"), std::string::npos);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ uint16_t shim_float16_from_float(float value);
 float shim_bfloat16_to_float(uint16_t bits);
 uint16_t shim_bfloat16_from_float(float value);
 
-float shim_float16_to_float(uint16_t bits) { return half_accumulate_float16_to_float(bits); }
-uint16_t shim_float16_from_float(float value) { return half_accumulate_float16_from_float(value); }
-float shim_bfloat16_to_float(uint16_t bits) { return bf16_accumulate_bfloat16_to_float(bits); }
-uint16_t shim_bfloat16_from_float(float value) { return bf16_accumulate_bfloat16_from_float(value); }
+float shim_float16_to_float(uint16_t bits) { return kernelgen_half_accumulate_float16_to_float(bits); }
+uint16_t shim_float16_from_float(float value) { return kernelgen_half_accumulate_float16_from_float(value); }
+float shim_bfloat16_to_float(uint16_t bits) { return kernelgen_bf16_accumulate_bfloat16_to_float(bits); }
+uint16_t shim_bfloat16_from_float(float value) { return kernelgen_bf16_accumulate_bfloat16_from_float(value); }

@@ -424,7 +424,7 @@ private:
                         : "the caller guarantees to lie in [-size, size-1] (\"index_check\": \"none\")") +
                    ", as an offset along its axis" + low_bits + ". */");
             const std::string masked = "return (" + offset_ + ")index & (size - 1u);";
-            w.line("static " + offset_ + " " + spec_.name + "_wrap(" + index_ + " index, " + offset_ + " size)");
+            w.line("static " + offset_ + " " + helper("wrap") + "(" + index_ + " index, " + offset_ + " size)");
             w.open("");
             if (any && !all) {
                 w.open("if ((size & (size - 1u)) == 0u)");
@@ -460,7 +460,7 @@ private:
                 w.line("#endif");
             }
             w.line("/* The " + std::string(name(copy_.reduction)) + " reduction: " + reduction_doc() + " */");
-            w.line("static " + element_ + " " + spec_.name + "_combine(" + element_ + " current, " + element_ + " update)");
+            w.line("static " + element_ + " " + helper("combine") + "(" + element_ + " current, " + element_ + " update)");
             w.open("");
             for (const auto& statement : reduction_body()) w.line(statement);
             w.close();
@@ -483,7 +483,7 @@ private:
         // Always inlined: GCC would otherwise find the function free of side effects (a prefetch is none to
         // it) and drop the calls to it.
         w.directive("#if defined(__GNUC__)");
-        w.line("__attribute__((always_inline)) static inline void " + spec_.name + "_prefetch(const void *block)");
+        w.line("__attribute__((always_inline)) static inline void " + helper("prefetch") + "(const void *block)");
         w.open("");
         if (prefetch_lines_ > 1) w.line("const char *line = (const char *)block;");
         for (uint64_t l = 0; l < prefetch_lines_; ++l) {
@@ -492,7 +492,7 @@ private:
         }
         w.close();
         w.directive("#else");
-        w.line("static void " + spec_.name + "_prefetch(const void *block)");
+        w.line("static void " + helper("prefetch") + "(const void *block)");
         w.open("");
         w.line("(void)block;");
         w.close();
@@ -556,7 +556,9 @@ private:
         }
     }
 
-    std::string half_prefix() const { return spec_.name + "_" + std::string(info(spec_.dtype).name); }
+    std::string helper(const std::string& role) const { return helper_name(spec_.name, role); }
+    // The float16/bfloat16 conversions' common beginning: "<helper>_to_float" and "<helper>_from_float".
+    std::string half_prefix() const { return helper(std::string(info(spec_.dtype).name)); }
 
     std::string reduction_doc() const {
         const bool order = copy_.reduction == Reduction::Max || copy_.reduction == Reduction::Min;
@@ -797,7 +799,7 @@ private:
         Affine out = offset(positions, source ? &Loop::source_stride : &Loop::destination_stride);
         const Affine tuple = offset(positions, &Loop::indices_stride);
         for (const auto& component : copy_.components) {
-            out.terms.emplace_back(spec_.name + "_wrap(" + indices_base_ + "[" + tuple.plus(component.offset).str() + "], " +
+            out.terms.emplace_back(helper("wrap") + "(" + indices_base_ + "[" + tuple.plus(component.offset).str() + "], " +
                                        literal(component.bound) + ")",
                                    component.stride);
         }
@@ -814,7 +816,7 @@ private:
         ahead[level].offset += prefetch_distance_;
         if (ahead[level].offset >= extent) return;
         const bool source = copy_.indexed == IndexedCopy::Indexed::Source;
-        const std::string call = spec_.name + "_prefetch(&" + (source ? source_base_ : output_base_) + "[" +
+        const std::string call = helper("prefetch") + "(&" + (source ? source_base_ : output_base_) + "[" +
                                  indexed_offset(ahead).str() + "]);";
         const std::string& variable = positions[level].variable;
         // The tuple exists while variable < limit. An unrolled loop's variable steps by its factor: the limit
@@ -844,7 +846,7 @@ private:
         auto element = [&](const Affine& target_offset, const Affine& value_offset) {
             const std::string target = output_base_ + "[" + target_offset.str() + "]";
             const std::string value = source_base_ + "[" + value_offset.str() + "]";
-            w.line(target + " = " + (reduce_ ? spec_.name + "_combine(" + target + ", " + value + ")" : value) + ";");
+            w.line(target + " = " + (reduce_ ? helper("combine") + "(" + target + ", " + value + ")" : value) + ";");
         };
         if (!variable_length.empty() || (length > 4 && !straight_)) {  // a reduction of a long block: an element loop
             w.open("for (" + offset_ + " e = 0u; e < " + (variable_length.empty() ? literal(length) : variable_length) + "; ++e)");
@@ -890,7 +892,7 @@ private:
             const uint64_t largest = *std::max_element(values.begin(), values.end());
             const std::string type = largest <= UINT8_MAX ? "uint8_t" : largest <= UINT16_MAX ? "uint16_t"
                                      : largest <= UINT32_MAX ? "uint32_t" : "uint64_t";
-            const std::string table_name = spec_.name + "_" + what;
+            const std::string table_name = helper(what);
             w.line("/* The " + what + " of the " + std::to_string(runs.size()) + " copies, resolved from the constant indices. */");
             w.line("static const " + type + " " + table_name + "[" + std::to_string(values.size()) + "] = {");
             for (size_t r = 0; r < values.size(); r += 12) {
@@ -933,6 +935,15 @@ private:
 };
 
 }  // namespace
+
+const std::vector<std::string>& helper_roles() {
+    static const std::vector<std::string> roles{
+        "wrap",    "combine", "prefetch", "sources", "destinations", "lengths", "float16_to_float", "float16_from_float",
+        "bfloat16_to_float", "bfloat16_from_float"};
+    return roles;
+}
+
+std::string helper_name(const std::string& kernel, const std::string& role) { return "kernelgen_" + kernel + "_" + role; }
 
 uint64_t full_unroll_statements(const IndexedCopy& copy, const KernelSpec& spec) {
     return copy_statements(copy) + checked_values(copy, spec);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "kernelgen/indexed_copy.h"
 #include "kernelgen/spec.h"
@@ -32,6 +33,13 @@ constexpr uint64_t kPrefetchLines = 16;
 // Straight-line statements "full" unrolling of this kernel would take: checked against kMaxFullUnroll
 // while resolving, so that emitting never fails.
 uint64_t full_unroll_statements(const IndexedCopy& copy, const KernelSpec& spec);
+
+// The file-scope helpers a kernel's source may define (static functions and tables), by role.
+const std::vector<std::string>& helper_roles();
+// A helper's name: "kernelgen_<kernel>_<role>". No kernel name begins with "kernelgen" (the name rule), and no
+// role ends with "_" + another role, so no two kernels' helpers, nor a helper and any kernel's own identifiers,
+// can share a name: any set of kernels the run-wide name rule accepts compiles as one translation unit.
+std::string helper_name(const std::string& kernel, const std::string& role);
 
 GeneratedKernel emit(const KernelSpec& spec, const IndexedCopy& copy);
 
