@@ -21,20 +21,19 @@ endif()
 cmake_policy(VERSION 3.19)  # for this file and the function, whatever the including project's policies
 
 # Claims <key> for <owner> in the parallel lists <keys_var> and <owners_var> (extending them), or stops the
-# configure step with the refusal (its pieces joined, as message() joins them) when another owner claimed
-# <key> first: @FIRST@ in it names that owner.
+# configure step with <refusal> when another owner claimed <key> first: @FIRST@ in it names that owner. Keys and
+# owners may hold ';' (paths may): they are stored as escaped list items.
 function(_kernelgen_claim keys_var owners_var key owner refusal)
   set(keys "${${keys_var}}")
   set(owners "${${owners_var}}")
   list(FIND keys "${key}" at)
   if(NOT at EQUAL -1)
-    foreach(piece IN LISTS ARGN)
-      string(APPEND refusal "${piece}")
-    endforeach()
     list(GET owners ${at} first)
     string(REPLACE "@FIRST@" "${first}" refusal "${refusal}")
     message(FATAL_ERROR "${refusal}")
   endif()
+  string(REPLACE ";" "\\;" key "${key}")
+  string(REPLACE ";" "\\;" owner "${owner}")
   list(APPEND keys "${key}")
   list(APPEND owners "${owner}")
   set(${keys_var} "${keys}" PARENT_SCOPE)
@@ -62,6 +61,12 @@ function(kernelgen_add_kernels target)
     set(KG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/${target}_kernels")
   endif()
   get_filename_component(KG_OUTPUT_DIR "${KG_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  if(KG_OUTPUT_DIR MATCHES "([;#<>])")
+    # The generated .c files are the library's sources, which CMake keeps in a ';'-list, and the outputs of a
+    # custom command, where CMake refuses '#', '<' and '>'.
+    message(FATAL_ERROR "${me}: OUTPUT_DIR \"${KG_OUTPUT_DIR}\" contains '${CMAKE_MATCH_1}', which CMake does not "
+                        "allow in a generated source file's path (spec paths may contain any character)")
+  endif()
 
   # OPTIONS: only what leaves the function's outputs as it declares them: --unroll and --prefetch, each
   # "NAME MODE" or "NAME=MODE", with the mode checked here as kernelgen checks it.
@@ -127,7 +132,9 @@ function(kernelgen_add_kernels target)
   set(owners "")
   set(seen_specs "")
   foreach(spec IN LISTS KG_SPECS)
+    string(REPLACE "\\;" ";" spec "${spec}")  # "semi\;colon.json" names semi;colon.json, as "semi;colon.json" does
     get_filename_component(spec "${spec}" ABSOLUTE)
+    string(REPLACE ";" "\\;" spec_item "${spec}")
     if(NOT EXISTS "${spec}" OR IS_DIRECTORY "${spec}")
       set(hint "")
       get_filename_component(base "${spec}" NAME)
@@ -136,11 +143,12 @@ function(kernelgen_add_kernels target)
       endif()
       message(FATAL_ERROR "${me}: spec file ${spec} does not exist${hint}")
     endif()
-    if(spec IN_LIST seen_specs)
+    list(FIND seen_specs "${spec}" seen)
+    if(NOT seen EQUAL -1)
       message(FATAL_ERROR "${me}: spec file ${spec} is listed twice in SPECS")
     endif()
-    list(APPEND seen_specs "${spec}")
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${spec}")
+    list(APPEND seen_specs "${spec_item}")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${spec_item}")
     file(READ "${spec}" text)
     set(names "")
     string(JSON count ERROR_VARIABLE no_list LENGTH "${text}" kernels)
@@ -174,10 +182,10 @@ function(kernelgen_add_kernels target)
         else()
           set(identifier "${upper}${suffix}")
         endif()
-        _kernelgen_claim(identifiers owners "${identifier}" "\"${name}\" of ${spec}"
-          "${me}: kernel \"${name}\" of ${spec} clashes with kernel @FIRST@: both headers would define "
-          "${identifier} (kernel names must be unique, also once upper-cased, and no name may be another "
-          "kernel's macro)")
+        string(CONCAT refusal "${me}: kernel \"${name}\" of ${spec} clashes with kernel @FIRST@: both headers "
+          "would define ${identifier} (kernel names must be unique, also once upper-cased, and no name may be "
+          "another kernel's macro)")
+        _kernelgen_claim(identifiers owners "${identifier}" "\"${name}\" of ${spec}" "${refusal}")
       endforeach()
     endforeach()
     set(outputs "")
@@ -186,15 +194,24 @@ function(kernelgen_add_kernels target)
       # libraries would define one function. Calls anywhere in the build are seen (a global property).
       get_property(claimed GLOBAL PROPERTY KERNELGEN_CLAIMED_FILES)
       get_property(claimants GLOBAL PROPERTY KERNELGEN_CLAIMANTS)
-      _kernelgen_claim(claimed claimants "${KG_OUTPUT_DIR}/${name}.c" "${me} for ${spec}"
-        "${me}: kernel \"${name}\" of ${spec} would write ${KG_OUTPUT_DIR}/${name}.c, which @FIRST@ already "
-        "writes (give each call its own OUTPUT_DIR, or list the spec in one call only)")
+      string(CONCAT refusal "${me}: kernel \"${name}\" of ${spec} would write ${KG_OUTPUT_DIR}/${name}.c, which "
+        "@FIRST@ already writes (give each call its own OUTPUT_DIR, or list the spec in one call only)")
+      _kernelgen_claim(claimed claimants "${KG_OUTPUT_DIR}/${name}.c" "${me} for ${spec}" "${refusal}")
       set_property(GLOBAL PROPERTY KERNELGEN_CLAIMED_FILES "${claimed}")
       set_property(GLOBAL PROPERTY KERNELGEN_CLAIMANTS "${claimants}")
       list(APPEND outputs "${KG_OUTPUT_DIR}/${name}.h" "${KG_OUTPUT_DIR}/${name}.c")
       list(APPEND all_sources "${KG_OUTPUT_DIR}/${name}.c")
     endforeach()
     file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${spec}")
+    # Make cannot name a prerequisite with ';' or ':' in it (CMake writes them unescaped): there the command
+    # depends on a copy of the spec, which configure_file() refreshes on every configure that an edit of the
+    # spec triggers, and still reads the spec itself, so that kernelgen's messages name it.
+    set(spec_dependency "${spec_item}")
+    if(NOT CMAKE_GENERATOR MATCHES "Ninja" AND spec MATCHES "[;:]")
+      string(SHA1 spec_hash "${spec}")
+      set(spec_dependency "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_specs/${spec_hash}.json")
+      configure_file("${spec}" "${spec_dependency}" COPYONLY)
+    endif()
     # kernelgen leaves a file whose content would not change alone. Ninja restats a custom command's outputs
     # and keeps the run in its log, so a run that changes nothing (a newer generator, a spec edit that leaves
     # the code as it was) recompiles nothing. Other generators compare timestamps only: there the command
@@ -207,7 +224,7 @@ function(kernelgen_add_kernels target)
       OUTPUT ${outputs}
       COMMAND ${generator} --out-dir "${KG_OUTPUT_DIR}" ${KG_OPTIONS} "${spec}"
       ${touch}
-      DEPENDS "${spec}" ${generator_depends} "${command_stamp}"
+      DEPENDS "${spec_dependency}" ${generator_depends} "${command_stamp}"
       COMMENT "kernelgen: ${shown}"
       VERBATIM)
   endforeach()

@@ -89,6 +89,12 @@ expect_call_error(no_specs "${me}: SPECS <spec.json>... is required"
   "kernelgen_add_kernels(kernels OUTPUT_DIR out)")
 expect_call_error(output_dir_without_value "${me}: OUTPUT_DIR needs a folder"
   "kernelgen_add_kernels(kernels SPECS spec1.json OUTPUT_DIR)" "${lookup}")
+foreach(character ";" "#" "<" ">")
+  string(MAKE_C_IDENTIFIER "${character}" case)
+  expect_call_error(output_dir_with${case}
+    "${me}: OUTPUT_DIR \"[^\"]*/out${character}dir\" contains '${character}', which CMake does not allow in a generated source file's path \\(spec paths may contain any character\\)"
+    "kernelgen_add_kernels(kernels SPECS spec1.json OUTPUT_DIR \"out${character}dir\")" "${lookup}")
+endforeach()
 expect_call_error(missing_spec_file "${me}: spec file [^ ]*/missing_spec_file/nothere.json does not exist"
   "kernelgen_add_kernels(kernels SPECS nothere.json)")
 expect_call_error(spec_listed_twice "${me}: spec file [^ ]*/spec1.json is listed twice in SPECS"
