@@ -1,5 +1,7 @@
 #include "kernelgen/import.h"
 
+#include "child_process.h"
+
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -236,7 +238,8 @@ std::string shape_problem_prefix(const std::string& role, const std::string& ten
 // Constant nodes), or shape inference's results where it ran.
 class TensorTypes {
 public:
-    explicit TensorTypes(const onnx::GraphProto& graph) {
+    // The declarations of `graph`, after those added before (the first declaration of a name wins).
+    void add_graph(const onnx::GraphProto& graph) {
         for (const auto& info : graph.input()) add(info);
         for (const auto& info : graph.output()) add(info);
         for (const auto& info : graph.value_info()) add(info);
@@ -296,11 +299,11 @@ public:
         return out;
     }
 
-private:
     void add(const onnx::ValueInfoProto& info) {
         if (info.has_type()) types_.emplace(info.name(), &info.type());
     }
 
+private:
     void add_tensor(const std::string& name, const onnx::TensorProto& tensor) {
         onnx::TypeProto& type = owned_.emplace_back();
         type.mutable_tensor_type()->set_elem_type(tensor.data_type());
@@ -540,6 +543,140 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
     return ordered;
 }
 
+// --- shape inference, contained ----------------------------------------------------------------------------
+
+// The most dimensions a declared shape may have to be shown to inference: well beyond kernelgen's rank limit,
+// far below what would make inference allocate without end.
+constexpr int kMaxInferenceRank = 2 * static_cast<int>(kMaxRank);
+// Initializers above this size are shown to inference as inputs of their type: their values are weights, which
+// inference does not need, and copying them into the child would only cost memory.
+constexpr size_t kLargeInitializer = size_t{1} << 20;
+
+// A declared type as inference may safely see it: a dimension that is negative or beyond 2^40 becomes unknown,
+// and a rank beyond kMaxInferenceRank an unknown rank.
+void sanitize_type(onnx::TypeProto* type) {
+    if (type->has_sequence_type()) return sanitize_type(type->mutable_sequence_type()->mutable_elem_type());
+    if (type->has_optional_type()) return sanitize_type(type->mutable_optional_type()->mutable_elem_type());
+    if (type->has_map_type()) return sanitize_type(type->mutable_map_type()->mutable_value_type());
+    if (!type->has_tensor_type() || !type->tensor_type().has_shape()) return;
+    auto* shape = type->mutable_tensor_type()->mutable_shape();
+    if (shape->dim_size() > kMaxInferenceRank) {
+        type->mutable_tensor_type()->clear_shape();
+        return;
+    }
+    for (auto& dim : *shape->mutable_dim()) {
+        if (dim.has_dim_value() && (dim.dim_value() < 0 || static_cast<uint64_t>(dim.dim_value()) > kMaxElements)) {
+            dim.clear_dim_value();
+        }
+    }
+}
+
+// Whether an initializer's dims are ones inference may read its values by: none negative, at most 2^40
+// elements, and no more than kMaxInferenceRank of them.
+bool plausible_dims(const onnx::TensorProto& tensor) {
+    if (tensor.dims_size() > kMaxInferenceRank) return false;
+    uint64_t count = 1;
+    for (int64_t dim : tensor.dims()) {
+        if (dim < 0 || static_cast<uint64_t>(dim) > kMaxElements) return false;
+        count = dim == 0 ? 0 : count;
+        if (count > 0 && count * static_cast<uint64_t>(dim) > kMaxElements) return false;
+        count *= static_cast<uint64_t>(dim);
+    }
+    return true;
+}
+
+// The inputs whose length becomes the rank of a node's output: a declared 1-D tensor longer than
+// kMaxInferenceRank there would make inference build a shape of that many dimensions.
+bool makes_rank(const onnx::NodeProto& node, int input) {
+    const std::string& op = node.op_type();
+    if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+    return (op == "ConstantOfShape" && input == 0) ||
+           ((op == "Reshape" || op == "Expand" || op == "Unsqueeze") && input == 1);
+}
+
+// Makes `graph` (and its subgraphs) safe to show to ONNX's shape inference: declared types sanitized, large or
+// implausible initializers turned into inputs of their type, nodes of domains the model does not import left
+// out, and a declared length that would become a huge rank made unknown.
+// `withheld` names initializers whose bytes were left out of the copy (they count as large).
+void prepare_for_inference(onnx::GraphProto* graph, const std::set<std::string>& domains,
+                           const std::set<std::string>& withheld = {}) {
+    std::set<std::string> inputs;
+    for (const auto& input : graph->input()) inputs.insert(input.name());
+    google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+    for (auto& tensor : *graph->mutable_initializer()) {
+        const bool large = withheld.count(tensor.name()) || tensor.raw_data().size() > kLargeInitializer ||
+                           static_cast<size_t>(tensor.int64_data_size() + tensor.int32_data_size() +
+                                               tensor.float_data_size() + tensor.double_data_size() +
+                                               tensor.uint64_data_size() + tensor.string_data_size()) *
+                                   8 > kLargeInitializer;
+        if (!large && plausible_dims(tensor)) {
+            kept.Add(std::move(tensor));
+            continue;
+        }
+        if (inputs.count(tensor.name())) continue;  // declared as an input already: its declaration stands
+        auto* input = graph->add_input();
+        input->set_name(tensor.name());
+        auto* type = input->mutable_type()->mutable_tensor_type();
+        type->set_elem_type(tensor.data_type());
+        if (tensor.dims_size() <= kMaxInferenceRank) {
+            auto* shape = type->mutable_shape();
+            for (int64_t dim : tensor.dims()) shape->add_dim()->set_dim_value(dim);
+        }
+        sanitize_type(input->mutable_type());
+    }
+    graph->mutable_initializer()->Swap(&kept);
+
+    auto* nodes = graph->mutable_node();
+    nodes->erase(std::remove_if(nodes->begin(), nodes->end(),
+                                [&](const onnx::NodeProto& node) { return !domains.count(node.domain()); }),
+                 nodes->end());
+    std::set<std::string> rank_makers;
+    for (auto& node : *nodes) {
+        for (int i = 0; i < node.input_size(); ++i) {
+            if (makes_rank(node, i)) rank_makers.insert(node.input(i));
+        }
+        for (auto& attribute : *node.mutable_attribute()) {
+            if (attribute.has_g()) prepare_for_inference(attribute.mutable_g(), domains);
+            for (auto& g : *attribute.mutable_graphs()) prepare_for_inference(&g, domains);
+        }
+    }
+    for (auto* infos : {graph->mutable_input(), graph->mutable_output(), graph->mutable_value_info()}) {
+        for (auto& info : *infos) {
+            if (!info.has_type()) continue;
+            sanitize_type(info.mutable_type());
+            if (!rank_makers.count(info.name()) || !info.type().has_tensor_type()) continue;
+            auto* shape = info.mutable_type()->mutable_tensor_type()->mutable_shape();
+            if (shape->dim_size() == 1 && shape->dim(0).dim_value() > kMaxInferenceRank) shape->mutable_dim(0)->clear_dim_value();
+        }
+    }
+}
+
+// Runs ONNX's shape inference (with data propagation) on `model` in a child process under `limits`. Returns the
+// inferred model, or nothing with `note` saying why inference gave none.
+std::optional<onnx::ModelProto> infer_shapes(const onnx::ModelProto& model, const InferenceLimits& limits,
+                                             std::string& note) {
+    // ONNX builds its registry of operator schemas on first use, which takes a while: built here, once per
+    // process, every child inherits it instead of building its own.
+    const onnx::ISchemaRegistry* registry = onnx::OpSchemaRegistry::Instance();
+    onnx::OpSchemaRegistry::Schema("Gather", 13, "");
+    ChildLimits child;
+    child.memory_bytes = limits.memory_bytes;
+    child.cpu_seconds = limits.cpu_seconds;
+    child.wall_seconds = limits.wall_seconds;
+    const ChildOutcome outcome = run_contained(
+        [&]() {
+            onnx::ModelProto inferred = model;
+            onnx::shape_inference::InferShapes(inferred, registry, onnx::ShapeInferenceOptions(false, 0, true));
+            return inferred.SerializeAsString();
+        },
+        child);
+    onnx::ModelProto inferred;
+    if (outcome.ok && inferred.ParseFromString(outcome.output)) return inferred;
+    note = "ONNX shape inference failed on this model (" + (outcome.ok ? std::string("its result did not parse") : outcome.failure) +
+           "); the shapes and types the model declares are used";
+    return std::nullopt;
+}
+
 std::string strip_file_prefix(const std::string& message, const std::string& file) {
     return message.rfind(file + ": ", 0) == 0 ? message.substr(file.size() + 2) : message;
 }
@@ -605,35 +742,30 @@ ImportResult import_model(const std::string& bytes, const std::string& file, con
     const int64_t opset = default_opset(model, has_opset);
     if (!has_opset) return fatal("not a valid ONNX model: it imports no opset of the ai.onnx domain");
 
-    // Shape inference on a copy; where it cannot run, the declared shapes of the original are used. The copy
-    // leaves out the bytes of large initializers (weights), which inference does not read: their dims and type
-    // are what it needs, while small ones, such as a Reshape's shape, keep their values.
-    constexpr size_t kLargeInitializer = size_t{1} << 20;
+    // Shape inference on a copy made safe for it, in a child process; where it cannot run, the declared shapes of
+    // the original are used. The model's own declarations of its inputs come first (the copy's may be sanitized).
+    std::set<std::string> domains{"", "ai.onnx"};
+    for (const auto& entry : model.opset_import()) domains.insert(entry.domain());
+    // The copy leaves out the bytes of large initializers (weights), which inference does not read.
+    std::set<std::string> withheld;
     std::vector<std::pair<int, std::string>> set_aside;
     auto* initializers = model.mutable_graph()->mutable_initializer();
     for (int i = 0; i < initializers->size(); ++i) {
         std::string* raw = initializers->Mutable(i)->mutable_raw_data();
-        if (raw->size() > kLargeInitializer) raw->swap(set_aside.emplace_back(i, std::string()).second);
+        if (raw->size() <= kLargeInitializer) continue;
+        raw->swap(set_aside.emplace_back(i, std::string()).second);
+        withheld.insert(initializers->Get(i).name());
     }
-    onnx::ModelProto inferred = model;
+    onnx::ModelProto prepared = model;
     for (auto& [i, raw] : set_aside) initializers->Mutable(i)->mutable_raw_data()->swap(raw);
-    // Nodes of a domain the model imports no opset of stop ONNX's inference of the whole graph: they are left
-    // out of it (their outputs then have no inferred shape).
-    std::set<std::string> domains{"", "ai.onnx"};
-    for (const auto& entry : model.opset_import()) domains.insert(entry.domain());
-    auto* nodes = inferred.mutable_graph()->mutable_node();
-    nodes->erase(std::remove_if(nodes->begin(), nodes->end(),
-                                [&](const onnx::NodeProto& node) { return !domains.count(node.domain()); }),
-                 nodes->end());
-    try {
-        onnx::shape_inference::InferShapes(inferred);
-        result.inference_ran = true;
-    } catch (const std::exception& error) {
-        result.inference_note = std::string("shape inference failed (") + error.what() +
-                                "); the shapes and types the model declares are used";
-    }
-    const onnx::GraphProto& graph = result.inference_ran ? inferred.graph() : model.graph();
-    const TensorTypes types(graph);
+    prepare_for_inference(prepared.mutable_graph(), domains, withheld);
+    std::optional<onnx::ModelProto> inferred = infer_shapes(prepared, options.inference, result.inference_note);
+    prepared.Clear();
+    result.inference_ran = inferred.has_value();
+    TensorTypes types;
+    for (const auto& input : model.graph().input()) types.add(input);
+    if (inferred) types.add_graph(inferred->graph());
+    types.add_graph(model.graph());
     const ConstantTensors constants(model.graph());  // values from the model as written
 
     NameAllocator names(options.prefix);

@@ -1,43 +1,55 @@
-# Builds the spec fuzzer with clang (-fsanitize=fuzzer,address,undefined), replays every input of
-# tests/fuzz/regressions/ once, then fuzzes for a bounded time on a seed corpus made from specs/ and the
-# regressions. Any crash, hang, leak or sanitizer report fails the test; the input that caused it is kept in
-# WORK_DIR as crash-*/timeout-*/oom-*: copy it into tests/fuzz/regressions/ with the fix.
-# cmake -DCLANGXX=... -DSOURCE_DIR=... -DBINARY_DIR=... -DWORK_DIR=... -DSECONDS=... -P run_fuzzer.cmake
+# Runs one of kernelgen's libFuzzer targets (built by tests/fuzz/CMakeLists.txt): replays every input of its
+# regressions folder once, then fuzzes for a bounded time on a seed corpus. Any crash, hang, leak or sanitizer
+# report fails the test; the input that caused it is kept in WORK_DIR as crash-*/timeout-*/oom-*: copy it into
+# the regressions folder with the fix.
+#
+# cmake -DFUZZER=spec_fuzzer|import_fuzzer -DPROGRAM=<fuzzer> -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch>
+#       -DSECONDS=<fuzzing time> [-DNODE_DIR=<ONNX node tests>] -P run_fuzzer.cmake
+#
+#   spec_fuzzer    any bytes as a spec file; seeds: specs/*.json. Regressions: tests/fuzz/regressions/.
+#   import_fuzzer  any bytes as an ONNX model; seeds: every model.onnx of ONNX's node tests and the models of
+#                  tests/import/. Regressions: tests/fuzz/import_regressions/*.onnx and tests/import/hostile/.
 file(MAKE_DIRECTORY "${WORK_DIR}/corpus")
-file(GLOB sources "${SOURCE_DIR}/generator/src/*.cpp")
-# The importer reads ONNX models, not specs, and needs ONNX's libraries: it is fuzzed in import_test instead.
-list(FILTER sources EXCLUDE REGEX "/import\\.cpp$")
-set(fuzzer "${WORK_DIR}/spec_fuzzer")
-execute_process(
-  COMMAND "${CLANGXX}" -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-          -I "${SOURCE_DIR}/generator/include" -I "${BINARY_DIR}/generated_src"
-          ${sources} "${BINARY_DIR}/generated_src/embedded_templates.cpp" "${SOURCE_DIR}/tests/fuzz/spec_fuzzer.cpp"
-          -o "${fuzzer}"
-  RESULT_VARIABLE status)
-if(NOT status EQUAL 0)
-  message(FATAL_ERROR "building the fuzzer failed")
+if(FUZZER STREQUAL "spec_fuzzer")
+  set(regressions_dir "${SOURCE_DIR}/tests/fuzz/regressions")
+  file(GLOB seeds "${SOURCE_DIR}/specs/*.json")
+  set(max_len 4096)
+elseif(FUZZER STREQUAL "import_fuzzer")
+  set(regressions_dir "${SOURCE_DIR}/tests/fuzz/import_regressions")
+  # The crafted models of tests/import/hostile/ are regressions too.
+  file(GLOB hostile "${SOURCE_DIR}/tests/import/hostile/*.onnx")
+  file(GLOB seeds "${NODE_DIR}/*/model.onnx" "${SOURCE_DIR}/tests/import/*.onnx" "${SOURCE_DIR}/tests/import/*/*.onnx")
+  set(max_len 16384)
+else()
+  message(FATAL_ERROR "FUZZER must be spec_fuzzer or import_fuzzer")
 endif()
-# Seeds: every spec file, and each kernel of a list as a file of its own.
-file(GLOB specs "${SOURCE_DIR}/specs/*.json")
-foreach(spec IN LISTS specs)
-  get_filename_component(name "${spec}" NAME)
-  configure_file("${spec}" "${WORK_DIR}/corpus/${name}" COPYONLY)
+set(fuzzer "${PROGRAM}")
+set(n 0)
+foreach(seed IN LISTS seeds)
+  math(EXPR n "${n} + 1")
+  get_filename_component(name "${seed}" NAME)
+  configure_file("${seed}" "${WORK_DIR}/corpus/seed_${n}_${name}" COPYONLY)
 endforeach()
-# Regressions: inputs that once broke kernelgen or probe its limits (deep nesting, huge numbers, invalid
-# UTF-8, ...), each run once, whatever its size.
-file(GLOB regressions "${SOURCE_DIR}/tests/fuzz/regressions/*")
-execute_process(COMMAND "${fuzzer}" -timeout=10 -rss_limit_mb=2048 ${regressions} RESULT_VARIABLE status)
-if(NOT status EQUAL 0)
-  message(FATAL_ERROR "a regression input of tests/fuzz/regressions fails again")
+# A failed allocation returns null (new throws std::bad_alloc, which the importer's child reports) rather than
+# aborting the process.
+set(ENV{ASAN_OPTIONS} "allocator_may_return_null=1")
+# Regressions: inputs that once broke kernelgen or probe its limits, each run once, whatever its size.
+file(GLOB regressions "${regressions_dir}/*.json" "${regressions_dir}/*.onnx")
+list(APPEND regressions ${hostile})
+if(regressions)
+  execute_process(COMMAND "${fuzzer}" -timeout=20 -rss_limit_mb=2048 ${regressions} RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "a regression input of ${regressions_dir} fails again")
+  endif()
 endif()
 foreach(input IN LISTS regressions)
   get_filename_component(name "${input}" NAME)
   configure_file("${input}" "${WORK_DIR}/corpus/regression_${name}" COPYONLY)
 endforeach()
 execute_process(
-  COMMAND "${fuzzer}" -max_total_time=${SECONDS} -timeout=10 -rss_limit_mb=2048 -max_len=4096
+  COMMAND "${fuzzer}" -max_total_time=${SECONDS} -timeout=20 -rss_limit_mb=2048 -max_len=${max_len}
           "-artifact_prefix=${WORK_DIR}/" "${WORK_DIR}/corpus"
   RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
-  message(FATAL_ERROR "the fuzzer found a problem; see the artifact in ${WORK_DIR}")
+  message(FATAL_ERROR "${FUZZER} found a problem; see the artifact in ${WORK_DIR}")
 endif()

@@ -1,8 +1,8 @@
 // kernelgen import: the indexing nodes of an ONNX model turned into spec files.
 //
-// Reads a model (with ONNX's own protobuf classes), runs ONNX shape inference on it (falling back to the
-// shapes and types the model declares where inference cannot run, e.g. for opset 18, which Debian's ONNX 1.12
-// does not know), and makes one spec per Gather, GatherElements, GatherND, ScatterND, ScatterElements (and the
+// Reads a model (with ONNX's own protobuf classes), runs ONNX shape inference on it in a child process under
+// limits (falling back to the shapes and types the model declares where inference cannot run: opset 18, which
+// Debian's ONNX 1.12 does not know, or a model that crashes it), and makes one spec per Gather, GatherElements, GatherND, ScatterND, ScatterElements (and the
 // deprecated Scatter, which is ScatterElements without a reduction) node of the main graph whose shapes and
 // types are static. Every spec is checked by kernelgen's own spec reader before it is returned; a node that
 // cannot become a valid spec is listed with the reason instead. Nothing here writes files.
@@ -23,8 +23,17 @@ constexpr uint64_t kMaxModelBytes = (uint64_t{2} << 30) - 1;
 // 16 MiB limit for a spec file).
 constexpr uint64_t kMaxConstantIndices = uint64_t{1} << 20;
 
+// How far ONNX's shape inference may go on one model: it runs in a child process under these limits, so that a
+// model that crashes it, or makes it allocate or loop without end, ends the child and never kernelgen.
+struct InferenceLimits {
+    uint64_t memory_bytes = uint64_t{2} << 30;  // beyond what the process holds when inference starts
+    unsigned cpu_seconds = 60;
+    unsigned wall_seconds = 120;
+};
+
 struct ImportOptions {
     std::string prefix;  // put in front of every kernel name
+    InferenceLimits inference;
 };
 
 // A node of the model, as messages name it: its name (may be empty), operator and position in the graph.
