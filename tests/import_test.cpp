@@ -341,18 +341,19 @@ TEST(ImportModel, ImportsAsDocumented) {
                          "embed_lookup_0_2 <- node \"embed.lookup-0\" (GatherElements, #4)",
                          "free_node <- node \"free\" (Gather, #6)",
                          "Scatter_max <- node \"Scatter max\" (ScatterND, #7)",
+                         // The bodies of an If, after it: the holding node and the branch lead the name.
+                         "branch_then_then_branch_gather <- node \"then_branch_gather\" (Gather, #0 in branch/then)",
+                         "branch_else_else_branch_gather <- node \"else_branch_gather\" (Gather, #0 in branch/else)",
                          "scatter_elements_13 <- node \"\" (ScatterElements, #13)",
                      }));
     EXPECT_EQ(skipped_lines(result),
               (std::vector<std::string>{
-                  "node \"dynamic\" (Gather, #5): dynamic shape: data \"dyn\" dimension 0 is \"N\"",
+                  "node \"dynamic\" (Gather, #5): dynamic shape: data \"dyn\" dimension 0 is \"N\"; fix it with --dim N=<value>",
                   "node \"float_indices\" (GatherND, #8): unsupported index type: indices \"fidx\" is FLOAT (INT32 or INT64)",
                   "node \"bad_axis\" (Gather, #9): kernelgen refuses it: /axis: axis 5 is out of range for data of rank 2 (allowed -2..1)",
                   "node \"far\" (Gather, #10): kernelgen refuses it: /indices/0: index 7 is out of range for data axis 0 of size 4 (allowed -4..3)",
-                  "node \"then_branch_gather\" (Gather, #12): inside a subgraph of node \"branch\" (If, #12) (import reads the main graph only)",
-                  "node \"else_branch_gather\" (Gather, #12): inside a subgraph of node \"branch\" (If, #12) (import reads the main graph only)",
               }));
-    ASSERT_EQ(result.kernels.size(), 6u);
+    ASSERT_EQ(result.kernels.size(), 8u);
     // Shapes through shape inference (Relu's output), int32 initializer values as constant indices.
     EXPECT_EQ(result.kernels[0].spec_text,
               "{\n  \"name\": \"embed_lookup_0\",\n  \"op\": \"Gather\",\n  \"dtype\": \"float32\",\n"
@@ -372,11 +373,11 @@ TEST(ImportModel, ImportsAsDocumented) {
               "{\n  \"name\": \"Scatter_max\",\n  \"op\": \"ScatterND\",\n  \"dtype\": \"float32\",\n"
               "  \"index_dtype\": \"int64\",\n  \"data_shape\": [4, 3],\n  \"indices_shape\": [2, 1],\n"
               "  \"reduction\": \"max\",\n  \"updates_shape\": [2, 3]\n}\n");
-    EXPECT_EQ(result.kernels[5].spec.op, kernelgen::Op::ScatterElements);
-    EXPECT_EQ(result.kernels[5].spec.reduction, kernelgen::Reduction::None);
+    EXPECT_EQ(result.kernels[7].spec.op, kernelgen::Op::ScatterElements);
+    EXPECT_EQ(result.kernels[7].spec.reduction, kernelgen::Reduction::None);
 
     const auto files = kernelgen::spec_files(result);
-    ASSERT_EQ(files.size(), 6u);
+    ASSERT_EQ(files.size(), 8u);
     EXPECT_EQ(files[0].name, "embed_lookup_0.json");
     EXPECT_EQ(files[0].content, result.kernels[0].spec_text);
 }
@@ -386,7 +387,8 @@ TEST(ImportModel, PrefixGoesInFrontOfEveryName) {
     std::vector<std::string> names;
     for (const auto& kernel : result.kernels) names.push_back(kernel.name);
     EXPECT_EQ(names, (std::vector<std::string>{"net_embed_lookup_0", "net_gather_2", "net_embed_lookup_0_2", "net_free",
-                                               "net_Scatter_max", "net_scatter_elements_13"}));
+                                               "net_Scatter_max", "net_branch_then_then_branch_gather",
+                                               "net_branch_else_else_branch_gather", "net_scatter_elements_13"}));
 }
 
 TEST(ImportModel, PrefixesThatMakeInvalidNames) {
@@ -666,13 +668,18 @@ TEST(ContainedChild, ReportsHowTheWorkEnded) {
     EXPECT_EQ(crashed.failure, "signal 11, Segmentation fault");
     auto divided = kernelgen::run_contained([]() -> std::string { std::raise(SIGFPE); return ""; }, limits);
     EXPECT_EQ(divided.failure, "signal 8, Floating point exception");
+    // The memory limit counts from the address space the process holds (heap it freed but kept included), so
+    // this case has time to reach it.
+    kernelgen::ChildLimits roomy = limits;
+    roomy.cpu_seconds = 20;
+    roomy.wall_seconds = 30;
     auto greedy = kernelgen::run_contained(
         []() {
             std::vector<std::string> hoard;
             for (;;) hoard.emplace_back(size_t{64} << 20, 'x');  // 64 MiB at a time, touched
             return std::string();
         },
-        limits);
+        roomy);
     EXPECT_EQ(greedy.failure, "it needed more than 256 MiB of memory");
     auto spinning = kernelgen::run_contained(
         []() {
@@ -697,15 +704,19 @@ TEST(ContainedChild, ReportsHowTheWorkEnded) {
 // 4 GiB address-space limit: each ends in bounded time with exit 0 and the lines shown, never with a signal.
 TEST(ImportHostile, CraftedModelsEndCleanly) {
     const fs::path dir = fresh_dir("hostile");
+    const std::string one_spec = " 1 spec (0 in subgraphs), 0 folded, 0 skipped\n";
     const std::vector<std::pair<std::string, std::string>> cases{
         {"split_no_outputs", "split_no_outputs.onnx: note: ONNX shape inference failed on this model (signal 8, Floating "
-                             "point exception); the shapes and types the model declares are used\n"},
+                             "point exception); the shapes and types the model declares are used\n"
+                             "split_no_outputs.onnx:" + one_spec},
         {"gather_nd_negative_dim",
-         "gather_nd_negative_dim.onnx: node \"g\" (GatherND, #0): invalid shape: indices \"j\" dimension 1 is -2\n"},
-        {"constant_of_shape_huge_rank", ""},
-        {"range_rank_bomb", "range_rank_bomb.onnx: note: ONNX shape inference failed on this model (signal 11, "
-                            "Segmentation fault); the shapes and types the model declares are used\n"},
-        {"reshape_huge_rank", ""},
+         "gather_nd_negative_dim.onnx: node \"g\" (GatherND, #0): invalid shape: indices \"j\" dimension 1 is -2\n"
+         "gather_nd_negative_dim.onnx: 0 specs (0 in subgraphs), 0 folded, 1 skipped\n"},
+        {"constant_of_shape_huge_rank", "constant_of_shape_huge_rank.onnx:" + one_spec},
+        // ONNX's inference dies on it or passes the memory limit, depending on what it is shown first.
+        {"range_rank_bomb", "range_rank_bomb.onnx: note: ONNX shape inference failed on this model (*); the shapes and "
+                            "types the model declares are used\nrange_rank_bomb.onnx:" + one_spec},
+        {"reshape_huge_rank", "reshape_huge_rank.onnx:" + one_spec},
     };
     for (const auto& [model, expected] : cases) {
         const auto started = std::chrono::steady_clock::now();
@@ -715,7 +726,13 @@ TEST(ImportHostile, CraftedModelsEndCleanly) {
                 KERNELGEN_EXECUTABLE_PATH + " import " + model + ".onnx --out-dir " + (dir / model).string() +
                 " 2>&1; echo \"exit $?\"",
             status);
-        EXPECT_EQ(out, expected + "exit 0\n") << model;
+        const size_t star = expected.find("(*)");
+        if (star == std::string::npos) {
+            EXPECT_EQ(out, expected + "exit 0\n") << model;
+        } else {
+            EXPECT_EQ(out.substr(0, star + 1), expected.substr(0, star + 1)) << out;
+            EXPECT_NE(out.find(expected.substr(star + 2) + "exit 0\n"), std::string::npos) << out;
+        }
         EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60)) << model;
         // The Gather beside the hostile part still imports.
         if (model != "gather_nd_negative_dim") EXPECT_TRUE(fs::exists(dir / model / "g.json")) << model;
@@ -742,20 +759,24 @@ TEST(ImportCli, ImportsListsSkippedNodesAndWritesSpecs) {
     CliRun strict = kernelgen_run("import " + model + " --out-dir " + (dir / "strict").string() + " --strict");
     EXPECT_EQ(strict.status, 1);
     EXPECT_FALSE(fs::exists(dir / "strict"));
-    EXPECT_NE(strict.out.find("kernelgen: 6 nodes not imported (--strict); nothing was written\n"), std::string::npos) << strict.out;
+    EXPECT_NE(strict.out.find("kernelgen: 4 nodes not imported (--strict); nothing was written\n"), std::string::npos) << strict.out;
 
     CliRun run = kernelgen_run("import " + model + " --out-dir " + (dir / "specs").string() + " 2>&1");
     EXPECT_EQ(run.status, 0);
-    EXPECT_EQ(run.out.rfind(model + ": node \"dynamic\" (Gather, #5): dynamic shape: data \"dyn\" dimension 0 is \"N\"\n", 0), 0u)
+    EXPECT_EQ(run.out.rfind(model + ": node \"dynamic\" (Gather, #5): dynamic shape: data \"dyn\" dimension 0 is \"N\"; fix it "
+                                    "with --dim N=<value>\n", 0), 0u)
         << run.out;
     size_t lines = 0;
     for (char ch : run.out) lines += ch == '\n';
-    EXPECT_EQ(lines, 6u) << run.out;
+    EXPECT_EQ(lines, 5u) << run.out;
+    EXPECT_NE(run.out.find(model + ": 8 specs (2 in subgraphs), 0 folded, 4 skipped\n"), std::string::npos) << run.out;
     std::vector<std::string> files;
     for (const auto& entry : fs::directory_iterator(dir / "specs")) files.push_back(entry.path().filename().string());
     std::sort(files.begin(), files.end());
-    EXPECT_EQ(files, (std::vector<std::string>{"Scatter_max.json", "embed_lookup_0.json", "embed_lookup_0_2.json",
-                                               "free_node.json", "gather_2.json", "scatter_elements_13.json"}));
+    EXPECT_EQ(files, (std::vector<std::string>{"Scatter_max.json", "branch_else_else_branch_gather.json",
+                                               "branch_then_then_branch_gather.json", "embed_lookup_0.json",
+                                               "embed_lookup_0_2.json", "free_node.json", "gather_2.json",
+                                               "multi.import.json", "scatter_elements_13.json"}));
     // The written specs generate kernels.
     CliRun generate = kernelgen_run("--out-dir " + (dir / "kernels").string() + " " + (dir / "specs").string() + "/*.json");
     EXPECT_EQ(generate.status, 0) << generate.out;

@@ -15,6 +15,7 @@ namespace {
 constexpr const char* kUsage =
     "Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] [--prefetch MODE] SPEC.json...\n"
     "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
+    "                        [--dim NAME=N]... [--input NAME=SHAPE]...\n"
     "\n"
     "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX\n"
     "Gather, GatherElements, GatherND, ScatterND or ScatterElements kernel described in\n"
@@ -23,10 +24,12 @@ constexpr const char* kUsage =
     "whose content is unchanged are left alone.\n"
     "\n"
     "import writes one spec file, DIR/<kernel name>.json, for every Gather, GatherElements,\n"
-    "GatherND, ScatterND, ScatterElements (and deprecated Scatter) node of the model's main\n"
-    "graph whose shapes and types are static; indices from an initializer or a Constant\n"
-    "node become constant indices. Every indexing node it cannot import is printed as\n"
-    "MODEL: node \"name\" (Op, #position): reason.\n"
+    "GatherND, ScatterND, ScatterElements (and deprecated Scatter) node of the model, in\n"
+    "its main graph and in every If, Loop and Scan body, whose shapes are static once the\n"
+    "dimensions are bound and every value computable at import time is folded; a node\n"
+    "whose value is known is folded (no kernel), and indices known at import time become\n"
+    "constant indices. DIR/<model>.import.json reports every indexing node. Every node it\n"
+    "cannot import is printed as MODEL: node \"name\" (Op, #position): reason.\n"
     "\n"
     "Options:\n"
     "  -o, --out-dir DIR  folder for the generated files (created when missing)\n"
@@ -38,6 +41,10 @@ constexpr const char* kUsage =
     "      --prefix P     (import) put P in front of every kernel name\n"
     "      --strict       (import) a node that cannot be imported is an error: exit 1,\n"
     "                     nothing written\n"
+    "      --dim NAME=N   (import) every symbolic dimension called NAME is N\n"
+    "      --input NAME=SHAPE\n"
+    "                     (import) graph input NAME has the shape SHAPE: 1x16000, or []\n"
+    "                     for rank 0\n"
     "  -h, --help         show this help and exit\n"
     "      --version      show the version and exit\n"
     "\n"
@@ -87,7 +94,8 @@ bool shared_option(const std::vector<std::string>& args, size_t& i, bool& option
     return true;
 }
 
-// kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]; `args` without the word "import".
+// kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict] [--dim NAME=N]... [--input NAME=SHAPE]...;
+// `args` without the word "import".
 int run_import(const std::vector<std::string>& args) {
 #if !KERNELGEN_HAVE_IMPORT
     (void)args;
@@ -100,12 +108,27 @@ int run_import(const std::vector<std::string>& args) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         std::optional<int> exit;
+        std::string problem;
         if (shared_option(args, i, options_done, out_dir, exit)) {
             if (exit) return *exit;
         } else if (auto prefix = options_done ? std::nullopt : option_value(args, i, "--prefix", "", missing)) {
             if (missing) return usage_error("--prefix needs a text");
             options.prefix = *prefix;
-            if (auto problem = kernelgen::prefix_problem(options.prefix)) return usage_error(*problem);
+            if (auto problem_text = kernelgen::prefix_problem(options.prefix)) return usage_error(*problem_text);
+        } else if (auto dim = options_done ? std::nullopt : option_value(args, i, "--dim", "", missing)) {
+            if (missing) return usage_error("--dim needs NAME=N");
+            auto parsed = kernelgen::parse_dim_option(*dim, problem);
+            if (!parsed) return usage_error(problem);
+            auto [at, inserted] = options.dims.emplace(parsed->first, parsed->second);
+            if (!inserted && at->second != parsed->second) {
+                return usage_error("--dim " + parsed->first + " is given two values, " + std::to_string(at->second) + " and " +
+                                   std::to_string(parsed->second));
+            }
+        } else if (auto input = options_done ? std::nullopt : option_value(args, i, "--input", "", missing)) {
+            if (missing) return usage_error("--input needs NAME=SHAPE");
+            auto parsed = kernelgen::parse_input_option(*input, problem);
+            if (!parsed) return usage_error(problem);
+            options.inputs.push_back(*parsed);
         } else if (!options_done && arg == "--strict") {
             strict = true;
         } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
@@ -125,6 +148,12 @@ int run_import(const std::vector<std::string>& args) {
         std::cerr << "kernelgen: nothing was written\n";
         return 1;
     }
+    if (!result.usage_errors.empty()) {
+        for (const auto& error : result.usage_errors) std::cerr << "kernelgen: " << model << ": " << error << "\n";
+        std::cerr << "Try 'kernelgen --help'.\n";
+        return 2;
+    }
+    for (const auto& note : result.notes) std::cerr << model << ": note: " << note << "\n";
     if (!result.inference_note.empty()) std::cerr << model << ": note: " << result.inference_note << "\n";
     for (const auto& skipped : result.skipped) {
         std::cerr << model << ": " << skipped.node.str() << ": " << skipped.reason << "\n";
@@ -134,11 +163,15 @@ int run_import(const std::vector<std::string>& args) {
                   << " not imported (--strict); nothing was written\n";
         return 1;
     }
-    kernelgen::WriteReport report = kernelgen::write_outputs(out_dir, kernelgen::spec_files(result));
-    if (!report.error.empty()) {
-        std::cerr << "kernelgen: " << report.error << "\n";
-        return 2;
+    const auto files = kernelgen::import_outputs(result, model);
+    if (!files.empty()) {
+        kernelgen::WriteReport report = kernelgen::write_outputs(out_dir, files);
+        if (!report.error.empty()) {
+            std::cerr << "kernelgen: " << report.error << "\n";
+            return 2;
+        }
     }
+    std::cout << kernelgen::import_summary(result, model) << "\n";
     return 0;
 #endif
 }

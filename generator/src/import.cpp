@@ -1,27 +1,26 @@
 #include "kernelgen/import.h"
 
-#include "child_process.h"
-
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "kernelgen/version.h"
+#include "model_analysis.h"
+
 namespace kernelgen {
 
 namespace {
 
 using nlohmann::json;
-using Json = nlohmann::ordered_json;  // spec files keep their keys in the README's order
+using Json = nlohmann::ordered_json;  // spec files and the report keep their keys in the README's order
 
 std::string in_quotes(const std::string& text) {
     return json(text).dump(-1, ' ', false, json::error_handler_t::replace);
@@ -133,16 +132,29 @@ std::string cut(std::string text, size_t length) {
     return text;
 }
 
+// `text` cut to its last `length` characters at most, starting with a letter.
+std::string cut_front(std::string text, size_t length) {
+    if (text.size() > length) text = text.substr(text.size() - length);
+    const size_t letter = text.find_first_not_of("_0123456789");
+    return letter == std::string::npos ? "" : text.substr(letter);
+}
+
 // Gives each kernel a valid name that shares no header identifier with another's, even upper-cased.
 class NameAllocator {
 public:
     explicit NameAllocator(std::string prefix) : prefix_(std::move(prefix)) {}
 
-    std::string allocate(const onnx::NodeProto& node, size_t position) {
-        std::string base = identifier_chars(prefix_ + node.name());
-        if (node.name().empty() || base == identifier_chars(prefix_)) {
-            base = identifier_chars(prefix_ + snake_case(node.op_type()) + "_" + std::to_string(position));
+    // `scope_prefix` names the graph that holds the node ("" for the main graph, "If_0_then_" ...).
+    std::string allocate(const std::string& scope_prefix, const onnx::NodeProto& node, size_t position) {
+        std::string own = identifier_chars(scope_prefix + node.name());
+        if (identifier_chars(node.name()).empty()) {
+            own = identifier_chars(scope_prefix + snake_case(node.op_type()) + "_" + std::to_string(position));
         }
+        // A node of a subgraph with a name too long loses the beginning of the holding node's name rather than
+        // the end of its own, the more telling part (room is left for "node_" and "_NN").
+        constexpr size_t kRoom = kMaxNameLength - 10;
+        if (!scope_prefix.empty() && prefix_.size() + own.size() > kRoom) own = cut_front(own, kRoom - prefix_.size());
+        std::string base = identifier_chars(prefix_ + own);
         if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "node_" + base;
         // A name C or kernelgen reserves (a keyword, a C library name, "..._t", "mem...", "kernelgen...")
         // gets "node" added behind or in front, whichever makes it valid.
@@ -224,191 +236,109 @@ Json nest(const std::vector<int64_t>& values, const Shape& shape, size_t axis, s
 
 // --- shapes and types ----------------------------------------------------------------------------------------
 
-// A static tensor type, or why it is not one.
+// A static tensor type.
 struct StaticTensor {
     int32_t elem_type = 0;
     Shape shape;
 };
 
-std::string shape_problem_prefix(const std::string& role, const std::string& tensor) {
-    return role + " " + in_quotes(tensor);
+// The node that makes the number of elements of `name` depend on run-time values (NonZero, NonMaxSuppression,
+// Compress, Unique, TopK), found by walking back through the producers, or nothing.
+std::optional<std::string> data_dependent_source(const GraphScope& scope, const std::string& name) {
+    static const std::set<std::string> data_dependent{"NonZero", "NonMaxSuppression", "Compress", "Unique", "TopK"};
+    std::vector<std::pair<const GraphScope*, std::string>> pending{{&scope, name}};
+    std::set<std::pair<const GraphScope*, std::string>> seen;
+    while (!pending.empty() && seen.size() < 4096) {
+        auto [at, current] = pending.back();
+        pending.pop_back();
+        const GraphScope* owner = at->owner(current);
+        if (!owner || !seen.insert({owner, current}).second) continue;
+        auto producer = owner->producers.find(current);
+        if (producer == owner->producers.end()) continue;
+        const onnx::NodeProto& node = owner->graph->node(producer->second);
+        if (data_dependent.count(node.op_type()) && !(node.op_type() == "TopK" && node.input_size() > 1 && owner->value(node.input(1)))) {
+            return node.op_type() + " node " + in_quotes(node.name());
+        }
+        if (owner->value(current)) continue;  // a known value has a known size
+        for (const auto& input : node.input()) {
+            if (!input.empty()) pending.emplace_back(owner, input);
+        }
+    }
+    return std::nullopt;
 }
 
-// What is known of each tensor: the model's declarations (graph inputs, outputs, value_info, initializers,
-// Constant nodes), or shape inference's results where it ran.
-class TensorTypes {
-public:
-    // The declarations of `graph`, after those added before (the first declaration of a name wins).
-    void add_graph(const onnx::GraphProto& graph) {
-        for (const auto& info : graph.input()) add(info);
-        for (const auto& info : graph.output()) add(info);
-        for (const auto& info : graph.value_info()) add(info);
-        for (const auto& tensor : graph.initializer()) add_tensor(tensor.name(), tensor);
-        for (const auto& node : graph.node()) {
-            if (node.op_type() != "Constant" || node.output_size() != 1) continue;
-            if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
-            for (const auto& attribute : node.attribute()) {
-                if (attribute.name() == "value" && attribute.has_t()) add_tensor(node.output(0), attribute.t());
-            }
-        }
-    }
-
-    // The static type of `tensor` (the node's input `role`), or the reason it has none.
-    std::optional<StaticTensor> find(const std::string& tensor, const std::string& role, std::string& problem) const {
-        const std::string what = shape_problem_prefix(role, tensor);
-        auto it = types_.find(tensor);
-        if (it == types_.end() || !it->second->has_tensor_type()) {
-            problem = "the type and shape of " + what +
-                      " are unknown (shape inference gave none and the model declares none)";
-            return std::nullopt;
-        }
-        const auto& type = it->second->tensor_type();
-        StaticTensor out;
-        out.elem_type = type.elem_type();
-        if (!type.has_shape()) {
-            problem = "dynamic shape: " + what + " has an unknown rank";
-            return std::nullopt;
-        }
-        if (static_cast<size_t>(type.shape().dim_size()) > kMaxRank) {
-            problem = what + " has rank " + std::to_string(type.shape().dim_size()) + " (at most " +
-                      std::to_string(kMaxRank) + ")";
-            return std::nullopt;
-        }
-        for (int d = 0; d < type.shape().dim_size(); ++d) {
-            const auto& dim = type.shape().dim(d);
-            const std::string where = what + " dimension " + std::to_string(d);
-            if (dim.has_dim_param()) {
-                problem = "dynamic shape: " + where + " is " + in_quotes(dim.dim_param());
-                return std::nullopt;
-            }
-            if (!dim.has_dim_value()) {
-                problem = "dynamic shape: " + where + " is unknown";
-                return std::nullopt;
-            }
-            if (dim.dim_value() < 0) {
-                problem = "invalid shape: " + where + " is " + std::to_string(dim.dim_value());
-                return std::nullopt;
-            }
-            if (static_cast<uint64_t>(dim.dim_value()) > kMaxElements) {
-                problem = what + " dimension " + std::to_string(d) + " is " + std::to_string(dim.dim_value()) +
-                          " (at most 2^40)";
-                return std::nullopt;
-            }
-            out.shape.push_back(static_cast<uint64_t>(dim.dim_value()));
-        }
-        return out;
-    }
-
-    void add(const onnx::ValueInfoProto& info) {
-        if (info.has_type()) types_.emplace(info.name(), &info.type());
-    }
-
-private:
-    void add_tensor(const std::string& name, const onnx::TensorProto& tensor) {
-        onnx::TypeProto& type = owned_.emplace_back();
-        type.mutable_tensor_type()->set_elem_type(tensor.data_type());
-        auto* shape = type.mutable_tensor_type()->mutable_shape();
-        for (int64_t dim : tensor.dims()) shape->add_dim()->set_dim_value(dim);
-        types_.emplace(name, &type);
-    }
-
-    std::map<std::string, const onnx::TypeProto*> types_;
-    std::deque<onnx::TypeProto> owned_;
-};
-
-// --- constant indices ------------------------------------------------------------------------------------------
-
-// The values of an int32 or int64 tensor: raw_data (little-endian) or the typed field. Nothing, with a reason,
-// when they cannot be read.
-std::optional<std::vector<int64_t>> int_values(const onnx::TensorProto& tensor, std::string& problem) {
-    if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-        problem = "its values are stored in an external file";
+// The static type of `tensor` (the node's input `role`) in `scope`, or the reason it has none.
+std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAnalysis& analysis, const std::string& tensor,
+                                          const std::string& role, std::string& problem) {
+    const std::string what = role + " " + in_quotes(tensor);
+    const onnx::TypeProto* type = scope.type(tensor);
+    if (!type || !type->has_tensor_type()) {
+        problem = "the type and shape of " + what + " are unknown (shape inference gave none and the model declares none)";
         return std::nullopt;
     }
-    const bool int32 = tensor.data_type() == onnx::TensorProto::INT32;
-    if (!int32 && tensor.data_type() != onnx::TensorProto::INT64) {
-        problem = "it holds " + type_text(tensor.data_type()) + " values";
+    const auto& tensor_type = type->tensor_type();
+    StaticTensor out;
+    out.elem_type = tensor_type.elem_type();
+    if (!tensor_type.has_shape()) {
+        problem = "dynamic shape: " + what + " has an unknown rank";
         return std::nullopt;
     }
-    uint64_t count = 1;
-    for (int64_t dim : tensor.dims()) {
-        if (dim < 0) {
-            problem = "its dimension " + std::to_string(dim) + " is negative";
-            return std::nullopt;
-        }
-        if (dim == 0) count = 0;
-        else if (count > 0 && (static_cast<uint64_t>(dim) > kMaxConstantIndices || count * static_cast<uint64_t>(dim) > kMaxConstantIndices)) {
-            problem = "it holds more than " + std::to_string(kMaxConstantIndices) + " values";
-            return std::nullopt;
-        }
-        else count *= static_cast<uint64_t>(dim);
-    }
-    std::vector<int64_t> values;
-    const size_t width = int32 ? 4 : 8;
-    if (!tensor.raw_data().empty()) {
-        const std::string& raw = tensor.raw_data();
-        if (raw.size() != count * width) {
-            problem = "its raw_data has " + std::to_string(raw.size()) + " bytes for " + std::to_string(count) + " values";
-            return std::nullopt;
-        }
-        for (size_t i = 0; i < count; ++i) {
-            uint64_t bits = 0;
-            for (size_t b = 0; b < width; ++b) bits |= uint64_t{static_cast<unsigned char>(raw[i * width + b])} << (8 * b);
-            values.push_back(int32 ? int64_t{static_cast<int32_t>(static_cast<uint32_t>(bits))} : static_cast<int64_t>(bits));
-        }
-    } else if (int32) {
-        values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
-    } else {
-        values.assign(tensor.int64_data().begin(), tensor.int64_data().end());
-    }
-    if (values.size() != count) {
-        problem = "it has " + std::to_string(values.size()) + " values for " + std::to_string(count) + " elements";
+    if (static_cast<size_t>(tensor_type.shape().dim_size()) > kMaxRank) {
+        problem = what + " has rank " + std::to_string(tensor_type.shape().dim_size()) + " (at most " + std::to_string(kMaxRank) + ")";
         return std::nullopt;
     }
-    return values;
+    for (int d = 0; d < tensor_type.shape().dim_size(); ++d) {
+        const auto& dim = tensor_type.shape().dim(d);
+        const std::string where = what + " dimension " + std::to_string(d);
+        if (!dim.has_dim_value()) {
+            if (auto source = data_dependent_source(scope, tensor)) {
+                problem = "data-dependent shape: " + where + " depends on run-time values (through " + *source + ")";
+            } else if (dim.has_dim_param() && analysis.declared_dim_params.count(dim.dim_param())) {
+                problem = "dynamic shape: " + where + " is " + in_quotes(dim.dim_param()) + "; fix it with --dim " +
+                          dim.dim_param() + "=<value>";
+            } else {
+                // No name, or one ONNX's inference made up (unk__8): a name that is nowhere in the model.
+                problem = "dynamic shape: " + where + " could not be inferred; fix it with --dim or --input";
+            }
+            return std::nullopt;
+        }
+        if (dim.dim_value() < 0) {
+            problem = "invalid shape: " + where + " is " + std::to_string(dim.dim_value());
+            return std::nullopt;
+        }
+        if (static_cast<uint64_t>(dim.dim_value()) > kMaxElements) {
+            problem = where + " is " + std::to_string(dim.dim_value()) + " (at most 2^40)";
+            return std::nullopt;
+        }
+        out.shape.push_back(static_cast<uint64_t>(dim.dim_value()));
+    }
+    return out;
 }
 
-// Tensors whose values the model fixes: initializers that are not graph inputs (an initializer that is also
-// an input is only a default, which the caller may override at run time), and Constant nodes' outputs.
-class ConstantTensors {
-public:
-    explicit ConstantTensors(const onnx::GraphProto& graph) {
-        std::set<std::string> inputs;
-        for (const auto& input : graph.input()) inputs.insert(input.name());
-        for (const auto& tensor : graph.initializer()) {
-            if (!inputs.count(tensor.name())) tensors_.emplace(tensor.name(), &tensor);
-        }
-        for (const auto& node : graph.node()) {
-            if (node.op_type() != "Constant" || node.output_size() != 1) continue;
-            if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
-            for (const auto& attribute : node.attribute()) {
-                if (attribute.name() == "value" && attribute.has_t()) {
-                    tensors_.emplace(node.output(0), &attribute.t());
-                } else if ((attribute.name() == "value_int" && attribute.type() == onnx::AttributeProto::INT) ||
-                           (attribute.name() == "value_ints" && attribute.type() == onnx::AttributeProto::INTS)) {
-                    onnx::TensorProto& tensor = owned_.emplace_back();
-                    tensor.set_data_type(onnx::TensorProto::INT64);
-                    if (attribute.name() == "value_int") {
-                        tensor.add_int64_data(attribute.i());
-                    } else {
-                        tensor.add_dims(attribute.ints_size());
-                        for (int64_t value : attribute.ints()) tensor.add_int64_data(value);
-                    }
-                    tensors_.emplace(node.output(0), &tensor);
-                }
-            }
+// Why the constant `name` (an initializer that is not an input, or a Constant node's output) has no value, or ""
+// when it is not such a constant.
+std::string unreadable_constant(const GraphScope& scope, const std::string& name) {
+    const GraphScope* owner = scope.owner(name);
+    if (!owner) return "";
+    std::string problem;
+    for (const auto& tensor : owner->graph->initializer()) {
+        if (tensor.name() == name && !owner->graph_inputs.count(name)) {
+            read_tensor(tensor, problem);
+            return problem.empty() ? "it is not folded" : problem;
         }
     }
-
-    const onnx::TensorProto* find(const std::string& name) const {
-        auto it = tensors_.find(name);
-        return it == tensors_.end() ? nullptr : it->second;
+    auto producer = owner->producers.find(name);
+    if (producer == owner->producers.end()) return "";
+    const onnx::NodeProto& node = owner->graph->node(producer->second);
+    if (node.op_type() != "Constant" || (!node.domain().empty() && node.domain() != "ai.onnx")) return "";
+    for (const auto& attribute : node.attribute()) {
+        if (attribute.name() == "value" && attribute.has_t()) {
+            read_tensor(attribute.t(), problem);
+            return problem.empty() ? "it is not folded" : problem;
+        }
     }
-
-private:
-    std::map<std::string, const onnx::TensorProto*> tensors_;
-    std::deque<onnx::TensorProto> owned_;
-};
+    return "its attribute is not a tensor of integers";
+}
 
 // --- one node ----------------------------------------------------------------------------------------------
 
@@ -424,8 +354,8 @@ int64_t default_opset(const onnx::ModelProto& model, bool& found) {
 }
 
 // The spec of one node (keys in the README's order), or nothing with `problem` set.
-std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, int64_t opset, const TensorTypes& types,
-                              const ConstantTensors& constants, std::string& problem) {
+std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, int64_t opset, const GraphScope& scope,
+                              const ModelAnalysis& analysis, std::string& problem) {
     problem = opset_problem(rule, opset);
     if (!problem.empty()) return std::nullopt;
     const bool scatter = is_scatter(rule.op);
@@ -483,13 +413,13 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
     }
 
     // Shapes and element types, which must all be static.
-    auto data = types.find(node.input(0), "data", problem);
+    auto data = static_tensor(scope, analysis, node.input(0), "data", problem);
     if (!data) return std::nullopt;
-    auto indices = types.find(node.input(1), "indices", problem);
+    auto indices = static_tensor(scope, analysis, node.input(1), "indices", problem);
     if (!indices) return std::nullopt;
     std::optional<StaticTensor> updates;
     if (scatter) {
-        updates = types.find(node.input(2), "updates", problem);
+        updates = static_tensor(scope, analysis, node.input(2), "updates", problem);
         if (!updates) return std::nullopt;
     }
     const auto dtype = dtype_name(data->elem_type);
@@ -519,189 +449,221 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
     else if (rule.op != Op::ScatterND) ordered["axis"] = axis;
     if (scatter) ordered["reduction"] = reduction;
     if (updates) ordered["updates_shape"] = updates->shape;
-    if (const onnx::TensorProto* tensor = constants.find(node.input(1))) {
-        std::string why;
-        auto values = int_values(*tensor, why);
-        if (!values) {
-            problem = "constant indices " + in_quotes(node.input(1)) + " cannot be read: " + why;
-            return std::nullopt;
-        }
-        // The constant's own dims are the truth: a declaration (value_info, an output) that says otherwise
-        // would reshape the values silently.
-        const Shape dims(tensor->dims().begin(), tensor->dims().end());  // int_values refused negative ones
+    if (const TensorValue* values = scope.value(node.input(1))) {
+        // Known at import time (an initializer, a Constant, or folded): constant indices. Their own dims are the
+        // truth: a declaration (value_info, an output) that says otherwise would reshape the values silently.
+        const Shape dims(values->dims.begin(), values->dims.end());
         if (dims != indices->shape) {
             problem = "constant indices " + in_quotes(node.input(1)) + " have dims " + format_shape(dims) +
                       ", but the model declares " + format_shape(indices->shape);
             return std::nullopt;
         }
+        if (values->count() > kMaxConstantIndices) {
+            problem = "constant indices " + in_quotes(node.input(1)) + " cannot be read: it holds more than " +
+                      std::to_string(kMaxConstantIndices) + " values";
+            return std::nullopt;
+        }
         // Nested as indices_shape when that adds no more arrays than there are values (no zero dimension);
-        // else flat (every dimension then multiplies to values->size(), checked by int_values).
+        // else flat (every dimension then multiplies to the count).
         size_t at = 0;
         const bool nested = std::find(dims.begin(), dims.end(), 0) == dims.end();
-        ordered["indices"] = nested ? nest(*values, indices->shape, 0, at) : Json(*values);
+        ordered["indices"] = nested ? nest(values->ints, indices->shape, 0, at) : Json(values->ints);
+    } else {
+        const std::string why = unreadable_constant(scope, node.input(1));
+        if (!why.empty()) {
+            problem = "constant indices " + in_quotes(node.input(1)) + " cannot be read: " + why;
+            return std::nullopt;
+        }
     }
     return ordered;
-}
-
-// --- shape inference, contained ----------------------------------------------------------------------------
-
-// The most dimensions a declared shape may have to be shown to inference: well beyond kernelgen's rank limit,
-// far below what would make inference allocate without end.
-constexpr int kMaxInferenceRank = 2 * static_cast<int>(kMaxRank);
-// Initializers above this size are shown to inference as inputs of their type: their values are weights, which
-// inference does not need, and copying them into the child would only cost memory.
-constexpr size_t kLargeInitializer = size_t{1} << 20;
-
-// A declared type as inference may safely see it: a dimension that is negative or beyond 2^40 becomes unknown,
-// and a rank beyond kMaxInferenceRank an unknown rank.
-void sanitize_type(onnx::TypeProto* type) {
-    if (type->has_sequence_type()) return sanitize_type(type->mutable_sequence_type()->mutable_elem_type());
-    if (type->has_optional_type()) return sanitize_type(type->mutable_optional_type()->mutable_elem_type());
-    if (type->has_map_type()) return sanitize_type(type->mutable_map_type()->mutable_value_type());
-    if (!type->has_tensor_type() || !type->tensor_type().has_shape()) return;
-    auto* shape = type->mutable_tensor_type()->mutable_shape();
-    if (shape->dim_size() > kMaxInferenceRank) {
-        type->mutable_tensor_type()->clear_shape();
-        return;
-    }
-    for (auto& dim : *shape->mutable_dim()) {
-        if (dim.has_dim_value() && (dim.dim_value() < 0 || static_cast<uint64_t>(dim.dim_value()) > kMaxElements)) {
-            dim.clear_dim_value();
-        }
-    }
-}
-
-// Whether an initializer's dims are ones inference may read its values by: none negative, at most 2^40
-// elements, and no more than kMaxInferenceRank of them.
-bool plausible_dims(const onnx::TensorProto& tensor) {
-    if (tensor.dims_size() > kMaxInferenceRank) return false;
-    uint64_t count = 1;
-    for (int64_t dim : tensor.dims()) {
-        if (dim < 0 || static_cast<uint64_t>(dim) > kMaxElements) return false;
-        count = dim == 0 ? 0 : count;
-        if (count > 0 && count * static_cast<uint64_t>(dim) > kMaxElements) return false;
-        count *= static_cast<uint64_t>(dim);
-    }
-    return true;
-}
-
-// The inputs whose length becomes the rank of a node's output: a declared 1-D tensor longer than
-// kMaxInferenceRank there would make inference build a shape of that many dimensions.
-bool makes_rank(const onnx::NodeProto& node, int input) {
-    const std::string& op = node.op_type();
-    if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
-    return (op == "ConstantOfShape" && input == 0) ||
-           ((op == "Reshape" || op == "Expand" || op == "Unsqueeze") && input == 1);
-}
-
-// Makes `graph` (and its subgraphs) safe to show to ONNX's shape inference: declared types sanitized, large or
-// implausible initializers turned into inputs of their type, nodes of domains the model does not import left
-// out, and a declared length that would become a huge rank made unknown.
-// `withheld` names initializers whose bytes were left out of the copy (they count as large).
-void prepare_for_inference(onnx::GraphProto* graph, const std::set<std::string>& domains,
-                           const std::set<std::string>& withheld = {}) {
-    std::set<std::string> inputs;
-    for (const auto& input : graph->input()) inputs.insert(input.name());
-    google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
-    for (auto& tensor : *graph->mutable_initializer()) {
-        const bool large = withheld.count(tensor.name()) || tensor.raw_data().size() > kLargeInitializer ||
-                           static_cast<size_t>(tensor.int64_data_size() + tensor.int32_data_size() +
-                                               tensor.float_data_size() + tensor.double_data_size() +
-                                               tensor.uint64_data_size() + tensor.string_data_size()) *
-                                   8 > kLargeInitializer;
-        if (!large && plausible_dims(tensor)) {
-            kept.Add(std::move(tensor));
-            continue;
-        }
-        if (inputs.count(tensor.name())) continue;  // declared as an input already: its declaration stands
-        auto* input = graph->add_input();
-        input->set_name(tensor.name());
-        auto* type = input->mutable_type()->mutable_tensor_type();
-        type->set_elem_type(tensor.data_type());
-        if (tensor.dims_size() <= kMaxInferenceRank) {
-            auto* shape = type->mutable_shape();
-            for (int64_t dim : tensor.dims()) shape->add_dim()->set_dim_value(dim);
-        }
-        sanitize_type(input->mutable_type());
-    }
-    graph->mutable_initializer()->Swap(&kept);
-
-    auto* nodes = graph->mutable_node();
-    nodes->erase(std::remove_if(nodes->begin(), nodes->end(),
-                                [&](const onnx::NodeProto& node) { return !domains.count(node.domain()); }),
-                 nodes->end());
-    std::set<std::string> rank_makers;
-    for (auto& node : *nodes) {
-        for (int i = 0; i < node.input_size(); ++i) {
-            if (makes_rank(node, i)) rank_makers.insert(node.input(i));
-        }
-        for (auto& attribute : *node.mutable_attribute()) {
-            if (attribute.has_g()) prepare_for_inference(attribute.mutable_g(), domains);
-            for (auto& g : *attribute.mutable_graphs()) prepare_for_inference(&g, domains);
-        }
-    }
-    for (auto* infos : {graph->mutable_input(), graph->mutable_output(), graph->mutable_value_info()}) {
-        for (auto& info : *infos) {
-            if (!info.has_type()) continue;
-            sanitize_type(info.mutable_type());
-            if (!rank_makers.count(info.name()) || !info.type().has_tensor_type()) continue;
-            auto* shape = info.mutable_type()->mutable_tensor_type()->mutable_shape();
-            if (shape->dim_size() == 1 && shape->dim(0).dim_value() > kMaxInferenceRank) shape->mutable_dim(0)->clear_dim_value();
-        }
-    }
-}
-
-// Runs ONNX's shape inference (with data propagation) on `model` in a child process under `limits`. Returns the
-// inferred model, or nothing with `note` saying why inference gave none.
-std::optional<onnx::ModelProto> infer_shapes(const onnx::ModelProto& model, const InferenceLimits& limits,
-                                             std::string& note) {
-    // ONNX builds its registry of operator schemas on first use, which takes a while: built here, once per
-    // process, every child inherits it instead of building its own.
-    const onnx::ISchemaRegistry* registry = onnx::OpSchemaRegistry::Instance();
-    onnx::OpSchemaRegistry::Schema("Gather", 13, "");
-    ChildLimits child;
-    child.memory_bytes = limits.memory_bytes;
-    child.cpu_seconds = limits.cpu_seconds;
-    child.wall_seconds = limits.wall_seconds;
-    const ChildOutcome outcome = run_contained(
-        [&]() {
-            onnx::ModelProto inferred = model;
-            onnx::shape_inference::InferShapes(inferred, registry, onnx::ShapeInferenceOptions(false, 0, true));
-            return inferred.SerializeAsString();
-        },
-        child);
-    onnx::ModelProto inferred;
-    if (outcome.ok && inferred.ParseFromString(outcome.output)) return inferred;
-    note = "ONNX shape inference failed on this model (" + (outcome.ok ? std::string("its result did not parse") : outcome.failure) +
-           "); the shapes and types the model declares are used";
-    return std::nullopt;
 }
 
 std::string strip_file_prefix(const std::string& message, const std::string& file) {
     return message.rfind(file + ": ", 0) == 0 ? message.substr(file.size() + 2) : message;
 }
 
-// Indexing nodes inside subgraphs (If, Loop, Scan bodies), which import does not read: listed as skipped,
-// with the position of the main-graph node that holds them.
-void list_subgraph_nodes(const onnx::NodeProto& holder, size_t position, const onnx::GraphProto& graph,
-                         std::vector<SkippedNode>& skipped) {
-    for (const auto& node : graph.node()) {
-        if (find_rule(node)) {
-            skipped.push_back({{node.name(), node.op_type(), position},
-                               "inside a subgraph of " + NodeRef{holder.name(), holder.op_type(), position}.str() +
-                                   " (import reads the main graph only)"});
-        }
-        for (const auto& attribute : node.attribute()) {
-            if (attribute.has_g()) list_subgraph_nodes(holder, position, attribute.g(), skipped);
-            for (const auto& g : attribute.graphs()) list_subgraph_nodes(holder, position, g, skipped);
+// --- the walk over every graph ----------------------------------------------------------------------------------
+
+struct Importer {
+    const ModelAnalysis& analysis;
+    int64_t opset;
+    const std::string& file;
+    NameAllocator names;
+    ImportResult& result;
+    std::vector<KernelSpec> parsed;
+    Json entries = Json::array();
+
+    // Every indexing node of `scope`, each followed by those of its bodies (graph order). `not_run` says why the
+    // scope never runs (a branch its If does not take), or is empty.
+    void walk(const GraphScope& scope, const std::string& not_run) {
+        for (int n = 0; n < scope.graph->node_size(); ++n) {
+            const onnx::NodeProto& node = scope.graph->node(n);
+            const auto position = static_cast<size_t>(n);
+            if (const OpRule* rule = find_rule(node)) visit(scope, node, position, *rule, not_run);
+            const auto taken = taken_branch(scope, node, n);
+            const auto keys = scope.body_keys.find(n);
+            if (keys == scope.body_keys.end()) continue;
+            for (const auto& key : keys->second) {
+                std::string reason = not_run;
+                if (reason.empty() && taken && key != *taken) {
+                    reason = "not run: it is in the " + branch_name(key) + " branch of " +
+                             NodeRef{node.name(), node.op_type(), position, scope.path}.str() +
+                             ", whose condition is always " + (*taken == "then_branch" ? "true" : "false") +
+                             " with these shapes";
+                }
+                walk(*scope.children.at({n, key}), reason);
+            }
         }
     }
+
+    void visit(const GraphScope& scope, const onnx::NodeProto& node, size_t position, const OpRule& rule,
+               const std::string& not_run) {
+        const NodeRef ref{node.name(), node.op_type(), position, scope.path};
+        Json entry;
+        entry["path"] = ref.path();
+        entry["graph"] = scope.path;
+        entry["position"] = position;
+        entry["name"] = node.name();
+        entry["op"] = node.op_type();
+        if (!not_run.empty()) {
+            entry["not_run"] = not_run;
+            result.not_run.push_back({ref, not_run});
+            entries.push_back(std::move(entry));
+            return;
+        }
+        // Folded: its value is known, no kernel needed (the opset rule still applies: an invalid node is not).
+        const TensorValue* value = node.output_size() > 0 ? scope.value(node.output(0)) : nullptr;
+        if (value && opset_problem(rule, opset).empty()) {
+            FoldedNode folded{ref, dtype_name(value->type).value_or(type_text(value->type)), value->dims, value_json(*value)};
+            entry["folded"] = folded.value;
+            entry["dtype"] = folded.dtype;
+            entry["shape"] = folded.shape;
+            result.folded.push_back(std::move(folded));
+            entries.push_back(std::move(entry));
+            return;
+        }
+        std::string problem;
+        auto spec = node_spec(node, rule, opset, scope, analysis, problem);
+        if (spec) {
+            // Checked by kernelgen's own reader under a scratch name first, so a refused node takes no name.
+            std::vector<Diagnostic> diagnostics;
+            (*spec)["name"] = "imported_kernel";
+            if (parse_spec_text(spec->dump(), file, diagnostics).empty()) {
+                problem = "kernelgen refuses it: " + strip_file_prefix(diagnostics.front().str(), file);
+                spec.reset();
+            }
+        }
+        if (!spec) {
+            entry["skipped"] = problem;
+            result.skipped.push_back({ref, problem});
+            entries.push_back(std::move(entry));
+            return;
+        }
+        ImportedKernel kernel;
+        kernel.node = ref;
+        kernel.name = names.allocate(scope.name_prefix, node, position);
+        (*spec)["name"] = kernel.name;
+        kernel.spec_text = spec_text(*spec);
+        const std::string spec_file = kernel.name + ".json";
+        std::vector<Diagnostic> diagnostics;
+        auto kernels = parse_spec_text(kernel.spec_text, spec_file, diagnostics);
+        if (kernels.size() != 1) {
+            // The name allocator only makes valid names; reaching this is a bug in import.
+            problem = "internal error: the imported spec is refused: " +
+                      (diagnostics.empty() ? std::string("no kernel") : diagnostics.back().str());
+            entry["skipped"] = problem;
+            result.skipped.push_back({ref, problem});
+            entries.push_back(std::move(entry));
+            return;
+        }
+        kernel.spec = kernels.front();
+        parsed.push_back(kernel.spec);
+        entry["spec"] = spec_file;
+        entry["kernel"] = kernel.name;
+        entries.push_back(std::move(entry));
+        result.kernels.push_back(std::move(kernel));
+    }
+};
+
+std::string file_name_of(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+// The report (see the README): the model, the dimensions bound, the counts, and one entry per indexing node.
+std::string make_report(const ImportResult& result, const ModelAnalysis& analysis, const ImportOptions& options,
+                        const std::string& file, Json entries) {
+    Json report;
+    report[kImportReportKey] = 1;
+    report["model"] = file_name_of(file);
+    report["generator"] = std::string("kernelgen ") + KERNELGEN_VERSION_STRING;
+    report["dims"] = Json::object();
+    for (const auto& [name, value] : analysis.bindings) report["dims"][name] = value;
+    report["inputs"] = Json::object();
+    for (const auto& input : options.inputs) report["inputs"][input.name] = input.dims;
+    size_t in_subgraphs = 0;
+    for (const auto& kernel : result.kernels) in_subgraphs += kernel.node.graph.empty() ? 0 : 1;
+    report["inference"] = analysis.inference_ran ? Json("ran") : Json(analysis.inference_note);
+    report["summary"] = {{"specs", result.kernels.size()},
+                         {"specs_in_subgraphs", in_subgraphs},
+                         {"folded", result.folded.size()},
+                         {"skipped", result.skipped.size()},
+                         {"not_run", result.not_run.size()}};
+    report["nodes"] = std::move(entries);
+    return report.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace
 
 std::string NodeRef::str() const {
-    return "node " + in_quotes(name) + " (" + op_type + ", #" + std::to_string(position) + ")";
+    return "node " + in_quotes(name) + " (" + op_type + ", #" + std::to_string(position) + (graph.empty() ? "" : " in " + graph) + ")";
+}
+
+std::string NodeRef::path() const {
+    const std::string label = name.empty() ? op_type + "#" + std::to_string(position) : name;
+    return graph.empty() ? label : graph + "/" + label;
+}
+
+std::optional<std::pair<std::string, int64_t>> parse_dim_option(const std::string& text, std::string& problem) {
+    const size_t equals = text.find('=');
+    if (equals == std::string::npos || equals == 0) {
+        problem = "--dim takes NAME=N (a dimension's name and its value), got " + in_quotes(text);
+        return std::nullopt;
+    }
+    const std::string value = text.substr(equals + 1);
+    const bool digits = !value.empty() && value.size() <= 13 &&
+                        std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (!digits || std::stoll(value) > static_cast<long long>(kMaxElements)) {
+        problem = "--dim " + text + ": the value must be a whole number from 0 to 2^40";
+        return std::nullopt;
+    }
+    return std::make_pair(text.substr(0, equals), static_cast<int64_t>(std::stoll(value)));
+}
+
+std::optional<InputShape> parse_input_option(const std::string& text, std::string& problem) {
+    const size_t equals = text.find('=');
+    if (equals == std::string::npos || equals == 0) {
+        problem = "--input takes NAME=SHAPE (an input's name and its shape, as 1x16000, or [] for rank 0), got " +
+                  in_quotes(text);
+        return std::nullopt;
+    }
+    InputShape input;
+    input.name = text.substr(0, equals);
+    const std::string shape = text.substr(equals + 1);
+    if (shape == "[]" || shape == "scalar") return input;
+    size_t at = 0;
+    while (true) {
+        const size_t end = std::min(shape.find('x', at), shape.size());
+        const std::string dim = shape.substr(at, end - at);
+        const bool digits = !dim.empty() && dim.size() <= 13 &&
+                            std::all_of(dim.begin(), dim.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        if (!digits || std::stoll(dim) > static_cast<long long>(kMaxElements) || input.dims.size() == kMaxRank) {
+            problem = "--input " + text + ": SHAPE is dimensions from 0 to 2^40 joined by 'x' (1x16000), at most " +
+                      std::to_string(kMaxRank) + " of them, or [] for rank 0";
+            return std::nullopt;
+        }
+        input.dims.push_back(std::stoll(dim));
+        if (end == shape.size()) break;
+        at = end + 1;
+    }
+    return input;
 }
 
 std::optional<std::string> prefix_problem(const std::string& prefix) {
@@ -742,78 +704,22 @@ ImportResult import_model(const std::string& bytes, const std::string& file, con
     const int64_t opset = default_opset(model, has_opset);
     if (!has_opset) return fatal("not a valid ONNX model: it imports no opset of the ai.onnx domain");
 
-    // Shape inference on a copy made safe for it, in a child process; where it cannot run, the declared shapes of
-    // the original are used. The model's own declarations of its inputs come first (the copy's may be sanitized).
-    std::set<std::string> domains{"", "ai.onnx"};
-    for (const auto& entry : model.opset_import()) domains.insert(entry.domain());
-    // The copy leaves out the bytes of large initializers (weights), which inference does not read.
-    std::set<std::string> withheld;
-    std::vector<std::pair<int, std::string>> set_aside;
-    auto* initializers = model.mutable_graph()->mutable_initializer();
-    for (int i = 0; i < initializers->size(); ++i) {
-        std::string* raw = initializers->Mutable(i)->mutable_raw_data();
-        if (raw->size() <= kLargeInitializer) continue;
-        raw->swap(set_aside.emplace_back(i, std::string()).second);
-        withheld.insert(initializers->Get(i).name());
-    }
-    onnx::ModelProto prepared = model;
-    for (auto& [i, raw] : set_aside) initializers->Mutable(i)->mutable_raw_data()->swap(raw);
-    prepare_for_inference(prepared.mutable_graph(), domains, withheld);
-    std::optional<onnx::ModelProto> inferred = infer_shapes(prepared, options.inference, result.inference_note);
-    prepared.Clear();
-    result.inference_ran = inferred.has_value();
-    TensorTypes types;
-    for (const auto& input : model.graph().input()) types.add(input);
-    if (inferred) types.add_graph(inferred->graph());
-    types.add_graph(model.graph());
-    const ConstantTensors constants(model.graph());  // values from the model as written
+    const ModelAnalysis analysis = analyze_model(std::move(model), opset, options, result.usage_errors, result.notes);
+    if (!result.usage_errors.empty()) return result;
+    result.inference_ran = analysis.inference_ran;
+    result.inference_note = analysis.inference_note;
+    result.fold_rounds = analysis.rounds;
 
-    NameAllocator names(options.prefix);
-    std::vector<KernelSpec> parsed;
-    for (int n = 0; n < model.graph().node_size(); ++n) {
-        const onnx::NodeProto& node = model.graph().node(n);
-        const auto position = static_cast<size_t>(n);
-        for (const auto& attribute : node.attribute()) {
-            if (attribute.has_g()) list_subgraph_nodes(node, position, attribute.g(), result.skipped);
-            for (const auto& g : attribute.graphs()) list_subgraph_nodes(node, position, g, result.skipped);
-        }
-        const OpRule* rule = find_rule(node);
-        if (!rule) continue;
-        const NodeRef ref{node.name(), node.op_type(), position};
-        std::string problem;
-        auto spec = node_spec(node, *rule, opset, types, constants, problem);
-        if (!spec) {
-            result.skipped.push_back({ref, problem});
-            continue;
-        }
-        // Checked by kernelgen's own reader under a scratch name first, so a refused node takes no name.
-        std::vector<Diagnostic> diagnostics;
-        (*spec)["name"] = "imported_kernel";
-        if (parse_spec_text(spec->dump(), file, diagnostics).empty()) {
-            result.skipped.push_back({ref, "kernelgen refuses it: " + strip_file_prefix(diagnostics.front().str(), file)});
-            continue;
-        }
-        ImportedKernel kernel;
-        kernel.node = ref;
-        kernel.name = names.allocate(node, position);
-        (*spec)["name"] = kernel.name;
-        kernel.spec_text = spec_text(*spec);
-        const std::string spec_file = kernel.name + ".json";
-        auto kernels = parse_spec_text(kernel.spec_text, spec_file, diagnostics);
-        if (kernels.size() != 1) {
-            // The name allocator only makes valid names; reaching this is a bug in import.
-            result.skipped.push_back({ref, "internal error: the imported spec is refused: " +
-                                               (diagnostics.empty() ? std::string("no kernel") : diagnostics.back().str())});
-            continue;
-        }
-        kernel.spec = kernels.front();
-        parsed.push_back(kernel.spec);
-        result.kernels.push_back(std::move(kernel));
-    }
+    Importer importer{analysis, opset, file, NameAllocator(options.prefix), result, {}, Json::array()};
+    importer.walk(*analysis.main, "");
     std::vector<Diagnostic> clashes;
-    check_unique_names(parsed, clashes);
+    check_unique_names(importer.parsed, clashes);
     for (const auto& clash : clashes) result.diagnostics.push_back({file, "", "internal error: " + clash.str()});
-    if (!result.diagnostics.empty()) result.kernels.clear();
+    if (!result.diagnostics.empty()) {
+        result.kernels.clear();
+        return result;
+    }
+    result.report = make_report(result, analysis, options, file, std::move(importer.entries));
     return result;
 }
 
@@ -844,6 +750,27 @@ std::vector<OutputFile> spec_files(const ImportResult& result) {
     std::vector<OutputFile> files;
     for (const auto& kernel : result.kernels) files.push_back({kernel.name + ".json", kernel.spec_text});
     return files;
+}
+
+std::string report_file_name(const std::string& model_path) {
+    return std::filesystem::path(model_path).stem().string() + ".import.json";
+}
+
+std::vector<OutputFile> import_outputs(const ImportResult& result, const std::string& model_path) {
+    if (result.indexing_nodes() == 0) return {};
+    std::vector<OutputFile> files = spec_files(result);
+    files.push_back({report_file_name(model_path), result.report});
+    return files;
+}
+
+std::string import_summary(const ImportResult& result, const std::string& model_path) {
+    if (result.indexing_nodes() == 0) return model_path + ": no indexing nodes; nothing was written";
+    size_t in_subgraphs = 0;
+    for (const auto& kernel : result.kernels) in_subgraphs += kernel.node.graph.empty() ? 0 : 1;
+    return model_path + ": " + std::to_string(result.kernels.size()) + (result.kernels.size() == 1 ? " spec" : " specs") +
+           " (" + std::to_string(in_subgraphs) + " in subgraphs), " + std::to_string(result.folded.size()) + " folded, " +
+           std::to_string(result.skipped.size()) + " skipped" +
+           (result.not_run.empty() ? std::string() : ", " + std::to_string(result.not_run.size()) + " not run");
 }
 
 }  // namespace kernelgen

@@ -925,6 +925,9 @@ std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::stri
         }
         return {};
     }
+    // An import report (kernelgen import writes it beside the specs) holds no kernels: skipped, so that
+    // `kernelgen --out-dir kernels specs/*.json` works on import's folder.
+    if (document.is_object() && document.contains(kImportReportKey)) return {};
     // "$schema" at the top names the file's JSON Schema for editors; kernelgen checks it is a string and ignores it.
     if (document.is_object()) {
         const auto schema = document.find("$schema");

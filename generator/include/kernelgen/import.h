@@ -1,13 +1,18 @@
 // kernelgen import: the indexing nodes of an ONNX model turned into spec files.
 //
-// Reads a model (with ONNX's own protobuf classes), runs ONNX shape inference on it in a child process under
-// limits (falling back to the shapes and types the model declares where inference cannot run: opset 18, which
-// Debian's ONNX 1.12 does not know, or a model that crashes it), and makes one spec per Gather, GatherElements, GatherND, ScatterND, ScatterElements (and the
-// deprecated Scatter, which is ScatterElements without a reduction) node of the main graph whose shapes and
-// types are static. Every spec is checked by kernelgen's own spec reader before it is returned; a node that
-// cannot become a valid spec is listed with the reason instead. Nothing here writes files.
+// Reads a model (with ONNX's own protobuf classes), gives its symbolic dimensions the values the caller binds
+// (--dim, --input), then alternates ONNX's shape inference (with data propagation, in a child process under
+// limits) with kernelgen's own constant folding until nothing new is known: every value that does not depend on
+// a graph input at run time (initializers, Constant, Shape, and the operators exporters compute shapes and
+// indices with) is computed at import time. Then every Gather, GatherElements, GatherND, ScatterND,
+// ScatterElements (and deprecated Scatter) node of the main graph and of every If, Loop and Scan body, at any
+// depth, is one of: folded (its value known: no kernel), a spec (its shapes static; constant indices when they
+// are known), or skipped with the reason. Every spec is checked by kernelgen's own spec reader before it is
+// returned. Nothing here writes files.
 #pragma once
 
+#include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +27,8 @@ constexpr uint64_t kMaxModelBytes = (uint64_t{2} << 30) - 1;
 // Most constant index values one imported spec may carry (beyond it the spec file would pass kernelgen's
 // 16 MiB limit for a spec file).
 constexpr uint64_t kMaxConstantIndices = uint64_t{1} << 20;
+// Most rounds of shape inference and folding (each round folds what the last inference made known).
+constexpr int kMaxFoldRounds = 16;
 
 // How far ONNX's shape inference may go on one model: it runs in a child process under these limits, so that a
 // model that crashes it, or makes it allocate or loop without end, ends the child and never kernelgen.
@@ -31,25 +38,50 @@ struct InferenceLimits {
     unsigned wall_seconds = 120;
 };
 
+// A shape given on the command line: `--input NAME=1x16000`, `NAME=[]` or `NAME=scalar` for rank 0.
+struct InputShape {
+    std::string name;
+    std::vector<int64_t> dims;
+};
+
 struct ImportOptions {
     std::string prefix;  // put in front of every kernel name
     InferenceLimits inference;
+    std::map<std::string, int64_t> dims;  // --dim NAME=N: every symbolic dimension NAME is N
+    std::vector<InputShape> inputs;       // --input NAME=SHAPE: the whole shape of a graph input
 };
 
-// A node of the model, as messages name it: its name (may be empty), operator and position in the graph.
+// Parses the text of `--dim NAME=N` (N from 0 to 2^40) or `--input NAME=SHAPE`; nothing, with `problem` set,
+// when it is malformed.
+std::optional<std::pair<std::string, int64_t>> parse_dim_option(const std::string& text, std::string& problem);
+std::optional<InputShape> parse_input_option(const std::string& text, std::string& problem);
+
+// A node of the model, as messages name it: its name (may be empty), operator, position in its graph, and the
+// graph: "" for the main graph, else the path of the node and branch that hold it ("If_0/then", "loop/body").
 struct NodeRef {
     std::string name;
     std::string op_type;
     size_t position = 0;
-    // "node \"name\" (Op, #position)"
+    std::string graph;
+    // "node \"name\" (Op, #position)", with " in If_0/then" after the position for a node of a subgraph
     std::string str() const;
+    // "If_0/then/name" (the graph's path and the node's name, or Op#position for an unnamed node)
+    std::string path() const;
 };
 
 struct ImportedKernel {
     NodeRef node;
-    std::string name;       // the kernel name (prefix + the node's name made a valid, unique C identifier)
+    std::string name;       // the kernel name (prefix + the node's path made a valid, unique C identifier)
     std::string spec_text;  // the spec file's content: pretty-printed JSON, keys in a fixed order
     KernelSpec spec;        // spec_text as kernelgen's spec reader resolved it
+};
+
+// An indexing node whose value is known at import time: no kernel is made for it.
+struct FoldedNode {
+    NodeRef node;
+    std::string dtype;             // kernelgen's name of its element type ("int64", "float32", ...)
+    std::vector<int64_t> shape;
+    nlohmann::ordered_json value;  // the elements nested as the shape (see the README for NaN and infinities)
 };
 
 struct SkippedNode {
@@ -59,18 +91,29 @@ struct SkippedNode {
 
 struct ImportResult {
     std::vector<Diagnostic> diagnostics;  // fatal: the file is not a readable ONNX model (then nothing else is set)
-    std::vector<ImportedKernel> kernels;  // in the order of the graph's nodes
+    // --dim and --input that do not fit the model (an input it lacks, a contradiction): usage errors, and then
+    // nothing else is set.
+    std::vector<std::string> usage_errors;
+    std::vector<ImportedKernel> kernels;  // in graph order (a node, then the nodes of its subgraphs)
+    std::vector<FoldedNode> folded;       // likewise
     std::vector<SkippedNode> skipped;     // indexing nodes that could not become a spec, in graph order
+    // Indexing nodes in the branch of an If whose condition is known at import time (from the bound shapes)
+    // and that the If does not take: they never run, and need no kernel (`--strict` does not count them).
+    std::vector<SkippedNode> not_run;
+    std::vector<std::string> notes;       // remarks that change nothing (a --dim that names no dimension)
     // Whether ONNX shape inference ran over the whole model; when it could not, `inference_note` says why and
     // only the shapes the model declares were used.
     bool inference_ran = false;
     std::string inference_note;
+    int fold_rounds = 0;                  // rounds of inference and folding run
+    std::string report;                   // the import report (JSON), also for a model without indexing nodes
+    size_t indexing_nodes() const { return kernels.size() + folded.size() + skipped.size() + not_run.size(); }
 };
 
 // Why `prefix` cannot begin kernel names, or nothing when it can ("" always can).
 std::optional<std::string> prefix_problem(const std::string& prefix);
 
-// Imports a model held in memory; `file` names it in diagnostics. `options.prefix` must be valid.
+// Imports a model held in memory; `file` names it in diagnostics and the report. `options.prefix` must be valid.
 ImportResult import_model(const std::string& bytes, const std::string& file, const ImportOptions& options = {});
 
 // Reads `path` (a regular file of at most kMaxModelBytes) and imports it; an unreadable file is a diagnostic.
@@ -78,5 +121,15 @@ ImportResult import_model_file(const std::string& path, const ImportOptions& opt
 
 // One "<kernel name>.json" per imported kernel, ready for write_outputs().
 std::vector<OutputFile> spec_files(const ImportResult& result);
+
+// The report's file name for a model: "<model file stem>.import.json".
+std::string report_file_name(const std::string& model_path);
+
+// The spec files and the report, ready for write_outputs(); nothing when the model has no indexing node.
+std::vector<OutputFile> import_outputs(const ImportResult& result, const std::string& model_path);
+
+// The summary line: "MODEL: 12 specs (5 in subgraphs), 19 folded, 2 skipped" (and ", 3 not run" when some
+// are), or "MODEL: no indexing nodes; nothing was written".
+std::string import_summary(const ImportResult& result, const std::string& model_path);
 
 }  // namespace kernelgen

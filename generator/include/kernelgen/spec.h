@@ -27,6 +27,11 @@ constexpr uint64_t kMaxPrefetchDistance = 1024;
 constexpr uint64_t kMaxSpecFileBytes = uint64_t{16} << 20;
 constexpr size_t kMaxJsonDepth = 64;
 
+// The first key of an import report (kernelgen import's <model>.import.json), whose value is the report format's
+// version. A file whose top-level object has this key holds no kernels: the spec reader returns none, and no
+// diagnostic.
+constexpr const char* kImportReportKey = "kernelgen_import_report";
+
 enum class Op { Gather, GatherElements, GatherND, ScatterND, ScatterElements };
 std::string_view name(Op op);
 // The scatters: they read updates and write a copy of data (or data itself, in place).

@@ -1,0 +1,69 @@
+// What kernelgen import knows about a model before it looks at its indexing nodes: the model with the caller's
+// dimensions bound, and for every graph (the main graph and each If, Loop and Scan body, at any depth) the
+// type of each name (declared, or inferred by ONNX's shape inference in a contained child process) and the value
+// of each name that does not depend on a graph input at run time (initializers, and what constant folding
+// computed). Inference and folding alternate until a round folds nothing new.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernelgen/import.h"
+#include "tensor_value.h"
+
+namespace kernelgen {
+
+// One graph of the model and what is known of its names. Lookups walk out through the enclosing graphs, and
+// stop at the innermost graph that defines the name (a body's input hides an outer value of the same name).
+struct GraphScope {
+    const onnx::GraphProto* graph = nullptr;  // in ModelAnalysis::bound
+    const GraphScope* parent = nullptr;
+    std::string path;         // "" for the main graph, "If_0/then", "If_0/then/loop/body", ...
+    std::string name_prefix;  // for kernel names: "" for the main graph, else the holding node and branch: "If_0_then_"
+    std::set<std::string> defined;                   // inputs, initializers and node outputs of this graph
+    std::set<std::string> graph_inputs;              // this graph's own inputs
+    std::map<std::string, TensorValue> values;       // known values
+    std::map<std::string, onnx::TypeProto> types;    // declared or inferred types
+    std::map<std::string, int> producers;            // node output -> index of the node that makes it
+    std::map<std::pair<int, std::string>, std::unique_ptr<GraphScope>> children;  // (node, attribute) -> body
+    std::map<int, std::vector<std::string>> body_keys;  // node -> the attributes of its bodies, in the node's order
+
+    const GraphScope* owner(const std::string& name) const;  // the scope that defines `name`, or nullptr
+    const TensorValue* value(const std::string& name) const;
+    const onnx::TypeProto* type(const std::string& name) const;
+};
+
+// The path segment a subgraph attribute adds: "then", "else", "body", or the attribute's name.
+std::string branch_name(const std::string& attribute);
+// How a node is named in paths: its name, or "<Op>#<position>" when it has none.
+std::string node_label(const onnx::NodeProto& node, size_t position);
+
+struct ModelAnalysis {
+    onnx::ModelProto bound;                  // the model with --dim and --input applied
+    std::unique_ptr<GraphScope> main;
+    std::set<std::string> declared_dim_params;  // every dim_param the model itself names (before binding)
+    std::map<std::string, int64_t> bindings;    // every dimension name bound, by --dim or through --input
+    bool inference_ran = false;
+    std::string inference_note;
+    int rounds = 0;
+};
+
+// Binds the caller's dimensions and analyses `model` (which it takes). Problems with --dim and --input that do
+// not fit the model are `usage_errors` (then the analysis is incomplete); remarks go to `notes`.
+ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportOptions& options,
+                            std::vector<std::string>& usage_errors, std::vector<std::string>& notes);
+
+// For an If node (at `position` in the scope's graph) whose condition is known: the attribute of the branch it
+// takes ("then_branch" or "else_branch"). Nothing for any other node.
+std::optional<std::string> taken_branch(const GraphScope& scope, const onnx::NodeProto& node, int position);
+
+// The static shape of a type (a tensor type whose every dim has a value >= 0), or nothing.
+std::optional<std::vector<int64_t>> static_shape(const onnx::TypeProto* type);
+
+}  // namespace kernelgen
