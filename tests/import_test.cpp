@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -910,6 +913,187 @@ TEST(ImportOrt, KernelsAgreeWithOnnxRuntime) {
     EXPECT_TRUE(result.kernels[1].spec.constant_indices.has_value());
     EXPECT_TRUE(result.kernels[6].spec.constant_indices.has_value());
     run_cases(dir / "c", kernels, cases);
+}
+
+// --- real PyTorch exports ---------------------------------------------------------------------------------------
+
+// Runs a model with ONNX Runtime (tests/import/run_model_ort.js); empty when node or onnxruntime-node is missing.
+json run_ort(const fs::path& model, const fs::path& inputs, const fs::path& outputs, std::string& log) {
+    int status = 0;
+    log = cprogram::run_command(std::string(KERNELGEN_NODE) + " " + (kSourceDir / "tests" / "import" / "run_model_ort.js").string() +
+                                    " " + model.string() + " " + inputs.string() + " " + outputs.string() + " " +
+                                    std::string(KERNELGEN_ORT_DIR),
+                                status);
+    if (status != 0) return json();
+    return json::parse(read_text(outputs));
+}
+
+bool have_ort() {
+    return !std::string(KERNELGEN_NODE).empty() &&
+           fs::exists(fs::path(KERNELGEN_ORT_DIR) / "node_modules" / "onnxruntime-node" / "package.json");
+}
+
+// The elements of a folded value, flattened, as the doubles (or int64s) they are.
+void flatten_json(const json& value, std::vector<double>& out) {
+    if (value.is_array()) {
+        for (const auto& item : value) flatten_json(item, out);
+    } else if (value.is_string()) {
+        const std::string text = value.get<std::string>();
+        out.push_back(text == "NaN" ? std::nan("") : text == "Infinity" ? INFINITY : -INFINITY);
+    } else {
+        out.push_back(value.get<double>());
+    }
+}
+
+// What ONNX Runtime returned, as doubles, for float32 and int64 tensors.
+std::vector<double> ort_values(const json& tensor) {
+    const std::vector<uint8_t> bytes = cprogram::unhex(tensor.at("hex").get<std::string>());
+    std::vector<double> out;
+    const std::string type = tensor.at("type").get<std::string>();
+    const size_t width = type == "int64" ? 8 : 4;
+    for (size_t at = 0; at + width <= bytes.size(); at += width) {
+        if (type == "int64") {
+            int64_t v;
+            std::memcpy(&v, &bytes[at], 8);
+            out.push_back(static_cast<double>(v));
+        } else if (type == "int32") {
+            int32_t v;
+            std::memcpy(&v, &bytes[at], 4);
+            out.push_back(v);
+        } else {
+            float v;
+            std::memcpy(&v, &bytes[at], 4);
+            out.push_back(v);
+        }
+    }
+    return out;
+}
+
+class TorchExports : public testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        dir_ = fresh_dir("torch");
+        int status = 0;
+        const std::string python = KERNELGEN_SYSTEM_PYTHON;
+        if (!python.empty()) cprogram::run_command(python + " -c 'import torch, onnx' 2>&1", status);
+        if (python.empty() || status != 0) {
+            skip_ = "python3-torch (Debian) is missing: tools/install-deps.sh installs it";
+            return;
+        }
+        if (!have_ort()) {
+            skip_ = "node or onnxruntime-node missing (see tests/ort_crosscheck/README.md)";
+            return;
+        }
+        const std::string log = cprogram::run_command(
+            python + " " + (kSourceDir / "tests" / "import" / "torch" / "export_models.py").string() + " " + dir_.string() + " 2>&1",
+            status);
+        if (status != 0) export_log_ = log.empty() ? "the export failed" : log;
+    }
+    void SetUp() override {
+        if (!skip_.empty()) GTEST_SKIP() << skip_;
+        ASSERT_EQ(export_log_, "");
+    }
+    static fs::path dir_;
+    static std::string skip_, export_log_;
+};
+fs::path TorchExports::dir_;
+std::string TorchExports::skip_, TorchExports::export_log_;
+
+// Each export imports with one --dim per dynamic axis and nothing else: every indexing node is a spec or folded
+// (the Gathers of Shape outputs folded), every folded value equals what ONNX Runtime computes for that node, and
+// every kernel, run on the tensors ONNX Runtime shows at its node, gives ONNX Runtime's output bit for bit.
+TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
+    const json manifest = json::parse(read_text(dir_ / "manifest.json"));
+    ASSERT_EQ(manifest.size(), 6u);
+    std::vector<kernelgen::KernelSpec> kernels;
+    std::vector<cprogram::Case> cases;
+    size_t shape_gathers = 0, folded_checked = 0;
+    for (const auto& [model_name, entry] : manifest.items()) {
+        SCOPED_TRACE(model_name);
+        const fs::path model_path = dir_ / (model_name + ".onnx");
+        kernelgen::ImportOptions options;
+        options.prefix = model_name + "_";
+        for (const auto& [dim, value] : entry.at("dims").items()) options.dims[dim] = value.get<int64_t>();
+        const kernelgen::ImportResult result = kernelgen::import_model_file(model_path.string(), options);
+        ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+        ASSERT_TRUE(result.usage_errors.empty()) << result.usage_errors.front();
+        EXPECT_TRUE(result.notes.empty()) << result.notes.front();
+        EXPECT_TRUE(result.inference_ran) << result.inference_note;
+        EXPECT_TRUE(result.skipped.empty()) << result.skipped.front().node.str() << ": " << result.skipped.front().reason;
+        EXPECT_TRUE(result.not_run.empty());
+        EXPECT_FALSE(result.kernels.empty());
+
+        onnx::ModelProto model;
+        ASSERT_TRUE(model.ParseFromString(read_text(model_path)));
+        const onnx::GraphProto& graph = model.graph();
+        std::map<std::string, const onnx::NodeProto*> producer;
+        for (const auto& node : graph.node()) {
+            for (const auto& output : node.output()) producer[output] = &node;
+        }
+        std::string log;
+        const json ort = run_ort(dir_ / (model_name + ".capture.onnx"), dir_ / (model_name + ".inputs.json"),
+                                 dir_ / (model_name + ".outputs.json"), log);
+        ASSERT_FALSE(ort.is_null()) << log;
+        const json feeds = json::parse(read_text(dir_ / (model_name + ".inputs.json")));
+        auto captured = [&](const std::string& name) -> const json* {
+            for (const std::string key : {name + ".captured", name}) {
+                if (ort.contains(key)) return &ort.at(key);
+            }
+            return feeds.contains(name) ? &feeds.at(name) : nullptr;
+        };
+        auto bytes_of_value = [&](const std::string& name) {
+            if (const json* tensor = captured(name)) return cprogram::unhex(tensor->at("hex").get<std::string>());
+            for (const auto& tensor : graph.initializer()) {
+                if (tensor.name() == name) return tensor_bytes(tensor);
+            }
+            ADD_FAILURE() << name << " was neither captured nor an initializer";
+            return std::vector<uint8_t>{};
+        };
+
+        // Folded nodes: what ONNX Runtime computes there. Every Gather of a Shape output is among them.
+        std::set<size_t> folded_positions;
+        for (const auto& folded : result.folded) {
+            folded_positions.insert(folded.node.position);
+            const onnx::NodeProto& node = graph.node(static_cast<int>(folded.node.position));
+            const json* expected = captured(node.output(0));
+            ASSERT_NE(expected, nullptr) << node.output(0);
+            std::vector<double> values;
+            flatten_json(folded.value, values);
+            if (folded.dtype == "float32") {
+                // The report's shortest decimals read back to the very float32 values.
+                for (auto& v : values) v = static_cast<float>(v);
+            }
+            EXPECT_EQ(values, ort_values(*expected)) << folded.node.str();
+            EXPECT_EQ(folded.shape, expected->at("dims").get<std::vector<int64_t>>()) << folded.node.str();
+            ++folded_checked;
+        }
+        for (int n = 0; n < graph.node_size(); ++n) {
+            const onnx::NodeProto& node = graph.node(n);
+            auto from = producer.find(node.input_size() ? node.input(0) : "");
+            if (node.op_type() == "Gather" && from != producer.end() && from->second->op_type() == "Shape") {
+                EXPECT_TRUE(folded_positions.count(static_cast<size_t>(n))) << node.name() << " gathers from a Shape";
+                ++shape_gathers;
+            }
+        }
+
+        // Kernels: the tensors ONNX Runtime saw at the node.
+        for (const auto& kernel : result.kernels) {
+            const onnx::NodeProto& node = graph.node(static_cast<int>(kernel.node.position));
+            const json* expected = captured(node.output(0));
+            ASSERT_NE(expected, nullptr) << node.output(0);
+            EXPECT_EQ(expected->at("dims").get<kernelgen::Shape>(), kernel.spec.output_shape) << kernel.name;
+            const bool constant = kernel.spec.constant_indices.has_value();
+            cases.push_back(make_case(kernel.spec, model_name + ": " + kernel.name, bytes_of_value(node.input(0)),
+                                      constant ? std::vector<uint8_t>{} : bytes_of_value(node.input(1)),
+                                      node.input_size() == 3 ? bytes_of_value(node.input(2)) : std::vector<uint8_t>{},
+                                      cprogram::unhex(expected->at("hex").get<std::string>())));
+            kernels.push_back(kernel.spec);
+        }
+    }
+    EXPECT_GE(shape_gathers, 7u);
+    EXPECT_GE(folded_checked, 8u);
+    EXPECT_GE(kernels.size(), 11u);
+    run_cases(fresh_dir("torch_kernels"), kernels, cases);
 }
 
 }  // namespace

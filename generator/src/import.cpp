@@ -601,6 +601,7 @@ std::string make_report(const ImportResult& result, const ModelAnalysis& analysi
     size_t in_subgraphs = 0;
     for (const auto& kernel : result.kernels) in_subgraphs += kernel.node.graph.empty() ? 0 : 1;
     report["inference"] = analysis.inference_ran ? Json("ran") : Json(analysis.inference_note);
+    report["rounds"] = analysis.rounds;
     report["summary"] = {{"specs", result.kernels.size()},
                          {"specs_in_subgraphs", in_subgraphs},
                          {"folded", result.folded.size()},

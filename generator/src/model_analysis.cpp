@@ -197,9 +197,7 @@ std::unique_ptr<GraphScope> build_scope(const onnx::GraphProto& graph, const Gra
     for (const auto& tensor : graph.initializer()) {
         scope->defined.insert(tensor.name());
         // An initializer that is also an input is only a default the caller may override at run time.
-        if (scope->graph_inputs.count(tensor.name())) continue;
-        std::string problem;
-        if (auto value = read_tensor(tensor, problem)) scope->values.emplace(tensor.name(), std::move(*value));
+        if (!scope->graph_inputs.count(tensor.name())) scope->initializers.emplace(tensor.name(), &tensor);
     }
     for (int n = 0; n < graph.node_size(); ++n) {
         const onnx::NodeProto& node = graph.node(n);
@@ -256,11 +254,20 @@ bool plausible_dims(const onnx::TensorProto& tensor) {
     return checked_count(Dims(tensor.dims().begin(), tensor.dims().end()), kMaxElements).has_value();
 }
 
+// Shapes are computed from integers (a Reshape's shape, a Slice's starts): other values matter to inference only
+// when small (a Resize's scales), so larger ones are withheld too.
+constexpr size_t kLargeNonInteger = size_t{4} << 10;
+
+bool shape_data_type(int32_t type) {
+    return type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32 || type == onnx::TensorProto::BOOL;
+}
+
 bool large(const onnx::TensorProto& tensor) {
     const size_t typed = static_cast<size_t>(tensor.int64_data_size()) + static_cast<size_t>(tensor.int32_data_size()) +
                          static_cast<size_t>(tensor.float_data_size()) + static_cast<size_t>(tensor.double_data_size()) +
                          static_cast<size_t>(tensor.uint64_data_size()) + static_cast<size_t>(tensor.string_data_size());
-    return tensor.raw_data().size() > kLargeInitializer || typed * 8 > kLargeInitializer;
+    const size_t bytes = std::max(tensor.raw_data().size(), typed * 8);
+    return bytes > (shape_data_type(tensor.data_type()) ? kLargeInitializer : kLargeNonInteger);
 }
 
 // An initializer shown to inference as an input of its type (its values withheld).
@@ -301,8 +308,16 @@ void append_nodes(const GraphScope& scope, const std::set<std::string>& domains,
     for (int n = 0; n < graph.node_size(); ++n) {
         const onnx::NodeProto& node = graph.node(n);
         if (!known_domain(node, domains)) continue;
+        // A folded node becomes Constants when its values may matter to shapes; a large tensor of floats is left to
+        // inference, which gets its shape from the node as well.
         bool folded = node.output_size() > 0;
-        for (const auto& output : node.output()) folded = folded && (output.empty() || scope.values.count(output));
+        for (const auto& output : node.output()) {
+            if (output.empty()) continue;
+            auto value = scope.values.find(output);
+            folded = folded && value != scope.values.end() &&
+                     (shape_data_type(value->second.type) ? value->second.count() * 8 <= kLargeInitializer
+                                                           : value->second.count() * 8 <= kLargeNonInteger);
+        }
         if (folded) {
             for (const auto& output : node.output()) {
                 if (output.empty()) continue;
@@ -378,6 +393,29 @@ void build_work_graph(const GraphScope& scope, const std::set<std::string>& doma
     }
 }
 
+// Drops the values of initializers and Constant nodes, at any depth, keeping their types and dims.
+void strip_values(onnx::GraphProto* graph) {
+    for (auto& tensor : *graph->mutable_initializer()) {
+        const auto type = tensor.data_type();
+        const Dims dims(tensor.dims().begin(), tensor.dims().end());
+        tensor.Clear();
+        tensor.set_data_type(type);
+        for (int64_t dim : dims) tensor.add_dims(dim);
+    }
+    for (auto& node : *graph->mutable_node()) {
+        for (auto& attribute : *node.mutable_attribute()) {
+            if (attribute.has_t()) {
+                attribute.mutable_t()->clear_raw_data();
+                attribute.mutable_t()->clear_float_data();
+                attribute.mutable_t()->clear_int64_data();
+                attribute.mutable_t()->clear_int32_data();
+                attribute.mutable_t()->clear_double_data();
+            }
+        }
+        for_each_mutable_body(node, [](const std::string&, onnx::GraphProto* body) { strip_values(body); });
+    }
+}
+
 // Runs ONNX's shape inference (with data propagation) on `model` in a child process under `limits`. Returns the
 // inferred model, or nothing with `failure` saying why inference gave none.
 std::optional<onnx::ModelProto> infer_shapes(const onnx::ModelProto& model, const InferenceLimits& limits,
@@ -394,6 +432,7 @@ std::optional<onnx::ModelProto> infer_shapes(const onnx::ModelProto& model, cons
         [&]() {
             onnx::ModelProto inferred = model;
             onnx::shape_inference::InferShapes(inferred, registry, onnx::ShapeInferenceOptions(false, 0, true));
+            strip_values(inferred.mutable_graph());  // only the types are read back
             return inferred.SerializeAsString();
         },
         child);
@@ -477,6 +516,14 @@ size_t fold_scope(GraphScope& scope, int64_t opset, const std::set<std::string>&
             continue;
         }
         if (!foldable.count(node.op_type())) continue;
+        // Every input it names must be known (but a Shape's or a Size's, of which the shape is enough): checked
+        // before any initializer is read.
+        const bool shape_only = node.op_type() == "Shape" || node.op_type() == "Size";
+        bool available = true;
+        for (int i = shape_only ? 1 : 0; i < node.input_size(); ++i) {
+            available = available && (node.input(i).empty() || scope.may_have_value(node.input(i)));
+        }
+        if (!available) continue;
         std::vector<FoldInput> inputs;
         for (const auto& name : node.input()) {
             FoldInput input;
@@ -517,7 +564,20 @@ const TensorValue* GraphScope::value(const std::string& name) const {
     const GraphScope* scope = owner(name);
     if (!scope) return nullptr;
     auto it = scope->values.find(name);
-    return it == scope->values.end() ? nullptr : &it->second;
+    if (it != scope->values.end()) return &it->second;
+    auto initializer = scope->initializers.find(name);
+    if (initializer == scope->initializers.end()) return nullptr;
+    auto cached = scope->read.find(name);
+    if (cached == scope->read.end()) {
+        std::string problem;
+        cached = scope->read.emplace(name, read_tensor(*initializer->second, problem)).first;
+    }
+    return cached->second ? &*cached->second : nullptr;
+}
+
+bool GraphScope::may_have_value(const std::string& name) const {
+    const GraphScope* scope = owner(name);
+    return scope && (scope->values.count(name) || scope->initializers.count(name));
 }
 
 const onnx::TypeProto* GraphScope::type(const std::string& name) const {

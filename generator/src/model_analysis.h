@@ -28,14 +28,18 @@ struct GraphScope {
     std::string name_prefix;  // for kernel names: "" for the main graph, else the holding node and branch: "If_0_then_"
     std::set<std::string> defined;                   // inputs, initializers and node outputs of this graph
     std::set<std::string> graph_inputs;              // this graph's own inputs
-    std::map<std::string, TensorValue> values;       // known values
+    std::map<std::string, TensorValue> values;       // values folding computed
+    // Initializers that are not inputs: constants, read when first asked for (most are weights nobody folds).
+    std::map<std::string, const onnx::TensorProto*> initializers;
+    mutable std::map<std::string, std::optional<TensorValue>> read;
     std::map<std::string, onnx::TypeProto> types;    // declared or inferred types
     std::map<std::string, int> producers;            // node output -> index of the node that makes it
     std::map<std::pair<int, std::string>, std::unique_ptr<GraphScope>> children;  // (node, attribute) -> body
     std::map<int, std::vector<std::string>> body_keys;  // node -> the attributes of its bodies, in the node's order
 
     const GraphScope* owner(const std::string& name) const;  // the scope that defines `name`, or nullptr
-    const TensorValue* value(const std::string& name) const;
+    const TensorValue* value(const std::string& name) const;  // nullptr when not known (or not readable)
+    bool may_have_value(const std::string& name) const;        // known, or an initializer not read yet
     const onnx::TypeProto* type(const std::string& name) const;
 };
 

@@ -28,7 +28,7 @@ constexpr uint64_t kMaxModelBytes = (uint64_t{2} << 30) - 1;
 // 16 MiB limit for a spec file).
 constexpr uint64_t kMaxConstantIndices = uint64_t{1} << 20;
 // Most rounds of shape inference and folding (each round folds what the last inference made known).
-constexpr int kMaxFoldRounds = 16;
+constexpr int kMaxFoldRounds = 64;
 
 // How far ONNX's shape inference may go on one model: it runs in a child process under these limits, so that a
 // model that crashes it, or makes it allocate or loop without end, ends the child and never kernelgen.

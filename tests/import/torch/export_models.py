@@ -1,0 +1,139 @@
+"""Exports the PyTorch models of import_test's TorchExports tests, as a user would (torch.onnx.export, dynamic axes,
+random weights), and writes for each, into OUT_DIR:
+
+  <name>.onnx          the export, untouched
+  <name>.capture.onnx  the same model with the inputs and outputs of every indexing node of the main graph added as
+                       graph outputs named <value>.captured (but for graph inputs and initializers, known
+                       otherwise), so that ONNX Runtime shows the tensors each node sees
+  <name>.inputs.json   random inputs at the sizes the test binds (hex, as tests/import/run_model_ort.js reads them)
+  manifest.json        per model: the --dim values to bind
+
+Run with Debian's /usr/bin/python3 (python3-torch, python3-onnx):  export_models.py OUT_DIR
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+from torch import nn
+
+torch.manual_seed(2026)
+RNG = np.random.default_rng(2026)
+OUT = sys.argv[1]
+os.makedirs(OUT, exist_ok=True)
+CAPTURED = ".captured"  # the suffix of a captured value's graph output
+INDEXING = {"Gather", "GatherElements", "GatherND", "ScatterND", "ScatterElements", "Scatter"}
+manifest = {}
+
+
+class TokenEmbedding(nn.Module):
+    """A decoder's input layer: token embedding plus learned positions taken by arange(seq)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tokens = nn.Embedding(100, 16)
+        self.positions = nn.Embedding(64, 16)
+
+    def forward(self, ids):
+        positions = torch.arange(ids.shape[1], device=ids.device)
+        return self.tokens(ids) + self.positions(positions)
+
+
+class KvCacheUpdate(nn.Module):
+    """A GPT-2-style decoder step writing this step's keys into the cache at a run-time position."""
+
+    def forward(self, cache, new_kv, pos):
+        cache = cache.clone()
+        cache[:, :, pos] = new_kv
+        return cache
+
+
+class TopkGather(nn.Module):
+    """Pick the k best-scoring rows of each batch entry: TopK, then torch.gather."""
+
+    def forward(self, scores, features):
+        _, idx = torch.topk(scores, 4, dim=1)
+        idx = idx.unsqueeze(-1).expand(-1, -1, features.shape[2])
+        return torch.gather(features, 1, idx)
+
+
+class SegmentSum(nn.Module):
+    """Segment statistics: scatter_add_ of values into their segments."""
+
+    def forward(self, values, segments):
+        out = torch.zeros(values.shape[0], 8, dtype=values.dtype)
+        return out.scatter_add_(1, segments, values)
+
+
+class AdvancedIndexing(nn.Module):
+    """x[b_idx, idx]: rows picked by (batch, position) pairs."""
+
+    def forward(self, x, b_idx, idx):
+        return x[b_idx, idx]
+
+
+class EmbeddingTables(nn.Module):
+    """A DLRM-style sparse part: one embedding table per categorical feature, concatenated."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables = nn.ModuleList([nn.Embedding(n, 8) for n in (10, 20, 30)])
+
+    def forward(self, categories):
+        return torch.cat([t(categories[:, i]) for i, t in enumerate(self.tables)], dim=1)
+
+
+def export(name, model, args, input_names, dynamic_axes, dims, opset=16):
+    path = os.path.join(OUT, name + ".onnx")
+    torch.onnx.export(model, args, path, input_names=input_names, output_names=["out"],
+                      dynamic_axes=dynamic_axes, opset_version=opset)
+    exported = onnx.load(path)
+    # The capture model: every input and output of the main graph's indexing nodes as a graph output.
+    inferred = onnx.shape_inference.infer_shapes(exported)
+    types = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output)}
+    initializers = {t.name for t in exported.graph.initializer}
+    # Graph inputs are known from the inputs file (and ONNX Runtime 1.30 crashes on an input that is also an output).
+    present = {o.name for o in exported.graph.output} | {i.name for i in exported.graph.input}
+    for node in exported.graph.node:
+        if node.op_type not in INDEXING:
+            continue
+        for value in list(node.input) + list(node.output):
+            if not value or value in present or value in initializers:
+                continue
+            present.add(value)
+            info = types.get(value)
+            elem = info.type.tensor_type.elem_type if info is not None else onnx.TensorProto.FLOAT
+            # Through an Identity: ONNX Runtime 1.30 crashes when some values (a Range's) are graph outputs.
+            exported.graph.node.append(onnx.helper.make_node("Identity", [value], [value + CAPTURED]))
+            exported.graph.output.append(onnx.helper.make_tensor_value_info(value + CAPTURED, elem, None))
+    onnx.save(exported, os.path.join(OUT, name + ".capture.onnx"))
+    feeds = {}
+    for input_name, value in zip(input_names, args):
+        array = value.numpy()
+        kind = {np.dtype("float32"): "float32", np.dtype("int64"): "int64", np.dtype("int32"): "int32"}[array.dtype]
+        feeds[input_name] = {"type": kind, "dims": list(array.shape), "hex": array.tobytes().hex()}
+    with open(os.path.join(OUT, name + ".inputs.json"), "w") as f:
+        json.dump(feeds, f)
+    manifest[name] = {"dims": dims}
+
+
+batch, seq = 2, 5
+export("token_embedding", TokenEmbedding(), (torch.randint(0, 100, (batch, seq)),), ["ids"],
+       {"ids": {0: "batch", 1: "seq"}}, {"batch": batch, "seq": seq})
+export("kv_cache_update", KvCacheUpdate(),
+       (torch.randn(batch, 2, 8, 4), torch.randn(batch, 2, 4), torch.tensor(3)), ["cache", "new_kv", "pos"],
+       {"cache": {0: "batch"}, "new_kv": {0: "batch"}}, {"batch": batch})
+export("topk_gather", TopkGather(), (torch.randn(batch, 10), torch.randn(batch, 10, 6)), ["scores", "features"],
+       {"scores": {0: "batch"}, "features": {0: "batch"}}, {"batch": batch})
+export("segment_sum", SegmentSum(), (torch.randn(batch, 12), torch.randint(0, 8, (batch, 12))), ["values", "segments"],
+       {"values": {0: "batch"}, "segments": {0: "batch"}}, {"batch": batch})
+export("advanced_indexing", AdvancedIndexing(),
+       (torch.randn(batch, 7, 3), torch.tensor([1, 0, 1]), torch.tensor([6, -2, 0])), ["x", "b_idx", "idx"],
+       {"x": {0: "batch", 1: "seq"}, "b_idx": {0: "picks"}, "idx": {0: "picks"}}, {"batch": batch, "seq": 7, "picks": 3})
+export("embedding_tables", EmbeddingTables(), (torch.stack([torch.randint(0, n, (batch,)) for n in (10, 20, 30)], 1),),
+       ["categories"], {"categories": {0: "batch"}}, {"batch": batch})
+with open(os.path.join(OUT, "manifest.json"), "w") as f:
+    json.dump(manifest, f, indent=1)
+print("exported", len(manifest), "models", file=sys.stderr)
