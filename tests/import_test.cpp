@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <limits>
 #include <cmath>
 #include <map>
 #include <set>
@@ -31,6 +33,7 @@
 
 #include "c_program.h"
 #include "child_process.h"
+#include "constant_folding.h"
 #include "kernelgen/generate.h"
 #include "kernelgen/import.h"
 #include "text_files.h"
@@ -1094,6 +1097,557 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     EXPECT_GE(folded_checked, 8u);
     EXPECT_GE(kernels.size(), 11u);
     run_cases(fresh_dir("torch_kernels"), kernels, cases);
+}
+
+// --- subgraphs: If, Loop and Scan bodies ---------------------------------------------------------------------------
+
+onnx::GraphProto* add_body(onnx::NodeProto& node, const std::string& attribute, const std::string& name) {
+    auto* a = node.add_attribute();
+    a->set_name(attribute);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    a->mutable_g()->set_name(name);
+    return a->mutable_g();
+}
+
+void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* infos, const std::string& name, int32_t type,
+               const std::vector<int64_t>& dims, bool shaped = true) {
+    auto* info = infos->Add();
+    info->set_name(name);
+    info->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    if (!shaped) return;
+    auto* shape = info->mutable_type()->mutable_tensor_type()->mutable_shape();
+    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+}
+
+// A model whose indexing nodes all sit in bodies: an If ("route") holding another If ("inner") in its then branch,
+// whose branches gather different numbers of rows; a ScatterND in the outer else branch; a Gather of row i in a
+// Loop ("steps") body; a Gather in a Scan ("scan") body; and a Gather by a branch's own Constant.
+Model subgraph_model() {
+    Model m(16);
+    m.input("cond", onnx::TensorProto::BOOL, {});
+    m.input("cond2", onnx::TensorProto::BOOL, {});
+    m.input("data", kFloat, {6, 4});
+    m.input("idx", kInt64, {3});
+    m.input("idx_b", kInt64, {5});
+    m.input("sidx", kInt64, {2, 1});
+    m.input("upd", kFloat, {2, 4});
+    m.input("seq", kInt64, {3});
+    onnx::NodeProto& route = m.node("If", {"cond"}, "route_out", "route");
+    onnx::GraphProto* then_branch = add_body(route, "then_branch", "route_then");
+    onnx::NodeProto& inner = Model::add_node(then_branch, "If", {"cond2"}, "inner_out", "inner");
+    add_value(then_branch->mutable_output(), "inner_out", kFloat, {}, false);
+    onnx::GraphProto* pick3 = add_body(inner, "then_branch", "inner_then");
+    Model::add_node(pick3, "Gather", {"data", "idx"}, "picked3", "pick3");
+    add_value(pick3->mutable_output(), "picked3", kFloat, {3, 4});
+    onnx::GraphProto* pick5 = add_body(inner, "else_branch", "inner_else");
+    Model::add_node(pick5, "Gather", {"data", "idx_b"}, "picked5", "pick5");
+    add_value(pick5->mutable_output(), "picked5", kFloat, {5, 4});
+    onnx::GraphProto* else_branch = add_body(route, "else_branch", "route_else");
+    Model::add_node(else_branch, "ScatterND", {"data", "sidx", "upd"}, "updated", "update");
+    add_value(else_branch->mutable_output(), "updated", kFloat, {6, 4});
+
+    m.initializer("trips", kInt64, {}, {3});
+    onnx::NodeProto& loop = m.node("Loop", {"trips", ""}, "steps_out", "steps");
+    onnx::GraphProto* body = add_body(loop, "body", "steps_body");
+    add_value(body->mutable_input(), "i", kInt64, {});
+    add_value(body->mutable_input(), "go", onnx::TensorProto::BOOL, {});
+    Model::add_node(body, "Identity", {"go"}, "go_on", "");
+    Model::add_node(body, "Gather", {"data", "i"}, "row_out", "row");
+    add_value(body->mutable_output(), "go_on", onnx::TensorProto::BOOL, {});
+    add_value(body->mutable_output(), "row_out", kFloat, {4});
+
+    onnx::NodeProto& scan = m.node("Scan", {"seq"}, "scan_out", "scan");
+    Model::attribute(scan, "num_scan_inputs", 1);
+    onnx::GraphProto* scan_body = add_body(scan, "body", "scan_body");
+    add_value(scan_body->mutable_input(), "t", kInt64, {});
+    onnx::NodeProto& constant = Model::add_node(scan_body, "Constant", {}, "two", "");
+    auto* value = constant.add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    Model::fill(value->mutable_t(), "", kInt64, {2}, {5, -6});
+    Model::add_node(scan_body, "Gather", {"data", "t"}, "looked", "lookup");
+    Model::add_node(scan_body, "Gather", {"data", "two"}, "fixed", "fixed_rows");
+    add_value(scan_body->mutable_output(), "looked", kFloat, {4});
+    m.output("route_out", kFloat, {});
+    m.proto().mutable_graph()->mutable_output()->Mutable(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+    m.output("steps_out", kFloat, {3, 4});
+    m.output("scan_out", kFloat, {3, 4});
+    return m;
+}
+
+TEST(ImportSubgraphs, BodiesImportWithTheirPathsAndAgreeWithOnnxRuntime) {
+    kernelgen::ImportOptions options;
+    options.prefix = "m_";
+    const Model model = subgraph_model();
+    const auto result = kernelgen::import_model(model.bytes(), "bodies.onnx", options);
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    EXPECT_TRUE(result.skipped.empty()) << result.skipped.front().node.str() << ": " << result.skipped.front().reason;
+    std::vector<std::string> names;
+    for (const auto& kernel : result.kernels) names.push_back(kernel.name + " <- " + kernel.node.str() + " " + kernel.node.path());
+    EXPECT_EQ(names, (std::vector<std::string>{
+                         "m_inner_then_pick3 <- node \"pick3\" (Gather, #0 in route/then/inner/then) route/then/inner/then/pick3",
+                         "m_inner_else_pick5 <- node \"pick5\" (Gather, #0 in route/then/inner/else) route/then/inner/else/pick5",
+                         "m_route_else_update <- node \"update\" (ScatterND, #0 in route/else) route/else/update",
+                         "m_steps_body_row <- node \"row\" (Gather, #1 in steps/body) steps/body/row",
+                         "m_scan_body_lookup <- node \"lookup\" (Gather, #1 in scan/body) scan/body/lookup",
+                         "m_scan_body_fixed_rows <- node \"fixed_rows\" (Gather, #2 in scan/body) scan/body/fixed_rows",
+                     }));
+    ASSERT_EQ(result.kernels.size(), 6u);
+    EXPECT_EQ(result.kernels[4].spec.indices_shape, kernelgen::Shape{});                  // one t per iteration
+    EXPECT_TRUE(result.kernels[5].spec.constant_indices.has_value());                    // the body's Constant
+    EXPECT_EQ(kernelgen::import_summary(result, "bodies.onnx"), "bodies.onnx: 6 specs (6 in subgraphs), 0 folded, 0 skipped");
+    const json report = json::parse(result.report);
+    ASSERT_EQ(report.at("nodes").size(), 6u);
+    EXPECT_EQ(report.at("nodes")[0].at("path"), "route/then/inner/then/pick3");
+    EXPECT_EQ(report.at("nodes")[0].at("spec"), "m_inner_then_pick3.json");
+    if (!have_ort()) GTEST_SKIP() << "node or onnxruntime-node missing: the kernels are not compared with ONNX Runtime";
+
+    // ONNX Runtime runs the model three times, once down each branch.
+    const std::vector<float> data{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24};
+    const std::vector<int64_t> idx{5, -6, 2}, idx_b{0, -1, 3, 3, 1}, sidx{4, -1}, seq{2, -1, 0};
+    const std::vector<float> upd{-1, -2, -3, -4, -5, -6, -7, -8};
+    const fs::path dir = fresh_dir("bodies");
+    write_text(dir / "model.onnx", model.bytes());
+    std::vector<json> outputs;
+    for (auto [c1, c2] : {std::pair{1, 1}, std::pair{1, 0}, std::pair{0, 1}}) {
+        json feeds;
+        auto put = [&](const std::string& name, const std::string& type, std::vector<int64_t> dims, std::vector<uint8_t> bytes) {
+            feeds[name] = {{"type", type}, {"dims", dims}, {"hex", cprogram::hex(bytes)}};
+        };
+        put("cond", "bool", {}, {static_cast<uint8_t>(c1)});
+        put("cond2", "bool", {}, {static_cast<uint8_t>(c2)});
+        put("data", "float32", {6, 4}, cprogram::bytes_of(data));
+        put("idx", "int64", {3}, cprogram::bytes_of(idx));
+        put("idx_b", "int64", {5}, cprogram::bytes_of(idx_b));
+        put("sidx", "int64", {2, 1}, cprogram::bytes_of(sidx));
+        put("upd", "float32", {2, 4}, cprogram::bytes_of(upd));
+        put("seq", "int64", {3}, cprogram::bytes_of(seq));
+        const std::string tag = std::to_string(c1) + std::to_string(c2);
+        write_text(dir / ("inputs" + tag + ".json"), feeds.dump());
+        std::string log;
+        outputs.push_back(run_ort(dir / "model.onnx", dir / ("inputs" + tag + ".json"), dir / ("outputs" + tag + ".json"), log));
+        ASSERT_FALSE(outputs.back().is_null()) << log;
+    }
+    auto out = [&](size_t run, const std::string& name) { return cprogram::unhex(outputs[run].at(name).at("hex").get<std::string>()); };
+    auto row = [&](const std::vector<uint8_t>& rows, size_t r) {
+        return std::vector<uint8_t>(rows.begin() + static_cast<std::ptrdiff_t>(r * 16), rows.begin() + static_cast<std::ptrdiff_t>(r * 16 + 16));
+    };
+    const auto data_bytes = cprogram::bytes_of(data);
+    std::vector<kernelgen::KernelSpec> kernels;
+    for (const auto& kernel : result.kernels) kernels.push_back(kernel.spec);
+    std::vector<cprogram::Case> cases{
+        make_case(kernels[0], "then, then", data_bytes, cprogram::bytes_of(idx), {}, out(0, "route_out")),
+        make_case(kernels[1], "then, else", data_bytes, cprogram::bytes_of(idx_b), {}, out(1, "route_out")),
+        make_case(kernels[2], "else", data_bytes, cprogram::bytes_of(sidx), cprogram::bytes_of(upd), out(2, "route_out")),
+    };
+    for (int64_t i = 0; i < 3; ++i) {
+        cases.push_back(make_case(kernels[3], "iteration " + std::to_string(i), data_bytes, cprogram::bytes_of(std::vector<int64_t>{i}),
+                                  {}, row(out(0, "steps_out"), static_cast<size_t>(i))));
+        cases.push_back(make_case(kernels[4], "scan step " + std::to_string(i), data_bytes,
+                                  cprogram::bytes_of(std::vector<int64_t>{seq[static_cast<size_t>(i)]}), {},
+                                  row(out(0, "scan_out"), static_cast<size_t>(i))));
+    }
+    run_cases(dir / "c", {kernels[0], kernels[1], kernels[2], kernels[3], kernels[4]}, cases);
+}
+
+// --- constant folding -------------------------------------------------------------------------------------------
+
+kernelgen::TensorValue ints_value(int32_t type, const std::vector<int64_t>& dims, const std::vector<int64_t>& values) {
+    kernelgen::TensorValue v;
+    v.type = type;
+    v.dims = dims;
+    v.ints = values;
+    return v;
+}
+
+kernelgen::TensorValue floats_value(const std::vector<int64_t>& dims, const std::vector<double>& values) {
+    kernelgen::TensorValue v;
+    v.type = kFloat;
+    v.dims = dims;
+    v.reals = values;
+    return v;
+}
+
+// Folds one node of `op` (attributes given as a small JSON object: ints, lists of ints, strings) on `inputs`
+// (nullptr: an input left out), at `opset`; returns the first output as "dims: values" JSON, or "not folded".
+std::string fold(const std::string& op, const json& attributes, const std::vector<const kernelgen::TensorValue*>& inputs,
+                 int64_t opset = 17) {
+    onnx::NodeProto node;
+    node.set_op_type(op);
+    std::vector<kernelgen::FoldInput> in;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        node.add_input(inputs[i] ? "in" + std::to_string(i) : "");
+        kernelgen::FoldInput input;
+        input.present = inputs[i] != nullptr;
+        input.value = inputs[i];
+        in.push_back(input);
+    }
+    node.add_output("out");
+    for (const auto& [key, value] : attributes.items()) {
+        auto* a = node.add_attribute();
+        a->set_name(key);
+        if (value.is_string()) {
+            a->set_type(onnx::AttributeProto::STRING);
+            a->set_s(value.get<std::string>());
+        } else if (value.is_array()) {
+            a->set_type(onnx::AttributeProto::INTS);
+            for (const auto& item : value) a->add_ints(item.get<int64_t>());
+        } else {
+            a->set_type(onnx::AttributeProto::INT);
+            a->set_i(value.get<int64_t>());
+        }
+    }
+    auto out = kernelgen::fold_node(node, opset, in);
+    if (!out) return "not folded";
+    return json(out->front().dims).dump() + ": " + kernelgen::value_json(out->front()).dump();
+}
+
+// Hand-worked values of ONNX's rules in the corners exporters reach: integer division and Mod's two signs,
+// Slice's clamping and negative steps, Range's count, Reshape's 0 and -1, broadcasting, Cast's truncation, and
+// what is left to run time (division by zero, overflow, an index out of range, a value too large for its type).
+TEST(Folding, HandWorkedValues) {
+    using kernelgen::TensorValue;
+    const TensorValue a = ints_value(kInt64, {4}, {7, -7, 7, -7}), b2 = ints_value(kInt64, {4}, {2, 2, -2, -2});
+    const TensorValue b3 = ints_value(kInt64, {4}, {3, 3, -3, -3});
+    EXPECT_EQ(fold("Div", {}, {&a, &b2}), "[4]: [3,-3,-3,3]");  // truncation toward zero, as ONNX Runtime
+    EXPECT_EQ(fold("Mod", {}, {&a, &b3}), "[4]: [1,2,-2,-1]");  // the sign of the divisor
+    EXPECT_EQ(fold("Mod", {{"fmod", 1}}, {&a, &b3}), "[4]: [1,-1,1,-1]");  // the sign of the dividend
+    const TensorValue zero = ints_value(kInt64, {}, {0}), minus_one = ints_value(kInt64, {}, {-1});
+    const TensorValue lowest = ints_value(kInt64, {}, {std::numeric_limits<int64_t>::min()});
+    EXPECT_EQ(fold("Div", {}, {&a, &zero}), "not folded");
+    EXPECT_EQ(fold("Div", {}, {&lowest, &minus_one}), "not folded");
+    EXPECT_EQ(fold("Mod", {}, {&lowest, &minus_one}), "[]: 0");
+    const TensorValue i32max = ints_value(kInt32, {}, {2147483647}), i32one = ints_value(kInt32, {}, {1});
+    EXPECT_EQ(fold("Add", {}, {&i32max, &i32one}), "[]: -2147483648");  // wraps in the type's width
+    EXPECT_EQ(fold("Add", {}, {&i32max, &minus_one}), "not folded");  // int32 and int64: not a valid node
+
+    const TensorValue ten = ints_value(kInt64, {10}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+    const TensorValue s8 = ints_value(kInt64, {1}, {8}), e1 = ints_value(kInt64, {1}, {1}), step3 = ints_value(kInt64, {1}, {-3});
+    EXPECT_EQ(fold("Slice", {}, {&ten, &s8, &e1, nullptr, &step3}), "[3]: [8,5,2]");
+    const TensorValue big = ints_value(kInt64, {1}, {std::numeric_limits<int64_t>::max()});
+    const TensorValue small = ints_value(kInt64, {1}, {std::numeric_limits<int64_t>::min()});
+    const TensorValue back = ints_value(kInt64, {1}, {-1});
+    EXPECT_EQ(fold("Slice", {}, {&ten, &big, &small, nullptr, &back}), "[10]: [9,8,7,6,5,4,3,2,1,0]");
+    const TensorValue m2 = ints_value(kInt64, {1}, {-2});
+    EXPECT_EQ(fold("Slice", {}, {&ten, &m2, &big}), "[2]: [8,9]");
+    EXPECT_EQ(fold("Slice", {{"starts", {2}}, {"ends", {5}}}, {&ten}, 9), "[3]: [2,3,4]");  // opset 9: attributes
+
+    const TensorValue r1 = ints_value(kInt64, {}, {1}), r10 = ints_value(kInt64, {}, {10}), r3 = ints_value(kInt64, {}, {3});
+    const TensorValue m4 = ints_value(kInt64, {}, {-4});
+    EXPECT_EQ(fold("Range", {}, {&r1, &r10, &r3}), "[3]: [1,4,7]");
+    EXPECT_EQ(fold("Range", {}, {&r10, &r1, &m4}), "[3]: [10,6,2]");
+    EXPECT_EQ(fold("Range", {}, {&r10, &r1, &r3}), "[0]: []");
+    EXPECT_EQ(fold("Range", {}, {&r1, &r10, &zero}), "not folded");
+
+    const TensorValue six = ints_value(kInt64, {2, 3}, {1, 2, 3, 4, 5, 6});
+    const TensorValue keep = ints_value(kInt64, {2}, {0, -1}), flat = ints_value(kInt64, {1}, {-1});
+    EXPECT_EQ(fold("Reshape", {}, {&six, &keep}), "[2,3]: [[1,2,3],[4,5,6]]");
+    EXPECT_EQ(fold("Reshape", {}, {&six, &flat}), "[6]: [1,2,3,4,5,6]");
+    EXPECT_EQ(fold("Transpose", {}, {&six}), "[3,2]: [[1,4],[2,5],[3,6]]");
+    const TensorValue to3x1 = ints_value(kInt64, {3}, {2, 1, 3});
+    const TensorValue column = ints_value(kInt64, {2, 1}, {10, 20});
+    EXPECT_EQ(fold("Expand", {}, {&column, &to3x1}), "[2,2,3]: [[[10,10,10],[20,20,20]],[[10,10,10],[20,20,20]]]");
+    const TensorValue reps = ints_value(kInt64, {2}, {1, 2});
+    EXPECT_EQ(fold("Tile", {}, {&six, &reps}), "[2,6]: [[1,2,3,1,2,3],[4,5,6,4,5,6]]");
+    EXPECT_EQ(fold("Concat", {{"axis", -1}}, {&six, &six}), "[2,6]: [[1,2,3,1,2,3],[4,5,6,4,5,6]]");
+    const TensorValue axes = ints_value(kInt64, {2}, {0, -1});
+    EXPECT_EQ(fold("Unsqueeze", {}, {&ten, &axes}), "[1,10,1]: [[[0],[1],[2],[3],[4],[5],[6],[7],[8],[9]]]");
+    EXPECT_EQ(fold("Unsqueeze", {{"axes", {0}}}, {&r1}, 11), "[1]: [1]");  // opset 11: an attribute
+    const TensorValue ones = ints_value(kInt64, {1, 2, 1}, {4, 5});
+    EXPECT_EQ(fold("Squeeze", {}, {&ones}), "[2]: [4,5]");
+    const TensorValue axis1 = ints_value(kInt64, {1}, {1});
+    EXPECT_EQ(fold("ReduceSum", {{"keepdims", 0}}, {&six, &axis1}), "[2]: [6,15]");
+    EXPECT_EQ(fold("ReduceProd", {}, {&six}), "[1,1]: [[720]]");
+    EXPECT_EQ(fold("ReduceMax", {{"axes", {0}}, {"keepdims", 0}}, {&six}), "[3]: [4,5,6]");
+    EXPECT_EQ(fold("Shape", {{"start", -1}}, {&six}), "[1]: [3]");
+    EXPECT_EQ(fold("Size", {}, {&six}), "[]: 6");
+    const TensorValue shape = ints_value(kInt64, {2}, {2, 1});
+    EXPECT_EQ(fold("ConstantOfShape", {}, {&shape}), "[2,1]: [[0.0],[0.0]]");  // a float 0 by default
+
+    const TensorValue f = floats_value({4}, {2.7, -2.7, 0.5, 1e30});
+    EXPECT_EQ(fold("Cast", {{"to", kInt64}}, {&f}), "not folded");  // 1e30 does not fit
+    const TensorValue g = floats_value({3}, {2.7, -2.7, 0.5});
+    EXPECT_EQ(fold("Cast", {{"to", kInt64}}, {&g}), "[3]: [2,-2,0]");
+    EXPECT_EQ(fold("Floor", {}, {&g}), "[3]: [2.0,-3.0,0.0]");
+    const TensorValue half = floats_value({}, {0.5});
+    EXPECT_EQ(fold("Mul", {}, {&g, &half}), "[3]: [1.35,-1.35,0.25]");  // rounded to float32 once
+
+    const TensorValue x = ints_value(kInt64, {2, 2}, {1, 2, 3, 4}), y = ints_value(kInt64, {2}, {2, 2});
+    EXPECT_EQ(fold("Less", {}, {&x, &y}), "[2,2]: [[true,false],[false,false]]");
+    EXPECT_EQ(fold("Equal", {}, {&x, &y}), "[2,2]: [[false,true],[false,false]]");
+    const TensorValue cond = ints_value(onnx::TensorProto::BOOL, {2}, {1, 0});
+    EXPECT_EQ(fold("Where", {}, {&cond, &x, &y}), "[2,2]: [[1,2],[3,2]]");
+    EXPECT_EQ(fold("Not", {}, {&cond}), "[2]: [false,true]");
+
+    const TensorValue rows = ints_value(kInt64, {3, 2}, {1, 2, 3, 4, 5, 6}), picks = ints_value(kInt64, {2}, {-1, 0});
+    EXPECT_EQ(fold("Gather", {}, {&rows, &picks}), "[2,2]: [[5,6],[1,2]]");
+    const TensorValue far = ints_value(kInt64, {1}, {3});
+    EXPECT_EQ(fold("Gather", {}, {&rows, &far}), "not folded");  // out of range: left to the kernel's check
+    EXPECT_EQ(fold("Pad", {}, {&rows}), "not folded");           // not an operator folding knows
+}
+
+// Each indexing operator folded from initializers gives what its kernel gives on the same tensors: the same node
+// with its data (and updates) as graph inputs becomes a constant-indices spec, whose kernel runs on them.
+TEST(Folding, IndexingNodesEqualTheirKernels) {
+    struct Node {
+        std::string op;
+        std::vector<int64_t> data_dims, indices_dims, updates_dims;
+        std::vector<int64_t> indices;
+        std::vector<std::pair<std::string, json>> attributes;
+    };
+    const std::vector<Node> nodes{
+        {"Gather", {3, 4}, {2, 2}, {}, {3, -4, 0, 1}, {{"axis", -1}}},
+        {"GatherElements", {3, 4}, {2, 4}, {}, {2, -1, 0, 1, -3, 2, 1, 0}, {{"axis", 0}}},
+        {"GatherND", {2, 3, 4}, {2, 2, 1}, {}, {2, -1, 0, 1}, {{"batch_dims", 1}}},
+        {"ScatterND", {5, 2}, {4, 1}, {4, 2}, {1, -4, 4, 1}, {{"reduction", "add"}}},        // a duplicate row
+        {"ScatterElements", {3, 3}, {2, 3}, {2, 3}, {0, 2, -1, 0, 2, -1}, {{"axis", 0}, {"reduction", "max"}}},
+    };
+    std::mt19937 random(19);
+    std::vector<kernelgen::KernelSpec> kernels;
+    std::vector<cprogram::Case> cases;
+    for (const auto& n : nodes) {
+        SCOPED_TRACE(n.op);
+        auto count = [](const std::vector<int64_t>& dims) {
+            int64_t c = 1;
+            for (int64_t d : dims) c *= d;
+            return c;
+        };
+        std::vector<float> data(static_cast<size_t>(count(n.data_dims))), updates(static_cast<size_t>(count(n.updates_dims)));
+        for (auto& v : data) v = static_cast<float>(static_cast<int>(random() % 19) - 9) / 2.0f;
+        for (auto& v : updates) v = static_cast<float>(static_cast<int>(random() % 19) - 9) / 2.0f;
+        auto float_tensor = [](onnx::TensorProto* t, const std::string& name, const std::vector<int64_t>& dims,
+                               const std::vector<float>& values) {
+            t->set_name(name);
+            t->set_data_type(kFloat);
+            for (int64_t d : dims) t->add_dims(d);
+            for (float v : values) t->add_float_data(v);
+        };
+        const bool scatter = !n.updates_dims.empty();
+        std::vector<uint8_t> folded_bytes;
+        for (const bool constant_data : {true, false}) {
+            Model m(18);
+            if (constant_data) {
+                float_tensor(m.proto().mutable_graph()->add_initializer(), "data", n.data_dims, data);
+                if (scatter) float_tensor(m.proto().mutable_graph()->add_initializer(), "updates", n.updates_dims, updates);
+            } else {
+                m.input("data", kFloat, n.data_dims);
+                if (scatter) m.input("updates", kFloat, n.updates_dims);
+            }
+            m.initializer("indices", kInt64, n.indices_dims, n.indices);
+            std::vector<std::string> inputs{"data", "indices"};
+            if (scatter) inputs.push_back("updates");
+            onnx::NodeProto& node = m.node(n.op, inputs, "out", "node");
+            for (const auto& [key, value] : n.attributes) {
+                if (value.is_string()) Model::attribute(node, key, value.get<std::string>());
+                else Model::attribute(node, key, value.get<int64_t>());
+            }
+            m.output("out", kFloat, {});
+            m.proto().mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+            const auto result = kernelgen::import_model(m.bytes(), n.op + ".onnx");
+            ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+            ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+            if (constant_data) {
+                ASSERT_EQ(result.folded.size(), 1u);
+                std::vector<double> values;
+                flatten_json(result.folded[0].value, values);
+                folded_bytes = cprogram::bytes_of(std::vector<float>(values.begin(), values.end()));
+            } else {
+                ASSERT_EQ(result.kernels.size(), 1u);
+                kernels.push_back(result.kernels[0].spec);
+                ASSERT_TRUE(kernels.back().constant_indices.has_value());
+                kernels.back().name = "fold_" + std::to_string(kernels.size());  // one name per kernel of the run
+                cases.push_back(make_case(kernels.back(), n.op + ": the folded value", cprogram::bytes_of(data), {},
+                                          scatter ? cprogram::bytes_of(updates) : std::vector<uint8_t>{}, folded_bytes));
+            }
+        }
+    }
+    ASSERT_EQ(kernels.size(), 5u);
+    run_cases(fresh_dir("folding"), kernels, cases);
+}
+
+// Shape arithmetic once the dims are bound: Shape -> Gather -> Unsqueeze -> Concat chains are folded, indices
+// computed from them become constant indices, and a node with one unknown input is not folded.
+TEST(Folding, ShapeChainsOnceDimsAreBound) {
+    Model m(17);
+    m.input("x", kFloat, {kDynamic, 6});
+    m.input("ids", kInt64, {kDynamic});
+    m.node("Shape", {"x"}, "shape", "shape");
+    m.initializer("zero", kInt64, {}, {0});
+    m.initializer("axis0", kInt64, {1}, {0});
+    m.node("Gather", {"shape", "zero"}, "n", "batch_of_shape");                // folded: N
+    m.node("Unsqueeze", {"n", "axis0"}, "n1", "");
+    Model::attribute(m.node("Concat", {"n1", "n1"}, "n2", ""), "axis", 0);
+    m.initializer("step", kInt64, {}, {1});
+    m.initializer("minus_one", kInt64, {}, {-1});
+    m.node("Range", {"zero", "n", "step"}, "iota", "");                      // 0 .. N-1, computed at import
+    m.node("Sub", {"minus_one", "iota"}, "reversed", "");                    // -1 .. -N
+    m.node("Gather", {"x", "reversed"}, "flipped", "flip");                   // constant indices
+    m.node("Gather", {"n2", "zero"}, "n_again", "from_concat");               // folded
+    m.node("Gather", {"x", "ids"}, "looked", "lookup");                       // indices unknown: a kernel
+    for (const auto& [out, type] : {std::pair{"n", kInt64}, std::pair{"flipped", kFloat}, std::pair{"n_again", kInt64},
+                                    std::pair{"looked", kFloat}}) {
+        m.output(out, type, {});
+        auto* outputs = m.proto().mutable_graph()->mutable_output();
+        outputs->Mutable(outputs->size() - 1)->mutable_type()->mutable_tensor_type()->clear_shape();
+    }
+    kernelgen::ImportOptions options;
+    options.dims["N"] = 4;
+    const auto result = kernelgen::import_model(m.bytes(), "chain.onnx", options);
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+    ASSERT_EQ(result.folded.size(), 2u);
+    EXPECT_EQ(result.folded[0].node.name, "batch_of_shape");
+    EXPECT_EQ(result.folded[0].value, 4);
+    EXPECT_EQ(result.folded[1].node.name, "from_concat");
+    EXPECT_EQ(result.folded[1].value, 4);
+    ASSERT_EQ(result.kernels.size(), 2u);
+    EXPECT_EQ(result.kernels[0].name, "flip");
+    EXPECT_NE(result.kernels[0].spec_text.find("\"indices\": [-1, -2, -3, -4]"), std::string::npos) << result.kernels[0].spec_text;
+    EXPECT_EQ(result.kernels[1].name, "lookup");
+    EXPECT_FALSE(result.kernels[1].spec.constant_indices.has_value());
+    EXPECT_EQ(result.kernels[1].spec.data_shape, (kernelgen::Shape{4, 6}));
+    // Without the dim, the chain stays dynamic, and the messages say how to fix it.
+    const auto unbound = kernelgen::import_model(m.bytes(), "chain.onnx");
+    EXPECT_TRUE(unbound.folded.empty());
+    EXPECT_EQ(skipped_lines(unbound),
+              (std::vector<std::string>{
+                  "node \"flip\" (Gather, #6): dynamic shape: data \"x\" dimension 0 is \"N\"; fix it with --dim N=<value>",
+                  "node \"lookup\" (Gather, #8): dynamic shape: data \"x\" dimension 0 is \"N\"; fix it with --dim N=<value>"}));
+    ASSERT_EQ(unbound.kernels.size(), 2u);  // the shape itself is a run-time tensor now: tiny kernels
+    EXPECT_EQ(unbound.kernels[0].spec.data_shape, kernelgen::Shape{2});
+}
+
+// --- the report and the options ------------------------------------------------------------------------------------
+
+// The report: written beside the specs, valid against its schema (schema/kernelgen-import-report.schema.json),
+// left alone when unchanged, and skipped when the folder's *.json are given to kernelgen as specs.
+TEST(ImportReport, MatchesItsSchemaAndIsLeftAloneWhenUnchanged) {
+    const fs::path dir = fresh_dir("report");
+    write_text(dir / "multi.onnx", multi_node_model().bytes());
+    write_text(dir / "bodies.onnx", subgraph_model().bytes());
+    for (const char* model : {"multi", "bodies"}) {
+        CliRun run = kernelgen_run("import " + (dir / (std::string(model) + ".onnx")).string() + " -o " + (dir / model).string() +
+                                   " 2>/dev/null");
+        ASSERT_EQ(run.status, 0) << run.out;
+    }
+    const fs::path report = dir / "multi" / "multi.import.json";
+    const json parsed = json::parse(read_text(report));
+    EXPECT_EQ(parsed.at("kernelgen_import_report"), 1);
+    EXPECT_EQ(parsed.at("model"), "multi.onnx");
+    EXPECT_EQ(parsed.at("summary"), json::parse(R"({"specs": 8, "specs_in_subgraphs": 2, "folded": 0, "skipped": 4, "not_run": 0})"));
+    EXPECT_EQ(parsed.at("nodes").size(), 12u);
+    EXPECT_EQ(parsed.at("nodes")[0].at("spec"), "embed_lookup_0.json");
+    EXPECT_EQ(parsed.at("nodes")[3].at("skipped"),
+              "dynamic shape: data \"dyn\" dimension 0 is \"N\"; fix it with --dim N=<value>");
+
+    // An unchanged report is left alone, timestamp too.
+    const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(2);
+    fs::last_write_time(report, old_time);
+    const auto before = fs::last_write_time(report);
+    ASSERT_EQ(kernelgen_run("import " + (dir / "multi.onnx").string() + " -o " + (dir / "multi").string() + " 2>/dev/null").status, 0);
+    EXPECT_EQ(fs::last_write_time(report), before);
+
+    // The folder's *.json, report included, generate.
+    CliRun generate = kernelgen_run("--out-dir " + (dir / "kernels").string() + " " + (dir / "multi").string() + "/*.json 2>&1");
+    EXPECT_EQ(generate.status, 0) << generate.out;
+
+    int status = 0;
+    const std::string python = KERNELGEN_SYSTEM_PYTHON;
+    if (!python.empty()) cprogram::run_command(python + " -c 'import jsonschema' 2>&1", status);
+    if (python.empty() || status != 0) GTEST_SKIP() << "python3-jsonschema missing: the reports are not checked against the schema";
+    const std::string log = cprogram::run_command(
+        python + " " + (kSourceDir / "tests" / "import" / "check_report.py").string() + " " +
+            (kSourceDir / "schema" / "kernelgen-import-report.schema.json").string() + " " + report.string() + " " +
+            (dir / "bodies" / "bodies.import.json").string() + " 2>&1",
+        status);
+    EXPECT_EQ(status, 0) << log;
+    // The schema is not a rubber stamp: a report with an entry that is both a spec and skipped fails it.
+    json broken = parsed;
+    broken["nodes"][0]["skipped"] = "both";
+    write_text(dir / "broken.import.json", broken.dump());
+    cprogram::run_command(python + " " + (kSourceDir / "tests" / "import" / "check_report.py").string() + " " +
+                              (kSourceDir / "schema" / "kernelgen-import-report.schema.json").string() + " " +
+                              (dir / "broken.import.json").string() + " 2>&1",
+                          status);
+    EXPECT_NE(status, 0);
+}
+
+// --dim and --input: malformed values and values that do not fit the model are usage errors (exit 2) naming them;
+// a --dim that names no dimension is a note.
+TEST(ImportOptions, DimAndInputMessages) {
+    std::string problem;
+    EXPECT_FALSE(kernelgen::parse_dim_option("batch", problem));
+    EXPECT_EQ(problem, "--dim takes NAME=N (a dimension's name and its value), got \"batch\"");
+    EXPECT_FALSE(kernelgen::parse_dim_option("batch=-1", problem));
+    EXPECT_EQ(problem, "--dim batch=-1: the value must be a whole number from 0 to 2^40");
+    EXPECT_FALSE(kernelgen::parse_dim_option("batch=1099511627777", problem));
+    EXPECT_EQ(kernelgen::parse_dim_option("batch=0", problem), std::make_pair(std::string("batch"), int64_t{0}));
+    EXPECT_FALSE(kernelgen::parse_input_option("x", problem));
+    EXPECT_EQ(problem, "--input takes NAME=SHAPE (an input's name and its shape, as 1x16000, or [] for rank 0), got \"x\"");
+    EXPECT_FALSE(kernelgen::parse_input_option("x=1xa", problem));
+    EXPECT_EQ(problem, "--input x=1xa: SHAPE is dimensions from 0 to 2^40 joined by 'x' (1x16000), at most 32 of them, or [] for "
+                       "rank 0");
+    EXPECT_FALSE(kernelgen::parse_input_option("x=1x", problem));
+    EXPECT_EQ(kernelgen::parse_input_option("x=[]", problem)->dims, std::vector<int64_t>{});
+    EXPECT_EQ(kernelgen::parse_input_option("x=scalar", problem)->dims, std::vector<int64_t>{});
+    EXPECT_EQ(kernelgen::parse_input_option("x=1x16000", problem)->dims, (std::vector<int64_t>{1, 16000}));
+
+    Model m(17);
+    m.input("x", kFloat, {kDynamic, 3});                    // dim_param "N"
+    auto* y = m.proto().mutable_graph()->add_input();        // [2, "N", <unnamed>]
+    Model::set_type(y, "y", kFloat, {2, kDynamic, 1});
+    y->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(2)->clear_dim_value();
+    m.input("idx", kInt64, {2});
+    m.node("Gather", {"x", "idx"}, "gx", "gx");
+    m.node("Gather", {"y", "idx"}, "gy", "gy");
+    auto import = [&](const std::map<std::string, int64_t>& dims, const std::vector<std::string>& inputs) {
+        kernelgen::ImportOptions options;
+        options.dims = dims;
+        for (const auto& text : inputs) options.inputs.push_back(*kernelgen::parse_input_option(text, problem));
+        return kernelgen::import_model(m.bytes(), "m.onnx", options);
+    };
+    auto errors = [](const kernelgen::ImportResult& r) { return r.usage_errors; };
+    EXPECT_EQ(errors(import({}, {"z=1"})),
+              std::vector<std::string>{"--input z=1: the model has no input \"z\" (its inputs: \"x\", \"y\", \"idx\")"});
+    EXPECT_EQ(errors(import({}, {"x=4"})),
+              std::vector<std::string>{"--input x=4: input \"x\" has rank 2 in the model ([\"N\", 3]), not 1"});
+    EXPECT_EQ(errors(import({}, {"x=4x5"})), std::vector<std::string>{"--input x=4x5: dimension 1 of \"x\" is 3 in the model"});
+    EXPECT_EQ(errors(import({{"N", 2}}, {"x=4x3"})),
+              std::vector<std::string>{"--input x=4x3 gives dimension \"N\" the value 4, but --dim N=2"});
+    EXPECT_EQ(errors(import({}, {"x=4x3", "y=2x5x7"})),
+              std::vector<std::string>{"--input y=2x5x7 gives dimension \"N\" the value 5, but --input x=4x3"});
+    EXPECT_EQ(errors(import({}, {"x=4x3", "x=4x3"})), std::vector<std::string>{"--input x is given more than once"});
+
+    // --input binds the dims it names for every tensor, and fixes unnamed ones; a --dim used nowhere is a note.
+    const auto bound = import({{"batch", 9}}, {"y=2x4x7"});
+    EXPECT_TRUE(bound.usage_errors.empty());
+    EXPECT_EQ(bound.notes, std::vector<std::string>{"--dim batch=9: no dimension of the model is called \"batch\""});
+    ASSERT_EQ(bound.kernels.size(), 2u);
+    EXPECT_EQ(bound.kernels[0].spec.data_shape, (kernelgen::Shape{4, 3}));  // x's "N" through y's --input
+    EXPECT_EQ(bound.kernels[1].spec.data_shape, (kernelgen::Shape{2, 4, 7}));
+    // Unbound, the unnamed dim is called what it is, never by a name inference made up.
+    const auto unbound = import({{"N", 4}}, {});
+    ASSERT_EQ(unbound.skipped.size(), 1u);
+    EXPECT_EQ(unbound.skipped[0].reason, "dynamic shape: data \"y\" dimension 2 could not be inferred; fix it with --dim or --input");
+
+    // The command line: exit 2 and the message, nothing written.
+    const fs::path dir = fresh_dir("options");
+    write_text(dir / "m.onnx", m.bytes());
+    const std::string model = (dir / "m.onnx").string();
+    CliRun bad = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --input y=2x4 2>&1");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_EQ(bad.out, "kernelgen: " + model + ": --input y=2x4: input \"y\" has rank 3 in the model ([2, \"N\", ?]), not 2\n"
+                       "Try 'kernelgen --help'.\n");
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    CliRun malformed = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N 2>&1");
+    EXPECT_EQ(malformed.status, 2);
+    EXPECT_EQ(malformed.out, "kernelgen: --dim takes NAME=N (a dimension's name and its value), got \"N\"\nTry 'kernelgen --help'.\n");
+    CliRun twice = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=2 --dim=N=3 2>&1");
+    EXPECT_EQ(twice.out, "kernelgen: --dim N is given two values, 2 and 3\nTry 'kernelgen --help'.\n");
+    CliRun good = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=4 --input y=2x4x7 --dim M=1");
+    EXPECT_EQ(good.status, 0);
+    EXPECT_EQ(good.out, model + ": note: --dim M=1: no dimension of the model is called \"M\"\n" + model +
+                            ": 2 specs (0 in subgraphs), 0 folded, 0 skipped\n");
 }
 
 }  // namespace

@@ -68,10 +68,6 @@ TensorValue vector_int64(const Dims& values) {
     return out;
 }
 
-bool is_integer(const TensorValue& value) {
-    const auto kind = element_kind(value.type);
-    return kind && kind->integer && !kind->boolean;
-}
 
 // The values of a 1-D (or, where ONNX allows, rank-0) int32/int64 tensor.
 std::optional<Dims> int_list(const TensorValue* value, bool allow_scalar = false) {
@@ -673,12 +669,15 @@ Outputs range(const TensorValue& start, const TensorValue& limit, const TensorVa
     return std::vector<TensorValue>{out};
 }
 
-// ReduceSum and ReduceProd on integer tensors (wrapping), with ONNX's axes, keepdims and noop_with_empty_axes.
+// ReduceSum and ReduceProd on integer tensors (wrapping), ReduceMax and ReduceMin on integers and float32/float64
+// (not folded with a NaN, or over an empty set), with ONNX's axes, keepdims and noop_with_empty_axes.
 Outputs reduce(const onnx::NodeProto& node, int64_t opset, const std::vector<FoldInput>& inputs) {
     const TensorValue& data = *inputs[0].value;
-    if (!is_integer(data)) return std::nullopt;
-    const bool sum = node.op_type() == "ReduceSum";
-    const bool axes_from_input = sum ? opset >= 13 : opset >= 18;
+    const std::string& op = node.op_type();
+    const bool order = op == "ReduceMax" || op == "ReduceMin";
+    const auto kind = element_kind(data.type);
+    if (!kind || kind->boolean || (kind->real && (!order || !kind->exact))) return std::nullopt;
+    const bool axes_from_input = op == "ReduceSum" ? opset >= 13 : opset >= 18;
     std::optional<Dims> axes;
     if (axes_from_input) {
         if (inputs.size() > 1 && inputs[1].present && !(axes = int_list(inputs[1].value))) return std::nullopt;
@@ -708,20 +707,35 @@ Outputs reduce(const onnx::NodeProto& node, int64_t opset, const std::vector<Fol
     Dims full(rank);
     for (size_t i = 0; i < rank; ++i) full[i] = reduced.count(i) ? 1 : data.dims[i];
     TensorValue out = make(data.type, kept_dims);
-    std::vector<uint64_t> acc(out.count(), sum ? 0 : 1);
+    std::vector<uint64_t> acc(out.count(), op == "ReduceProd" ? 1 : 0);
+    std::vector<bool> seen(out.count(), false);
     const auto out_strides = strides_of(full);
+    const std::string combine = op == "ReduceMax" ? "Max" : "Min";
     Dims index(rank, 0);
     for (uint64_t flat = 0; flat < data.count(); ++flat) {
         uint64_t to = 0;
         for (size_t a = 0; a < rank; ++a) to += reduced.count(a) ? 0 : static_cast<uint64_t>(index[a]) * out_strides[a];
-        const auto v = static_cast<uint64_t>(data.ints[flat]);
-        acc[to] = sum ? acc[to] + v : acc[to] * v;
+        if (!order) {
+            const auto v = static_cast<uint64_t>(data.ints[flat]);
+            acc[to] = op == "ReduceSum" ? acc[to] + v : acc[to] * v;
+        } else if (kind->real) {
+            const double v = data.reals[flat];
+            if (std::isnan(v)) return std::nullopt;
+            out.reals[to] = seen[to] ? *real_binary(combine, data.type, out.reals[to], v, 1) : v;
+        } else {
+            out.ints[to] = seen[to] ? *integer_binary(combine, data.type, out.ints[to], data.ints[flat], 0) : data.ints[flat];
+        }
+        seen[to] = true;
         for (size_t a = rank; a-- > 0;) {
             if (++index[a] < data.dims[a]) break;
             index[a] = 0;
         }
     }
-    for (uint64_t i = 0; i < out.count(); ++i) out.ints[i] = wrap_integer(data.type, acc[i]);
+    if (order) {
+        if (std::find(seen.begin(), seen.end(), false) != seen.end()) return std::nullopt;  // the max of nothing
+    } else {
+        for (uint64_t i = 0; i < out.count(); ++i) out.ints[i] = wrap_integer(data.type, acc[i]);
+    }
     return std::vector<TensorValue>{out};
 }
 
@@ -913,7 +927,7 @@ const std::vector<std::string>& foldable_operators() {
         "Constant", "Shape", "Size", "Identity", "Cast", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat",
         "Slice", "Transpose", "Expand", "Tile", "ConstantOfShape", "Range", "Add", "Sub", "Mul", "Div", "Mod",
         "Min", "Max", "Neg", "Abs", "Floor", "Ceil", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
-        "Not", "And", "Or", "Xor", "Where", "ReduceSum", "ReduceProd", "Gather", "GatherElements", "GatherND",
+        "Not", "And", "Or", "Xor", "Where", "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "Gather", "GatherElements", "GatherND",
         "ScatterND", "ScatterElements", "Scatter"};
     return ops;
 }
@@ -964,7 +978,7 @@ std::optional<std::vector<TensorValue>> fold_node(const onnx::NodeProto& node, i
     }
     if (op == "And" || op == "Or" || op == "Xor") return need(2) ? logical(op, a, *values[1]) : std::nullopt;
     if (op == "Where") return need(3) ? where(a, *values[1], *values[2]) : std::nullopt;
-    if (op == "ReduceSum" || op == "ReduceProd") return reduce(node, opset, inputs);
+    if (op == "ReduceSum" || op == "ReduceProd" || op == "ReduceMax" || op == "ReduceMin") return reduce(node, opset, inputs);
     if (op == "Gather") return need(2) ? gather(node, a, *values[1]) : std::nullopt;
     if (op == "GatherElements") return need(2) ? elements(node, a, *values[1], nullptr) : std::nullopt;
     if (op == "ScatterElements" || op == "Scatter") return need(3) ? elements(node, a, *values[1], values[2]) : std::nullopt;

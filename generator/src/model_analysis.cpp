@@ -117,7 +117,7 @@ bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, Mode
                                                                      : dim.dim_param().empty() ? std::string("?") : quoted(dim.dim_param()));
                 }
                 usage_errors.push_back(text + ": input " + quoted(given.name) + " has rank " +
-                                       std::to_string(declared.dim_size()) + " in the model (" + shown + "], not " +
+                                       std::to_string(declared.dim_size()) + " in the model (" + shown + "]), not " +
                                        std::to_string(given.dims.size()));
                 continue;
             }

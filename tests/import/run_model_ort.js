@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Runs one ONNX model with ONNX Runtime (onnxruntime-node) for import_test's ImportOrt test.
+// Runs one ONNX model with ONNX Runtime (onnxruntime-node) for import_test's ONNX Runtime comparisons.
 //
 // Usage: run_model_ort.js MODEL.onnx INPUTS.json OUTPUTS.json ORT_DIR
-//   INPUTS.json:  {"<input name>": {"type": "float32" | "int32" | "int64", "dims": [...], "hex": "<bytes>"}, ...}
+//   INPUTS.json:  {"<input name>": {"type": "float32" | "int32" | "int64" | "bool", "dims": [...], "hex": "<bytes>"}, ...}
 //   OUTPUTS.json: the same for every output of the model, as ORT computed it (bytes little-endian, as the
 //                 typed arrays hold them on the little-endian hosts this runs on).
 // ORT_DIR holds node_modules/onnxruntime-node. Exits 1 with the error when ORT refuses the model or the run.
@@ -11,7 +11,7 @@
 const fs = require('fs');
 const path = require('path');
 
-const ARRAYS = { float32: Float32Array, int32: Int32Array, int64: BigInt64Array };
+const ARRAYS = { float32: Float32Array, int32: Int32Array, int64: BigInt64Array, bool: Uint8Array };
 
 async function main() {
   const [modelPath, inputsPath, outputsPath, ortDir] = process.argv.slice(2);
