@@ -1650,4 +1650,46 @@ TEST(ImportOptions, DimAndInputMessages) {
                             ": 2 specs (0 in subgraphs), 0 folded, 0 skipped\n");
 }
 
+// --- published models ---------------------------------------------------------------------------------------------
+
+// The Silero VAD exports shipped in @ricky0123/vad-web (tools/install-deps.sh puts them in build/models): their
+// whole bodies sit in If branches (a sample-rate switch, then shape tests inside). Bound as a 16 kHz deployment
+// uses them (512 samples), every indexing node is a spec, folded, or in a branch that never runs with those
+// shapes; but in the 8 kHz branch (256 samples expected) the 512 samples leave three shapes unknown.
+TEST(PublishedModels, SileroVadImportsAsBound) {
+    const fs::path models = KERNELGEN_MODELS_DIR;
+    if (!fs::exists(models / "silero_vad_v5.onnx") || !fs::exists(models / "silero_vad_legacy.onnx")) {
+        GTEST_SKIP() << "the Silero VAD models are not in " << models << " (tools/install-deps.sh fetches them with npm)";
+    }
+    kernelgen::ImportOptions legacy_options;
+    legacy_options.dims = {{"batch", 1}, {"sequence", 512}};
+    const auto legacy = kernelgen::import_model_file((models / "silero_vad_legacy.onnx").string(), legacy_options);
+    ASSERT_TRUE(legacy.diagnostics.empty());
+    EXPECT_EQ(kernelgen::import_summary(legacy, "legacy"), "legacy: 0 specs (0 in subgraphs), 12 folded, 0 skipped, 2 not run");
+
+    kernelgen::ImportOptions options;
+    options.prefix = "vad_";
+    std::string problem;
+    options.inputs = {*kernelgen::parse_input_option("input=1x512", problem), *kernelgen::parse_input_option("state=2x1x128", problem)};
+    const auto v5 = kernelgen::import_model_file((models / "silero_vad_v5.onnx").string(), options);
+    ASSERT_TRUE(v5.diagnostics.empty());
+    EXPECT_EQ(kernelgen::import_summary(v5, "v5"), "v5: 4 specs (4 in subgraphs), 5 folded, 3 skipped, 8 not run");
+    for (const auto& skipped : v5.skipped) EXPECT_EQ(skipped.node.graph.rfind("If_0/else", 0), 0u) << skipped.node.str();
+    // The specs split the recurrent state into its two halves; each kernel, run on a state, gives that half.
+    std::vector<kernelgen::KernelSpec> kernels;
+    std::vector<cprogram::Case> cases;
+    std::vector<float> state(256);
+    for (size_t i = 0; i < state.size(); ++i) state[i] = static_cast<float>(i) * 0.25f - 3.0f;
+    for (const auto& kernel : v5.kernels) {
+        ASSERT_EQ(kernel.spec.data_shape, (kernelgen::Shape{2, 1, 128}));
+        ASSERT_TRUE(kernel.spec.constant_indices.has_value());
+        const auto half = static_cast<size_t>(kernel.spec.constant_indices->front());
+        const std::vector<float> expected(state.begin() + static_cast<std::ptrdiff_t>(half * 128),
+                                          state.begin() + static_cast<std::ptrdiff_t>(half * 128 + 128));
+        kernels.push_back(kernel.spec);
+        cases.push_back(make_case(kernel.spec, kernel.name, cprogram::bytes_of(state), {}, {}, cprogram::bytes_of(expected)));
+    }
+    run_cases(fresh_dir("silero"), kernels, cases);
+}
+
 }  // namespace

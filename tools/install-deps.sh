@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs everything kernelgen's build and tests use on Debian 12: the Debian packages (as root), and
-# ONNX Runtime from the npm registry into build/ort for the cross-check test (skipped if npm is missing).
+# Installs everything kernelgen's build and tests use on Debian 12: the Debian packages (as root), and from the
+# npm registry ONNX Runtime into build/ort for the cross-checks and two published Silero VAD models into
+# build/models for the import tests (skipped if npm is missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ packages=(
   gcc-arm-none-eabi libnewlib-arm-none-eabi     # strict C99 builds for Cortex-M
   qemu-system-arm                               # running the Cortex-M test program on an emulated board
   python3 python3-onnx python3-numpy            # building ONNX models for the ONNX Runtime cross-check
+  python3-torch                                 # real PyTorch exports for the import tests
   python3-jsonschema                            # checking the spec JSON Schema against specs/ and docs/errors.md
   libbenchmark-dev valgrind gnuplot-nox         # bench/: Google Benchmark, callgrind counts, the chart
 )
@@ -31,5 +33,13 @@ apt-get install -y -qq --no-install-recommends "${packages[@]}" > /dev/null
 if command -v npm > /dev/null; then
   mkdir -p build/ort
   npm install --ignore-scripts --no-audit --no-fund --silent --prefix build/ort onnxruntime-node@1.30.0
+  # Real published models for the import tests: the Silero VAD exports shipped in @ricky0123/vad-web.
+  mkdir -p build/models
+  if [ ! -f build/models/silero_vad_v5.onnx ]; then
+    tarball=$(cd build/models && npm pack --silent @ricky0123/vad-web@0.0.31)
+    tar -xzf "build/models/$tarball" -C build/models --strip-components=2 \
+      package/dist/silero_vad_legacy.onnx package/dist/silero_vad_v5.onnx
+    rm -f "build/models/$tarball"
+  fi
 fi
 echo "install-deps.sh: done"

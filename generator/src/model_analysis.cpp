@@ -292,22 +292,28 @@ bool makes_rank(const onnx::NodeProto& node, int input) {
            ((op == "Reshape" || op == "Expand" || op == "Unsqueeze") && input == 1);
 }
 
-void build_work_graph(const GraphScope& scope, const std::set<std::string>& domains, onnx::GraphProto* out,
-                      std::map<const GraphScope*, std::vector<int>>& index, std::set<const GraphScope*>& inlined);
+// What building a round's work model keeps track of.
+struct WorkBuild {
+    const std::set<std::string>& domains;
+    std::map<const GraphScope*, std::vector<int>> index;  // each scope's nodes -> nodes of the work graph holding them
+    std::set<const GraphScope*> inlined;                  // branches that now live in their parent's work graph
+    // The work model's main graph: initializers withheld from inference, of any graph, become its inputs (a body
+    // sees them as outer-scope values; a body's own inputs are its signature and cannot grow).
+    onnx::GraphProto* main = nullptr;
+};
+
+void build_work_graph(const GraphScope& scope, onnx::GraphProto* out, WorkBuild& build);
 
 // Appends the nodes of `scope` to `out` as inference sees them in a round: folded nodes replaced by Constant
 // nodes, nodes of domains the model does not import left out (they stop inference), and an If whose condition is
 // known replaced by the nodes of the branch it takes (so that what follows it gets that branch's shapes).
-// `index` maps each node of each scope's graph to its node in the work graph that holds it (-1: replaced or left
-// out); `inlined` collects the branches that now live in their parent's work graph.
-void append_nodes(const GraphScope& scope, const std::set<std::string>& domains, onnx::GraphProto* out,
-                  std::map<const GraphScope*, std::vector<int>>& index, std::set<const GraphScope*>& inlined) {
+void append_nodes(const GraphScope& scope, onnx::GraphProto* out, WorkBuild& build) {
     const onnx::GraphProto& graph = *scope.graph;
-    std::vector<int>& map = index[&scope];
+    std::vector<int>& map = build.index[&scope];
     map.assign(static_cast<size_t>(graph.node_size()), -1);
     for (int n = 0; n < graph.node_size(); ++n) {
         const onnx::NodeProto& node = graph.node(n);
-        if (!known_domain(node, domains)) continue;
+        if (!known_domain(node, build.domains)) continue;
         // A folded node becomes Constants when its values may matter to shapes; a large tensor of floats is left to
         // inference, which gets its shape from the node as well.
         bool folded = node.output_size() > 0;
@@ -333,12 +339,12 @@ void append_nodes(const GraphScope& scope, const std::set<std::string>& domains,
         }
         if (auto taken = taken_branch(scope, node, n)) {
             const GraphScope& branch = *scope.children.at({n, *taken});
-            inlined.insert(&branch);
+            build.inlined.insert(&branch);
             for (const auto& tensor : branch.graph->initializer()) {
                 if (!large(tensor) && plausible_dims(tensor)) *out->add_initializer() = tensor;
-                else add_as_input(tensor, out);
+                else add_as_input(tensor, build.main);
             }
-            append_nodes(branch, domains, out, index, inlined);
+            append_nodes(branch, out, build);
             for (int k = 0; k < node.output_size() && k < branch.graph->output_size(); ++k) {
                 if (node.output(k).empty()) continue;
                 auto* identity = out->add_node();
@@ -353,16 +359,16 @@ void append_nodes(const GraphScope& scope, const std::set<std::string>& domains,
         *copy = node;
         for_each_mutable_body(*copy, [&](const std::string& key, onnx::GraphProto* body) {
             auto child = scope.children.find({n, key});
-            if (child != scope.children.end()) build_work_graph(*child->second, domains, body, index, inlined);
+            if (child != scope.children.end()) build_work_graph(*child->second, body, build);
         });
     }
 }
 
 // The graph inference sees for `scope` in a round (see append_nodes), with large or implausible initializers
 // turned into inputs, declared types sanitized, and a declared length that would become a huge rank made unknown.
-void build_work_graph(const GraphScope& scope, const std::set<std::string>& domains, onnx::GraphProto* out,
-                      std::map<const GraphScope*, std::vector<int>>& index, std::set<const GraphScope*>& inlined) {
+void build_work_graph(const GraphScope& scope, onnx::GraphProto* out, WorkBuild& build) {
     const onnx::GraphProto& graph = *scope.graph;
+    if (!build.main) build.main = out;
     out->Clear();
     out->set_name(graph.name());
     *out->mutable_input() = graph.input();
@@ -372,10 +378,10 @@ void build_work_graph(const GraphScope& scope, const std::set<std::string>& doma
         if (!large(tensor) && plausible_dims(tensor)) {
             *out->add_initializer() = tensor;
         } else if (!scope.graph_inputs.count(tensor.name())) {
-            add_as_input(tensor, out);  // an input already declares its type
+            add_as_input(tensor, build.main);  // an input already declares its type
         }
     }
-    append_nodes(scope, domains, out, index, inlined);
+    append_nodes(scope, out, build);
     std::set<std::string> rank_makers;
     for (const auto& node : out->node()) {
         for (int i = 0; i < node.input_size(); ++i) {
@@ -627,9 +633,10 @@ ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportO
         work.set_ir_version(analysis.bound.ir_version());
         *work.mutable_opset_import() = analysis.bound.opset_import();
         *work.mutable_functions() = analysis.bound.functions();
-        std::map<const GraphScope*, std::vector<int>> index;
-        std::set<const GraphScope*> inlined;
-        build_work_graph(*analysis.main, domains, work.mutable_graph(), index, inlined);
+        WorkBuild build{domains, {}, {}, nullptr};
+        build_work_graph(*analysis.main, work.mutable_graph(), build);
+        const auto& index = build.index;
+        const auto& inlined = build.inlined;
         std::string round_failure;
         std::optional<onnx::ModelProto> inferred = infer_shapes(work, options.inference, round_failure);
         work.Clear();
