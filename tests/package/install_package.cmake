@@ -10,7 +10,8 @@ endif()
 foreach(file bin/kernelgen
              lib/cmake/KernelGen/KernelGenConfig.cmake lib/cmake/KernelGen/KernelGenConfigVersion.cmake
              lib/cmake/KernelGen/KernelGenTargets.cmake lib/cmake/KernelGen/KernelGenFunctions.cmake
-             share/kernelgen/kernelgen-spec.schema.json share/kernelgen/toolchains/arm-none-eabi-cortex-m4f.cmake
+             share/kernelgen/kernelgen-spec.schema.json share/kernelgen/kernelgen-import-report.schema.json
+             share/kernelgen/toolchains/arm-none-eabi-cortex-m4f.cmake
              share/kernelgen/toolchains/arm-none-eabi-cortex-m0plus.cmake
              share/kernelgen/toolchains/arm-none-eabi-common.cmake)
   if(NOT EXISTS "${PREFIX}/${file}")
