@@ -99,7 +99,8 @@ bool shared_option(const std::vector<std::string>& args, size_t& i, bool& option
 int run_import(const std::vector<std::string>& args) {
 #if !KERNELGEN_HAVE_IMPORT
     (void)args;
-    std::cerr << "kernelgen: this kernelgen was built without ONNX (libonnx-dev), so it cannot import models\n";
+    std::cerr << "kernelgen: this kernelgen was built without the importer (KERNELGEN_IMPORT=OFF, or no libonnx-dev), "
+                 "so it cannot import models\n";
     return 2;
 #else
     std::string out_dir, model;

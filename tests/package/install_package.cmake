@@ -13,7 +13,9 @@ foreach(file bin/kernelgen
              share/kernelgen/kernelgen-spec.schema.json share/kernelgen/kernelgen-import-report.schema.json
              share/kernelgen/toolchains/arm-none-eabi-cortex-m4f.cmake
              share/kernelgen/toolchains/arm-none-eabi-cortex-m0plus.cmake
-             share/kernelgen/toolchains/arm-none-eabi-common.cmake)
+             share/kernelgen/toolchains/arm-none-eabi-common.cmake
+             share/kernelgen/boards/mps2-an386/startup.c share/kernelgen/boards/mps2-an386/mps2_an386.ld
+             share/man/man1/kernelgen.1)
   if(NOT EXISTS "${PREFIX}/${file}")
     message(FATAL_ERROR "the install lacks ${file}")
   endif()
