@@ -3,12 +3,12 @@
 #
 #   cmake -DCOMPILER=arm-none-eabi-gcc -DSIZE=arm-none-eabi-size "-DTARGET_FLAGS=-mcpu=cortex-m4 ... -Os"
 #         -DSOURCES_DIR=generated -DWORK_DIR=<scratch> -DOUTPUT=<report.md>
-#         [-DREADME=README.md -DMODE=update|check] -P KernelGenSizeReport.cmake
+#         [-DDOC=docs/microcontrollers.md -DMODE=update|check] -P KernelGenSizeReport.cmake
 #
 # The report is a Markdown table. Stack is the sum of the frames -fstack-usage gives for the functions of the
 # kernel's file (the kernel and any static helper the compiler kept out of line): an upper bound, as if
-# every helper were on the stack at once; memcpy's own frame (newlib) is not counted. With README and MODE,
-# the table between the README's "size-report" markers is rewritten (update) or compared (check).
+# every helper were on the stack at once; memcpy's own frame (newlib) is not counted. With DOC and MODE,
+# the table between that page's "size-report" markers is rewritten (update) or compared (check).
 foreach(required COMPILER SIZE SOURCES_DIR WORK_DIR OUTPUT)
   if(NOT ${required})
     message(FATAL_ERROR "KernelGenSizeReport.cmake: ${required} is required")
@@ -66,14 +66,14 @@ string(APPEND table "| all ${count} kernels | ${total_text} | ${total_rodata} | 
 set(report "Bytes per kernel with ${compiler_name} ${version} `${shown_flags}`:\n\n${table}")
 file(WRITE "${OUTPUT}" "${report}")
 
-if(README)
+if(DOC)
   set(begin "<!-- size-report:begin -->\n")
   set(end "<!-- size-report:end -->")
-  file(READ "${README}" readme)
+  file(READ "${DOC}" readme)
   string(FIND "${readme}" "${begin}" at_begin)
   string(FIND "${readme}" "${end}" at_end)
   if(at_begin EQUAL -1 OR at_end EQUAL -1)
-    message(FATAL_ERROR "${README} has no size-report markers")
+    message(FATAL_ERROR "${DOC} has no size-report markers")
   endif()
   string(LENGTH "${begin}" begin_length)
   math(EXPR body_start "${at_begin} + ${begin_length}")
@@ -82,10 +82,10 @@ if(README)
   if(MODE STREQUAL "update")
     string(SUBSTRING "${readme}" 0 ${body_start} head)
     string(SUBSTRING "${readme}" ${at_end} -1 tail)
-    file(WRITE "${README}" "${head}${report}${tail}")
-    message(STATUS "size report written into ${README}")
+    file(WRITE "${DOC}" "${head}${report}${tail}")
+    message(STATUS "size report written into ${DOC}")
   elseif(NOT current STREQUAL report)
-    message(FATAL_ERROR "the size table in ${README} is stale; refresh it with "
+    message(FATAL_ERROR "the size table in ${DOC} is stale; refresh it with "
                         "cmake --build build --target update-size-report\nnow:\n${report}")
   endif()
 endif()

@@ -34,7 +34,7 @@ if(NODE_TEST)
     ${CMAKE_COMMAND} -E env "KERNELGEN_EXPORT_CASES=${WORK_DIR}/node_tests.json" "${NODE_TEST}")
 endif()
 run_step("exporting random cases"
-  ${CMAKE_COMMAND} -E env "KERNELGEN_DUMP_CASES=${WORK_DIR}/random" "KERNELGEN_RANDOM_CASES=${RANDOM_CASES}"
+  ${CMAKE_COMMAND} -E env "KERNELGEN_DUMP_CASES=${WORK_DIR}/random" "KERNELGEN_RANDOM_CASES=${RANDOM_CASES}" KERNELGEN_CASES_ONLY=1
   "${RANDOM_TEST}" --gtest_filter=RandomKernels.*)
 file(GLOB random_files "${WORK_DIR}/random/*.json")
 list(APPEND case_files ${random_files})
