@@ -11,6 +11,9 @@ counts once per byte; the time benchmark is the measure there.)
 Target (embedded-size cases): kernelgen at most half the runtime-shaped kernel's instructions, geometric mean.
 
 Usage: bench/count_instructions.py --count-calls build/bench/count_calls [--json counts.json] [--check]
+                                   [--doc docs/speed-and-size.md [--update]]
+With --doc, the table between the page's "instructions" markers must be the one counted (exit 1 when stale);
+with --update too, it is rewritten.
 """
 import argparse
 import glob
@@ -71,6 +74,8 @@ def main():
     parser.add_argument("--count-calls", required=True, help="the count_calls program (build/bench/count_calls)")
     parser.add_argument("--json", help="also write the counts here")
     parser.add_argument("--check", action="store_true", help="exit 1 unless the target is met")
+    parser.add_argument("--doc", help="a page whose table between the instructions markers must match")
+    parser.add_argument("--update", action="store_true", help="with --doc: rewrite that table")
     args = parser.parse_args()
     counts = count(args.count_calls)
     order = ["emb_gather_rows", "emb_gather_axis1", "emb_gather_elements", "emb_gather_nd", "emb_gather_nd_batch",
@@ -84,6 +89,20 @@ def main():
             json.dump(counts, f, indent=2)
     if args.check and mean > 0.5:
         sys.exit(1)
+    if args.doc:
+        table = text[:text.index("\n\n")] + "\n"
+        with open(args.doc) as f:
+            page = f.read()
+        begin, end = "<!-- instructions:begin -->\n", "<!-- instructions:end -->"
+        if begin not in page or end not in page:
+            sys.exit(f"{args.doc} has no instructions markers")
+        head, rest = page.split(begin, 1)
+        current, tail = rest.split(end, 1)
+        if args.update:
+            with open(args.doc, "w") as f:
+                f.write(head + begin + table + end + tail)
+        elif current != table:
+            sys.exit(f"the instruction table in {args.doc} is stale; refresh it with --doc {args.doc} --update")
 
 
 if __name__ == "__main__":
