@@ -25,6 +25,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import unroll_report  # noqa: E402
+
 EMBEDDED_PREFIX = "emb_"
 WAYS = ["kernelgen", "runtime_shaped", "memcpy"]
 
@@ -90,20 +93,7 @@ def main():
     if args.check and mean > 0.5:
         sys.exit(1)
     if args.doc:
-        table = text[:text.index("\n\n")] + "\n"
-        with open(args.doc) as f:
-            page = f.read()
-        begin, end = "<!-- instructions:begin -->\n", "<!-- instructions:end -->"
-        if begin not in page or end not in page:
-            sys.exit(f"{args.doc} has no instructions markers")
-        head, rest = page.split(begin, 1)
-        current, tail = rest.split(end, 1)
-        if args.update:
-            with open(args.doc, "w") as f:
-                f.write(head + begin + table + end + tail)
-        elif current != table:
-            sys.exit(f"the instruction table in {args.doc} is stale; refresh it with --doc {args.doc} --update")
-
+        unroll_report.doc_table(args.doc, "instructions", text[:text.index("\n\n")] + "\n", args.update)
 
 if __name__ == "__main__":
     main()

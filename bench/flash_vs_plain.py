@@ -67,6 +67,8 @@ int main(void)
 def main():
     parser = unroll_report.arguments(__doc__)
     parser.add_argument("--check", action="store_true", help="exit 1 unless the target is met")
+    parser.add_argument("--doc", help="a page whose table between the flash-vs-plain markers must match")
+    parser.add_argument("--update", action="store_true", help="with --doc: rewrite that table")
     args = parser.parse_args()
 
     rows = ["| kernel | plain loops | `none` | `4` | `auto` | `full` | `none` / plain |",
@@ -104,6 +106,8 @@ def main():
     unroll_report.write_report(report, args.out)
     if args.check and worst > 1.0:
         sys.exit(1)
+    if args.doc:
+        unroll_report.doc_table(args.doc, "flash-vs-plain", "\n".join(rows) + "\n", args.update)
 
 
 if __name__ == "__main__":

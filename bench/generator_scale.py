@@ -8,6 +8,9 @@
    whatever the tensor size.
 
 Usage: bench/generator_scale.py --kernelgen build/kernelgen [--out report.md]
+       bench/generator_scale.py --kernelgen build/kernelgen --doc docs/speed-and-size.md [--update]
+With --doc, only the table of lines (deterministic) is made, and it must be the one between the page's
+"generator-lines" markers (exit 1 when stale); with --update too, it is rewritten.
 """
 import argparse
 import json
@@ -48,9 +51,23 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kernelgen", required=True)
     parser.add_argument("--out")
+    parser.add_argument("--doc", help="a page whose table between the generator-lines markers must match")
+    parser.add_argument("--update", action="store_true", help="with --doc: rewrite that table")
     args = parser.parse_args()
     report = []
     with tempfile.TemporaryDirectory() as work:
+        if not args.doc:
+            time_runs(args.kernelgen, work, report)
+        table = lines_table(args.kernelgen, work)
+    if args.doc:
+        unroll_report.doc_table(args.doc, "generator-lines", "\n".join(table) + "\n", args.update)
+        return
+    unroll_report.write_report("\n".join(report + table) + "\n", args.out)
+
+
+def time_runs(kernelgen, work, report):
+    """One kernelgen run over 1,000 specs, the best of 3."""
+    if True:
         paths = []
         for i in range(1000):
             path = os.path.join(work, f"k{i}.json")
@@ -61,13 +78,17 @@ def main():
         for attempt in range(3):
             out_dir = os.path.join(work, f"out{attempt}")
             start = time.perf_counter()
-            run_kernelgen(args.kernelgen, out_dir, paths)
+            run_kernelgen(kernelgen, out_dir, paths)
             times.append(time.perf_counter() - start)
         lines = sum(sum(1 for _ in open(os.path.join(out_dir, name))) for name in os.listdir(out_dir))
         report.append(f"One run over 1,000 specs: {min(times):.2f} s (best of 3; {lines:,} lines of C written).\n")
 
-        report.append("| data elements | " + " | ".join(f"{e['op']} auto / none" for e in EMBEDDED) + " |")
-        report.append("| ---: |" + " ---: |" * len(EMBEDDED))
+
+def lines_table(kernelgen, work):
+    """Lines of C of one kernel against the element count of its data, "unroll" auto and none."""
+    report = ["| data elements | " + " | ".join(f"{e['op']} auto / none" for e in EMBEDDED) + " |",
+              "| ---: |" + " ---: |" * len(EMBEDDED)]
+    if True:
         for n in (4, 8, 12, 16, 20, 24, 28, 32, 36):
             cells = []
             for e in EMBEDDED:
@@ -77,11 +98,11 @@ def main():
                     path = os.path.join(work, name + ".json")
                     with open(path, "w") as f:
                         json.dump({"name": name, "op": e["op"], "dtype": "float32", **growing(e["op"], n)}, f)
-                    run_kernelgen(args.kernelgen, os.path.join(work, "grow"), [path], unroll)
+                    run_kernelgen(kernelgen, os.path.join(work, "grow"), [path], unroll)
                     counts.append(sum(1 for _ in open(os.path.join(work, "grow", name + ".c"))))
                 cells.append(f"{counts[0]} / {counts[1]}")
             report.append(f"| 2^{n} | " + " | ".join(cells) + " |")
-    unroll_report.write_report("\n".join(report) + "\n", args.out)
+    return report
 
 
 if __name__ == "__main__":

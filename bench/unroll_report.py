@@ -129,6 +129,23 @@ def write_report(text, path):
     print(text)
 
 
+def doc_table(doc, marker, table, update):
+    """The table between the page's `<!-- MARKER:begin -->` and `<!-- MARKER:end -->` lines must be `table`: exits 1
+    when it is stale, or rewrites it with `update`. The pages' deterministic tables are kept current this way."""
+    with open(doc) as f:
+        page = f.read()
+    begin, end = f"<!-- {marker}:begin -->\n", f"<!-- {marker}:end -->"
+    if begin not in page or end not in page:
+        sys.exit(f"{doc} has no {marker} markers")
+    head, rest = page.split(begin, 1)
+    current, tail = rest.split(end, 1)
+    if update:
+        with open(doc, "w") as f:
+            f.write(head + begin + table + end + tail)
+    elif current != table:
+        sys.exit(f"the {marker} table in {doc} is stale; refresh it with --doc {doc} --update")
+
+
 def arguments(doc):
     """The options the bench scripts share: the tools, the report file, the spec files."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
