@@ -161,6 +161,8 @@ def arguments(doc):
 def main():
     parser = arguments(__doc__)
     parser.add_argument("--per-kernel", action="store_true", help="also a row per kernel")
+    parser.add_argument("--doc", help="a page whose table between the unroll-settings markers must match")
+    parser.add_argument("--update", action="store_true", help="with --doc: rewrite that table")
     args = parser.parse_args()
 
     kernels = list(kernels_of(args.specs))
@@ -193,6 +195,8 @@ def main():
         note += (f"Left out: {plural(len(too_large), 'kernel')} whose tensors are too large to run here: "
                  f"{', '.join(sorted(too_large))}.\n")
     report = "\n".join(rows) + "\n" + note
+    if args.doc:
+        doc_table(args.doc, "unroll-settings", "\n".join(rows) + "\n", args.update)
     if args.per_kernel:
         report += "\n| kernel | " + " | ".join(f"`{m}` bytes / instructions" for m in MODES) + " |\n"
         report += "| --- |" + " ---: |" * len(MODES) + "\n"
