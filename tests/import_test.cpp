@@ -609,8 +609,9 @@ TEST(ImportFiles, HostileShapes) {
               }));
 }
 
-// A declaration that contradicts a constant's own dims: the dims are the truth, and the node is skipped rather
-// than its values reshaped (or, with a product that wraps in 64 bits, read past their end).
+// A declaration that contradicts a constant's own dims or type: the constant is the truth, and the node is
+// skipped rather than its values reshaped (or, with a product that wraps in 64 bits, read past their end) or
+// read as integers they are not.
 TEST(ImportFiles, DeclaredShapesThatContradictConstantIndices) {
     Model m(13);
     m.input("data", kFloat, {4, 3});
@@ -627,6 +628,9 @@ TEST(ImportFiles, DeclaredShapesThatContradictConstantIndices) {
     value->set_type(onnx::AttributeProto::INTS);  // value_int must be INT: not a constant kernelgen reads
     value->add_ints(1);
     m.node("Gather", {"data", "wrong_type"}, "o3", "wrong_type");
+    m.initializer("floating", kFloat, {2}, {0, 1});  // float32 values the model declares int64
+    Model::set_type(m.proto().mutable_graph()->add_value_info(), "floating", kInt64, {2});
+    m.node("Gather", {"data", "floating"}, "o4", "floating");
     const auto result = kernelgen::import_model(m.bytes(), "contradict.onnx");
     const auto lines = skipped_lines(result);
     ASSERT_GE(lines.size(), 2u);
@@ -634,6 +638,8 @@ TEST(ImportFiles, DeclaredShapesThatContradictConstantIndices) {
                         "declares [4294967296, 4294967296]");
     EXPECT_EQ(lines[1], "node \"turned\" (Gather, #1): constant indices \"turned\" have dims [3, 2], but the model "
                         "declares [2, 3]");
+    EXPECT_EQ(lines.back(), "node \"floating\" (Gather, #4): constant indices \"floating\" cannot be read: it holds "
+                            "FLOAT values");
     for (const auto& kernel : result.kernels) EXPECT_FALSE(kernel.spec.constant_indices) << kernel.spec.name;
 }
 

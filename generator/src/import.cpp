@@ -458,6 +458,12 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
                       ", but the model declares " + format_shape(indices->shape);
             return std::nullopt;
         }
+        // The value's own type too: a declaration may call float values int64 (their `ints` are then empty).
+        if (values->type != onnx::TensorProto::INT32 && values->type != onnx::TensorProto::INT64) {
+            problem = "constant indices " + in_quotes(node.input(1)) + " cannot be read: it holds " +
+                      type_text(values->type) + " values";
+            return std::nullopt;
+        }
         if (values->count() > kMaxConstantIndices) {
             problem = "constant indices " + in_quotes(node.input(1)) + " cannot be read: it holds more than " +
                       std::to_string(kMaxConstantIndices) + " values";
