@@ -464,11 +464,8 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
                       type_text(values->type) + " values";
             return std::nullopt;
         }
-        if (values->count() > kMaxConstantIndices) {
-            problem = "constant indices " + in_quotes(node.input(1)) + " cannot be read: it holds more than " +
-                      std::to_string(kMaxConstantIndices) + " values";
-            return std::nullopt;
-        }
+        // No known value holds more elements than constant indices may have.
+        static_assert(kMaxFoldElements <= kMaxConstantIndices);
         // Nested as indices_shape when that adds no more arrays than there are values (no zero dimension);
         // else flat (every dimension then multiplies to the count).
         size_t at = 0;
