@@ -22,10 +22,6 @@ namespace {
 using nlohmann::json;
 using Json = nlohmann::ordered_json;  // spec files and the report keep their keys in the README's order
 
-std::string in_quotes(const std::string& text) {
-    return json(text).dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 // --- the operators import reads ---------------------------------------------------------------------------
 
 struct OpRule {

@@ -7,16 +7,13 @@
 
 #include "child_process.h"
 #include "constant_folding.h"
+#include "kernelgen/spec.h"
 
 namespace kernelgen {
 
 namespace {
 
 using Dims = std::vector<int64_t>;
-
-std::string quoted(const std::string& text) {
-    return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
 
 // The most elements all folded values of a model may hold together (each value holds at most kMaxFoldElements).
 constexpr uint64_t kMaxFoldedTotal = uint64_t{1} << 24;
@@ -95,15 +92,15 @@ bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, Mode
         onnx::ValueInfoProto* input = nullptr;
         std::string names;
         for (auto& candidate : *model.mutable_graph()->mutable_input()) {
-            names += (names.empty() ? "" : ", ") + quoted(candidate.name());
+            names += (names.empty() ? "" : ", ") + in_quotes(candidate.name());
             if (candidate.name() == given.name) input = &candidate;
         }
         if (!input) {
-            usage_errors.push_back(text + ": the model has no input " + quoted(given.name) + " (its inputs: " + names + ")");
+            usage_errors.push_back(text + ": the model has no input " + in_quotes(given.name) + " (its inputs: " + names + ")");
             continue;
         }
         if (input->has_type() && !input->type().has_tensor_type()) {
-            usage_errors.push_back(text + ": input " + quoted(given.name) + " is not a tensor");
+            usage_errors.push_back(text + ": input " + in_quotes(given.name) + " is not a tensor");
             continue;
         }
         auto* tensor = input->mutable_type()->mutable_tensor_type();
@@ -114,9 +111,9 @@ bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, Mode
                 for (int d = 0; d < declared.dim_size(); ++d) {
                     const auto& dim = declared.dim(d);
                     shown += (d ? ", " : "") + (dim.has_dim_value() ? std::to_string(dim.dim_value())
-                                                                     : dim.dim_param().empty() ? std::string("?") : quoted(dim.dim_param()));
+                                                                     : dim.dim_param().empty() ? std::string("?") : in_quotes(dim.dim_param()));
                 }
-                usage_errors.push_back(text + ": input " + quoted(given.name) + " has rank " +
+                usage_errors.push_back(text + ": input " + in_quotes(given.name) + " has rank " +
                                        std::to_string(declared.dim_size()) + " in the model (" + shown + "]), not " +
                                        std::to_string(given.dims.size()));
                 continue;
@@ -126,13 +123,13 @@ bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, Mode
                 const auto& dim = declared.dim(d);
                 const int64_t value = given.dims[static_cast<size_t>(d)];
                 if (dim.has_dim_value() && dim.dim_value() != value) {
-                    usage_errors.push_back(text + ": dimension " + std::to_string(d) + " of " + quoted(given.name) +
+                    usage_errors.push_back(text + ": dimension " + std::to_string(d) + " of " + in_quotes(given.name) +
                                            " is " + std::to_string(dim.dim_value()) + " in the model");
                     fits = false;
                 } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
                     auto bound = analysis.bindings.find(dim.dim_param());
                     if (bound != analysis.bindings.end() && bound->second != value) {
-                        usage_errors.push_back(text + " gives dimension " + quoted(dim.dim_param()) + " the value " +
+                        usage_errors.push_back(text + " gives dimension " + in_quotes(dim.dim_param()) + " the value " +
                                                std::to_string(value) + ", but " + source[dim.dim_param()]);
                         fits = false;
                     } else {
@@ -151,7 +148,7 @@ bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, Mode
     for (const auto& [name, value] : options.dims) {
         if (!analysis.declared_dim_params.count(name)) {
             notes.push_back("--dim " + name + "=" + std::to_string(value) + ": no dimension of the model is called " +
-                            quoted(name));
+                            in_quotes(name));
         }
     }
     for_each_declared_shape(model.mutable_graph(), [&](onnx::TensorShapeProto* shape) {

@@ -48,6 +48,10 @@ std::string Diagnostic::str() const {
     return out;
 }
 
+std::string in_quotes(std::string_view text) {
+    return json(std::string(text)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 uint64_t element_count(const Shape& shape) {
     uint64_t count = 1;
     for (uint64_t dim : shape) count *= dim;
@@ -122,10 +126,6 @@ std::optional<std::string> standard_name_clash(const std::string& n) {
                                                            "WCHAR_MAX", "WINT_MIN", "WINT_MAX"};
     if (macros.count(n)) return "is a macro of the standard headers";
     return std::nullopt;
-}
-
-std::string in_quotes(std::string_view text) {
-    return json(std::string(text)).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 // A key as one JSON pointer reference token (RFC 6901: '~' is "~0", '/' is "~1").

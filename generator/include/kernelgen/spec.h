@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernelgen/dtype.h"
@@ -86,6 +87,9 @@ struct Diagnostic {
     std::string message;
     std::string str() const;
 };
+
+// `text` quoted as a JSON string ("name", with escapes; invalid UTF-8 replaced), as diagnostics show names.
+std::string in_quotes(std::string_view text);
 
 uint64_t element_count(const Shape& shape);
 std::string format_shape(const Shape& shape);  // "[3, 2]"
