@@ -627,14 +627,12 @@ std::optional<std::pair<std::string, int64_t>> parse_dim_option(const std::strin
         problem = "--dim takes NAME=N (a dimension's name and its value), got " + in_quotes(text);
         return std::nullopt;
     }
-    const std::string value = text.substr(equals + 1);
-    const bool digits = !value.empty() && value.size() <= 13 &&
-                        std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-    if (!digits || std::stoll(value) > static_cast<long long>(kMaxElements)) {
+    const auto value = parse_decimal(text.substr(equals + 1), 0, kMaxElements);
+    if (!value) {
         problem = "--dim " + text + ": the value must be a whole number from 0 to 2^40";
         return std::nullopt;
     }
-    return std::make_pair(text.substr(0, equals), static_cast<int64_t>(std::stoll(value)));
+    return std::make_pair(text.substr(0, equals), static_cast<int64_t>(*value));
 }
 
 std::optional<InputShape> parse_input_option(const std::string& text, std::string& problem) {
@@ -651,15 +649,13 @@ std::optional<InputShape> parse_input_option(const std::string& text, std::strin
     size_t at = 0;
     while (true) {
         const size_t end = std::min(shape.find('x', at), shape.size());
-        const std::string dim = shape.substr(at, end - at);
-        const bool digits = !dim.empty() && dim.size() <= 13 &&
-                            std::all_of(dim.begin(), dim.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-        if (!digits || std::stoll(dim) > static_cast<long long>(kMaxElements) || input.dims.size() == kMaxRank) {
+        const auto dim = parse_decimal(shape.substr(at, end - at), 0, kMaxElements);
+        if (!dim || input.dims.size() == kMaxRank) {
             problem = "--input " + text + ": SHAPE is dimensions from 0 to 2^40 joined by 'x' (1x16000), at most " +
                       std::to_string(kMaxRank) + " of them, or [] for rank 0";
             return std::nullopt;
         }
-        input.dims.push_back(std::stoll(dim));
+        input.dims.push_back(static_cast<int64_t>(*dim));
         if (end == shape.size()) break;
         at = end + 1;
     }

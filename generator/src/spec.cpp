@@ -845,19 +845,25 @@ private:
 // What a top-level "$schema" may be.
 const std::string kSchemaKeyRule = "the file's JSON Schema for editors, a URI or path; kernelgen ignores it";
 
-// A command-line count: decimal digits only (no sign, no spaces), from 1 to `most`.
+// A command-line count, from 1 to `most` (a limit that fits an unsigned).
 std::optional<unsigned> parse_count(const std::string& text, uint64_t most) {
-    const size_t digits = std::to_string(most).size();
-    if (text.empty() || text.size() > digits ||
+    const auto value = parse_decimal(text, 1, most);
+    if (!value) return std::nullopt;
+    return static_cast<unsigned>(*value);
+}
+
+}  // namespace
+
+std::optional<uint64_t> parse_decimal(const std::string& text, uint64_t least, uint64_t most) {
+    // At most as many digits as `most` has (leading zeros included): std::stoull never sees an overflow.
+    if (text.empty() || text.size() > std::to_string(most).size() ||
         !std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
         return std::nullopt;
     }
     const uint64_t value = std::stoull(text);
-    if (value < 1 || value > most) return std::nullopt;
-    return static_cast<unsigned>(value);
+    if (value < least || value > most) return std::nullopt;
+    return value;
 }
-
-}  // namespace
 
 std::optional<Unroll> parse_unroll(const std::string& text) {
     if (text == "auto") return Unroll{Unroll::Kind::Auto, 1};

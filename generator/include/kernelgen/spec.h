@@ -103,6 +103,9 @@ std::vector<std::string> header_identifiers(const KernelSpec& spec);
 // standard header name, ...), as the spec checker says it; nothing when it can.
 std::optional<std::string> name_problem(const std::string& name);
 
+// A command-line number: decimal digits only (no sign, no spaces), from `least` to `most`; nothing otherwise.
+std::optional<uint64_t> parse_decimal(const std::string& text, uint64_t least, uint64_t most);
+
 // An unroll setting as the command line spells it: auto, full, none or a factor 1..64.
 std::optional<Unroll> parse_unroll(const std::string& text);
 
