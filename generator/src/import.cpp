@@ -597,12 +597,10 @@ std::string make_report(const ImportResult& result, const ModelAnalysis& analysi
     for (const auto& [name, value] : analysis.bindings) report["dims"][name] = value;
     report["inputs"] = Json::object();
     for (const auto& input : options.inputs) report["inputs"][input.name] = input.dims;
-    size_t in_subgraphs = 0;
-    for (const auto& kernel : result.kernels) in_subgraphs += kernel.node.graph.empty() ? 0 : 1;
     report["inference"] = analysis.inference_ran ? Json("ran") : Json(analysis.inference_note);
     report["rounds"] = analysis.rounds;
     report["summary"] = {{"specs", result.kernels.size()},
-                         {"specs_in_subgraphs", in_subgraphs},
+                         {"specs_in_subgraphs", result.kernels_in_subgraphs()},
                          {"folded", result.folded.size()},
                          {"skipped", result.skipped.size()},
                          {"not_run", result.not_run.size()}};
@@ -678,6 +676,11 @@ std::optional<std::string> prefix_problem(const std::string& prefix) {
     // The worst case for the rules on beginnings ("mem" or "str" and a lowercase letter, "kernelgen...").
     if (auto problem = name_problem(prefix + "x")) return "prefix " + in_quotes(prefix) + " makes invalid names: " + *problem;
     return std::nullopt;
+}
+
+size_t ImportResult::kernels_in_subgraphs() const {
+    return static_cast<size_t>(std::count_if(kernels.begin(), kernels.end(),
+                                             [](const ImportedKernel& kernel) { return !kernel.node.graph.empty(); }));
 }
 
 ImportResult import_model(const std::string& bytes, const std::string& file, const ImportOptions& options) {
@@ -761,10 +764,8 @@ std::vector<OutputFile> import_outputs(const ImportResult& result, const std::st
 
 std::string import_summary(const ImportResult& result, const std::string& model_path) {
     if (result.indexing_nodes() == 0) return model_path + ": no indexing nodes; nothing was written";
-    size_t in_subgraphs = 0;
-    for (const auto& kernel : result.kernels) in_subgraphs += kernel.node.graph.empty() ? 0 : 1;
     return model_path + ": " + std::to_string(result.kernels.size()) + (result.kernels.size() == 1 ? " spec" : " specs") +
-           " (" + std::to_string(in_subgraphs) + " in subgraphs), " + std::to_string(result.folded.size()) + " folded, " +
+           " (" + std::to_string(result.kernels_in_subgraphs()) + " in subgraphs), " + std::to_string(result.folded.size()) + " folded, " +
            std::to_string(result.skipped.size()) + " skipped" +
            (result.not_run.empty() ? std::string() : ", " + std::to_string(result.not_run.size()) + " not run");
 }

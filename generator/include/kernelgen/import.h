@@ -108,6 +108,7 @@ struct ImportResult {
     int fold_rounds = 0;                  // rounds of inference and folding run
     std::string report;                   // the import report (JSON), also for a model without indexing nodes
     size_t indexing_nodes() const { return kernels.size() + folded.size() + skipped.size() + not_run.size(); }
+    size_t kernels_in_subgraphs() const;  // the kernels of nodes in a subgraph (an If branch, a Loop body)
 };
 
 // Why `prefix` cannot begin kernel names, or nothing when it can ("" always can).
