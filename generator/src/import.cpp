@@ -524,6 +524,11 @@ struct Importer {
         entry["position"] = position;
         entry["name"] = node.name();
         entry["op"] = node.op_type();
+        auto skip = [&](const std::string& why) {
+            entry["skipped"] = why;
+            result.skipped.push_back({ref, why});
+            entries.push_back(std::move(entry));
+        };
         if (!not_run.empty()) {
             entry["not_run"] = not_run;
             result.not_run.push_back({ref, not_run});
@@ -552,12 +557,7 @@ struct Importer {
                 spec.reset();
             }
         }
-        if (!spec) {
-            entry["skipped"] = problem;
-            result.skipped.push_back({ref, problem});
-            entries.push_back(std::move(entry));
-            return;
-        }
+        if (!spec) return skip(problem);
         ImportedKernel kernel;
         kernel.node = ref;
         kernel.name = names.allocate(scope.name_prefix, node, position);
@@ -568,12 +568,8 @@ struct Importer {
         auto kernels = parse_spec_text(kernel.spec_text, spec_file, diagnostics);
         if (kernels.size() != 1) {
             // The name allocator only makes valid names; reaching this is a bug in import.
-            problem = "internal error: the imported spec is refused: " +
-                      (diagnostics.empty() ? std::string("no kernel") : diagnostics.back().str());
-            entry["skipped"] = problem;
-            result.skipped.push_back({ref, problem});
-            entries.push_back(std::move(entry));
-            return;
+            return skip("internal error: the imported spec is refused: " +
+                        (diagnostics.empty() ? std::string("no kernel") : diagnostics.back().str()));
         }
         kernel.spec = kernels.front();
         parsed.push_back(kernel.spec);
