@@ -48,18 +48,20 @@ const onnx::GraphProto* body_named(const onnx::NodeProto& node, const std::strin
 
 // --- dimension names --------------------------------------------------------------------------------------------
 
-void for_each_type(onnx::TypeProto* type, const std::function<void(onnx::TensorShapeProto*)>& visit) {
-    if (type->has_sequence_type()) return for_each_type(type->mutable_sequence_type()->mutable_elem_type(), visit);
-    if (type->has_optional_type()) return for_each_type(type->mutable_optional_type()->mutable_elem_type(), visit);
-    if (type->has_map_type()) return for_each_type(type->mutable_map_type()->mutable_value_type(), visit);
-    if (type->has_tensor_type() && type->tensor_type().has_shape()) visit(type->mutable_tensor_type()->mutable_shape());
+// Calls `visit` on the tensor type with a shape that `type` is or holds (in a sequence, an optional, a map's values).
+void for_each_shaped_tensor(onnx::TypeProto* type, const std::function<void(onnx::TypeProto_Tensor*)>& visit) {
+    if (type->has_sequence_type()) return for_each_shaped_tensor(type->mutable_sequence_type()->mutable_elem_type(), visit);
+    if (type->has_optional_type()) return for_each_shaped_tensor(type->mutable_optional_type()->mutable_elem_type(), visit);
+    if (type->has_map_type()) return for_each_shaped_tensor(type->mutable_map_type()->mutable_value_type(), visit);
+    if (type->has_tensor_type() && type->tensor_type().has_shape()) visit(type->mutable_tensor_type());
 }
 
 // Calls `visit` on the shape of every declaration of every graph (inputs, outputs, value_info), at any depth.
 void for_each_declared_shape(onnx::GraphProto* graph, const std::function<void(onnx::TensorShapeProto*)>& visit) {
     for (auto* infos : {graph->mutable_input(), graph->mutable_output(), graph->mutable_value_info()}) {
         for (auto& info : *infos) {
-            if (info.has_type()) for_each_type(info.mutable_type(), visit);
+            if (!info.has_type()) continue;
+            for_each_shaped_tensor(info.mutable_type(), [&](onnx::TypeProto_Tensor* tensor) { visit(tensor->mutable_shape()); });
         }
     }
     for (auto& node : *graph->mutable_node()) {
@@ -228,20 +230,17 @@ constexpr size_t kLargeInitializer = size_t{1} << 20;
 // A declared type as inference may safely see it: a dimension that is negative or beyond 2^40 becomes unknown,
 // and a rank beyond kMaxInferenceRank an unknown rank.
 void sanitize_type(onnx::TypeProto* type) {
-    if (type->has_sequence_type()) return sanitize_type(type->mutable_sequence_type()->mutable_elem_type());
-    if (type->has_optional_type()) return sanitize_type(type->mutable_optional_type()->mutable_elem_type());
-    if (type->has_map_type()) return sanitize_type(type->mutable_map_type()->mutable_value_type());
-    if (!type->has_tensor_type() || !type->tensor_type().has_shape()) return;
-    auto* shape = type->mutable_tensor_type()->mutable_shape();
-    if (shape->dim_size() > kMaxInferenceRank) {
-        type->mutable_tensor_type()->clear_shape();
-        return;
-    }
-    for (auto& dim : *shape->mutable_dim()) {
-        if (dim.has_dim_value() && (dim.dim_value() < 0 || static_cast<uint64_t>(dim.dim_value()) > kMaxElements)) {
-            dim.clear_dim_value();
+    for_each_shaped_tensor(type, [](onnx::TypeProto_Tensor* tensor) {
+        if (tensor->shape().dim_size() > kMaxInferenceRank) {
+            tensor->clear_shape();
+            return;
         }
-    }
+        for (auto& dim : *tensor->mutable_shape()->mutable_dim()) {
+            if (dim.has_dim_value() && (dim.dim_value() < 0 || static_cast<uint64_t>(dim.dim_value()) > kMaxElements)) {
+                dim.clear_dim_value();
+            }
+        }
+    });
 }
 
 // Whether an initializer's dims are ones inference may read its values by: none negative, at most 2^40
