@@ -922,6 +922,8 @@ Outputs constant(const onnx::NodeProto& node) {
 
 }  // namespace
 
+bool default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
 const std::vector<std::string>& foldable_operators() {
     static const std::vector<std::string> ops{
         "Constant", "Shape", "Size", "Identity", "Cast", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat",
@@ -934,7 +936,7 @@ const std::vector<std::string>& foldable_operators() {
 
 std::optional<std::vector<TensorValue>> fold_node(const onnx::NodeProto& node, int64_t opset,
                                                   const std::vector<FoldInput>& inputs) {
-    if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
+    if (!default_domain(node.domain())) return std::nullopt;
     const std::string& op = node.op_type();
     if (op == "Constant") return node.input_size() == 0 ? constant(node) : std::nullopt;
     if (inputs.empty() || !inputs[0].present) return std::nullopt;

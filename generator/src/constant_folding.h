@@ -21,6 +21,9 @@ struct FoldInput {
     std::optional<std::vector<int64_t>> shape;  // its static shape, when known (all Shape and Size need)
 };
 
+// Whether `domain` names ONNX's default operator set ("" or "ai.onnx"), the only one import and folding read.
+bool default_domain(const std::string& domain);
+
 // The operators fold_node() computes (ai.onnx domain).
 const std::vector<std::string>& foldable_operators();
 

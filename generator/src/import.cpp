@@ -13,6 +13,7 @@
 #include <set>
 
 #include "kernelgen/version.h"
+#include "constant_folding.h"
 #include "model_analysis.h"
 
 namespace kernelgen {
@@ -60,7 +61,7 @@ std::string opset_problem(const OpRule& rule, int64_t opset) {
 }
 
 const OpRule* find_rule(const onnx::NodeProto& node) {
-    if (!node.domain().empty() && node.domain() != "ai.onnx") return nullptr;
+    if (!default_domain(node.domain())) return nullptr;
     for (const auto& rule : op_rules()) {
         if (node.op_type() == rule.onnx_op) return &rule;
     }
@@ -326,7 +327,7 @@ std::string unreadable_constant(const GraphScope& scope, const std::string& name
     auto producer = owner->producers.find(name);
     if (producer == owner->producers.end()) return "";
     const onnx::NodeProto& node = owner->graph->node(producer->second);
-    if (node.op_type() != "Constant" || (!node.domain().empty() && node.domain() != "ai.onnx")) return "";
+    if (node.op_type() != "Constant" || !default_domain(node.domain())) return "";
     for (const auto& attribute : node.attribute()) {
         if (attribute.name() == "value" && attribute.has_t()) {
             read_tensor(attribute.t(), problem);
@@ -340,7 +341,7 @@ std::string unreadable_constant(const GraphScope& scope, const std::string& name
 
 int64_t default_opset(const onnx::ModelProto& model, bool& found) {
     for (const auto& entry : model.opset_import()) {
-        if (entry.domain().empty() || entry.domain() == "ai.onnx") {
+        if (default_domain(entry.domain())) {
             found = true;
             return entry.version();
         }

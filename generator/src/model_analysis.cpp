@@ -170,7 +170,7 @@ bool known_domain(const onnx::NodeProto& node, const std::set<std::string>& doma
 }  // namespace
 
 std::optional<std::string> taken_branch(const GraphScope& scope, const onnx::NodeProto& node, int position) {
-    if (node.op_type() != "If" || (!node.domain().empty() && node.domain() != "ai.onnx") || node.input_size() != 1) {
+    if (node.op_type() != "If" || !default_domain(node.domain()) || node.input_size() != 1) {
         return std::nullopt;
     }
     const TensorValue* condition = scope.value(node.input(0));
@@ -283,7 +283,7 @@ void add_as_input(const onnx::TensorProto& tensor, onnx::GraphProto* graph) {
 // kMaxInferenceRank there would make inference build a shape of that many dimensions.
 bool makes_rank(const onnx::NodeProto& node, int input) {
     const std::string& op = node.op_type();
-    if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+    if (!default_domain(node.domain())) return false;
     return (op == "ConstantOfShape" && input == 0) ||
            ((op == "Reshape" || op == "Expand" || op == "Unsqueeze") && input == 1);
 }
