@@ -227,23 +227,19 @@ WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& fi
             report.error = target + ": not a file name (internal error); nothing was written";
             return report;
         }
+        auto refuse = [&](const std::string& why) {
+            report.error = target + ": " + why + "; nothing was written";
+            report.unchanged.clear();
+            return report;
+        };
         int examine_error = 0;
         switch (examine(dir_fd.get(), file.name, file.content, examine_error)) {
             case Target::Unchanged: report.unchanged.push_back(target); break;
             case Target::Missing:
             case Target::Changed: pending.push_back(&file); break;
-            case Target::NotRegular:
-                report.error = target + ": exists and is not a regular file; nothing was written";
-                report.unchanged.clear();
-                return report;
-            case Target::LinkToNotRegular:
-                report.error = target + ": is a symbolic link to something that is not a regular file; nothing was written";
-                report.unchanged.clear();
-                return report;
-            case Target::Unreadable:
-                report.error = target + ": cannot examine the file: " + errno_text(examine_error) + "; nothing was written";
-                report.unchanged.clear();
-                return report;
+            case Target::NotRegular: return refuse("exists and is not a regular file");
+            case Target::LinkToNotRegular: return refuse("is a symbolic link to something that is not a regular file");
+            case Target::Unreadable: return refuse("cannot examine the file: " + errno_text(examine_error));
         }
     }
     if (pending.empty()) return report;
