@@ -46,7 +46,7 @@ private:
 std::atomic<testing_hooks::NameSource> name_source{nullptr};
 std::atomic<testing_hooks::WriteObserver> write_observer{nullptr};
 
-std::string random_name_part() {
+std::string random_name_part(size_t length) {
     if (auto source = name_source.load()) {
         std::string name = source();
         if (!name.empty()) return name;
@@ -55,15 +55,23 @@ std::string random_name_part() {
     std::string out;
     try {
         std::random_device device;  // getrandom() on Linux
-        for (int i = 0; i < 12; ++i) out += kAlphabet[device() % 36];
+        while (out.size() < length) out += kAlphabet[device() % 36];
     } catch (const std::exception&) {
         // No entropy source: unpredictable enough for a name that is created exclusively anyway.
         static std::atomic<uint64_t> counter{0};
         std::mt19937_64 mix(static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
                             (static_cast<uint64_t>(::getpid()) << 32) ^ counter.fetch_add(1));
-        for (int i = 0; i < 12; ++i) out += kAlphabet[mix() % 36];
+        out.clear();
+        while (out.size() < length) out += kAlphabet[mix() % 36];
     }
     return out;
+}
+
+// A temporary folder's name: kTemporaryFolderPattern with its X's random.
+std::string temporary_folder_name() {
+    const std::string pattern = kTemporaryFolderPattern;
+    const size_t random_from = pattern.find('X');
+    return pattern.substr(0, random_from) + random_name_part(pattern.size() - random_from);
 }
 
 // --- removing the temporaries on a signal -----------------------------------------------------------------
@@ -247,7 +255,7 @@ WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& fi
     // The run's private temporary folder, created exclusively under an unpredictable name.
     std::string temporary_name;
     for (int attempt = 0;; ++attempt) {
-        temporary_name = std::string(kTemporaryFolderPattern).substr(0, std::strlen(".kernelgen-")) + random_name_part();
+        temporary_name = temporary_folder_name();
         if (::mkdirat(dir_fd.get(), temporary_name.c_str(), 0700) == 0) break;
         if (errno != EEXIST || attempt == 99) {
             report.error = (dir / temporary_name).string() + ": cannot create a temporary folder: " + errno_text(errno) +
