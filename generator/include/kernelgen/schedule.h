@@ -1,0 +1,217 @@
+// How a kernel runs: a small loop IR between the IndexedCopy and C.
+//
+// plan() makes every decision about a kernel's code in one pass over its IndexedCopy and its options: what is
+// unrolled and by how much, whether the index checks are written out or looped, which loop opens slices of the
+// tensors, whether a block is one memcpy or element copies, where prefetch hints go, which constant runs come
+// from tables, which helpers the source defines. The printer (emit.cpp) walks the result and decides nothing:
+// each node prints one way.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "kernelgen/indexed_copy.h"
+#include "kernelgen/spec.h"
+
+namespace kernelgen {
+
+// Budgets of the "auto" unroll setting (documented in docs/generated-code.md).
+constexpr uint64_t kStraightLineBudget = 64;       // statements: below this the kernel has no loop at all
+constexpr uint64_t kLoopBodyBudget = 16;           // copies per loop iteration when unrolling inner loops
+constexpr uint64_t kCheckStraightLineBudget = 16;  // index values checked without a loop
+
+// Prefetching: the "auto" setting's rule, and the hint's shape. "auto" prefetches a kernel that copies blocks
+// of at least a cache line, from (gathers) or to (scatters) a tensor of at least kPrefetchTensorBytes, in
+// loops; it fetches about kPrefetchAheadBytes ahead. A hint covers at most kPrefetchLines lines of a block:
+// the CPU's own prefetcher follows a contiguous block once it has begun.
+constexpr uint64_t kCacheLineBytes = 64;
+constexpr uint64_t kPrefetchTensorBytes = uint64_t{64} << 10;
+constexpr uint64_t kPrefetchAheadBytes = 4096;
+constexpr uint64_t kPrefetchLines = 16;
+
+// Straight-line statements "full" unrolling of this kernel would take: the spec reader checks it against
+// kMaxFullUnroll (check_full_unroll in spec.h), so that planning and printing never fail.
+uint64_t full_unroll_statements(const IndexedCopy& copy, const KernelSpec& spec);
+
+namespace schedule {
+
+// The tensors a body names. The copy's source is Data (gathers) or Updates (scatters).
+enum class Tensor { Data, Indices, Updates, Output };
+
+// Where a body reads or writes: a tensor, or its slice (a pointer into it that a Slice statement opened).
+struct View {
+    Tensor tensor = Tensor::Data;
+    bool slice = false;
+};
+
+struct Expr;
+
+// One term of an offset, times its coefficient.
+struct Term {
+    enum class Kind {
+        Variable,      // a loop variable or a local: `name`
+        WrappedIndex,  // the index value at view[position[0]], as an offset along an axis of size `bound`
+        TableEntry,    // entry r of the table of constant runs called `name` (a helper role)
+    };
+    Kind kind = Kind::Variable;
+    std::string name;
+    uint64_t coefficient = 1;
+    View view{Tensor::Indices};
+    std::vector<Expr> position;  // WrappedIndex: exactly one
+    uint64_t bound = 0;
+    bool widened = false;  // TableEntry: a table narrower than the offset type, converted explicitly
+};
+
+// sum(term * coefficient) + constant; a coefficient of 0 contributes nothing.
+struct Expr {
+    std::vector<Term> terms;
+    uint64_t constant = 0;
+    Expr plus(uint64_t value) const;
+    Expr plus(const Expr& other) const;
+};
+
+Expr variable(const std::string& name, uint64_t coefficient = 1);
+
+// view[at]
+struct Access {
+    View view;
+    Expr at;
+};
+
+struct Statement;
+using Statements = std::vector<Statement>;
+
+// /* text */
+struct Comment {
+    std::string text;
+};
+
+// Parameters the body does not use, cast to void.
+struct Unused {
+    std::vector<Tensor> tensors;
+};
+
+// One index value compared with its bound s: out of [-s, s-1] it fails. Straight-line checks return the error
+// at once; checks in a loop that `accumulate` gather every failure into one flag tested after the loop.
+struct IndexValue {
+    enum class Kind { Element, Local, TupleElement };  // indices[position], `index`, tuple[position]
+    Kind kind = Kind::Element;
+    uint64_t position = 0;
+};
+struct Check {
+    IndexValue value;
+    uint64_t bound = 0;
+};
+struct CheckIndices {
+    bool loop = false;           // false: `checks` written out, each returning the error
+    uint64_t tuple_count = 0;    // loop: tuples of tuple_length values
+    uint64_t tuple_length = 0;
+    bool accumulate = false;     // loop: one flag, tested once after the loop
+    std::vector<Check> checks;   // written out: every value; loop: the values of tuple t
+};
+
+// ScatterND's output starting as a copy of data: an element loop (an in-place update runs it too), or one
+// memcpy skipped when output == data.
+struct CopyData {
+    bool element_loop = false;
+    uint64_t elements = 0;
+};
+
+// for (offset variable = 0; variable < end; variable += step) { body }
+struct For {
+    std::string variable;
+    Expr end;
+    uint64_t step = 1;
+    Statements body;
+};
+
+// A pointer to `tensor`'s part at `at`, which the statements after it (in the same body) use as its slice.
+struct Slice {
+    Tensor tensor = Tensor::Data;
+    Expr at;
+};
+
+// { const offset name = value; body }
+struct Local {
+    std::string name;
+    Expr value;
+    Statements body;
+};
+
+// A prefetch hint for the block at `block`; with a guard, only while `guard_variable` < guard_limit.
+struct PrefetchHint {
+    Access block;
+    std::string guard_variable;
+    uint64_t guard_limit = 0;
+};
+
+// memcpy of `length` elements from `from` to `to`.
+struct BlockCopy {
+    Access to, from;
+    Expr length;
+};
+
+// to = from, or to = combine(to, from).
+struct Assign {
+    Access to, from;
+    bool combine = false;
+};
+
+struct Return {
+    bool error = false;
+};
+
+struct Statement {
+    std::variant<Comment, Unused, CheckIndices, CopyData, For, Slice, Local, PrefetchHint, BlockCopy, Assign, Return> node;
+};
+
+// The file-scope helpers the source defines, in the order it defines them.
+struct WrapHelper {
+    bool checked = true;          // the indices were checked (or trusted, "index_check": "none")
+    bool any_power_of_two = false;  // a size is a power of two: its wrap is one AND
+    bool all_power_of_two = false;  // every size is: no other form is written
+};
+struct PrefetchHelper {
+    bool write = false;  // a scatter's block, about to be written
+    uint64_t lines = 1;  // cache lines per hint
+    uint64_t distance = 0;
+};
+struct RunTable {
+    std::string role;  // "sources", "destinations" or "lengths"
+    unsigned bits = 32;  // element width: 8, 16, 32 or 64
+    std::vector<uint64_t> values;
+};
+struct CombineHelper {
+    Reduction reduction = Reduction::None;
+    bool fp_contract_off = false;  // complex multiplication: no fused multiply-add
+};
+struct Helpers {
+    bool half_to_float = false;    // float16/bfloat16 to float32 (reductions)
+    bool half_from_float = false;  // and back (add, mul)
+    std::optional<WrapHelper> wrap;
+    std::optional<PrefetchHelper> prefetch;
+    std::vector<RunTable> tables;
+    std::optional<CombineHelper> combine;
+};
+
+// A kernel's plan: its helpers, its body, and the facts its banner states.
+struct Schedule {
+    bool wide_offsets = false;  // uint64_t offsets (a tensor above 2^32 - 1 elements), else uint32_t
+    bool uses_memcpy = false;   // the source includes <string.h>
+    Helpers helpers;
+    Statements body;
+    // For the banner: the copies are straight-line; the checks (when checked) are written out; the constant
+    // runs are written out; the prefetch distance (0: none).
+    bool straight = false;
+    bool checks_straight = false;
+    bool runs_straight = false;
+    uint64_t prefetch_distance = 0;
+};
+
+Schedule plan(const KernelSpec& spec, const IndexedCopy& copy);
+
+}  // namespace schedule
+}  // namespace kernelgen

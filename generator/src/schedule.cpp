@@ -1,0 +1,553 @@
+#include "kernelgen/schedule.h"
+
+#include <algorithm>
+
+namespace kernelgen {
+namespace {
+
+// Whether the index type can leave [-s, s-1] for the size s: an int32 index never can when s >= 2^31 (and
+// an int64 one never meets such an s). A size of 0 is handled apart: no value is in range.
+bool needs_check(const IndexComponent& component, IndexType index_dtype) {
+    const uint64_t limit = index_dtype == IndexType::Int32 ? uint64_t{1} << 31 : uint64_t{1} << 63;
+    return component.bound != 0 && component.bound < limit;
+}
+
+// Statements one copy of `length` elements takes when written out: a reduction combines element by element;
+// a plain copy assigns up to 4 elements one by one and uses one memcpy beyond.
+uint64_t statements_per_copy(const IndexedCopy& copy, uint64_t length) {
+    return copy.reduction != Reduction::None ? length : (length <= 4 ? length : 1);
+}
+
+// Statements of the copies at one point of the loops, written out: one block, or every constant run.
+uint64_t statements_per_point(const IndexedCopy& copy) {
+    if (!copy.runs) return statements_per_copy(copy, copy.block);
+    uint64_t statements = 0;
+    for (const Run& run : *copy.runs) statements += statements_per_copy(copy, run.length);
+    return statements;
+}
+
+// Statements of every copy written out.
+uint64_t copy_statements(const IndexedCopy& copy) { return copy.point_count() * statements_per_point(copy); }
+
+// Index values the kernel compares with their bounds: none when an axis of size 0 makes every tuple fail
+// (the check is then a plain "return"), and none for components whose type cannot leave the bound.
+uint64_t checked_values(const IndexedCopy& copy, const KernelSpec& spec) {
+    if (spec.index_check == IndexCheck::None) return 0;
+    uint64_t per_tuple = 0;
+    for (const auto& component : copy.components) {
+        if (component.bound == 0) return 0;
+        if (needs_check(component, spec.index_dtype)) ++per_tuple;
+    }
+    return copy.tuple_count * per_tuple;
+}
+
+}  // namespace
+
+uint64_t full_unroll_statements(const IndexedCopy& copy, const KernelSpec& spec) {
+    return copy_statements(copy) + checked_values(copy, spec);
+}
+
+namespace schedule {
+
+Expr Expr::plus(uint64_t value) const {
+    Expr out = *this;
+    out.constant += value;
+    return out;
+}
+
+Expr Expr::plus(const Expr& other) const {
+    Expr out = *this;
+    out.terms.insert(out.terms.end(), other.terms.begin(), other.terms.end());
+    out.constant += other.constant;
+    return out;
+}
+
+Expr variable(const std::string& name, uint64_t coefficient) {
+    Term term;
+    term.name = name;
+    term.coefficient = coefficient;
+    return Expr{{term}, 0};
+}
+
+namespace {
+
+template <typename Node>
+Statement wrap(Node node) {
+    return Statement{std::move(node)};
+}
+
+// How one loop level runs: a loop, a loop unrolled by `factor` (then a remainder written out), or written out.
+struct LevelPlan {
+    enum class Mode { Loop, Partial, Full } mode = Mode::Loop;
+    uint64_t factor = 1;
+};
+
+// What one loop level contributes at the current point: its variable plus a constant, or a constant alone
+// (where the level is written out).
+struct Position {
+    std::string variable;
+    uint64_t offset = 0;
+};
+
+// The views the copies read and write through at the current point, and the loop levels whose variables
+// the open slices already hold.
+struct Place {
+    View source, indices{Tensor::Indices}, output{Tensor::Output};
+    size_t sliced_levels = 0;
+};
+
+class Planner {
+public:
+    Planner(const KernelSpec& spec, const IndexedCopy& copy) : spec_(spec), copy_(copy) {
+        reduce_ = copy.reduction != Reduction::None;
+        source_ = copy.indexed == IndexedCopy::Indexed::Source ? Tensor::Data : Tensor::Updates;
+        const uint64_t largest = std::max({copy.data_size, copy.indices_size, copy.updates_size, copy.output_size});
+        out_.wide_offsets = largest > UINT32_MAX;
+        plan_levels();
+        plan_slices();
+        plan_prefetch();
+        out_.checks_straight = checks_straight();
+    }
+
+    Schedule run() {
+        plan_helpers();
+        plan_body();
+        return std::move(out_);
+    }
+
+private:
+    // --- decisions -------------------------------------------------------------------------------------
+
+    // Statements of one point's copies inside a loop body: written out, or a loop over the table of runs.
+    uint64_t loop_cost() const {
+        if (copy_.runs) return out_.runs_straight ? statements_per_point(copy_) : 1;
+        return copy_.block <= 4 ? copy_.block : 1;
+    }
+
+    bool any_check() const {
+        if (copy_.tuple_count == 0 || spec_.index_check == IndexCheck::None) return false;
+        return std::any_of(copy_.components.begin(), copy_.components.end(), [&](const IndexComponent& component) {
+            return component.bound == 0 || needs_check(component, spec_.index_dtype);
+        });
+    }
+
+    // Whether an axis of size 0 makes every index tuple fail its check (and there are tuples).
+    bool always_out_of_range() const {
+        return any_check() && std::any_of(copy_.components.begin(), copy_.components.end(),
+                                          [](const IndexComponent& component) { return component.bound == 0; });
+    }
+
+    void plan_levels() {
+        const size_t depth = copy_.loops.size();
+        levels_.assign(depth, LevelPlan{});
+        const Unroll& unroll = spec_.unroll;
+        if (unroll.kind == Unroll::Kind::Full ||
+            (unroll.kind == Unroll::Kind::Auto && copy_statements(copy_) <= kStraightLineBudget)) {
+            for (auto& level : levels_) level.mode = LevelPlan::Mode::Full;
+            out_.straight = true;
+            out_.runs_straight = true;
+            return;
+        }
+        // Constant runs are written out when there is one, or (auto) while they fit a loop body; otherwise
+        // a loop walks a table of them.
+        out_.runs_straight = copy_.runs && (copy_.runs->size() <= 1 || (unroll.kind == Unroll::Kind::Auto &&
+                                                                         statements_per_point(copy_) <= kLoopBodyBudget));
+        if (depth == 0 || unroll.kind == Unroll::Kind::None) return;
+        if (unroll.kind == Unroll::Kind::Factor) {
+            set_partial(depth - 1, unroll.factor);
+            return;
+        }
+        // auto: unroll inner levels whole while the loop body stays within budget, then the next one in part.
+        uint64_t per_iteration = loop_cost();
+        for (size_t level = depth; level-- > 0;) {
+            const uint64_t extent = copy_.loops[level].extent;
+            if (per_iteration * extent <= kLoopBodyBudget) {
+                levels_[level].mode = LevelPlan::Mode::Full;
+                per_iteration *= extent;
+                continue;
+            }
+            // Prefer a factor that divides the extent (no remainder), if one is at least half the budget.
+            const uint64_t most = kLoopBodyBudget / per_iteration;
+            uint64_t factor = most;
+            for (uint64_t f = most; f * 2 >= most && f >= 2; --f) {
+                if (extent % f == 0) {
+                    factor = f;
+                    break;
+                }
+            }
+            set_partial(level, factor);
+            break;
+        }
+    }
+
+    void set_partial(size_t level, uint64_t factor) {
+        const uint64_t extent = copy_.loops[level].extent;
+        // A loop that would run once is written out instead.
+        if (factor * 2 > extent) levels_[level].mode = LevelPlan::Mode::Full;
+        else if (factor >= 2) levels_[level] = LevelPlan{LevelPlan::Mode::Partial, factor};
+    }
+
+    // The loop that encloses the innermost one names, at each of its points, the part of each tensor its inner
+    // loop reaches (a pointer per tensor). The inner loop's offsets then leave out the outer loop variables:
+    // with 32-bit offsets on a 64-bit machine, a compiler cannot fold `i0 * 1024u + index` into an address (the
+    // sum might wrap), and computes it again for every element.
+    void plan_slices() {
+        std::optional<size_t> innermost;
+        for (size_t level = 0; level < levels_.size(); ++level) {
+            if (levels_[level].mode == LevelPlan::Mode::Full) continue;
+            slice_level_ = innermost;
+            innermost = level;
+        }
+    }
+
+    // Bytes of one element; a string's pointer counts as 4 bytes, the least on any target.
+    uint64_t element_bytes() const { return spec_.dtype == DType::String ? 4 : info(spec_.dtype).bits / 8; }
+
+    // Prefetching: ahead of each block copy, a hint for the block of the index tuple `distance` steps further
+    // along the innermost loop level that walks the tuples. The hint's address comes from index values already
+    // checked (or trusted, with "index_check": "none") and lies inside the tensor.
+    void plan_prefetch() {
+        if (copy_.runs || copy_.copy_count() == 0 || always_out_of_range()) return;
+        std::optional<size_t> level;
+        for (size_t l = 0; l < copy_.loops.size(); ++l) {
+            if (copy_.loops[l].indices_stride != 0) level = l;
+        }
+        if (!level) return;
+        const uint64_t block_bytes = copy_.block * element_bytes();
+        uint64_t distance = 0;
+        switch (spec_.prefetch.kind) {
+            case Prefetch::Kind::None: return;
+            case Prefetch::Kind::Distance: distance = spec_.prefetch.distance; break;
+            case Prefetch::Kind::Auto: {
+                const uint64_t indexed_elements =
+                    copy_.indexed == IndexedCopy::Indexed::Source ? copy_.data_size : copy_.output_size;
+                if (out_.straight || spec_.unroll.kind == Unroll::Kind::None || block_bytes < kCacheLineBytes ||
+                    indexed_elements * element_bytes() < kPrefetchTensorBytes) {
+                    return;
+                }
+                distance = (kPrefetchAheadBytes + block_bytes - 1) / block_bytes;
+                break;
+            }
+        }
+        if (distance >= copy_.loops[*level].extent) return;  // no tuple has one that far ahead
+        prefetch_level_ = level;
+        out_.prefetch_distance = distance;
+        prefetch_lines_ = std::min(kPrefetchLines, (std::max<uint64_t>(block_bytes, 1) + kCacheLineBytes - 1) / kCacheLineBytes);
+    }
+
+    bool checks_straight() const {
+        if (copy_.tuple_count <= 1) return true;  // a loop that would run once is written out instead
+        switch (spec_.unroll.kind) {
+            case Unroll::Kind::Full: return true;
+            case Unroll::Kind::Auto: return checked_values(copy_, spec_) <= kCheckStraightLineBudget;
+            default: return false;
+        }
+    }
+
+    // --- helpers -----------------------------------------------------------------------------------------
+
+    void plan_helpers() {
+        Helpers& helpers = out_.helpers;
+        const bool copies = copy_.copy_count() > 0;
+        if (copies && !copy_.runs) {
+            auto power_of_two = [](const IndexComponent& c) { return c.bound != 0 && (c.bound & (c.bound - 1)) == 0; };
+            const auto& components = copy_.components;
+            helpers.wrap = WrapHelper{spec_.index_check == IndexCheck::Checked,
+                                      std::any_of(components.begin(), components.end(), power_of_two),
+                                      std::all_of(components.begin(), components.end(), power_of_two)};
+        }
+        if (prefetch_level_) {
+            helpers.prefetch = PrefetchHelper{copy_.indexed == IndexedCopy::Indexed::Destination, prefetch_lines_,
+                                              out_.prefetch_distance};
+        }
+        if (copy_.runs && !out_.runs_straight && copies) plan_run_tables();
+        if (reduce_ && copies) {
+            const DTypeInfo& type = info(spec_.dtype);
+            if (type.category == Category::HalfFloat) {
+                // Both directions for arithmetic; max and min only compare, so they need no rounding.
+                helpers.half_to_float = true;
+                helpers.half_from_float = copy_.reduction == Reduction::Add || copy_.reduction == Reduction::Mul;
+                out_.uses_memcpy = true;
+            }
+            helpers.combine = CombineHelper{copy_.reduction,
+                                            type.category == Category::Complex && copy_.reduction == Reduction::Mul};
+        }
+    }
+
+    // The tables a loop over the constant runs reads, in the narrowest unsigned type that holds them; a side
+    // whose offsets step evenly (or lengths that are all equal) needs none.
+    void plan_run_tables() {
+        const std::vector<Run>& runs = *copy_.runs;
+        auto table = [&](const std::string& role, uint64_t Run::*field) {
+            std::vector<uint64_t> values;
+            for (const Run& run : runs) values.push_back(run.*field);
+            // An even step r * step + first: no table.
+            const uint64_t first = values.front();
+            const uint64_t step = values.size() > 1 && values[1] >= first ? values[1] - first : 0;
+            bool even = true;
+            for (size_t r = 0; r < values.size() && even; ++r) even = values[r] == first + r * step;
+            if (even) return variable("r", step).plus(first);
+            const uint64_t largest = *std::max_element(values.begin(), values.end());
+            const unsigned bits = largest <= UINT8_MAX ? 8 : largest <= UINT16_MAX ? 16 : largest <= UINT32_MAX ? 32 : 64;
+            out_.helpers.tables.push_back(RunTable{role, bits, values});
+            Term entry;
+            entry.kind = Term::Kind::TableEntry;
+            entry.name = role;
+            entry.widened = bits < 32;  // promoted to int: converted explicitly
+            return Expr{{entry}, 0};
+        };
+        run_source_ = table("sources", &Run::source);
+        run_destination_ = table("destinations", &Run::destination);
+        run_length_ = table("lengths", &Run::length);
+        const Term& length = run_length_.terms.front();
+        if (length.kind == Term::Kind::Variable && length.coefficient == 0) run_length_ = Expr{{}, run_length_.constant};
+    }
+
+    // --- the body ----------------------------------------------------------------------------------------
+
+    void plan_body() {
+        Statements& body = out_.body;
+        std::vector<Tensor> parameters{Tensor::Data};
+        if (!spec_.constant_indices) parameters.push_back(Tensor::Indices);
+        if (is_scatter(spec_.op)) parameters.push_back(Tensor::Updates);
+        parameters.push_back(Tensor::Output);
+        if (always_out_of_range()) {
+            body.push_back(wrap(Unused{parameters}));
+            body.push_back(wrap(Comment{"An axis of size 0: no index value is in range, and there are indices."}));
+            body.push_back(wrap(Return{true}));
+            return;
+        }
+        const bool checks = any_check();
+        const bool copies = copy_.copy_count() > 0;
+        const bool data_copy = copy_.copy_data_first && copy_.data_size > 0;
+        std::vector<Tensor> unused;
+        if (!(copies && copy_.indexed == IndexedCopy::Indexed::Source) && !data_copy) unused.push_back(Tensor::Data);
+        if (!copies && !checks && !spec_.constant_indices) unused.push_back(Tensor::Indices);
+        if (is_scatter(spec_.op) && !copies) unused.push_back(Tensor::Updates);
+        if (!copies && !data_copy) unused.push_back(Tensor::Output);
+        if (!unused.empty()) body.push_back(wrap(Unused{unused}));
+        if (checks) body.push_back(wrap(plan_checks()));
+        if (data_copy) {
+            // unroll none: the least code, one element loop (which an in-place update may run too).
+            const bool element_loop = spec_.unroll.kind == Unroll::Kind::None;
+            out_.uses_memcpy = out_.uses_memcpy || !element_loop;
+            body.push_back(wrap(CopyData{element_loop, copy_.data_size}));
+        }
+        if (copies) {
+            body.push_back(wrap(Comment{copy_.formula}));
+            std::vector<Position> positions(copy_.loops.size());
+            Place place;
+            place.source.tensor = source_;
+            plan_level(body, 0, positions, place);
+        }
+        body.push_back(wrap(Return{false}));
+    }
+
+    // The checks of every index value, before anything is written. Written out, each returns the error at the
+    // first value out of range. A loop of checks has no branch but the loop's: it gathers the comparisons of
+    // every value into one flag (which compilers vectorize) and tests it once; except with "unroll": "none",
+    // where the fewest bytes count and the loop returns at the first failure.
+    CheckIndices plan_checks() const {
+        CheckIndices checks;
+        const size_t k = copy_.components.size();
+        checks.loop = !out_.checks_straight;
+        if (!checks.loop) {
+            for (uint64_t t = 0; t < copy_.tuple_count; ++t) {
+                for (size_t j = 0; j < k; ++j) {
+                    if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
+                    checks.checks.push_back(Check{{IndexValue::Kind::Element, t * k + j}, copy_.components[j].bound});
+                }
+            }
+            return checks;
+        }
+        checks.tuple_count = copy_.tuple_count;
+        checks.tuple_length = k;
+        checks.accumulate = spec_.unroll.kind != Unroll::Kind::None;
+        for (size_t j = 0; j < k; ++j) {
+            if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
+            const auto kind = k == 1 ? IndexValue::Kind::Local : IndexValue::Kind::TupleElement;
+            checks.checks.push_back(Check{{kind, j}, copy_.components[j].bound});
+        }
+        return checks;
+    }
+
+    void plan_level(Statements& out, size_t level, std::vector<Position>& positions, const Place& place) {
+        if (level == copy_.loops.size()) {
+            plan_copy(out, positions, place);
+            return;
+        }
+        const uint64_t extent = copy_.loops[level].extent;
+        const std::string name = "i" + std::to_string(level);
+        const LevelPlan& level_plan = levels_[level];
+        if (level_plan.mode == LevelPlan::Mode::Full) {
+            for (uint64_t i = 0; i < extent; ++i) {
+                positions[level] = Position{"", i};
+                plan_level(out, level + 1, positions, place);
+            }
+            return;
+        }
+        const uint64_t step = level_plan.mode == LevelPlan::Mode::Partial ? level_plan.factor : 1;
+        const uint64_t main = extent - extent % step;
+        For loop{name, Expr{{}, main}, step, {}};
+        positions[level] = Position{name, 0};
+        const Place inner = open_slices(loop.body, level, positions, place);
+        for (uint64_t j = 0; j < step; ++j) {
+            positions[level] = Position{name, j};
+            plan_level(loop.body, level + 1, positions, inner);
+        }
+        out.push_back(wrap(std::move(loop)));
+        for (uint64_t i = main; i < extent; ++i) {
+            positions[level] = Position{"", i};
+            plan_level(out, level + 1, positions, place);
+        }
+    }
+
+    // At the top of the body of the slice loop (plan_slices): a pointer to each tensor's part at the point of
+    // the loop variables up to `level`, for the tensors whose offsets move with them.
+    Place open_slices(Statements& out, size_t level, const std::vector<Position>& positions, const Place& place) const {
+        if (slice_level_ != level) return place;
+        Place inner = place;
+        auto slice = [&](View& view, uint64_t kernelgen::Loop::*stride) {
+            Expr at;
+            for (size_t outer = 0; outer <= level; ++outer) {
+                const uint64_t step = copy_.loops[outer].*stride;
+                if (!positions[outer].variable.empty() && step != 0) at = at.plus(variable(positions[outer].variable, step));
+            }
+            if (at.terms.empty()) return;
+            out.push_back(wrap(Slice{view.tensor, at}));
+            view.slice = true;
+        };
+        slice(inner.source, &kernelgen::Loop::source_stride);
+        if (!copy_.runs) slice(inner.indices, &kernelgen::Loop::indices_stride);
+        slice(inner.output, &kernelgen::Loop::destination_stride);
+        inner.sliced_levels = level + 1;
+        return inner;
+    }
+
+    // The offset at the current point, relative to the open slices (whose loop variables it leaves out).
+    Expr offset(const std::vector<Position>& positions, const Place& place, uint64_t kernelgen::Loop::*stride) const {
+        Expr out;
+        for (size_t level = 0; level < positions.size(); ++level) {
+            const uint64_t step = copy_.loops[level].*stride;
+            if (!positions[level].variable.empty() && level >= place.sliced_levels) out = out.plus(variable(positions[level].variable, step));
+            out.constant += positions[level].offset * step;
+        }
+        return out;
+    }
+
+    // The offset of the indexed side's block: its loops' part plus every index value, wrapped, times its stride.
+    Expr indexed_offset(const std::vector<Position>& positions, const Place& place) const {
+        const bool source = copy_.indexed == IndexedCopy::Indexed::Source;
+        Expr out = offset(positions, place, source ? &kernelgen::Loop::source_stride : &kernelgen::Loop::destination_stride);
+        const Expr tuple = offset(positions, place, &kernelgen::Loop::indices_stride);
+        for (const auto& component : copy_.components) {
+            Term index;
+            index.kind = Term::Kind::WrappedIndex;
+            index.coefficient = component.stride;
+            index.view = place.indices;
+            index.position = {tuple.plus(component.offset)};
+            index.bound = component.bound;
+            out.terms.push_back(std::move(index));
+        }
+        return out;
+    }
+
+    void plan_copy(Statements& out, const std::vector<Position>& positions, const Place& place) {
+        Expr source = offset(positions, place, &kernelgen::Loop::source_stride);
+        Expr destination = offset(positions, place, &kernelgen::Loop::destination_stride);
+        if (copy_.runs) {
+            plan_runs(out, place, destination, source);
+            return;
+        }
+        plan_prefetch_hint(out, positions, place);
+        const bool source_indexed = copy_.indexed == IndexedCopy::Indexed::Source;
+        Expr& indexed = source_indexed ? source : destination;
+        indexed = indexed_offset(positions, place);
+        // Name the indexed offset once for the elements of a short block (a reduction reads and writes it).
+        if ((reduce_ || copy_.block > 1) && (reduce_ || copy_.block <= 4)) {
+            Local local{source_indexed ? "from" : "to", indexed, {}};
+            indexed = variable(local.name);
+            plan_block(local.body, place, destination, source, Expr{{}, copy_.block});
+            out.push_back(wrap(std::move(local)));
+            return;
+        }
+        plan_block(out, place, destination, source, Expr{{}, copy_.block});
+    }
+
+    // The hint for the block prefetch distance steps further along the prefetch level, when that tuple exists:
+    // known here for a level written out; for a loop variable, a test unless every value it takes has one.
+    void plan_prefetch_hint(Statements& out, const std::vector<Position>& positions, const Place& place) const {
+        if (!prefetch_level_) return;
+        const size_t level = *prefetch_level_;
+        const uint64_t extent = copy_.loops[level].extent;
+        std::vector<Position> ahead = positions;
+        ahead[level].offset += out_.prefetch_distance;
+        if (ahead[level].offset >= extent) return;
+        const bool source = copy_.indexed == IndexedCopy::Indexed::Source;
+        PrefetchHint hint{Access{source ? place.source : place.output, indexed_offset(ahead, place)}, "", 0};
+        const std::string& name = positions[level].variable;
+        // The tuple exists while variable < limit. An unrolled loop's variable steps by its factor: the limit
+        // rounded up to a multiple of it tests the same, and reads the same for every copy of the body.
+        const LevelPlan& level_plan = levels_[level];
+        const uint64_t step = level_plan.mode == LevelPlan::Mode::Partial ? level_plan.factor : 1;
+        const uint64_t limit = (extent - ahead[level].offset + step - 1) / step * step;
+        const uint64_t last = extent - extent % step - step;  // the variable's last value
+        if (!name.empty() && last >= limit) {
+            hint.guard_variable = name;
+            hint.guard_limit = limit;
+        }
+        out.push_back(wrap(std::move(hint)));
+    }
+
+    // One contiguous block from source[from] to output[to], `length` elements (a constant, or an expression of
+    // the loop over the table of runs).
+    void plan_block(Statements& out, const Place& place, const Expr& to, const Expr& from, const Expr& length) {
+        const bool variable_length = !length.terms.empty();
+        if (!reduce_ && (variable_length || length.constant > 4)) {
+            out.push_back(wrap(BlockCopy{Access{place.output, to}, Access{place.source, from}, length}));
+            out_.uses_memcpy = true;
+            return;
+        }
+        if (variable_length || (length.constant > 4 && !out_.straight)) {  // a reduction of a long block: an element loop
+            For loop{"e", length, 1, {}};
+            loop.body.push_back(wrap(Assign{Access{place.output, to.plus(variable("e"))},
+                                            Access{place.source, from.plus(variable("e"))}, reduce_}));
+            out.push_back(wrap(std::move(loop)));
+            return;
+        }
+        for (uint64_t e = 0; e < length.constant; ++e) {
+            out.push_back(wrap(Assign{Access{place.output, to.plus(e)}, Access{place.source, from.plus(e)}, reduce_}));
+        }
+    }
+
+    // Constant indices: every run written out, or a loop over the tables of runs.
+    void plan_runs(Statements& out, const Place& place, const Expr& destination, const Expr& source) {
+        if (out_.runs_straight) {
+            for (const Run& run : *copy_.runs) {
+                plan_block(out, place, destination.plus(run.destination), source.plus(run.source), Expr{{}, run.length});
+            }
+            return;
+        }
+        For loop{"r", Expr{{}, copy_.runs->size()}, 1, {}};
+        plan_block(loop.body, place, destination.plus(run_destination_), source.plus(run_source_), run_length_);
+        out.push_back(wrap(std::move(loop)));
+    }
+
+    const KernelSpec& spec_;
+    const IndexedCopy& copy_;
+    Schedule out_;
+    bool reduce_ = false;
+    Tensor source_ = Tensor::Data;
+    std::vector<LevelPlan> levels_;
+    std::optional<size_t> slice_level_;     // the loop whose body opens the slices
+    std::optional<size_t> prefetch_level_;  // the loop level prefetching looks ahead along
+    uint64_t prefetch_lines_ = 0;
+    Expr run_source_, run_destination_, run_length_;  // the current run inside the loop over the tables
+};
+
+}  // namespace
+
+Schedule plan(const KernelSpec& spec, const IndexedCopy& copy) { return Planner(spec, copy).run(); }
+
+}  // namespace schedule
+}  // namespace kernelgen
