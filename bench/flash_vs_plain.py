@@ -94,7 +94,7 @@ def main():
             binary = os.path.join(work, f"agree_{name}")
             none_dir = os.path.join(work, "none")
             subprocess.run([args.cc, "-std=c99", "-O1", "-I", none_dir, program, plain, os.path.join(none_dir, name + ".c"),
-                            "-o", binary], check=True)
+                            os.path.join(none_dir, "kernelgen_support.c"), "-o", binary], check=True)
             if subprocess.run([binary]).returncode != 0:
                 sys.exit(f"{name}: the plain loop kernel and kernelgen's disagree")
             ratio = sizes["none"] / plain_size

@@ -101,7 +101,7 @@ def instructions(cc, kernels, source_dir, work):
     program = os.path.join(work, "driver.c")
     with open(program, "w") as f:
         f.write(driver(kernels))
-    sources = [os.path.join(source_dir, k["name"] + ".c") for k in kernels]
+    sources = [os.path.join(source_dir, k["name"] + ".c") for k in kernels] + [os.path.join(source_dir, "kernelgen_support.c")]
     binary = os.path.join(work, "driver")
     result = run([cc, "-std=c99", "-O2", "-g", "-I", source_dir, program, *sources, "-Wl,-z,now", "-o", binary])
     if result.returncode != 0:

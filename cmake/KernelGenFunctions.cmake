@@ -11,6 +11,11 @@
 #   OPTIONS     more kernelgen arguments: --unroll MODE, --prefetch MODE (or NAME=MODE). --out-dir belongs to
 #               the function.
 #
+# The kernels share support code (kernelgen_support.h and .c: the index wrap, the complex types, the float16
+# conversions). The first call creates the static library kernelgen_support (alias KernelGen::support) from
+# ${CMAKE_BINARY_DIR}/kernelgen_support, where one custom command writes both files; every kernel library
+# links it, so its code is compiled, and counted in flash, once per program.
+#
 # The generator: the program named by KERNELGEN_EXECUTABLE when it is set (a host kernelgen for a cross
 # build), else the target KernelGen::kernelgen (imported by find_package(KernelGen), or built by
 # add_subdirectory() of a kernelgen checkout).
@@ -38,6 +43,46 @@ function(_kernelgen_claim keys_var owners_var key owner refusal)
   list(APPEND owners "${owner}")
   set(${keys_var} "${keys}" PARENT_SCOPE)
   set(${owners_var} "${owners}" PARENT_SCOPE)
+endfunction()
+
+# Sets <out_var> to what a kernelgen command adds to touch <files>. kernelgen leaves a file whose content would
+# not change alone. Ninja restats a custom command's outputs and keeps the run in its log, so a run that changes
+# nothing (a newer generator, a spec edit that leaves the code as it was) recompiles nothing: nothing to add.
+# Other generators compare timestamps only: there the command touches the files so that the build sees it as
+# done, and what includes them recompiles.
+function(_kernelgen_touch out_var)
+  set(touch "")
+  if(NOT CMAKE_GENERATOR MATCHES "Ninja")
+    set(touch COMMAND ${CMAKE_COMMAND} -E touch_nocreate ${ARGN})
+  endif()
+  set(${out_var} "${touch}" PARENT_SCOPE)
+endfunction()
+
+# Creates the library kernelgen_support once per build tree (see above), with the generator of the first call.
+function(_kernelgen_support_library me generator generator_depends)
+  if(TARGET kernelgen_support)
+    get_target_property(ours kernelgen_support KERNELGEN_SUPPORT_LIBRARY)
+    if(NOT ours)
+      message(FATAL_ERROR "${me}: the project already has a target called kernelgen_support; kernelgen's "
+                          "support library needs the name (rename that target)")
+    endif()
+    return()
+  endif()
+  set(dir "${CMAKE_BINARY_DIR}/kernelgen_support")
+  set(files "${dir}/kernelgen_support.h" "${dir}/kernelgen_support.c")
+  _kernelgen_touch(touch ${files})
+  add_custom_command(
+    OUTPUT ${files}
+    COMMAND ${generator} support --out-dir "${dir}"
+    ${touch}
+    DEPENDS ${generator_depends}
+    COMMENT "kernelgen: support code"
+    VERBATIM)
+  add_library(kernelgen_support STATIC ${files})
+  add_library(KernelGen::support ALIAS kernelgen_support)
+  target_include_directories(kernelgen_support PUBLIC "${dir}")
+  set_target_properties(kernelgen_support PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
+                                                     KERNELGEN_SUPPORT_LIBRARY ON)
 endfunction()
 
 function(kernelgen_add_kernels target)
@@ -126,6 +171,8 @@ function(kernelgen_add_kernels target)
   # command whose text changed by itself, Makefile generators only when a dependency is newer.
   set(command_stamp "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_command.txt")
   file(CONFIGURE OUTPUT "${command_stamp}" CONTENT "${generator}\n${KG_OUTPUT_DIR}\n${KG_OPTIONS}\n" @ONLY)
+
+  _kernelgen_support_library("${me}" "${generator}" "${generator_depends}")
 
   set(all_sources "")
   set(identifiers "")
@@ -216,17 +263,10 @@ function(kernelgen_add_kernels target)
       set(spec_dependency "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_specs/${spec_hash}.json")
       configure_file("${spec}" "${spec_dependency}" COPYONLY)
     endif()
-    # kernelgen leaves a file whose content would not change alone. Ninja restats a custom command's outputs
-    # and keeps the run in its log, so a run that changes nothing (a newer generator, a spec edit that leaves
-    # the code as it was) recompiles nothing. Other generators compare timestamps only: there the command
-    # touches the files so that the build sees it as done, and what includes them recompiles.
-    set(touch "")
-    if(NOT CMAKE_GENERATOR MATCHES "Ninja")
-      set(touch COMMAND ${CMAKE_COMMAND} -E touch_nocreate ${outputs})
-    endif()
+    _kernelgen_touch(touch ${outputs})
     add_custom_command(
       OUTPUT ${outputs}
-      COMMAND ${generator} --out-dir "${KG_OUTPUT_DIR}" ${KG_OPTIONS} "${spec}"
+      COMMAND ${generator} --out-dir "${KG_OUTPUT_DIR}" --no-support ${KG_OPTIONS} "${spec}"
       ${touch}
       DEPENDS "${spec_dependency}" ${generator_depends} "${command_stamp}"
       COMMENT "kernelgen: ${shown}"
@@ -235,5 +275,6 @@ function(kernelgen_add_kernels target)
 
   add_library(${target} STATIC ${all_sources})
   target_include_directories(${target} PUBLIC "${KG_OUTPUT_DIR}")
+  target_link_libraries(${target} PUBLIC kernelgen_support)
   set_target_properties(${target} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
 endfunction()

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -61,6 +62,9 @@ const std::string kBetaGamma = R"json({"kernels": [
     {"name": "beta", "op": "GatherND", "dtype": "int16", "data_shape": [2, 3, 4], "indices_shape": [2, 1], "batch_dims": 1},
     {"name": "gamma", "op": "ScatterND", "dtype": "uint8", "data_shape": [8], "indices_shape": [3, 1], "reduction": "add"}]})json";
 // Two problems: an axis out of range and an unknown element type.
+// What a run of alpha.json writes: its kernel and the support code every run writes beside its kernels.
+const std::set<std::string> kAlphaFiles{"alpha.c", "alpha.h", "kernelgen_support.c", "kernelgen_support.h"};
+
 const std::string kBad = R"json({"kernels": [
     {"name": "delta", "op": "Gather", "dtype": "float32", "data_shape": [4, 3], "indices_shape": [2], "axis": 2},
     {"name": "epsilon", "op": "GatherElements", "dtype": "float8", "data_shape": [4], "indices_shape": [4]}]})json";
@@ -124,7 +128,7 @@ TEST_F(CliTest, HelpExitsZero) {
     for (const char* option : {"--help", "-h"}) {
         RunResult result = run(option);
         EXPECT_EQ(result.exit_code, 0) << option;
-        EXPECT_EQ(result.out.rfind("Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] [--prefetch MODE] SPEC.json...\n", 0), 0u) << result.out;
+        EXPECT_EQ(result.out.rfind("Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] [--prefetch MODE]\n", 0), 0u) << result.out;
         EXPECT_EQ(result.err, "");
     }
 }
@@ -188,7 +192,8 @@ TEST_F(CliTest, ValidRunWritesHeaderAndSourcePerKernel) {
     EXPECT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(result.err, "");
     const fs::path out = work_ / "out";
-    EXPECT_EQ(entries_of(out), (std::set<std::string>{"alpha.c", "alpha.h", "beta.c", "beta.h", "gamma.c", "gamma.h"}));
+    EXPECT_EQ(entries_of(out), (std::set<std::string>{"alpha.c", "alpha.h", "beta.c", "beta.h", "gamma.c", "gamma.h", "kernelgen_support.c",
+                                                    "kernelgen_support.h"}));
     for (const auto& [name, content] : contents_of(out)) {
         EXPECT_EQ(content.rfind("/* Auto-generated file. Do not edit!", 0), 0u) << name;
     }
@@ -206,7 +211,7 @@ TEST_F(CliTest, LeadingGenerateWordWorks) {
     write_spec("alpha.json", kAlpha);
     RunResult result = run("generate --out-dir out alpha.json");
     EXPECT_EQ(result.exit_code, 0) << result.err;
-    EXPECT_EQ(entries_of(work_ / "out"), (std::set<std::string>{"alpha.c", "alpha.h"}));
+    EXPECT_EQ(entries_of(work_ / "out"), kAlphaFiles);
     // The same output as without the word.
     RunResult plain = run("--out-dir plain alpha.json");
     EXPECT_EQ(plain.exit_code, 0) << plain.err;
@@ -219,7 +224,65 @@ TEST_F(CliTest, OutDirSpellings) {
     EXPECT_EQ(run("--out-dir=joined alpha.json").exit_code, 0);
     EXPECT_EQ(run("alpha.json --out-dir after").exit_code, 0);
     for (const char* dir : {"short", "joined", "after"}) {
-        EXPECT_EQ(entries_of(work_ / dir), (std::set<std::string>{"alpha.c", "alpha.h"})) << dir;
+        EXPECT_EQ(entries_of(work_ / dir), kAlphaFiles) << dir;
+    }
+}
+
+// --- the support code every run writes beside its kernels ----------------------------------------------
+
+TEST_F(CliTest, SupportWritesOnlyTheSupportFiles) {
+    RunResult result = run("support --out-dir shared");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(entries_of(work_ / "shared"), (std::set<std::string>{"kernelgen_support.c", "kernelgen_support.h"}));
+    // The same files as a generate run writes beside its kernels.
+    write_spec("alpha.json", kAlpha);
+    ASSERT_EQ(run("--out-dir kernels alpha.json").exit_code, 0);
+    for (const char* name : {"kernelgen_support.c", "kernelgen_support.h"}) {
+        EXPECT_EQ(read_text(work_ / "shared" / name), read_text(work_ / "kernels" / name)) << name;
+    }
+    RunResult extra = run("support --out-dir shared alpha.json");
+    EXPECT_EQ(extra.exit_code, 2);
+    EXPECT_EQ(extra.err, "kernelgen: support takes no argument alpha.json (kernelgen support --out-dir DIR)\n"
+                         "Try 'kernelgen --help'.\n");
+    EXPECT_EQ(run("support").exit_code, 2);
+}
+
+TEST_F(CliTest, NoSupportLeavesTheSupportFilesOut) {
+    write_spec("alpha.json", kAlpha);
+    RunResult result = run("--out-dir out --no-support alpha.json");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(entries_of(work_ / "out"), (std::set<std::string>{"alpha.c", "alpha.h"}));
+}
+
+// A kernel beside support code of another release refuses to compile, and says what to do; with its own, it
+// compiles with the strict flags.
+TEST_F(CliTest, AKernelRefusesSupportCodeOfAnotherRelease) {
+    write_spec("alpha.json", kAlpha);
+    ASSERT_EQ(run("--out-dir out alpha.json").exit_code, 0);
+    const fs::path out = work_ / "out";
+    auto compile = [&](const std::string& source) {
+        const std::string command = "cd " + shell_quoted(out.string()) + " && " KERNELGEN_C_COMPILER " " +
+                                    KERNELGEN_STRICT_C_FLAGS + " -c " + source + " -o /dev/null 2>&1";
+        std::string log;
+        FILE* pipe = ::popen(command.c_str(), "r");
+        char buffer[4096];
+        for (size_t n; pipe && (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) log.append(buffer, n);
+        const int status = pipe ? ::pclose(pipe) : -1;
+        return std::make_pair(status, log);
+    };
+    EXPECT_EQ(compile("alpha.c"), std::make_pair(0, std::string()));
+    EXPECT_EQ(compile("kernelgen_support.c"), std::make_pair(0, std::string()));
+    std::string header = read_text(out / "kernelgen_support.h");
+    const std::string line = "#define KERNELGEN_SUPPORT_VERSION " + std::to_string(KERNELGEN_VERSION_NUMBER) + "\n";
+    ASSERT_NE(header.find(line), std::string::npos) << header;
+    header.replace(header.find(line), line.size(), "#define KERNELGEN_SUPPORT_VERSION 1\n");
+    write_text(out / "kernelgen_support.h", header);
+    for (const char* source : {"alpha.c", "kernelgen_support.c"}) {
+        const auto [status, log] = compile(source);
+        EXPECT_NE(status, 0) << source;
+        EXPECT_NE(log.find("were written by different kernelgen releases: regenerate the folder with one kernelgen"),
+                  std::string::npos)
+            << source << ":\n" << log;
     }
 }
 
@@ -227,7 +290,7 @@ TEST_F(CliTest, CreatesNestedOutDir) {
     write_spec("alpha.json", kAlpha);
     RunResult result = run("--out-dir a/b/c alpha.json");
     EXPECT_EQ(result.exit_code, 0) << result.err;
-    EXPECT_EQ(entries_of(work_ / "a" / "b" / "c"), (std::set<std::string>{"alpha.c", "alpha.h"}));
+    EXPECT_EQ(entries_of(work_ / "a" / "b" / "c"), kAlphaFiles);
 }
 
 TEST_F(CliTest, OutDirThatIsAFileExitsTwo) {
@@ -359,7 +422,7 @@ TEST_F(CliTest, SecondIdenticalRunDoesNotRewrite) {
     const fs::path out = work_ / "out";
     const auto contents = contents_of(out);
     const auto times = age_files(out);
-    ASSERT_EQ(times.size(), 6u);
+    ASSERT_EQ(times.size(), 8u);
     RunResult again = run("generate --out-dir out alpha.json beta_gamma.json");
     EXPECT_EQ(again.exit_code, 0) << again.err;
     EXPECT_EQ(contents_of(out), contents);
@@ -382,10 +445,10 @@ TEST_F(CliTest, ChangedKernelRewritesOnlyItsFiles) {
     EXPECT_NE(read_text(out / "alpha.h").find("int alpha(const int32_t *data"), std::string::npos);
     EXPECT_NE(fs::last_write_time(out / "alpha.h"), times.at("alpha.h"));
     EXPECT_NE(fs::last_write_time(out / "alpha.c"), times.at("alpha.c"));
-    for (const char* name : {"beta.c", "beta.h", "gamma.c", "gamma.h"}) {
+    for (const char* name : {"beta.c", "beta.h", "gamma.c", "gamma.h", "kernelgen_support.c", "kernelgen_support.h"}) {
         EXPECT_EQ(fs::last_write_time(out / name), times.at(name)) << name << " was rewritten";
     }
-    EXPECT_EQ(entries_of(out).size(), 6u);
+    EXPECT_EQ(entries_of(out).size(), 8u);
     expect_no_temporaries(out);
 }
 
@@ -401,7 +464,7 @@ TEST_F(CliTest, OutputIsIdenticalWhateverPathNamesTheSpec) {
               0);
     ASSERT_EQ(run("--out-dir dotted ./specs/../specs/alpha.json ./specs/beta_gamma.json").exit_code, 0);
     const auto relative = contents_of(work_ / "relative");
-    EXPECT_EQ(relative.size(), 6u);
+    EXPECT_EQ(relative.size(), 8u);
     EXPECT_EQ(contents_of(work_ / "absolute"), relative);
     EXPECT_EQ(contents_of(work_ / "dotted"), relative);
     // The banner names the spec file only, never a folder.

@@ -1,4 +1,4 @@
-// The float16 and bfloat16 conversions the generated kernels carry, checked exhaustively against
+// The float16 and bfloat16 conversions of the generated support code, checked exhaustively against
 // tests/half_reference.h: every one of the 65,536 patterns of each format to float32 and back, and
 // float32 to pattern on every midpoint between neighbours (the ties), just beside each midpoint, across
 // the subnormals, at the overflow to infinity, and for NaN.

@@ -418,8 +418,10 @@ void run_random_cases(const std::string& op) {
     for (size_t first = 0, batch = 0; first < cases.size(); first += batch_size, ++batch) {
         const size_t last = std::min(cases.size(), first + batch_size);
         const fs::path dir = root / ("batch" + std::to_string(batch));
+        // The batch's kernels (a .h and a .c each) and the support files, which close the run's files.
         std::vector<kernelgen::OutputFile> files(result.files.begin() + static_cast<std::ptrdiff_t>(2 * first),
                                                  result.files.begin() + static_cast<std::ptrdiff_t>(2 * last));
+        files.insert(files.end(), result.files.end() - 2, result.files.end());
         const std::vector<cprogram::Case> slice(cases.begin() + static_cast<std::ptrdiff_t>(first),
                                                 cases.begin() + static_cast<std::ptrdiff_t>(last));
         if (build_and_run(dir, files, slice, compiler_for(batch))) fs::remove_all(dir);

@@ -855,7 +855,7 @@ TEST(SpecErrors, FullUnrollAtTheLimitIsAccepted) {
     auto result = generate_texts({"spec.json"}, {R"json({"name": "k", "op": "Gather", "dtype": "float32",
         "data_shape": [2048], "indices_shape": [2048], "unroll": "full"})json"});
     EXPECT_EQ(strings_of(result.diagnostics), Problems{});
-    EXPECT_EQ(result.files.size(), 2u);
+    EXPECT_EQ(result.files.size(), 4u);  // its .h and .c, and the support files
 }
 
 // --- run-wide: names ------------------------------------------------------------------------------------
@@ -910,7 +910,7 @@ TEST(SpecErrors, NameThatIsAnotherKernelsMacro) {
                              {"name": "foo_ok", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]},
                              {"name": "FOO_DATA", "op": "Gather", "dtype": "float32", "data_shape": [3], "indices_shape": [2]}]})json"});
     EXPECT_TRUE(fine.diagnostics.empty()) << strings_of(fine.diagnostics).front();
-    EXPECT_EQ(fine.files.size(), 6u);
+    EXPECT_EQ(fine.files.size(), 8u);  // three kernels and the support files
 }
 
 // A run's output is bounded (kMaxRunOutputBytes, 256 MiB); the bound is a parameter so it can be met here.
@@ -922,7 +922,7 @@ TEST(SpecErrors, RunOutputBeyondTheBoundIsAProblem) {
                                               "spec.json", diagnostics);
     ASSERT_EQ(kernels.size(), 2u);
     const auto whole = kernelgen::generate(kernels);
-    ASSERT_EQ(whole.files.size(), 4u);
+    ASSERT_EQ(whole.files.size(), 6u);  // two kernels and the support files
     const uint64_t first = whole.files[0].content.size() + whole.files[1].content.size();
     const auto bounded = kernelgen::generate(kernels, {}, first);
     EXPECT_TRUE(bounded.files.empty());

@@ -13,7 +13,9 @@
 namespace {
 
 constexpr const char* kUsage =
-    "Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] [--prefetch MODE] SPEC.json...\n"
+    "Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] [--prefetch MODE]\n"
+    "                           [--no-support] SPEC.json...\n"
+    "       kernelgen support --out-dir DIR\n"
     "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
     "                        [--dim NAME=N]... [--input NAME=SHAPE]...\n"
     "\n"
@@ -21,7 +23,9 @@ constexpr const char* kUsage =
     "Gather, GatherElements, GatherND, ScatterND or ScatterElements kernel described in\n"
     "the spec files. If any spec is invalid, every problem is printed as\n"
     "FILE: /json/pointer: message, nothing is written, and the exit status is 1. Files\n"
-    "whose content is unchanged are left alone.\n"
+    "whose content is unchanged are left alone. Beside the kernels, every run writes the\n"
+    "support code they share, DIR/kernelgen_support.h and DIR/kernelgen_support.c: compile\n"
+    "kernelgen_support.c once per program. support writes only those two files.\n"
     "\n"
     "import writes one spec file, DIR/<kernel name>.json, for every Gather, GatherElements,\n"
     "GatherND, ScatterND, ScatterElements (and deprecated Scatter) node of the model, in\n"
@@ -38,6 +42,7 @@ constexpr const char* kUsage =
     "      --prefetch MODE\n"
     "                     prefetching of every kernel whose spec has no \"prefetch\":\n"
     "                     auto (the default), none or a distance 1..1024 (index tuples)\n"
+    "      --no-support   leave out kernelgen_support.h and .c (another run writes them)\n"
     "      --prefix P     (import) put P in front of every kernel name\n"
     "      --strict       (import) a node that cannot be imported is an error: exit 1,\n"
     "                     nothing written\n"
@@ -92,6 +97,16 @@ bool shared_option(const std::vector<std::string>& args, size_t& i, bool& option
         return false;
     }
     return true;
+}
+
+// Writes `files` into `out_dir`: exit status 0, or 2 with the file-system error.
+int write(const std::string& out_dir, const std::vector<kernelgen::OutputFile>& files) {
+    kernelgen::WriteReport report = kernelgen::write_outputs(out_dir, files);
+    if (!report.error.empty()) {
+        std::cerr << "kernelgen: " << report.error << "\n";
+        return 2;
+    }
+    return 0;
 }
 
 // kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict] [--dim NAME=N]... [--input NAME=SHAPE]...;
@@ -166,11 +181,7 @@ int run_import(const std::vector<std::string>& args) {
     }
     const auto files = kernelgen::import_outputs(result, model);
     if (!files.empty()) {
-        kernelgen::WriteReport report = kernelgen::write_outputs(out_dir, files);
-        if (!report.error.empty()) {
-            std::cerr << "kernelgen: " << report.error << "\n";
-            return 2;
-        }
+        if (int status = write(out_dir, files)) return status;
     }
     std::cout << kernelgen::import_summary(result, model) << "\n";
     return 0;
@@ -179,9 +190,28 @@ int run_import(const std::vector<std::string>& args) {
 
 }  // namespace
 
+// kernelgen support --out-dir DIR; `args` without the word "support".
+int run_support(const std::vector<std::string>& args) {
+    std::string out_dir;
+    bool options_done = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        std::optional<int> exit;
+        if (shared_option(args, i, options_done, out_dir, exit)) {
+            if (exit) return *exit;
+        } else {
+            return usage_error("support takes no " + std::string(args[i].rfind('-', 0) == 0 ? "option " : "argument ") +
+                               args[i] + " (kernelgen support --out-dir DIR)");
+        }
+    }
+    if (out_dir.empty()) return usage_error("--out-dir DIR is required");
+    const kernelgen::GeneratedKernel support = kernelgen::emit_support();
+    return write(out_dir, {{support.header_name, support.header}, {support.source_name, support.source}});
+}
+
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args[0] == "import") return run_import({args.begin() + 1, args.end()});
+    if (!args.empty() && args[0] == "support") return run_support({args.begin() + 1, args.end()});
     std::string out_dir;
     std::vector<std::string> specs;
     kernelgen::RunOptions options;
@@ -199,6 +229,8 @@ int main(int argc, char** argv) {
             if (missing) return usage_error("--prefetch needs a mode");
             options.prefetch = kernelgen::parse_prefetch(*mode);
             if (!options.prefetch) return usage_error("unknown --prefetch mode '" + *mode + "' (auto, none or a distance 1..1024)");
+        } else if (!options_done && arg == "--no-support") {
+            options.support_files = false;
         } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
             return usage_error("unknown option " + arg);
         } else if (arg == "generate" && specs.empty() && i == 0) {
@@ -217,10 +249,5 @@ int main(int argc, char** argv) {
                   << "; nothing was written\n";
         return 1;
     }
-    kernelgen::WriteReport report = kernelgen::write_outputs(out_dir, result.files);
-    if (!report.error.empty()) {
-        std::cerr << "kernelgen: " << report.error << "\n";
-        return 2;
-    }
-    return 0;
+    return write(out_dir, result.files);
 }

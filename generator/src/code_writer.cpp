@@ -8,6 +8,8 @@ void CodeWriter::blank() { text_ += "\n"; }
 
 void CodeWriter::directive(const std::string& text) { text_ += text + "\n"; }
 
+void CodeWriter::raw(const std::string& text) { text_ += text; }
+
 void CodeWriter::open(const std::string& head) {
     line(head.empty() ? "{" : head + " {");
     ++indent_;

@@ -29,31 +29,19 @@ public:
     GeneratedKernel run() const {
         TemplateValues values;
         values.text["version"] = KERNELGEN_VERSION_STRING;
+        values.text["version_number"] = std::to_string(KERNELGEN_VERSION_NUMBER);
         values.text["spec_file"] = std::filesystem::path(spec_.spec_file).filename().string() +
                                    (spec_.pointer.empty() ? "" : " (" + spec_.pointer + ")");
         values.text["name"] = spec_.name;
         values.text["NAME"] = macro_;
-        values.text["guard"] = macro_ + "_H";
-        values.text["sizes"] = size_macros();
-        values.text["description"] = description();
-        values.text["returns"] =
-            spec_.constant_indices
-                ? " * The indices are constant (given in the spec) and were checked when this kernel was generated.\n"
-                  " * Returns " + macro_ + "_OK."
-            : spec_.index_check == IndexCheck::Checked
-                ? " * Returns " + macro_ + "_OK, or " + macro_ + "_ERROR_INDEX_OUT_OF_RANGE when any index lies outside\n"
-                  " * [-s, s-1] for the size s of its axis; output is then left untouched."
-                : " * Generated with \"index_check\": \"none\": the indices are NOT checked. Every index must lie in\n"
-                  " * [-s, s-1] for the size s of its axis; any other value is undefined behaviour (memory outside\n"
-                  " * the tensors may be read or written). Returns " + macro_ + "_OK.";
+        header_values(values);
         values.text["prototype"] = prototype();
         values.text["definition"] = prototype(true);
         values.text["unroll_note"] = unroll_note();
         values.text["helpers"] = helpers();
         values.text["body"] = body();
-        values.text["header_includes"] = header_includes();
-        values.text["size_guard"] = size_guard();
-        values.text["source_includes"] = schedule_.uses_memcpy ? "\n#include <string.h>\n" : "";
+        values.flags["memcpy"] = schedule_.uses_memcpy;
+        size_guard(values);
         GeneratedKernel out;
         out.header_name = spec_.name + ".h";
         out.source_name = spec_.name + ".c";
@@ -87,43 +75,24 @@ private:
         return "int " + spec_.name + "(" + parameter_list(definition) + ")";
     }
 
-    std::string size_macros() const {
-        std::string out;
-        auto add = [&](const std::string& what, uint64_t value) {
-            out += "#define " + macro_ + "_" + what + "_SIZE " + std::to_string(value) + "\n";
+    // The header's values: its includes, the size macros, and the contract comment.
+    void header_values(TemplateValues& values) const {
+        const DTypeInfo& type = info(spec_.dtype);
+        values.flags["bool"] = type.id == DType::Bool;
+        values.flags["complex"] = type.category == Category::Complex;
+        values.text["element_type"] = std::string(type.c_type);
+        auto& sizes = values.lists["sizes"];
+        auto add = [&](const std::string& tensor, uint64_t count) {
+            TemplateValues size;
+            size.text["tensor"] = tensor;
+            size.text["count"] = std::to_string(count);
+            sizes.push_back(size);
         };
         add("DATA", copy_.data_size);
         add("INDICES", copy_.indices_size);
         if (is_scatter(spec_.op)) add("UPDATES", copy_.updates_size);
         add("OUTPUT", copy_.output_size);
-        return out;
-    }
 
-    std::string header_includes() const {
-        const DTypeInfo& type = info(spec_.dtype);
-        if (type.id == DType::Bool) return "#include <stdbool.h>\n#include <stdint.h>\n";
-        if (type.category != Category::Complex) return "#include <stdint.h>\n";
-        const std::string part = type.bits == 64 ? "float" : "double";
-        const std::string guard = macro_case(std::string(type.c_type)) + "_DEFINED";
-        return "#include <stdint.h>\n\n#ifndef " + guard + "\n#define " + guard + "\n/* " + std::string(type.name) +
-               " as ONNX lays it out: the real part, then the imaginary part. */\ntypedef struct {\n    " + part +
-               " re;\n    " + part + " im;\n} " + std::string(type.c_type) + ";\n#endif\n";
-    }
-
-    // A kernel whose tensors cannot exist on a 32-bit target refuses to compile there, rather than
-    // truncating sizes silently.
-    std::string size_guard() const {
-        const uint64_t element = (spec_.dtype == DType::String ? 8 : info(spec_.dtype).bits / 8);
-        const uint64_t index_bytes = spec_.index_dtype == IndexType::Int32 ? 4 : 8;
-        const uint64_t bytes = std::max({copy_.data_size * element, copy_.updates_size * element,
-                                         copy_.output_size * element, copy_.indices_size * index_bytes});
-        if (bytes <= UINT32_MAX) return "";
-        return "\n#if SIZE_MAX < " + literal(bytes) + "\n#error \"" + spec_.name + ": its tensors take up to " +
-               std::to_string(bytes) + " bytes, more than size_t can count on this target\"\n#endif\n";
-    }
-
-    std::string description() const {
-        const std::string dtype(info(spec_.dtype).name);
         std::string attribute;
         switch (spec_.op) {
             case Op::Gather:
@@ -134,6 +103,39 @@ private:
                 attribute = " along axis " + std::to_string(spec_.axis) + " with reduction " + std::string(name(spec_.reduction));
                 break;
         }
+        values.text["operator"] = std::string(name(spec_.op)) + attribute;
+        values.text["dtype"] = std::string(type.name);
+        values.text["index_dtype"] = std::string(name(spec_.index_dtype));
+        values.text["data_shape"] = format_shape(spec_.data_shape);
+        values.text["indices_shape"] = format_shape(spec_.indices_shape);
+        values.text["updates_shape"] = format_shape(spec_.updates_shape);
+        values.text["output_shape"] = format_shape(spec_.output_shape);
+        values.text["indices_note"] = indices_note();
+        values.text["formula"] = copy_.formula;
+        values.flags["scatter"] = is_scatter(spec_.op);
+        values.text["duplicates"] =
+            std::string(spec_.op == Op::ScatterND ? "Duplicate index tuples apply in the order of indices"
+                                                  : "Updates that meet at one position apply in the (row-major) order of updates") +
+            (copy_.reduction == Reduction::None ? " (the last one wins)." : ".");
+        values.flags["constant"] = spec_.constant_indices.has_value();
+        values.flags["checked"] = !spec_.constant_indices && spec_.index_check == IndexCheck::Checked;
+        values.flags["unchecked"] = !spec_.constant_indices && spec_.index_check == IndexCheck::None;
+    }
+
+    // A kernel whose tensors cannot exist on a 32-bit target refuses to compile there, rather than
+    // truncating sizes silently.
+    void size_guard(TemplateValues& values) const {
+        const uint64_t element = (spec_.dtype == DType::String ? 8 : info(spec_.dtype).bits / 8);
+        const uint64_t index_bytes = spec_.index_dtype == IndexType::Int32 ? 4 : 8;
+        const uint64_t bytes = std::max({copy_.data_size * element, copy_.updates_size * element,
+                                         copy_.output_size * element, copy_.indices_size * index_bytes});
+        values.flags["size_guard"] = bytes > UINT32_MAX;
+        values.text["largest_bytes"] = std::to_string(bytes);
+    }
+
+    // What the contract says of the indices after their shape: the values when constant, else each one's range.
+    std::string indices_note() const {
+        if (spec_.constant_indices) return constant_indices_note();
         std::string bounds;
         bool empty_axis = false;
         for (const auto& component : copy_.components) {
@@ -141,24 +143,9 @@ private:
             bounds += (bounds.empty() ? "" : ", ") + std::string("[-") + std::to_string(component.bound) + ", " +
                       std::to_string(static_cast<int64_t>(component.bound) - 1) + "]";
         }
-        std::string out = " * " + std::string(name(spec_.op)) + attribute + ".\n";
-        out += " *   data     " + dtype + " " + format_shape(spec_.data_shape) + "\n";
-        out += " *   indices  " + std::string(name(spec_.index_dtype)) + " " + format_shape(spec_.indices_shape) +
-               (spec_.constant_indices ? constant_indices_note()
-                : empty_axis ? std::string(", none in range (an axis of size 0)")
-                : copy_.components.size() > 1 ? ", tuples of " + std::to_string(copy_.components.size()) + " in " + bounds
-                                              : ", each in " + bounds) + "\n";
-        if (is_scatter(spec_.op)) out += " *   updates  " + dtype + " " + format_shape(spec_.updates_shape) + "\n";
-        out += " *   output   " + dtype + " " + format_shape(spec_.output_shape) + "\n";
-        out += " * " + copy_.formula + "\n";
-        out += " * Negative indices count from the back of their axis.";
-        if (is_scatter(spec_.op)) {
-            out += spec_.op == Op::ScatterND ? "\n * Duplicate index tuples apply in the order of indices"
-                                             : "\n * Updates that meet at one position apply in the (row-major) order of updates";
-            out += copy_.reduction == Reduction::None ? " (the last one wins)." : ".";
-            out += "\n * output may be the same pointer as data: the update is then made in place.";
-        }
-        return out;
+        if (empty_axis) return ", none in range (an axis of size 0)";
+        return copy_.components.size() > 1 ? ", tuples of " + std::to_string(copy_.components.size()) + " in " + bounds
+                                           : ", each in " + bounds;
     }
 
     // The constant index values, when few enough to read in a comment.
@@ -197,111 +184,67 @@ private:
 
     // --- helpers -----------------------------------------------------------------------------------------
 
+    // The kernel's own helpers (helpers.c.mustache): each section present when the schedule has the helper.
     std::string helpers() const {
         const Helpers& helpers = schedule_.helpers;
-        std::string conversions;
-        if (helpers.half_to_float) {
-            TemplateValues values;
-            values.text["name"] = half_prefix();
-            const std::string format(info(spec_.dtype).name);
-            conversions = render_template(format + "_to_float.c.mustache", values);
-            if (helpers.half_from_float) conversions += render_template(format + "_from_float.c.mustache", values);
+        TemplateValues values;
+        auto& prefetch = values.lists["prefetch"];
+        if (helpers.prefetch) prefetch.push_back(prefetch_values(*helpers.prefetch));
+        auto& tables = values.lists["tables"];
+        for (const RunTable& table : helpers.tables) tables.push_back(table_values(table));
+        auto& combine = values.lists["combine"];
+        if (helpers.combine) {
+            TemplateValues item;
+            item.flags["fp_contract_off"] = helpers.combine->fp_contract_off;
+            item.text["reduction"] = std::string(name(helpers.combine->reduction));
+            item.text["doc"] = reduction_doc();
+            item.text["element"] = element_;
+            item.text["helper"] = helper("combine");
+            for (const auto& statement : reduction_body()) item.lists["statements"].push_back(TemplateValues{{{"statement", statement}}, {}, {}});
+            combine.push_back(item);
         }
-        CodeWriter w;
-        if (helpers.wrap) wrap_helper(w, *helpers.wrap);
-        if (helpers.prefetch) prefetch_helper(w, *helpers.prefetch);
-        for (const RunTable& table : helpers.tables) run_table(w, table);
-        if (helpers.combine) combine_helper(w, *helpers.combine);
-        return conversions + w.str();
-    }
-
-    // For a power-of-two size s, an index in [-s, s-1] converted to unsigned has its offset in its low bits:
-    // one AND instead of a test and an add. Only the forms the kernel's sizes need are written.
-    void wrap_helper(CodeWriter& w, const WrapHelper& wrap) const {
-        const std::string low_bits = wrap.any_power_of_two ? " (for a power-of-two size, its low bits)" : "";
-        w.line(std::string("/* An index ") +
-               (wrap.checked ? "already checked to lie in [-size, size-1]"
-                             : "the caller guarantees to lie in [-size, size-1] (\"index_check\": \"none\")") +
-               ", as an offset along its axis" + low_bits + ". */");
-        const std::string masked = "return (" + offset_ + ")index & (size - 1u);";
-        w.line("static " + offset_ + " " + helper("wrap") + "(" + index_ + " index, " + offset_ + " size)");
-        w.open("");
-        if (wrap.any_power_of_two && !wrap.all_power_of_two) {
-            w.open("if ((size & (size - 1u)) == 0u)");
-            w.line(masked);
-            w.close();
-        }
-        w.line(wrap.all_power_of_two ? masked : "return index < 0 ? (" + offset_ + ")index + size : (" + offset_ + ")index;");
-        w.close();
-        w.blank();
-    }
-
-    void run_table(CodeWriter& w, const RunTable& table) const {
-        const std::string type = "uint" + std::to_string(table.bits) + "_t";
-        w.line("/* The " + table.role + " of the " + std::to_string(table.values.size()) +
-               " copies, resolved from the constant indices. */");
-        w.line("static const " + type + " " + helper(table.role) + "[" + std::to_string(table.values.size()) + "] = {");
-        for (size_t r = 0; r < table.values.size(); r += 12) {
-            std::string line;
-            for (size_t i = r; i < std::min(table.values.size(), r + 12); ++i) {
-                line += (i > r ? " " : "") + literal(table.values[i]) + ",";
-            }
-            w.line("    " + line);
-        }
-        w.line("};");
-        w.blank();
-    }
-
-    void combine_helper(CodeWriter& w, const CombineHelper& combine) const {
-        if (combine.fp_contract_off) {
-            // C lets a compiler fuse a * b - c * d into one fused multiply-add, which rounds differently.
-            w.line("/* Two rounded products per part, as ONNX's reference computes them: no fused multiply-add.");
-            w.line(" * GCC ignores this pragma; it contracts only outside ISO modes (-std=gnu99 or");
-            w.line(" * -ffp-contract=fast on a target with FMA), so build this file with -std=c99 there. */");
-            w.line("#if !defined(__GNUC__) || defined(__clang__)");
-            w.line("#pragma STDC FP_CONTRACT OFF");
-            w.line("#endif");
-        }
-        w.line("/* The " + std::string(name(combine.reduction)) + " reduction: " + reduction_doc() + " */");
-        w.line("static " + element_ + " " + helper("combine") + "(" + element_ + " current, " + element_ + " update)");
-        w.open("");
-        for (const auto& statement : reduction_body()) w.line(statement);
-        w.close();
-        w.blank();
+        return render_template("helpers.c.mustache", values);
     }
 
     // The hint itself: one __builtin_prefetch per cache line (GCC and Clang; PLD on Arm, PREFETCHT0 on x86),
-    // nothing with other compilers. A scatter's block is about to be written (a reduction's, read and written).
-    void prefetch_helper(CodeWriter& w, const PrefetchHelper& prefetch) const {
-        const bool write = prefetch.write;
-        const uint64_t lines_per_hint = prefetch.lines;
-        const uint64_t bytes = lines_per_hint * kCacheLineBytes;
-        const std::string lines = lines_per_hint == 1 ? "its first " + std::to_string(kCacheLineBytes) + "-byte line"
-                                                       : "each " + std::to_string(kCacheLineBytes) + "-byte line of its first " +
-                                                             std::to_string(bytes) + " bytes";
-        w.line("/* Asks the cache for the block at `block`, which the copy " + std::to_string(prefetch.distance) +
-               " tuples on will " + (write ? "write" : "read") + ": a hint for " + lines + ",");
-        w.line(" * where the compiler has one (GCC, Clang); nothing elsewhere. The address lies inside the tensor. */");
-        // Always inlined: GCC would otherwise find the function free of side effects (a prefetch is none to
-        // it) and drop the calls to it.
-        w.directive("#if defined(__GNUC__)");
-        w.line("__attribute__((always_inline)) static inline void " + helper("prefetch") + "(const void *block)");
-        w.open("");
-        if (lines_per_hint > 1) w.line("const char *line = (const char *)block;");
-        for (uint64_t l = 0; l < lines_per_hint; ++l) {
-            const std::string at = lines_per_hint == 1 ? "block" : l == 0 ? "line" : "line + " + std::to_string(l * kCacheLineBytes);
-            w.line("__builtin_prefetch(" + at + (write ? ", 1" : "") + ");");
+    // nothing with other compilers. Always inlined: GCC would otherwise find the function free of side effects
+    // (a prefetch is none to it) and drop the calls to it. A scatter's block is about to be written (a
+    // reduction's, read and written).
+    TemplateValues prefetch_values(const PrefetchHelper& prefetch) const {
+        TemplateValues values;
+        const uint64_t bytes = prefetch.lines * kCacheLineBytes;
+        values.text["distance"] = std::to_string(prefetch.distance);
+        values.text["access"] = prefetch.write ? "write" : "read";
+        values.text["lines"] = prefetch.lines == 1 ? "its first " + std::to_string(kCacheLineBytes) + "-byte line"
+                                                   : "each " + std::to_string(kCacheLineBytes) + "-byte line of its first " +
+                                                         std::to_string(bytes) + " bytes";
+        values.text["helper"] = helper("prefetch");
+        values.flags["line_pointer"] = prefetch.lines > 1;
+        for (uint64_t l = 0; l < prefetch.lines; ++l) {
+            TemplateValues hint;
+            hint.text["at"] = prefetch.lines == 1 ? "block" : l == 0 ? "line" : "line + " + std::to_string(l * kCacheLineBytes);
+            hint.text["write"] = prefetch.write ? ", 1" : "";
+            values.lists["hints"].push_back(hint);
         }
-        w.close();
-        w.directive("#else");
-        w.line("static void " + helper("prefetch") + "(const void *block)");
-        w.open("");
-        w.line("(void)block;");
-        w.close();
-        w.directive("#endif");
-        w.blank();
+        return values;
     }
 
+    // A table of constant runs, twelve entries a row.
+    TemplateValues table_values(const RunTable& table) const {
+        TemplateValues values;
+        values.text["role"] = table.role;
+        values.text["count"] = std::to_string(table.values.size());
+        values.text["type"] = "uint" + std::to_string(table.bits) + "_t";
+        values.text["helper"] = helper(table.role);
+        for (size_t r = 0; r < table.values.size(); r += 12) {
+            std::string row;
+            for (size_t i = r; i < std::min(table.values.size(), r + 12); ++i) {
+                row += (i > r ? " " : "") + literal(table.values[i]) + ",";
+            }
+            values.lists["rows"].push_back(TemplateValues{{{"row", row}}, {}, {}});
+        }
+        return values;
+    }
 
     std::string reduction_doc() const {
         const bool order = copy_.reduction == Reduction::Max || copy_.reduction == Reduction::Min;
@@ -417,7 +360,8 @@ private:
         switch (term.kind) {
             case Term::Kind::Variable: return term.name;
             case Term::Kind::WrappedIndex:
-                return helper("wrap") + "(" + view_name(term.view) + "[" + expression(term.position.front()) + "], " +
+                return "kernelgen_wrap_" + std::string(spec_.index_dtype == IndexType::Int32 ? "i32" : "i64") +
+                       (schedule_.wide_offsets ? "_u64(" : "_u32(") + view_name(term.view) + "[" + expression(term.position.front()) + "], " +
                        literal(term.bound) + ")";
             case Term::Kind::TableEntry: return (term.widened ? "(" + offset_ + ")" : "") + helper(term.name) + "[r]";
         }
@@ -466,51 +410,38 @@ private:
         return "";
     }
 
+    // The checks (index_checks.c.mustache): written out, or one loop over the tuples.
     void print(CodeWriter& w, const CheckIndices& checks) const {
-        w.line("/* Every index is checked before anything is written. */");
-        auto print_checks = [&](bool accumulate) {
-            for (const Check& check : checks.checks) {
-                const std::string value = index_value(check.value);
-                const std::string below = value + " < -" + std::to_string(check.bound);
-                const std::string above = value + " > " + std::to_string(check.bound - 1);
-                if (accumulate) {
-                    w.line("out_of_range |= (" + below + ") | (" + above + ");");
-                } else {
-                    w.open("if (" + below + " || " + above + ")");
-                    w.line(error_return());
-                    w.close();
-                }
-            }
-        };
-        if (!checks.loop) {
-            print_checks(false);
-            return;
+        TemplateValues values;
+        values.text["NAME"] = macro_;
+        values.text["offset"] = offset_;
+        values.text["index"] = index_;
+        values.text["count"] = std::to_string(checks.tuple_count);
+        values.text["length"] = std::to_string(checks.tuple_length);
+        values.flags["single"] = checks.tuple_length == 1;
+        values.flags["accumulate"] = checks.accumulate;
+        std::vector<TemplateValues> each;
+        for (const Check& check : checks.checks) {
+            TemplateValues item;
+            item.text["value"] = index_value(check.value);
+            item.text["bound"] = std::to_string(check.bound);
+            item.text["last"] = std::to_string(check.bound - 1);
+            each.push_back(item);
         }
-        if (checks.accumulate) w.line("int out_of_range = 0;");
-        w.open("for (" + offset_ + " t = 0u; t < " + literal(checks.tuple_count) + "; ++t)");
-        if (checks.tuple_length == 1) w.line("const " + index_ + " index = indices[t];");
-        else w.line("const " + index_ + " *tuple = &indices[t * " + literal(checks.tuple_length) + "];");
-        print_checks(checks.accumulate);
-        w.close();
-        if (checks.accumulate) {
-            w.open("if (out_of_range)");
-            w.line(error_return());
-            w.close();
-        }
+        values.lists["written_out"] = checks.loop ? std::vector<TemplateValues>{} : each;
+        values.lists["checks"] = each;
+        values.lists["loop"] = checks.loop ? std::vector<TemplateValues>{TemplateValues{}} : std::vector<TemplateValues>{};
+        w.raw(render_template("index_checks.c.mustache", values));
     }
 
+    // A scatter's output starting as a copy of data (copy_data.c.mustache).
     void print(CodeWriter& w, const CopyData& copy) const {
-        if (copy.element_loop) {
-            w.line("/* output starts as a copy of data (element by element, so output == data is fine too). */");
-            w.open("for (" + offset_ + " e = 0u; e < " + literal(copy.elements) + "; ++e)");
-            w.line("output[e] = data[e];");
-            w.close();
-            return;
-        }
-        w.line("/* output starts as a copy of data; an in-place update (output == data) skips it. */");
-        w.open("if (output != data)");
-        w.line("memcpy(output, data, " + literal(copy.elements) + " * sizeof(" + element_ + "));");
-        w.close();
+        TemplateValues values;
+        values.flags["element_loop"] = copy.element_loop;
+        values.text["offset"] = offset_;
+        values.text["count"] = std::to_string(copy.elements);
+        values.text["element"] = element_;
+        w.raw(render_template("copy_data.c.mustache", values));
     }
 
     void print(CodeWriter& w, const For& loop) const {
@@ -557,8 +488,8 @@ private:
     }
 
     std::string helper(const std::string& role) const { return helper_name(spec_.name, role); }
-    // The float16/bfloat16 conversions' common beginning: "<helper>_to_float" and "<helper>_from_float".
-    std::string half_prefix() const { return helper(std::string(info(spec_.dtype).name)); }
+    // The shared float16/bfloat16 conversions' common beginning: "<prefix>_to_float" and "<prefix>_from_float".
+    std::string half_prefix() const { return "kernelgen_" + std::string(info(spec_.dtype).name); }
 
     const KernelSpec& spec_;
     const IndexedCopy& copy_;
@@ -570,13 +501,30 @@ private:
 
 const std::vector<std::string>& helper_roles() {
     static const std::vector<std::string> roles{
-        "wrap",    "combine", "prefetch", "sources", "destinations", "lengths", "float16_to_float", "float16_from_float",
-        "bfloat16_to_float", "bfloat16_from_float"};
+"combine", "prefetch", "sources", "destinations", "lengths"};
     return roles;
 }
 
 std::string helper_name(const std::string& kernel, const std::string& role) { return "kernelgen_" + kernel + "_" + role; }
 
 GeneratedKernel emit(const KernelSpec& spec, const IndexedCopy& copy) { return Printer(spec, copy).run(); }
+
+GeneratedKernel emit_support() {
+    TemplateValues values;
+    values.text["version"] = KERNELGEN_VERSION_STRING;
+    values.text["version_number"] = std::to_string(KERNELGEN_VERSION_NUMBER);
+    // The index wrap for each index type (int32, int64) and offset type (uint32, uint64).
+    for (const char* offset : {"32", "64"}) {
+        for (const char* index : {"32", "64"}) {
+            values.lists["wraps"].push_back(TemplateValues{{{"name", std::string("i") + index + "_u" + offset},
+                                                            {"index", std::string("int") + index + "_t"},
+                                                            {"offset", std::string("uint") + offset + "_t"}},
+                                                           {},
+                                                           {}});
+        }
+    }
+    return GeneratedKernel{kSupportHeader, render_template("kernelgen_support.h.mustache", values), kSupportSource,
+                           render_template("kernelgen_support.c.mustache", values)};
+}
 
 }  // namespace kernelgen

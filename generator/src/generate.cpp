@@ -1,5 +1,7 @@
 #include "kernelgen/generate.h"
 
+#include <algorithm>
+
 #include "kernelgen/indexed_copy.h"
 
 namespace kernelgen {
@@ -39,6 +41,11 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
         result.files.push_back({kernel.header_name, kernel.header});
         result.files.push_back({kernel.source_name, kernel.source});
     }
+    if (!kernels.empty()) {
+        const GeneratedKernel support = emit_support();
+        result.files.push_back({support.header_name, support.header});
+        result.files.push_back({support.source_name, support.source});
+    }
     return result;
 }
 
@@ -53,7 +60,12 @@ GenerateResult generate_files(const std::vector<std::string>& spec_paths, const 
         if (options.unroll && !kernel.unroll_given) kernel.unroll = *options.unroll;
         if (options.prefetch && !kernel.prefetch_given) kernel.prefetch = *options.prefetch;
     }
-    return generate(kernels, std::move(diagnostics));
+    GenerateResult result = generate(kernels, std::move(diagnostics));
+    if (!options.support_files) {
+        auto support = [](const OutputFile& file) { return file.name == kSupportHeader || file.name == kSupportSource; };
+        result.files.erase(std::remove_if(result.files.begin(), result.files.end(), support), result.files.end());
+    }
+    return result;
 }
 
 }  // namespace kernelgen

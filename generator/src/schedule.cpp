@@ -249,13 +249,6 @@ private:
     void plan_helpers() {
         Helpers& helpers = out_.helpers;
         const bool copies = copy_.copy_count() > 0;
-        if (copies && !copy_.runs) {
-            auto power_of_two = [](const IndexComponent& c) { return c.bound != 0 && (c.bound & (c.bound - 1)) == 0; };
-            const auto& components = copy_.components;
-            helpers.wrap = WrapHelper{spec_.index_check == IndexCheck::Checked,
-                                      std::any_of(components.begin(), components.end(), power_of_two),
-                                      std::all_of(components.begin(), components.end(), power_of_two)};
-        }
         if (prefetch_level_) {
             helpers.prefetch = PrefetchHelper{copy_.indexed == IndexedCopy::Indexed::Destination, prefetch_lines_,
                                               out_.prefetch_distance};
@@ -263,12 +256,6 @@ private:
         if (copy_.runs && !out_.runs_straight && copies) plan_run_tables();
         if (reduce_ && copies) {
             const DTypeInfo& type = info(spec_.dtype);
-            if (type.category == Category::HalfFloat) {
-                // Both directions for arithmetic; max and min only compare, so they need no rounding.
-                helpers.half_to_float = true;
-                helpers.half_from_float = copy_.reduction == Reduction::Add || copy_.reduction == Reduction::Mul;
-                out_.uses_memcpy = true;
-            }
             helpers.combine = CombineHelper{copy_.reduction,
                                             type.category == Category::Complex && copy_.reduction == Reduction::Mul};
         }

@@ -11,6 +11,7 @@ public:
     void line(const std::string& text);
     void blank();
     void directive(const std::string& text);  // a preprocessor line: at the left margin, whatever the depth
+    void raw(const std::string& text);  // lines already indented (a rendered template), as they are
     void open(const std::string& head);  // "head {" (or "{" alone) and one level deeper
     void close(const std::string& tail = "");  // "}" + tail, one level back
     const std::string& str() const { return text_; }

@@ -27,4 +27,11 @@ std::string helper_name(const std::string& kernel, const std::string& role);
 
 GeneratedKernel emit(const KernelSpec& spec, const IndexedCopy& copy);
 
+// The support code every kernel's source includes: the index wrap, the complex types, the float16/bfloat16
+// conversions (kernelgen_support.h), and the functions defined once for a whole program (kernelgen_support.c).
+// Every run writes both beside its kernels; each file refuses to compile beside another release's.
+constexpr const char* kSupportHeader = "kernelgen_support.h";
+constexpr const char* kSupportSource = "kernelgen_support.c";
+GeneratedKernel emit_support();
+
 }  // namespace kernelgen

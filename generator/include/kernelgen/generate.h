@@ -22,7 +22,8 @@ struct GenerateResult {
 };
 
 // Resolves specs that were already parsed: run-wide rules (unique names) and limits that need the lowering
-// ("unroll": "full" within kMaxFullUnroll), then emits every kernel, at most `max_output_bytes` in all.
+// ("unroll": "full" within kMaxFullUnroll), then emits every kernel, at most `max_output_bytes` in all, and
+// the support files they share (kernelgen_support.h and .c, after the kernels) when there is any kernel.
 // Emits nothing if any problem is found.
 GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics = {},
                         uint64_t max_output_bytes = kMaxRunOutputBytes);
@@ -31,6 +32,9 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
 struct RunOptions {
     std::optional<Unroll> unroll;
     std::optional<Prefetch> prefetch;
+    // Whether the run writes kernelgen_support.h and .c beside its kernels (--no-support leaves them to another
+    // run, as kernelgen_add_kernels() does: one command per folder writes them).
+    bool support_files = true;
 };
 
 // Parses every file, applies `options`, then generate().

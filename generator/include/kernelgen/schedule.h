@@ -54,6 +54,7 @@ struct Term {
     enum class Kind {
         Variable,      // a loop variable or a local: `name`
         WrappedIndex,  // the index value at view[position[0]], as an offset along an axis of size `bound`
+                       // (kernelgen_support.h's wrap)
         TableEntry,    // entry r of the table of constant runs called `name` (a helper role)
     };
     Kind kind = Kind::Variable;
@@ -168,12 +169,8 @@ struct Statement {
     std::variant<Comment, Unused, CheckIndices, CopyData, For, Slice, Local, PrefetchHint, BlockCopy, Assign, Return> node;
 };
 
-// The file-scope helpers the source defines, in the order it defines them.
-struct WrapHelper {
-    bool checked = true;          // the indices were checked (or trusted, "index_check": "none")
-    bool any_power_of_two = false;  // a size is a power of two: its wrap is one AND
-    bool all_power_of_two = false;  // every size is: no other form is written
-};
+// The file-scope helpers the source defines, in the order it defines them (the index wrap and the float16
+// conversions are shared by every kernel: kernelgen_support.h).
 struct PrefetchHelper {
     bool write = false;  // a scatter's block, about to be written
     uint64_t lines = 1;  // cache lines per hint
@@ -189,9 +186,6 @@ struct CombineHelper {
     bool fp_contract_off = false;  // complex multiplication: no fused multiply-add
 };
 struct Helpers {
-    bool half_to_float = false;    // float16/bfloat16 to float32 (reductions)
-    bool half_from_float = false;  // and back (add, mul)
-    std::optional<WrapHelper> wrap;
     std::optional<PrefetchHelper> prefetch;
     std::vector<RunTable> tables;
     std::optional<CombineHelper> combine;
@@ -200,7 +194,7 @@ struct Helpers {
 // A kernel's plan: its helpers, its body, and the facts its banner states.
 struct Schedule {
     bool wide_offsets = false;  // uint64_t offsets (a tensor above 2^32 - 1 elements), else uint32_t
-    bool uses_memcpy = false;   // the source includes <string.h>
+    bool uses_memcpy = false;   // the body calls memcpy: the source includes <string.h>
     Helpers helpers;
     Statements body;
     // For the banner: the copies are straight-line; the checks (when checked) are written out; the constant

@@ -1,0 +1,200 @@
+// The planner's decisions, checked on the schedule itself rather than on printed C: what is unrolled and by how
+// much, where the checks go, which loop opens slices, memcpy or element copies, prefetch hints and their
+// guards, tables of constant runs; and that "full" unrolling takes exactly the statements full_unroll_statements
+// counts (the number the spec reader caps).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <variant>
+
+#include "kernelgen/indexed_copy.h"
+#include "kernelgen/schedule.h"
+#include "kernelgen/spec.h"
+
+namespace {
+
+using namespace kernelgen;
+using namespace kernelgen::schedule;
+
+KernelSpec parse_one(const std::string& json) {
+    std::vector<Diagnostic> diagnostics;
+    auto kernels = parse_spec_text(json, "spec.json", diagnostics);
+    EXPECT_TRUE(diagnostics.empty()) << (diagnostics.empty() ? "" : diagnostics.front().str());
+    EXPECT_EQ(kernels.size(), 1u);
+    return kernels.empty() ? KernelSpec{} : kernels.front();
+}
+
+Schedule plan_json(const std::string& json) {
+    const KernelSpec spec = parse_one(json);
+    return plan(spec, lower(spec));
+}
+
+std::string gather(uint64_t rows, uint64_t count, const std::string& extra) {
+    return R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [)" + std::to_string(rows) +
+           R"(, 8], "indices_shape": [)" + std::to_string(count) + "]" + extra + "}";
+}
+
+// Calls `visit` on every statement of `statements`, depth first, with the loops around it.
+void walk(const Statements& statements, const std::function<void(const Statement&, const std::vector<const For*>&)>& visit,
+          std::vector<const For*> loops = {}) {
+    for (const Statement& statement : statements) {
+        visit(statement, loops);
+        if (const auto* loop = std::get_if<For>(&statement.node)) {
+            loops.push_back(loop);
+            walk(loop->body, visit, loops);
+            loops.pop_back();
+        } else if (const auto* local = std::get_if<Local>(&statement.node)) {
+            walk(local->body, visit, loops);
+        }
+    }
+}
+
+template <typename Node>
+std::vector<const Node*> all(const Schedule& schedule) {
+    std::vector<const Node*> out;
+    walk(schedule.body, [&](const Statement& statement, const std::vector<const For*>&) {
+        if (const auto* node = std::get_if<Node>(&statement.node)) out.push_back(node);
+    });
+    return out;
+}
+
+template <typename Node>
+const Node* first(const Schedule& schedule) {
+    const auto nodes = all<Node>(schedule);
+    return nodes.empty() ? nullptr : nodes.front();
+}
+
+TEST(Schedule, SmallKernelsHaveNoLoop) {
+    const Schedule schedule = plan_json(gather(10, 5, ""));
+    EXPECT_TRUE(schedule.straight);
+    EXPECT_TRUE(all<For>(schedule).empty());
+    EXPECT_EQ(all<BlockCopy>(schedule).size(), 5u);  // 8 floats a row: one memcpy each
+    const auto* checks = first<CheckIndices>(schedule);
+    ASSERT_NE(checks, nullptr);
+    EXPECT_FALSE(checks->loop);
+    EXPECT_EQ(checks->checks.size(), 5u);
+    EXPECT_TRUE(schedule.uses_memcpy);
+}
+
+TEST(Schedule, AutoUnrollsByAFactorThatDividesTheExtent) {
+    // 100 rows of one memcpy: the budget allows 16 a loop; 10 divides 100 and is at least half of 16.
+    const Schedule schedule = plan_json(gather(100, 100, ""));
+    const auto loops = all<For>(schedule);
+    ASSERT_EQ(loops.size(), 1u);  // the loop of checks is a CheckIndices node
+    const For* copies = loops.front();
+    EXPECT_EQ(copies->variable, "i0");
+    EXPECT_EQ(copies->step, 10u);
+    EXPECT_EQ(copies->end.constant, 100u);
+    EXPECT_EQ(copies->body.size(), 10u);
+    const auto* checks = first<CheckIndices>(schedule);
+    ASSERT_NE(checks, nullptr);
+    EXPECT_TRUE(checks->loop);
+    EXPECT_TRUE(checks->accumulate);  // one flag, tested once
+}
+
+TEST(Schedule, NoneKeepsOneCopyPerIterationAndReturnsAtTheFirstBadIndex) {
+    const Schedule schedule = plan_json(gather(100, 100, R"(, "unroll": "none")"));
+    const auto loops = all<For>(schedule);
+    ASSERT_EQ(loops.size(), 1u);
+    EXPECT_EQ(loops.front()->step, 1u);
+    EXPECT_EQ(loops.front()->body.size(), 1u);
+    const auto* checks = first<CheckIndices>(schedule);
+    ASSERT_NE(checks, nullptr);
+    EXPECT_TRUE(checks->loop);
+    EXPECT_FALSE(checks->accumulate);
+}
+
+TEST(Schedule, AFactorLeavesTheRemainderWrittenOutAfterTheLoop) {
+    const Schedule schedule = plan_json(gather(100, 10, R"(, "unroll": 3)"));
+    ASSERT_EQ(all<For>(schedule).size(), 1u);
+    const For* loop = all<For>(schedule).front();
+    EXPECT_EQ(loop->end.constant, 9u);
+    EXPECT_EQ(loop->step, 3u);
+    // The body's three copies, and the tenth copy after the loop.
+    EXPECT_EQ(loop->body.size(), 3u);
+    EXPECT_EQ(all<BlockCopy>(schedule).size(), 4u);
+}
+
+TEST(Schedule, TheLoopAroundTheInnermostOpensTheSlices) {
+    // GatherElements [6, 10] along axis 1 with "none": i0 over rows, i1 over elements; i0's body names each
+    // tensor's row once, and the inner offsets leave i0 out.
+    const Schedule schedule = plan_json(R"({"name": "e", "op": "GatherElements", "dtype": "float32", "axis": 1,
+        "data_shape": [6, 10], "indices_shape": [6, 10], "unroll": "none"})");
+    const auto loops = all<For>(schedule);
+    ASSERT_EQ(loops.size(), 2u);
+    const For& outer = *loops[0];
+    ASSERT_GE(outer.body.size(), 4u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(std::holds_alternative<Slice>(outer.body[i].node)) << i;
+    EXPECT_TRUE(std::holds_alternative<For>(outer.body[3].node));
+    const auto assigns = all<Assign>(schedule);
+    ASSERT_EQ(assigns.size(), 1u);
+    EXPECT_TRUE(assigns.front()->to.view.slice);
+    EXPECT_TRUE(assigns.front()->from.view.slice);
+    for (const Term& term : assigns.front()->to.at.terms) EXPECT_NE(term.name, "i0");
+}
+
+TEST(Schedule, ShortBlocksAreElementCopiesWithoutMemcpy) {
+    // Rows of 2 int8: two assignments through one named offset, no memcpy anywhere.
+    const Schedule schedule = plan_json(R"({"name": "s", "op": "Gather", "dtype": "int8", "data_shape": [50, 2],
+        "indices_shape": [3]})");
+    EXPECT_FALSE(schedule.uses_memcpy);
+    EXPECT_TRUE(all<BlockCopy>(schedule).empty());
+    EXPECT_EQ(all<Local>(schedule).size(), 3u);
+    EXPECT_EQ(all<Assign>(schedule).size(), 6u);
+}
+
+TEST(Schedule, AGivenDistancePrefetchesWithAGuardWhereTheTupleMayNotExist) {
+    const Schedule schedule = plan_json(gather(10, 100, R"(, "unroll": "none", "prefetch": 2)"));
+    EXPECT_EQ(schedule.prefetch_distance, 2u);
+    ASSERT_TRUE(schedule.helpers.prefetch.has_value());
+    const auto hints = all<PrefetchHint>(schedule);
+    ASSERT_EQ(hints.size(), 1u);
+    EXPECT_EQ(hints.front()->guard_variable, "i0");
+    EXPECT_EQ(hints.front()->guard_limit, 98u);
+    // Written out, every hint is known to exist or left out: no guard.
+    const Schedule straight = plan_json(gather(10, 5, R"(, "prefetch": 2)"));
+    const auto straight_hints = all<PrefetchHint>(straight);
+    EXPECT_EQ(straight_hints.size(), 3u);
+    for (const auto* hint : straight_hints) EXPECT_TRUE(hint->guard_variable.empty());
+}
+
+TEST(Schedule, ConstantRunsComeFromTablesInALoopWhenTheyDoNotFit) {
+    const Schedule schedule = plan_json(R"({"name": "c", "op": "Gather", "dtype": "int8", "data_shape": [40],
+        "indices_shape": [20], "unroll": "none",
+        "indices": [3, 9, 1, 30, 7, 2, 11, 25, 0, 19, 5, 13, 38, 21, 4, 33, 16, 8, 27, 12]})");
+    EXPECT_FALSE(schedule.runs_straight);
+    // Only the sources vary: the destinations step by one and every length is 1.
+    ASSERT_EQ(schedule.helpers.tables.size(), 1u);
+    EXPECT_EQ(schedule.helpers.tables[0].role, "sources");
+    EXPECT_EQ(schedule.helpers.tables[0].bits, 8u);
+    EXPECT_EQ(schedule.helpers.tables[0].values.size(), 20u);
+    EXPECT_EQ(first<CheckIndices>(schedule), nullptr);  // checked when the spec was read
+    const auto loops = all<For>(schedule);
+    ASSERT_EQ(loops.size(), 1u);
+    EXPECT_EQ(loops.front()->variable, "r");
+    EXPECT_EQ(loops.front()->end.constant, 20u);
+}
+
+// "full" writes out exactly the statements the cap counts: every copy and every index check.
+TEST(Schedule, FullUnrollTakesTheStatementsTheCapCounts) {
+    const std::vector<std::string> specs{
+        gather(100, 30, R"(, "unroll": "full")"),
+        R"({"name": "n", "op": "GatherND", "dtype": "int16", "index_dtype": "int32", "data_shape": [5, 6, 3],
+            "indices_shape": [4, 2], "unroll": "full"})",
+        R"({"name": "r", "op": "ScatterElements", "dtype": "float32", "axis": 0, "data_shape": [7, 9],
+            "indices_shape": [3, 9], "reduction": "add", "unroll": "full"})",
+        R"({"name": "u", "op": "ScatterND", "dtype": "uint8", "data_shape": [6, 12], "indices_shape": [2, 1],
+            "reduction": "max", "unroll": "full"})"};
+    for (const auto& json : specs) {
+        const KernelSpec spec = parse_one(json);
+        const IndexedCopy copy = lower(spec);
+        const Schedule schedule = plan(spec, copy);
+        EXPECT_TRUE(all<For>(schedule).empty()) << json;
+        const auto* checks = first<CheckIndices>(schedule);
+        const uint64_t written = all<BlockCopy>(schedule).size() + all<Assign>(schedule).size() +
+                                 (checks ? checks->checks.size() : 0);
+        EXPECT_EQ(written, full_unroll_statements(copy, spec)) << json;
+    }
+}
+
+}  // namespace
