@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernelgen/dtype.h"
+#include "kernelgen/operators.h"
 
 namespace kernelgen {
 
@@ -32,11 +33,6 @@ constexpr size_t kMaxJsonDepth = 64;
 // version. A file whose top-level object has this key holds no kernels: the spec reader returns none, and no
 // diagnostic.
 constexpr const char* kImportReportKey = "kernelgen_import_report";
-
-enum class Op { Gather, GatherElements, GatherND, ScatterND, ScatterElements };
-std::string_view name(Op op);
-// The scatters: they read updates and write a copy of data (or data itself, in place).
-bool is_scatter(Op op);
 
 struct Unroll {
     enum class Kind { Auto, Full, None, Factor } kind = Kind::Auto;
