@@ -722,10 +722,11 @@ TEST(SpecErrors, PrefetchBadValues) {
     const KernelSpec far = parse_one(head + "1024}");
     EXPECT_EQ(far.prefetch.kind, kernelgen::Prefetch::Kind::Distance);
     EXPECT_EQ(far.prefetch.distance, 1024u);
-    EXPECT_TRUE(far.prefetch_given);
+    ASSERT_TRUE(far.prefetch_in_spec);
+    EXPECT_EQ(far.prefetch_in_spec->distance, 1024u);
     const KernelSpec plain = parse_one(named("\"k\""));
     EXPECT_EQ(plain.prefetch.kind, kernelgen::Prefetch::Kind::Auto);
-    EXPECT_FALSE(plain.prefetch_given);
+    EXPECT_FALSE(plain.prefetch_in_spec);
     // The command line's spelling.
     EXPECT_EQ(kernelgen::parse_prefetch("none")->kind, kernelgen::Prefetch::Kind::None);
     EXPECT_EQ(kernelgen::parse_prefetch("auto")->kind, kernelgen::Prefetch::Kind::Auto);
@@ -1128,6 +1129,32 @@ TEST(SpecAccepted, UnrollSettings) {
     EXPECT_EQ(one.unroll.kind, kernelgen::Unroll::Kind::Factor);
     EXPECT_EQ(one.unroll.factor, 1u);
     EXPECT_EQ(parse_one(head + "64}").unroll.factor, 64u);
+}
+
+// A run's --unroll and --prefetch (RunOptions) set what a spec leaves out, and never what it says.
+TEST(SpecAccepted, RunOptionsApplyWhereTheSpecIsSilent) {
+    using kernelgen::Prefetch;
+    using kernelgen::Unroll;
+    const kernelgen::RunOptions run{Unroll{Unroll::Kind::None, 1}, Prefetch{Prefetch::Kind::Distance, 8}};
+    KernelSpec silent = parse_one(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
+                                         "indices_shape": [2]})json");
+    EXPECT_FALSE(silent.unroll_in_spec);
+    EXPECT_FALSE(silent.prefetch_in_spec);
+    kernelgen::apply_run_options(silent, run);
+    EXPECT_EQ(silent.unroll.kind, Unroll::Kind::None);
+    EXPECT_EQ(silent.prefetch.kind, Prefetch::Kind::Distance);
+    EXPECT_EQ(silent.prefetch.distance, 8u);
+    // Applying a run without options gives the defaults back: the spec itself was never changed.
+    kernelgen::apply_run_options(silent, {});
+    EXPECT_EQ(silent.unroll.kind, Unroll::Kind::Auto);
+    EXPECT_EQ(silent.prefetch.kind, Prefetch::Kind::Auto);
+
+    KernelSpec own = parse_one(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
+                                      "indices_shape": [2], "unroll": 4, "prefetch": "none"})json");
+    kernelgen::apply_run_options(own, run);
+    EXPECT_EQ(own.unroll.kind, Unroll::Kind::Factor);
+    EXPECT_EQ(own.unroll.factor, 4u);
+    EXPECT_EQ(own.prefetch.kind, Prefetch::Kind::None);
 }
 
 TEST(SpecAccepted, KernelListKeepsPointers) {

@@ -14,8 +14,8 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
         const uint64_t statements = full_unroll_statements(copies.back(), kernel);
         if (kernel.unroll.kind == Unroll::Kind::Full && statements > kMaxFullUnroll) {
             // The setting is the spec's own, or the run's --unroll for a spec without one.
-            diagnostics.push_back({kernel.spec_file, kernel.pointer + (kernel.unroll_given ? "/unroll" : ""),
-                                   "\"full\" unrolling" + std::string(kernel.unroll_given ? "" : " (--unroll full)") +
+            diagnostics.push_back({kernel.spec_file, kernel.pointer + (kernel.unroll_in_spec ? "/unroll" : ""),
+                                   "\"full\" unrolling" + std::string(kernel.unroll_in_spec ? "" : " (--unroll full)") +
                                        " would take " + std::to_string(statements) + " statements (at most " +
                                        std::to_string(kMaxFullUnroll) + "; use \"auto\", \"none\" or a factor)"});
         }
@@ -49,10 +49,7 @@ GenerateResult generate_files(const std::vector<std::string>& spec_paths, const 
         auto parsed = parse_spec_file(path, diagnostics);
         kernels.insert(kernels.end(), parsed.begin(), parsed.end());
     }
-    for (auto& kernel : kernels) {
-        if (options.unroll && !kernel.unroll_given) kernel.unroll = *options.unroll;
-        if (options.prefetch && !kernel.prefetch_given) kernel.prefetch = *options.prefetch;
-    }
+    for (auto& kernel : kernels) apply_run_options(kernel, options);
     return generate(kernels, std::move(diagnostics));
 }
 

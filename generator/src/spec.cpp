@@ -237,6 +237,7 @@ public:
         }
         if (clean_since(before_rules)) read_constant_indices(spec);
         if (!ok_) return std::nullopt;
+        apply_run_options(spec, RunOptions{});
         return spec;
     }
 
@@ -402,22 +403,22 @@ private:
     }
 
     void read_unroll(KernelSpec& spec) {
-        spec.unroll_given = find("unroll") != nullptr;
         const std::string allowed = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
         auto setting = read_word_or_count("unroll", {"auto", "full", "none"}, {}, "unroll factor", kMaxUnrollFactor, allowed);
         if (!setting) return;
         // A word means what it means on the command line.
-        spec.unroll = setting->word.empty() ? Unroll{Unroll::Kind::Factor, setting->count} : *parse_unroll(setting->word);
+        spec.unroll_in_spec =
+            setting->word.empty() ? Unroll{Unroll::Kind::Factor, setting->count} : *parse_unroll(setting->word);
     }
 
     void read_prefetch(KernelSpec& spec) {
-        spec.prefetch_given = find("prefetch") != nullptr;
         const std::string allowed = "\"auto\", \"none\" or a distance in index tuples from 1 to " +
                                     std::to_string(kMaxPrefetchDistance) + "; default \"auto\"";
         auto setting = read_word_or_count("prefetch", {"auto", "none"}, {{"off", "none"}, {"false", "none"}},
                                           "prefetch distance", kMaxPrefetchDistance, allowed);
         if (!setting) return;
-        spec.prefetch = setting->word.empty() ? Prefetch{Prefetch::Kind::Distance, setting->count} : *parse_prefetch(setting->word);
+        spec.prefetch_in_spec =
+            setting->word.empty() ? Prefetch{Prefetch::Kind::Distance, setting->count} : *parse_prefetch(setting->word);
     }
 
     void read_index_check(KernelSpec& spec) {
@@ -884,6 +885,11 @@ std::optional<std::string> name_problem(const std::string& n) {
     }
     if (auto clash = standard_name_clash(n)) return in_quotes(n) + " " + *clash + " (" + allowed + ")";
     return std::nullopt;
+}
+
+void apply_run_options(KernelSpec& spec, const RunOptions& run) {
+    spec.unroll = spec.unroll_in_spec.value_or(run.unroll.value_or(Unroll{}));
+    spec.prefetch = spec.prefetch_in_spec.value_or(run.prefetch.value_or(Prefetch{}));
 }
 
 std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,

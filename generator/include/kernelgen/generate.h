@@ -2,7 +2,6 @@
 #pragma once
 
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,13 +26,7 @@ struct GenerateResult {
 GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics = {},
                         uint64_t max_output_bytes = kMaxRunOutputBytes);
 
-// Settings of a whole run (the command line's options): each applies to the kernels whose spec leaves it out.
-struct RunOptions {
-    std::optional<Unroll> unroll;
-    std::optional<Prefetch> prefetch;
-};
-
-// Parses every file, applies `options`, then generate().
+// Parses every file, applies `options` (apply_run_options), then generate().
 GenerateResult generate_files(const std::vector<std::string>& spec_paths, const RunOptions& options = {});
 
 }  // namespace kernelgen
