@@ -851,6 +851,22 @@ TEST(SpecErrors, FullUnrollOverTheLimitInAList) {
     EXPECT_TRUE(result.files.empty());
 }
 
+// With the run's --unroll full, the problem is the option's, at the kernel; a spec's own setting is not touched.
+TEST(SpecErrors, FullUnrollOverTheLimitFromTheRun) {
+    std::vector<kernelgen::Diagnostic> diagnostics;
+    auto kernels = kernelgen::parse_spec_text(R"json({"kernels": [
+        {"name": "big", "op": "Gather", "dtype": "float32", "data_shape": [5000], "indices_shape": [5000]},
+        {"name": "own", "op": "Gather", "dtype": "float32", "data_shape": [5000], "indices_shape": [5000],
+         "unroll": 8}]})json", "list.json", diagnostics);
+    ASSERT_EQ(kernels.size(), 2u);
+    const kernelgen::RunOptions run{kernelgen::Unroll{kernelgen::Unroll::Kind::Full, 1}, std::nullopt};
+    for (auto& kernel : kernels) kernelgen::apply_run_options(kernel, run);
+    kernelgen::check_full_unroll(kernels, diagnostics);
+    EXPECT_EQ(strings_of(diagnostics),
+              Problems{"list.json: /kernels/0: \"full\" unrolling (--unroll full) would take 10000 statements (at most "
+                       "4096; use \"auto\", \"none\" or a factor)"});
+}
+
 TEST(SpecErrors, FullUnrollAtTheLimitIsAccepted) {
     // 2048 copies + 2048 checks = 4096 statements: exactly the limit.
     auto result = generate_texts({"spec.json"}, {R"json({"name": "k", "op": "Gather", "dtype": "float32",

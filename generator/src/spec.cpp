@@ -12,6 +12,8 @@
 #include <set>
 
 #include "c_library_names.h"
+#include "kernelgen/indexed_copy.h"
+#include "kernelgen/schedule.h"
 
 namespace kernelgen {
 
@@ -1020,6 +1022,20 @@ void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diag
             diagnostics.push_back({kernel.spec_file, kernel.pointer + "/name", message});
             break;  // one problem per kernel is enough
         }
+    }
+}
+
+void check_full_unroll(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics) {
+    for (const auto& kernel : kernels) {
+        if (kernel.unroll.kind != Unroll::Kind::Full) continue;
+        const uint64_t statements = full_unroll_statements(lower(kernel), kernel);
+        if (statements <= kMaxFullUnroll) continue;
+        // The setting is the spec's own, or the run's --unroll for a spec without one.
+        const bool own = kernel.unroll_in_spec.has_value();
+        diagnostics.push_back({kernel.spec_file, kernel.pointer + (own ? "/unroll" : ""),
+                               "\"full\" unrolling" + std::string(own ? "" : " (--unroll full)") + " would take " +
+                                   std::to_string(statements) + " statements (at most " +
+                                   std::to_string(kMaxFullUnroll) + "; use \"auto\", \"none\" or a factor)"});
     }
 }
 

@@ -20,8 +20,8 @@ struct GenerateResult {
     std::vector<OutputFile> files;        // empty unless every spec is valid
 };
 
-// Resolves specs that were already parsed: run-wide rules (unique names) and limits that need the lowering
-// ("unroll": "full" within kMaxFullUnroll), then emits every kernel, at most `max_output_bytes` in all.
+// Resolves specs that were already parsed, with their run's options applied: the spec reader's run-wide checks
+// (check_unique_names, check_full_unroll), then emits every kernel, at most `max_output_bytes` in all.
 // Emits nothing if any problem is found.
 GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics = {},
                         uint64_t max_output_bytes = kMaxRunOutputBytes);

@@ -134,4 +134,8 @@ std::vector<KernelSpec> parse_spec_file(const std::string& path, std::vector<Dia
 // equal once upper-cased as the macros are, or a name such as "foo_OK" against the macros of "foo").
 void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics);
 
+// The limit that needs the lowering: "unroll": "full" (the spec's, or the run's --unroll) may take at most
+// kMaxFullUnroll statements. Run after apply_run_options(), so that planning and printing never fail.
+void check_full_unroll(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics);
+
 }  // namespace kernelgen
