@@ -722,10 +722,11 @@ TEST(SpecErrors, PrefetchBadValues) {
     const KernelSpec far = parse_one(head + "1024}");
     EXPECT_EQ(far.prefetch.kind, kernelgen::Prefetch::Kind::Distance);
     EXPECT_EQ(far.prefetch.distance, 1024u);
-    EXPECT_TRUE(far.prefetch_given);
+    ASSERT_TRUE(far.prefetch_in_spec);
+    EXPECT_EQ(far.prefetch_in_spec->distance, 1024u);
     const KernelSpec plain = parse_one(named("\"k\""));
     EXPECT_EQ(plain.prefetch.kind, kernelgen::Prefetch::Kind::Auto);
-    EXPECT_FALSE(plain.prefetch_given);
+    EXPECT_FALSE(plain.prefetch_in_spec);
     // The command line's spelling.
     EXPECT_EQ(kernelgen::parse_prefetch("none")->kind, kernelgen::Prefetch::Kind::None);
     EXPECT_EQ(kernelgen::parse_prefetch("auto")->kind, kernelgen::Prefetch::Kind::Auto);
@@ -848,6 +849,22 @@ TEST(SpecErrors, FullUnrollOverTheLimitInAList) {
               Problems{"list.json: /kernels/1/unroll: \"full\" unrolling would take 4098 statements (at most 4096; "
                        "use \"auto\", \"none\" or a factor)"});
     EXPECT_TRUE(result.files.empty());
+}
+
+// With the run's --unroll full, the problem is the option's, at the kernel; a spec's own setting is not touched.
+TEST(SpecErrors, FullUnrollOverTheLimitFromTheRun) {
+    std::vector<kernelgen::Diagnostic> diagnostics;
+    auto kernels = kernelgen::parse_spec_text(R"json({"kernels": [
+        {"name": "big", "op": "Gather", "dtype": "float32", "data_shape": [5000], "indices_shape": [5000]},
+        {"name": "own", "op": "Gather", "dtype": "float32", "data_shape": [5000], "indices_shape": [5000],
+         "unroll": 8}]})json", "list.json", diagnostics);
+    ASSERT_EQ(kernels.size(), 2u);
+    const kernelgen::RunOptions run{kernelgen::Unroll{kernelgen::Unroll::Kind::Full, 1}, std::nullopt};
+    for (auto& kernel : kernels) kernelgen::apply_run_options(kernel, run);
+    kernelgen::check_full_unroll(kernels, diagnostics);
+    EXPECT_EQ(strings_of(diagnostics),
+              Problems{"list.json: /kernels/0: \"full\" unrolling (--unroll full) would take 10000 statements (at most "
+                       "4096; use \"auto\", \"none\" or a factor)"});
 }
 
 TEST(SpecErrors, FullUnrollAtTheLimitIsAccepted) {
@@ -1128,6 +1145,32 @@ TEST(SpecAccepted, UnrollSettings) {
     EXPECT_EQ(one.unroll.kind, kernelgen::Unroll::Kind::Factor);
     EXPECT_EQ(one.unroll.factor, 1u);
     EXPECT_EQ(parse_one(head + "64}").unroll.factor, 64u);
+}
+
+// A run's --unroll and --prefetch (RunOptions) set what a spec leaves out, and never what it says.
+TEST(SpecAccepted, RunOptionsApplyWhereTheSpecIsSilent) {
+    using kernelgen::Prefetch;
+    using kernelgen::Unroll;
+    const kernelgen::RunOptions run{Unroll{Unroll::Kind::None, 1}, Prefetch{Prefetch::Kind::Distance, 8}};
+    KernelSpec silent = parse_one(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
+                                         "indices_shape": [2]})json");
+    EXPECT_FALSE(silent.unroll_in_spec);
+    EXPECT_FALSE(silent.prefetch_in_spec);
+    kernelgen::apply_run_options(silent, run);
+    EXPECT_EQ(silent.unroll.kind, Unroll::Kind::None);
+    EXPECT_EQ(silent.prefetch.kind, Prefetch::Kind::Distance);
+    EXPECT_EQ(silent.prefetch.distance, 8u);
+    // Applying a run without options gives the defaults back: the spec itself was never changed.
+    kernelgen::apply_run_options(silent, {});
+    EXPECT_EQ(silent.unroll.kind, Unroll::Kind::Auto);
+    EXPECT_EQ(silent.prefetch.kind, Prefetch::Kind::Auto);
+
+    KernelSpec own = parse_one(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
+                                      "indices_shape": [2], "unroll": 4, "prefetch": "none"})json");
+    kernelgen::apply_run_options(own, run);
+    EXPECT_EQ(own.unroll.kind, Unroll::Kind::Factor);
+    EXPECT_EQ(own.unroll.factor, 4u);
+    EXPECT_EQ(own.prefetch.kind, Prefetch::Kind::None);
 }
 
 TEST(SpecAccepted, KernelListKeepsPointers) {

@@ -10,29 +10,18 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
                         uint64_t max_output_bytes) {
     GenerateResult result;
     check_unique_names(kernels, diagnostics);
-    std::vector<IndexedCopy> copies;
-    for (const auto& kernel : kernels) {
-        copies.push_back(lower(kernel));
-        const uint64_t statements = full_unroll_statements(copies.back(), kernel);
-        if (kernel.unroll.kind == Unroll::Kind::Full && statements > kMaxFullUnroll) {
-            // The setting is the spec's own, or the run's --unroll for a spec without one.
-            diagnostics.push_back({kernel.spec_file, kernel.pointer + (kernel.unroll_given ? "/unroll" : ""),
-                                   "\"full\" unrolling" + std::string(kernel.unroll_given ? "" : " (--unroll full)") +
-                                       " would take " + std::to_string(statements) + " statements (at most " +
-                                       std::to_string(kMaxFullUnroll) + "; use \"auto\", \"none\" or a factor)"});
-        }
-    }
+    check_full_unroll(kernels, diagnostics);
     if (!diagnostics.empty()) {
         result.diagnostics = std::move(diagnostics);
         return result;
     }
     uint64_t total = 0;
-    for (size_t i = 0; i < kernels.size(); ++i) {
-        GeneratedKernel kernel = emit(kernels[i], copies[i]);
+    for (const auto& spec : kernels) {
+        GeneratedKernel kernel = emit(spec, lower(spec));
         total += kernel.header.size() + kernel.source.size();
         if (total > max_output_bytes) {
             result.files.clear();
-            result.diagnostics.push_back({kernels[i].spec_file, kernels[i].pointer,
+            result.diagnostics.push_back({spec.spec_file, spec.pointer,
                                           "the run's generated files pass " + std::to_string(max_output_bytes) +
                                               " bytes at this kernel (at most " + std::to_string(max_output_bytes) +
                                               " bytes per run; split the specs over several runs)"});
@@ -56,10 +45,7 @@ GenerateResult generate_files(const std::vector<std::string>& spec_paths, const 
         auto parsed = parse_spec_file(path, diagnostics);
         kernels.insert(kernels.end(), parsed.begin(), parsed.end());
     }
-    for (auto& kernel : kernels) {
-        if (options.unroll && !kernel.unroll_given) kernel.unroll = *options.unroll;
-        if (options.prefetch && !kernel.prefetch_given) kernel.prefetch = *options.prefetch;
-    }
+    for (auto& kernel : kernels) apply_run_options(kernel, options);
     GenerateResult result = generate(kernels, std::move(diagnostics));
     if (!options.support_files) {
         auto support = [](const OutputFile& file) { return file.name == kSupportHeader || file.name == kSupportSource; };

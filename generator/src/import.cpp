@@ -25,47 +25,40 @@ using Json = nlohmann::ordered_json;  // spec files and the report keep their ke
 
 // --- the operators import reads ---------------------------------------------------------------------------
 
+// A node import reads: the ONNX operator it is (a row of operators.h) and the kernelgen operator it becomes.
 struct OpRule {
-    const char* onnx_op;          // the node's op_type
-    Op op;                        // the kernelgen operator it becomes
-    std::vector<std::string> attributes;  // the attributes the operator takes
-    int64_t since;                // the first ai.onnx opset that has the operator
-    int64_t until;                // the last one, or 0: every later opset
-    const char* replaced_by;      // after `until`: the operator that replaces it
+    const OnnxOperator& onnx;
+    Op op;
 };
-
-// Scatter (opsets 9-10, deprecated since 11) is ScatterElements without a reduction: same inputs, same axis
-// attribute, same result, so it imports as ScatterElements. A model whose opset lacks the operator is not a
-// valid model: ONNX's checker and ONNX Runtime refuse it, and so does import, node by node.
-const std::vector<OpRule>& op_rules() {
-    static const std::vector<OpRule> rules{
-        {"Gather", Op::Gather, {"axis"}, 1, 0, nullptr},
-        {"GatherElements", Op::GatherElements, {"axis"}, 11, 0, nullptr},
-        {"GatherND", Op::GatherND, {"batch_dims"}, 11, 0, nullptr},
-        {"ScatterND", Op::ScatterND, {"reduction"}, 11, 0, nullptr},
-        {"ScatterElements", Op::ScatterElements, {"axis", "reduction"}, 11, 0, nullptr},
-        {"Scatter", Op::ScatterElements, {"axis"}, 9, 10, "ScatterElements"},
-    };
-    return rules;
-}
 
 // Why the model's opset does not have the rule's operator, or "" when it does.
 std::string opset_problem(const OpRule& rule, int64_t opset) {
+    const OnnxOperator& onnx = rule.onnx;
     const std::string imports = " (the model imports opset " + std::to_string(opset) + ")";
-    if (opset < rule.since) return std::string(rule.onnx_op) + " needs opset " + std::to_string(rule.since) + imports;
-    if (rule.until != 0 && opset > rule.until) {
-        return std::string(rule.onnx_op) + " is deprecated after opset " + std::to_string(rule.until) +
-               " (use " + rule.replaced_by + "; the model imports opset " + std::to_string(opset) + ")";
+    if (opset < onnx.since) return std::string(onnx.op_type) + " needs opset " + std::to_string(onnx.since) + imports;
+    if (onnx.until != 0 && opset > onnx.until) {
+        return std::string(onnx.op_type) + " is deprecated after opset " + std::to_string(onnx.until) + " (use " +
+               std::string(onnx.replaced_by) + "; the model imports opset " + std::to_string(opset) + ")";
     }
     return "";
 }
 
-const OpRule* find_rule(const onnx::NodeProto& node) {
-    if (!default_domain(node.domain())) return nullptr;
-    for (const auto& rule : op_rules()) {
-        if (node.op_type() == rule.onnx_op) return &rule;
+// "data, indices, updates": names as a node's message lists them.
+template <typename Names>
+std::string listed(const Names& names) {
+    std::string out;
+    for (const auto& item : names) out += (out.empty() ? "" : ", ") + std::string(item);
+    return out;
+}
+
+std::optional<OpRule> find_rule(const onnx::NodeProto& node) {
+    if (!default_domain(node.domain())) return std::nullopt;
+    for (const auto& row : operators()) {
+        for (const auto& onnx : row.onnx) {
+            if (node.op_type() == onnx.op_type) return OpRule{onnx, row.id};
+        }
     }
-    return nullptr;
+    return std::nullopt;
 }
 
 // ONNX element types -> kernelgen dtype names (all 16 that both know).
@@ -356,13 +349,13 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
     problem = opset_problem(rule, opset);
     if (!problem.empty()) return std::nullopt;
     const bool scatter = is_scatter(rule.op);
-    const int expected_inputs = scatter ? 3 : 2;
-    const char* input_names = scatter ? "data, indices, updates" : "data, indices";
+    const std::vector<std::string> inputs = onnx_inputs(rule.op);
+    const auto expected_inputs = static_cast<int>(inputs.size());
     bool inputs_given = node.input_size() == expected_inputs;
     for (int i = 0; inputs_given && i < node.input_size(); ++i) inputs_given = !node.input(i).empty();
     if (!inputs_given) {
         problem = "has " + std::to_string(node.input_size()) + " inputs (" + node.op_type() + " takes " +
-                  std::to_string(expected_inputs) + ": " + input_names + ")";
+                  std::to_string(expected_inputs) + ": " + listed(inputs) + ")";
         return std::nullopt;
     }
 
@@ -372,10 +365,10 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
     std::set<std::string> seen;
     for (const auto& attribute : node.attribute()) {
         const std::string& key = attribute.name();
-        if (std::find(rule.attributes.begin(), rule.attributes.end(), key) == rule.attributes.end()) {
-            std::string allowed;
-            for (const auto& a : rule.attributes) allowed += (allowed.empty() ? "" : ", ") + a;
-            problem = "unknown attribute " + in_quotes(key) + " (" + node.op_type() + " takes " + allowed + ")";
+        const auto& attributes = rule.onnx.attributes;
+        if (std::find(attributes.begin(), attributes.end(), key) == attributes.end()) {
+            problem =
+                "unknown attribute " + in_quotes(key) + " (" + node.op_type() + " takes " + listed(attributes) + ")";
             return std::nullopt;
         }
         if (!seen.insert(key).second) {
@@ -410,13 +403,13 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
     }
 
     // Shapes and element types, which must all be static.
-    auto data = static_tensor(scope, analysis, node.input(0), "data", problem);
+    auto data = static_tensor(scope, analysis, node.input(0), inputs[0], problem);
     if (!data) return std::nullopt;
-    auto indices = static_tensor(scope, analysis, node.input(1), "indices", problem);
+    auto indices = static_tensor(scope, analysis, node.input(1), inputs[1], problem);
     if (!indices) return std::nullopt;
     std::optional<StaticTensor> updates;
     if (scatter) {
-        updates = static_tensor(scope, analysis, node.input(2), "updates", problem);
+        updates = static_tensor(scope, analysis, node.input(2), inputs[2], problem);
         if (!updates) return std::nullopt;
     }
     const auto dtype = dtype_name(data->elem_type);
@@ -442,10 +435,12 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
     ordered["index_dtype"] = indices->elem_type == onnx::TensorProto::INT32 ? "int32" : "int64";
     ordered["data_shape"] = data->shape;
     ordered["indices_shape"] = indices->shape;
-    if (rule.op == Op::GatherND) ordered["batch_dims"] = batch_dims;
-    else if (rule.op != Op::ScatterND) ordered["axis"] = axis;
-    if (scatter) ordered["reduction"] = reduction;
-    if (updates) ordered["updates_shape"] = updates->shape;
+    // The operator's own keys (operators.h), in its order: its attributes (ONNX's defaults where the node leaves
+    // one out, as the deprecated Scatter always does its reduction) and the shape of updates. A key added to the
+    // table needs its value here: at() throws on a key it does not know, failing the operator's import tests.
+    const Json own{{"axis", axis}, {"batch_dims", batch_dims}, {"reduction", reduction},
+                   {"updates_shape", updates ? Json(updates->shape) : Json()}};
+    for (const auto& key : info(rule.op).keys) ordered[std::string(key.name)] = own.at(std::string(key.name));
     if (const TensorValue* values = scope.value(node.input(1))) {
         // Known at import time (an initializer, a Constant, or folded): constant indices. Their own dims are the
         // truth: a declaration (value_info, an output) that says otherwise would reshape the values silently.
@@ -499,7 +494,7 @@ struct Importer {
         for (int n = 0; n < scope.graph->node_size(); ++n) {
             const onnx::NodeProto& node = scope.graph->node(n);
             const auto position = static_cast<size_t>(n);
-            if (const OpRule* rule = find_rule(node)) visit(scope, node, position, *rule, not_run);
+            if (const auto rule = find_rule(node)) visit(scope, node, position, *rule, not_run);
             const auto taken = taken_branch(scope, node, n);
             const auto keys = scope.body_keys.find(n);
             if (keys == scope.body_keys.end()) continue;

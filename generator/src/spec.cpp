@@ -1,7 +1,6 @@
 #include "kernelgen/spec.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -13,23 +12,12 @@
 #include <set>
 
 #include "c_library_names.h"
+#include "kernelgen/indexed_copy.h"
+#include "kernelgen/schedule.h"
 
 namespace kernelgen {
 
 using nlohmann::json;
-
-std::string_view name(Op op) {
-    switch (op) {
-        case Op::Gather: return "Gather";
-        case Op::GatherElements: return "GatherElements";
-        case Op::GatherND: return "GatherND";
-        case Op::ScatterND: return "ScatterND";
-        case Op::ScatterElements: return "ScatterElements";
-    }
-    return "";
-}
-
-bool is_scatter(Op op) { return op == Op::ScatterND || op == Op::ScatterElements; }
 
 std::string Diagnostic::str() const {
     // One problem per line: control characters from the user's text are shown escaped.
@@ -80,8 +68,6 @@ std::vector<std::string> header_identifiers(const KernelSpec& spec) {
 namespace {
 
 constexpr const char* kNameRules = "a C identifier of at most 63 characters, not a C or C++ keyword";
-
-constexpr std::array<Op, 5> kOps{Op::Gather, Op::GatherElements, Op::GatherND, Op::ScatterND, Op::ScatterElements};
 
 // C99/C11 keywords, and C++ keywords too: the header is included from C++.
 const std::set<std::string, std::less<>>& reserved_words() {
@@ -223,15 +209,16 @@ public:
         spec.spec_file = file_;
         spec.pointer = base_;
         auto op = read_op();
-        check_keys(op);
+        op_ = op;
+        check_keys();
         read_name(spec);
         read_dtype(spec);
         read_index_dtype(spec);
         read_unroll(spec);
         read_prefetch(spec);
         read_index_check(spec);
-        auto data = read_shape("data_shape", true);
-        auto indices = read_shape("indices_shape", true);
+        auto data = read_shape("data_shape");
+        auto indices = read_shape("indices_shape");
         if (!op || !data || !indices) return std::nullopt;
         spec.op = *op;
         spec.data_shape = *data;
@@ -252,6 +239,7 @@ public:
         }
         if (clean_since(before_rules)) read_constant_indices(spec);
         if (!ok_) return std::nullopt;
+        apply_run_options(spec, RunOptions{});
         return spec;
     }
 
@@ -271,14 +259,23 @@ private:
         return it == object_.end() ? nullptr : &*it;
     }
 
-    const json* required(const std::string& key, const std::string& allowed) {
+    // The keys the operator takes (operators.h); until "op" is known, those every operator takes.
+    std::vector<SpecKey> taken_keys() const { return op_ ? spec_keys(*op_) : common_keys(); }
+
+    // The value of `key`, or nothing: a problem when the operator requires the key.
+    const json* value_of(const std::string& key, const std::string& allowed) {
         const json* value = find(key);
-        if (!value) fail(key, "required key " + in_quotes(key) + " is missing (" + allowed + ")");
-        return value;
+        if (value) return value;
+        for (const auto& entry : taken_keys()) {
+            if (entry.name == key && entry.required) {
+                fail(key, "required key " + in_quotes(key) + " is missing (" + allowed + ")");
+            }
+        }
+        return nullptr;
     }
 
-    std::optional<std::string> read_string(const std::string& key, const std::string& allowed, bool is_required) {
-        const json* value = is_required ? required(key, allowed) : find(key);
+    std::optional<std::string> read_string(const std::string& key, const std::string& allowed) {
+        const json* value = value_of(key, allowed);
         if (!value) return std::nullopt;
         if (!value->is_string()) {
             fail(key, "expected a string, got " + json_type(*value) + " (" + allowed + ")");
@@ -288,7 +285,7 @@ private:
     }
 
     std::optional<int64_t> read_integer(const std::string& key, const std::string& allowed) {
-        const json* value = find(key);
+        const json* value = value_of(key, allowed);
         if (!value) return std::nullopt;
         if (!value->is_number_integer()) {
             fail(key, "expected an integer, got " + json_type(*value) + " " + value->dump() + " (" + allowed + ")");
@@ -301,33 +298,23 @@ private:
 
     std::optional<Op> read_op() {
         std::vector<std::string> names;
-        for (Op op : kOps) names.emplace_back(name(op));
+        for (const auto& row : operators()) names.emplace_back(row.name);
         const std::string allowed = "one of " + join(names);
-        auto text = read_string("op", allowed, true);
+        auto text = read_string("op", allowed);
         if (!text) return std::nullopt;
-        for (Op op : kOps) {
-            if (*text == name(op)) return op;
+        for (const auto& row : operators()) {
+            if (*text == row.name) return row.id;
         }
         fail("op", "unknown operator " + in_quotes(*text) + " (" + allowed + ")" + did_you_mean(*text, names));
         return std::nullopt;
     }
 
-    void check_keys(std::optional<Op> op) {
-        std::vector<std::string> common{"name",          "op",     "dtype",      "index_dtype",
-                                        "data_shape",    "indices_shape", "indices", "unroll", "prefetch", "index_check"};
-        std::map<Op, std::vector<std::string>> specific{{Op::Gather, {"axis"}},
-                                                        {Op::GatherElements, {"axis"}},
-                                                        {Op::GatherND, {"batch_dims"}},
-                                                        {Op::ScatterND, {"reduction", "updates_shape"}},
-                                                        {Op::ScatterElements, {"axis", "reduction", "updates_shape"}}};
-        std::vector<std::string> every = common;
-        for (const auto& entry : specific) {
-            for (const auto& key : entry.second) {
-                if (std::find(every.begin(), every.end(), key) == every.end()) every.push_back(key);
-            }
-        }
-        std::vector<std::string> allowed = common;
-        if (op) allowed.insert(allowed.end(), specific[*op].begin(), specific[*op].end());
+    // Every key must be one the operator takes; when "op" is missing or wrong, one some operator takes.
+    void check_keys() {
+        const std::optional<Op>& op = op_;
+        const std::vector<std::string> every = every_spec_key();
+        std::vector<std::string> allowed;
+        for (const auto& key : taken_keys()) allowed.emplace_back(key.name);
         for (const auto& item : object_.items()) {
             const std::string& key = item.key();
             if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
@@ -344,7 +331,7 @@ private:
     }
 
     void read_name(KernelSpec& spec) {
-        auto text = read_string("name", kNameRules, true);
+        auto text = read_string("name", kNameRules);
         if (!text) return;
         if (auto problem = name_problem(*text)) fail("name", *problem);
         else spec.name = *text;
@@ -352,7 +339,7 @@ private:
 
     void read_dtype(KernelSpec& spec) {
         const std::string allowed = "one of " + dtype_spellings();
-        auto text = read_string("dtype", allowed, true);
+        auto text = read_string("dtype", allowed);
         if (!text) return;
         if (auto type = parse_dtype(*text)) {
             spec.dtype = *type;
@@ -376,7 +363,7 @@ private:
 
     void read_index_dtype(KernelSpec& spec) {
         const std::string allowed = "int32 or int64; default int64";
-        auto text = read_string("index_dtype", allowed, false);
+        auto text = read_string("index_dtype", allowed);
         if (!text) return;
         if (auto type = parse_index_type(*text)) {
             spec.index_dtype = *type;
@@ -418,27 +405,27 @@ private:
     }
 
     void read_unroll(KernelSpec& spec) {
-        spec.unroll_given = find("unroll") != nullptr;
         const std::string allowed = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
         auto setting = read_word_or_count("unroll", {"auto", "full", "none"}, {}, "unroll factor", kMaxUnrollFactor, allowed);
         if (!setting) return;
         // A word means what it means on the command line.
-        spec.unroll = setting->word.empty() ? Unroll{Unroll::Kind::Factor, setting->count} : *parse_unroll(setting->word);
+        spec.unroll_in_spec =
+            setting->word.empty() ? Unroll{Unroll::Kind::Factor, setting->count} : *parse_unroll(setting->word);
     }
 
     void read_prefetch(KernelSpec& spec) {
-        spec.prefetch_given = find("prefetch") != nullptr;
         const std::string allowed = "\"auto\", \"none\" or a distance in index tuples from 1 to " +
                                     std::to_string(kMaxPrefetchDistance) + "; default \"auto\"";
         auto setting = read_word_or_count("prefetch", {"auto", "none"}, {{"off", "none"}, {"false", "none"}},
                                           "prefetch distance", kMaxPrefetchDistance, allowed);
         if (!setting) return;
-        spec.prefetch = setting->word.empty() ? Prefetch{Prefetch::Kind::Distance, setting->count} : *parse_prefetch(setting->word);
+        spec.prefetch_in_spec =
+            setting->word.empty() ? Prefetch{Prefetch::Kind::Distance, setting->count} : *parse_prefetch(setting->word);
     }
 
     void read_index_check(KernelSpec& spec) {
         const std::string allowed = "\"checked\" or \"none\"; default \"checked\"";
-        auto text = read_string("index_check", allowed, false);
+        auto text = read_string("index_check", allowed);
         if (!text) return;
         if (*text == "checked") spec.index_check = IndexCheck::Checked;
         else if (*text == "none") spec.index_check = IndexCheck::None;
@@ -446,9 +433,9 @@ private:
                                      did_you_mean_value(*text, {"checked", "none"}, {{"on", "checked"}, {"off", "none"}}));
     }
 
-    std::optional<Shape> read_shape(const std::string& key, bool is_required) {
+    std::optional<Shape> read_shape(const std::string& key) {
         const std::string allowed = "an array of integers >= 0";
-        const json* value = is_required ? required(key, allowed) : find(key);
+        const json* value = value_of(key, allowed);
         if (!value) return std::nullopt;
         if (!value->is_array()) {
             fail(key, "expected an array, got " + json_type(*value) + " (" + allowed + ")");
@@ -554,7 +541,7 @@ private:
 
     // "updates_shape" of a scatter: optional, and when given it must be the shape the operator derives.
     void read_updates_shape(KernelSpec& spec, const Shape& derived, const std::string& rule) {
-        auto given = read_shape("updates_shape", false);
+        auto given = read_shape("updates_shape");
         if (given && *given != derived) {
             fail("updates_shape", "updates shape " + format_shape(*given) + " does not match " + format_shape(derived) + " (" + rule + ")");
             return;
@@ -567,7 +554,7 @@ private:
         read_reduction(spec);
         const size_t mark = problems_;
         if (!read_elements_rules(spec)) {
-            read_shape("updates_shape", false);  // its own problems are still reported
+            read_shape("updates_shape");  // its own problems are still reported
             return;
         }
         if (clean_since(mark)) read_updates_shape(spec, spec.indices_shape, "updates have the shape of indices");
@@ -620,7 +607,7 @@ private:
 
     void read_reduction(KernelSpec& spec) {
         const std::string allowed = "none, add, mul, max or min; default none";
-        auto text = read_string("reduction", allowed, false);
+        auto text = read_string("reduction", allowed);
         if (!text) return;
         if (auto reduction = parse_reduction(*text)) {
             spec.reduction = *reduction;
@@ -647,12 +634,12 @@ private:
         require_indices_rank(spec);
         read_reduction(spec);
         if (!clean_since(mark)) {
-            read_shape("updates_shape", false);
+            read_shape("updates_shape");
             return;
         }
         auto k = read_index_depth(spec, 0);
         if (!k) {
-            read_shape("updates_shape", false);
+            read_shape("updates_shape");
             return;
         }
         Shape updates(spec.indices_shape.begin(), spec.indices_shape.end() - 1);
@@ -756,6 +743,7 @@ private:
     std::vector<Diagnostic>& diagnostics_;
     bool ok_ = true;
     bool dtype_known_ = false;
+    std::optional<Op> op_;  // once read: which keys it requires
     size_t problems_ = 0;
 };
 
@@ -901,6 +889,11 @@ std::optional<std::string> name_problem(const std::string& n) {
     return std::nullopt;
 }
 
+void apply_run_options(KernelSpec& spec, const RunOptions& run) {
+    spec.unroll = spec.unroll_in_spec.value_or(run.unroll.value_or(Unroll{}));
+    spec.prefetch = spec.prefetch_in_spec.value_or(run.prefetch.value_or(Prefetch{}));
+}
+
 std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,
                                         std::vector<Diagnostic>& diagnostics) {
     if (auto where = too_deep(text, kMaxJsonDepth)) {
@@ -1029,6 +1022,20 @@ void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diag
             diagnostics.push_back({kernel.spec_file, kernel.pointer + "/name", message});
             break;  // one problem per kernel is enough
         }
+    }
+}
+
+void check_full_unroll(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics) {
+    for (const auto& kernel : kernels) {
+        if (kernel.unroll.kind != Unroll::Kind::Full) continue;
+        const uint64_t statements = full_unroll_statements(lower(kernel), kernel);
+        if (statements <= kMaxFullUnroll) continue;
+        // The setting is the spec's own, or the run's --unroll for a spec without one.
+        const bool own = kernel.unroll_in_spec.has_value();
+        diagnostics.push_back({kernel.spec_file, kernel.pointer + (own ? "/unroll" : ""),
+                               "\"full\" unrolling" + std::string(own ? "" : " (--unroll full)") + " would take " +
+                                   std::to_string(statements) + " statements (at most " +
+                                   std::to_string(kMaxFullUnroll) + "; use \"auto\", \"none\" or a factor)"});
     }
 }
 

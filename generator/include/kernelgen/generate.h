@@ -2,7 +2,6 @@
 #pragma once
 
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,23 +20,14 @@ struct GenerateResult {
     std::vector<OutputFile> files;        // empty unless every spec is valid
 };
 
-// Resolves specs that were already parsed: run-wide rules (unique names) and limits that need the lowering
-// ("unroll": "full" within kMaxFullUnroll), then emits every kernel, at most `max_output_bytes` in all, and
-// the support files they share (kernelgen_support.h and .c, after the kernels) when there is any kernel.
+// Resolves specs that were already parsed, with their run's options applied: the spec reader's run-wide checks
+// (check_unique_names, check_full_unroll), then emits every kernel, at most `max_output_bytes` in all, and the support files
+// they share (kernelgen_support.h and .c, after the kernels) when there is any kernel.
 // Emits nothing if any problem is found.
 GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics = {},
                         uint64_t max_output_bytes = kMaxRunOutputBytes);
 
-// Settings of a whole run (the command line's options): each applies to the kernels whose spec leaves it out.
-struct RunOptions {
-    std::optional<Unroll> unroll;
-    std::optional<Prefetch> prefetch;
-    // Whether the run writes kernelgen_support.h and .c beside its kernels (--no-support leaves them to another
-    // run, as kernelgen_add_kernels() does: one command per folder writes them).
-    bool support_files = true;
-};
-
-// Parses every file, applies `options`, then generate().
+// Parses every file, applies `options` (apply_run_options), then generate().
 GenerateResult generate_files(const std::vector<std::string>& spec_paths, const RunOptions& options = {});
 
 }  // namespace kernelgen

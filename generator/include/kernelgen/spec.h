@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernelgen/dtype.h"
+#include "kernelgen/operators.h"
 
 namespace kernelgen {
 
@@ -32,11 +33,6 @@ constexpr size_t kMaxJsonDepth = 64;
 // version. A file whose top-level object has this key holds no kernels: the spec reader returns none, and no
 // diagnostic.
 constexpr const char* kImportReportKey = "kernelgen_import_report";
-
-enum class Op { Gather, GatherElements, GatherND, ScatterND, ScatterElements };
-std::string_view name(Op op);
-// The scatters: they read updates and write a copy of data (or data itself, in place).
-bool is_scatter(Op op);
 
 struct Unroll {
     enum class Kind { Auto, Full, None, Factor } kind = Kind::Auto;
@@ -67,10 +63,14 @@ struct KernelSpec {
     int64_t axis = 0;     // normalized to 0..r-1
     int64_t batch_dims = 0;
     Reduction reduction = Reduction::None;
+    // Unrolling and prefetching as the spec says them: nothing where it leaves the key out to the run.
+    std::optional<Unroll> unroll_in_spec;
+    std::optional<Prefetch> prefetch_in_spec;
+    // The settings in effect, which planning and emitting read: the spec's own, else the run's (RunOptions), else
+    // "auto". Only apply_run_options() sets them, so they cannot disagree with the spec; they stay plain values
+    // rather than accessors because the emitter reads them as spec.unroll.kind, spec.prefetch.distance, ...
     Unroll unroll;
-    bool unroll_given = false;  // the spec sets "unroll" (a run-wide --unroll applies only where it does not)
     Prefetch prefetch;
-    bool prefetch_given = false;  // the spec sets "prefetch" (likewise for --prefetch)
     IndexCheck index_check = IndexCheck::Checked;
     // Constant indices ("indices" in the spec): the index values, row-major, known when the kernel is
     // generated (an initializer of the model). Each was checked against its bound when read; the kernel then
@@ -112,6 +112,19 @@ std::optional<Unroll> parse_unroll(const std::string& text);
 // A prefetch setting as the command line spells it: auto, none or a distance 1..1024.
 std::optional<Prefetch> parse_prefetch(const std::string& text);
 
+// Settings of a whole run (the command line's options): each applies to the kernels whose spec leaves it out.
+struct RunOptions {
+    std::optional<Unroll> unroll;
+    std::optional<Prefetch> prefetch;
+    // Whether the run writes kernelgen_support.h and .c beside its kernels (--no-support leaves them to another
+    // run, as kernelgen_add_kernels() does: one command per folder writes them).
+    bool support_files = true;
+};
+
+// Sets the settings in effect of `spec` from its own and the run's. The reader applies no options (RunOptions{}),
+// so a parsed spec can be emitted as it is; generate_files() applies the run's.
+void apply_run_options(KernelSpec& spec, const RunOptions& run);
+
 // Parses and checks one spec document. `file` names it in diagnostics and banners.
 // Problems are appended to `diagnostics`; only kernels without problems are returned.
 std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,
@@ -123,5 +136,9 @@ std::vector<KernelSpec> parse_spec_file(const std::string& path, std::vector<Dia
 // Checks that belong to a whole run: no identifier defined by two kernels' headers (the same name, names
 // equal once upper-cased as the macros are, or a name such as "foo_OK" against the macros of "foo").
 void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics);
+
+// The limit that needs the lowering: "unroll": "full" (the spec's, or the run's --unroll) may take at most
+// kMaxFullUnroll statements. Run after apply_run_options(), so that planning and printing never fail.
+void check_full_unroll(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics);
 
 }  // namespace kernelgen

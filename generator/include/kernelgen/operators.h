@@ -1,0 +1,56 @@
+// The operators: the one table every other part of kernelgen reads for what an operator is called, which spec
+// keys it takes and which ONNX operators import as it. A new operator adds an Op, a row, and its rules (the
+// reader's resolve_ function, lower.cpp); tests/operator_table_test.cpp holds the JSON Schema to the table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kernelgen {
+
+enum class Op { Gather, GatherElements, GatherND, ScatterND, ScatterElements };
+
+// A key of a kernel object in a spec, and whether every spec of the operator must give it.
+struct SpecKey {
+    std::string_view name;
+    bool required;
+};
+
+// An ONNX operator (of the default domain, ai.onnx) that import reads as a kernelgen operator.
+struct OnnxOperator {
+    std::string_view op_type;
+    std::vector<std::string_view> attributes;  // the attributes it takes
+    int64_t since;                             // the first opset that has it
+    int64_t until;                             // the last one, or 0: every later opset
+    std::string_view replaced_by;              // after `until`: the operator that replaces it
+};
+
+struct OperatorInfo {
+    Op id;
+    std::string_view name;  // ONNX's name of the operator, and the spec's "op"
+    // A scatter reads updates (a third input, its shape the key "updates_shape") and writes a copy of data, or
+    // data itself in place; a gather reads data and indices only.
+    bool scatter;
+    std::vector<SpecKey> keys;       // the keys it takes beside the common ones, in the order messages list them
+    std::vector<OnnxOperator> onnx;  // the ONNX operators that import as it
+};
+
+// Every operator, in the order messages list them.
+const std::vector<OperatorInfo>& operators();
+const OperatorInfo& info(Op op);
+std::string_view name(Op op);
+bool is_scatter(Op op);
+
+// The keys every operator takes, in the order messages list them.
+const std::vector<SpecKey>& common_keys();
+// The keys `op` takes: the common ones, then its own.
+std::vector<SpecKey> spec_keys(Op op);
+// Every key some operator takes: the common ones, then each operator's own in table order, each once.
+std::vector<std::string> every_spec_key();
+
+// The ONNX inputs of an operator, in order: data, indices (and updates for a scatter).
+std::vector<std::string> onnx_inputs(Op op);
+
+}  // namespace kernelgen

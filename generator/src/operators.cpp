@@ -1,0 +1,67 @@
+#include "kernelgen/operators.h"
+
+#include <algorithm>
+
+namespace kernelgen {
+
+const std::vector<OperatorInfo>& operators() {
+    // Scatter (opsets 9-10, deprecated since 11) is ScatterElements without a reduction: same inputs, same axis
+    // attribute, same result, so it imports as ScatterElements. A model whose opset lacks an operator is not a
+    // valid model: ONNX's checker and ONNX Runtime refuse it, and so does import, node by node.
+    static const std::vector<OperatorInfo> table{
+        {Op::Gather, "Gather", false, {{"axis", false}}, {{"Gather", {"axis"}, 1, 0, ""}}},
+        {Op::GatherElements, "GatherElements", false, {{"axis", false}}, {{"GatherElements", {"axis"}, 11, 0, ""}}},
+        {Op::GatherND, "GatherND", false, {{"batch_dims", false}}, {{"GatherND", {"batch_dims"}, 11, 0, ""}}},
+        {Op::ScatterND, "ScatterND", true, {{"reduction", false}, {"updates_shape", false}},
+         {{"ScatterND", {"reduction"}, 11, 0, ""}}},
+        {Op::ScatterElements, "ScatterElements", true,
+         {{"axis", false}, {"reduction", false}, {"updates_shape", false}},
+         {{"ScatterElements", {"axis", "reduction"}, 11, 0, ""}, {"Scatter", {"axis"}, 9, 10, "ScatterElements"}}},
+    };
+    return table;
+}
+
+const OperatorInfo& info(Op op) {
+    for (const auto& row : operators()) {
+        if (row.id == op) return row;
+    }
+    return operators().front();  // unreachable: every enumerator has a row
+}
+
+std::string_view name(Op op) { return info(op).name; }
+
+bool is_scatter(Op op) { return info(op).scatter; }
+
+const std::vector<SpecKey>& common_keys() {
+    static const std::vector<SpecKey> keys{
+        {"name", true}, {"op", true}, {"dtype", true}, {"index_dtype", false}, {"data_shape", true},
+        {"indices_shape", true}, {"indices", false}, {"unroll", false}, {"prefetch", false}, {"index_check", false}};
+    return keys;
+}
+
+std::vector<SpecKey> spec_keys(Op op) {
+    std::vector<SpecKey> keys = common_keys();
+    const auto& own = info(op).keys;
+    keys.insert(keys.end(), own.begin(), own.end());
+    return keys;
+}
+
+std::vector<std::string> every_spec_key() {
+    std::vector<std::string> every;
+    auto add = [&](const std::vector<SpecKey>& keys) {
+        for (const auto& key : keys) {
+            if (std::find(every.begin(), every.end(), key.name) == every.end()) every.emplace_back(key.name);
+        }
+    };
+    add(common_keys());
+    for (const auto& row : operators()) add(row.keys);
+    return every;
+}
+
+std::vector<std::string> onnx_inputs(Op op) {
+    std::vector<std::string> inputs{"data", "indices"};
+    if (is_scatter(op)) inputs.emplace_back("updates");
+    return inputs;
+}
+
+}  // namespace kernelgen
