@@ -76,14 +76,3 @@ uint16_t kernelgen_float16_from_float(float value)
     }
     return (uint16_t)(sign | result);
 }
-
-/* float32 to the nearest bfloat16, ties to even; overflow gives infinity, NaN stays a (quiet) NaN. */
-uint16_t kernelgen_bfloat16_from_float(float value)
-{
-    uint32_t bits;
-    memcpy(&bits, &value, sizeof bits);
-    if ((bits & 0x7F800000u) == 0x7F800000u && (bits & 0x7FFFFFu) != 0u) {
-        return (uint16_t)((bits >> 16) | 0x40u);
-    }
-    return (uint16_t)((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
-}

@@ -69,19 +69,29 @@ static inline uint64_t kernelgen_wrap_i64_u64(int64_t index, uint64_t size)
 }
 
 /* float16 and bfloat16 arithmetic (the reductions) goes through float32: these convert exactly to float32
- * and round back to the nearest value, ties to even, as a tensor of the type would. Defined once, in
- * kernelgen_support.c. */
+ * and round back to the nearest value, ties to even, as a tensor of the type would. float16's are defined once,
+ * in kernelgen_support.c. */
 float kernelgen_float16_to_float(uint16_t half);
 uint16_t kernelgen_float16_from_float(float value);
-uint16_t kernelgen_bfloat16_from_float(float value);
 
-/* bfloat16 bit pattern to float32: the upper half of the float's bits, exact (smaller than a call). */
+/* bfloat16 bit pattern to float32 and back: a few instructions, fewer than a call, so inline. */
 static inline float kernelgen_bfloat16_to_float(uint16_t half)
 {
     const uint32_t bits = (uint32_t)half << 16;
     float value;
     memcpy(&value, &bits, sizeof value);
     return value;
+}
+
+/* float32 to the nearest bfloat16, ties to even; overflow gives infinity, NaN stays a (quiet) NaN. */
+static inline uint16_t kernelgen_bfloat16_from_float(float value)
+{
+    uint32_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    if ((bits & 0x7F800000u) == 0x7F800000u && (bits & 0x7FFFFFu) != 0u) {
+        return (uint16_t)((bits >> 16) | 0x40u);
+    }
+    return (uint16_t)((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
 }
 
 #ifdef __cplusplus
