@@ -1,6 +1,7 @@
 #include "kernelgen/output_files.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -145,6 +146,30 @@ private:
     bool owner_ = false;
 };
 
+// Holds the cleanup signals back from the creation of the temporary folder until the handler that removes it is
+// in place (a signal in between would leave the folder behind); a signal that came meanwhile is delivered on
+// release, to the handler.
+class HeldSignals {
+public:
+    HeldSignals() {
+        sigset_t held;
+        sigemptyset(&held);
+        for (int s : kCleanupSignals) sigaddset(&held, s);
+        held_ = ::pthread_sigmask(SIG_BLOCK, &held, &previous_) == 0;
+    }
+    HeldSignals(const HeldSignals&) = delete;
+    HeldSignals& operator=(const HeldSignals&) = delete;
+    ~HeldSignals() { release(); }
+    void release() {
+        if (held_) ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+        held_ = false;
+    }
+
+private:
+    sigset_t previous_;
+    bool held_ = false;
+};
+
 // --- examining a target -----------------------------------------------------------------------------------
 
 enum class Target { Missing, Unchanged, Changed, NotRegular, LinkToNotRegular, Unreadable };
@@ -253,6 +278,7 @@ WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& fi
     if (pending.empty()) return report;
 
     // The run's private temporary folder, created exclusively under an unpredictable name.
+    HeldSignals held;
     std::string temporary_name;
     for (int attempt = 0;; ++attempt) {
         temporary_name = temporary_folder_name();
@@ -279,6 +305,7 @@ WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& fi
     cleanup.temporary_name = temporary_name.c_str();
     cleanup.names = &names;
     SignalGuard guard(cleanup);
+    held.release();
     auto fail = [&](const std::string& message) {
         report.error = message;
         remove_temporaries(cleanup);
