@@ -5,6 +5,11 @@
 #include "complex128_pairs.h"
 #include "kernelgen_support.h"
 
+#include <float.h>
+#if DBL_MANT_DIG != 53 || DBL_MAX_EXP != 1024
+#error "complex128_pairs: its elements are 64-bit IEEE doubles, and this target's double is not one (avr-gcc: double is 32-bit unless -mdouble=64)"
+#endif
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "complex128_pairs.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif

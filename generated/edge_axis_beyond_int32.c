@@ -5,6 +5,10 @@
 #include "edge_axis_beyond_int32.h"
 #include "kernelgen_support.h"
 
+#if SIZE_MAX < 3000000000u
+#error "edge_axis_beyond_int32: its tensors take up to 3000000000 bytes, more than size_t can count on this target"
+#endif
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "edge_axis_beyond_int32.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif

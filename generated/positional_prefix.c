@@ -5,6 +5,10 @@
 #include "positional_prefix.h"
 #include "kernelgen_support.h"
 
+#if SIZE_MAX < 131072u
+#error "positional_prefix: its tensors take up to 131072 bytes, more than size_t can count on this target"
+#endif
+
 #include <string.h>
 
 #if KERNELGEN_SUPPORT_VERSION != 200

@@ -5,6 +5,10 @@
 #include "word_embedding.h"
 #include "kernelgen_support.h"
 
+#if SIZE_MAX < 4194304u
+#error "word_embedding: its tensors take up to 4194304 bytes, more than size_t can count on this target"
+#endif
+
 #include <string.h>
 
 #if KERNELGEN_SUPPORT_VERSION != 200
@@ -12,8 +16,9 @@
 #endif
 
 /* Asks the cache for the block at `block`, which the copy 4 tuples on will read: a hint for each 64-byte line of its first 1024 bytes,
- * where the compiler has one (GCC, Clang); nothing elsewhere. The address lies inside the tensor. */
-#if defined(__GNUC__)
+ * where the compiler has one (GCC, Clang) and the target a prefetch instruction (x86, Arm); nothing elsewhere
+ * (some back ends, clang's AVR and MSP430, fail on the builtin). The address lies inside the tensor. */
+#if defined(__GNUC__) && (defined(__i386__) || defined(__x86_64__) || defined(__arm__) || defined(__aarch64__))
 __attribute__((always_inline)) static inline void kernelgen_word_embedding_prefetch(const void *block)
 {
     const char *line = (const char *)block;

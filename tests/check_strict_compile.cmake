@@ -5,7 +5,9 @@
 # call 64-bit division helpers (__aeabi_ldivmod, __aeabi_uldivmod): offsets stay 32-bit where sizes allow.
 # With OBJDUMP and HINT (the target's prefetch instruction), a kernel that prefetches must keep its hints: its
 # object holds HINT at least as often as its source writes __builtin_prefetch (a compiler that found the hints
-# free of effect could drop them).
+# free of effect could drop them). With REFUSALS (a regular expression), a kernel that fails with such an error
+# (the kernel's own #error for a target it cannot run on: tensors beyond size_t, float64 without a 64-bit
+# double) counts as refused, not failed; at least MIN_REFUSED kernels must be.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 file(GLOB sources "${SOURCE_DIR}/generated/*.c")
@@ -17,11 +19,15 @@ else()
 endif()
 set(failed 0)
 set(prefetching 0)
+set(refused "")
 foreach(source IN LISTS sources)
   get_filename_component(base "${source}" NAME_WE)
   execute_process(COMMAND "${COMPILER}" ${FLAGS} ${extra} -c "${source}" -o "${WORK_DIR}/${base}.o"
                   RESULT_VARIABLE status ERROR_VARIABLE errors)
-  if(NOT status EQUAL 0 OR NOT errors STREQUAL "")
+  string(REGEX MATCH "error: [^\n]*" first_error "${errors}")
+  if(REFUSALS AND NOT status EQUAL 0 AND first_error MATCHES "${REFUSALS}")
+    list(APPEND refused "${base}")
+  elseif(NOT status EQUAL 0 OR NOT errors STREQUAL "")
     message(SEND_ERROR "${name}: ${source}:\n${errors}")
     set(failed 1)
   else()
@@ -53,7 +59,15 @@ list(LENGTH sources count)
 if(failed)
   message(FATAL_ERROR "${name}: strict C99 build of generated/ failed")
 endif()
+list(LENGTH refused refused_count)
+math(EXPR count "${count} - ${refused_count}")
 message(STATUS "${name}: ${count} kernels compile warning-free with ${FLAGS} ${extra}")
+if(REFUSALS)
+  message(STATUS "${name}: ${refused_count} kernels refuse this target with their own #error: ${refused}")
+  if(refused_count LESS MIN_REFUSED)
+    message(FATAL_ERROR "${name}: ${refused_count} kernels refused, expected at least ${MIN_REFUSED}")
+  endif()
+endif()
 if(OBJDUMP)
   message(STATUS "${name}: ${prefetching} kernels keep every ${HINT} hint")
 endif()

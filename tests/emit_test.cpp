@@ -137,6 +137,38 @@ TEST(Emit, TensorsBeyond32BitsGetAGuardAndWideOffsets) {
     EXPECT_EQ(small.source.find("uint64_t"), std::string::npos);
 }
 
+// Where int and size_t have 16 bits (AVR, MSP430): a kernel whose tensors pass the least SIZE_MAX C99 allows
+// (65535) refuses such a target with its own #error; one that fits has no guard.
+TEST(Emit, TensorsBeyond64KiBGetAGuardForSixteenBitTargets) {
+    // int8 data [256, 256]: 65,536 bytes, one more than a 16-bit size_t counts.
+    auto large = emit_json(R"({"name": "l", "op": "Gather", "dtype": "int8", "data_shape": [256, 256], "indices_shape": [2]})");
+    EXPECT_NE(large.source.find("#if SIZE_MAX < 65536u\n#error \"l: its tensors take up to 65536 bytes"), std::string::npos)
+        << large.source;
+    auto fits = emit_json(R"({"name": "f", "op": "Gather", "dtype": "int8", "data_shape": [255, 257], "indices_shape": [2]})");
+    EXPECT_EQ(fits.source.find("SIZE_MAX"), std::string::npos) << fits.source;  // 65,535 bytes
+}
+
+// float64 (and complex128) need a 64-bit IEEE double: avr-gcc's is 32-bit, and would compute wrong values.
+TEST(Emit, Float64KernelsRefuseATargetWithoutA64BitDouble) {
+    for (const char* dtype : {"float64", "complex128"}) {
+        auto kernel = emit_json(std::string(R"({"name": "d", "op": "Gather", "dtype": ")") + dtype +
+                                R"(", "data_shape": [4], "indices_shape": [2]})");
+        EXPECT_NE(kernel.source.find("#include <float.h>\n#if DBL_MANT_DIG != 53 || DBL_MAX_EXP != 1024\n#error \"d: its "
+                                     "elements are 64-bit IEEE doubles"),
+                  std::string::npos)
+            << kernel.source;
+    }
+    EXPECT_EQ(emit_json(gather(4, 2, "")).source.find("DBL_MANT_DIG"), std::string::npos);
+}
+
+// A length read at run time (a table of constant runs) is converted to size_t before it is multiplied: the
+// offset type (uint32_t) is wider than size_t on a 16-bit target.
+TEST(Emit, RunTimeLengthsAreConvertedToSizeT) {
+    auto kernel = emit_json(R"({"name": "c", "op": "Gather", "dtype": "int8", "data_shape": [40], "indices_shape": [9],
+        "unroll": "none", "indices": [0, 1, 5, 9, 10, 11, 12, 30, 2]})");
+    EXPECT_NE(kernel.source.find("(size_t)kernelgen_c_lengths[r] * sizeof(int8_t)"), std::string::npos) << kernel.source;
+}
+
 TEST(Emit, OutputIsDeterministicAndNamesOnlyTheSpecFile) {
     const std::string json = gather(10, 3, "");
     KernelSpec a = parse_one(json, "/some/absolute/path/specs/lookup.json");
@@ -392,7 +424,8 @@ TEST(Emit, AutoPrefetchesLargeTablesOfWholeLines) {
     const std::string source = emit_json(table(4096, 16, "")).source;
     EXPECT_NE(source.find(" * unroll auto: loops over the index tuples, a loop of index checks, prefetch 64 tuples ahead.\n"),
               std::string::npos) << source;
-    EXPECT_NE(source.find("#if defined(__GNUC__)\n__attribute__((always_inline)) static inline void kernelgen_g_prefetch(const void *block)\n"
+    EXPECT_NE(source.find("#if defined(__GNUC__) && (defined(__i386__) || defined(__x86_64__) || defined(__arm__) || "
+                          "defined(__aarch64__))\n__attribute__((always_inline)) static inline void kernelgen_g_prefetch(const void *block)\n"
                           "{\n    __builtin_prefetch(block);\n}\n#else\nstatic void kernelgen_g_prefetch(const void *block)\n{\n"
                           "    (void)block;\n}\n#endif\n"),
               std::string::npos) << source;

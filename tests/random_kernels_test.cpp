@@ -306,9 +306,12 @@ const char* const kSanitize = "-O1 -g -fno-omit-frame-pointer -fsanitize=address
 // sanitizers, runs the driver and expects every case to pass. Returns whether it did.
 bool build_and_run(const fs::path& dir, std::vector<kernelgen::OutputFile> files, const std::vector<cprogram::Case>& cases,
                    const std::string& compiler) {
-    std::string kernel_files;
+    std::string kernel_files, from_below;  // the kernels' sources, named from dir and from a folder in it
     for (const auto& file : files) {
-        if (file.name.size() > 2 && file.name.compare(file.name.size() - 2, 2, ".c") == 0) kernel_files += " " + file.name;
+        if (file.name.size() > 2 && file.name.compare(file.name.size() - 2, 2, ".c") == 0) {
+            kernel_files += " " + file.name;
+            from_below += " ../" + file.name;
+        }
     }
     files.push_back({"driver.c", cprogram::program(cases)});
     fs::create_directories(dir);
@@ -320,6 +323,20 @@ bool build_and_run(const fs::path& dir, std::vector<kernelgen::OutputFile> files
     EXPECT_EQ(status, 0) << compiler << " rejected kernels in " << dir << ":\n" << log;
     EXPECT_TRUE(log.empty()) << compiler << " warned:\n" << log;
     if (status != 0) return false;
+    const std::string avr = KERNELGEN_AVR_GCC;
+    if (!avr.empty() && avr.find("NOTFOUND") == std::string::npos) {
+        // Where int and size_t have 16 bits and double 32: every kernel compiles warning-free, or a float64 or
+        // complex128 one refuses the target with its own #error.
+        const std::string avr_log = cprogram::run_command("cd " + dir.string() + " && mkdir -p avr && cd avr && " + avr + " " +
+                                                              KERNELGEN_STRICT_C_FLAGS + " -mmcu=atmega2560 -Os -c" + from_below,
+                                                          status);
+        std::istringstream lines(avr_log);
+        for (std::string line; std::getline(lines, line);) {
+            const bool problem = line.find("error:") != std::string::npos || line.find("warning:") != std::string::npos;
+            EXPECT_FALSE(problem && line.find("its elements are 64-bit IEEE doubles") == std::string::npos)
+                << "avr-gcc in " << dir << ": " << line;
+        }
+    }
     log = cprogram::run_command("cd " + dir.string() + " && " + compiler + " -std=c99 " + kSanitize + " -I. driver.c *.o -o driver", status);
     EXPECT_EQ(status, 0) << log;
     if (status != 0) return false;

@@ -17,6 +17,7 @@ packages=(
   python3-torch                                 # real PyTorch exports for the import tests
   python3-jsonschema                            # checking the spec JSON Schema against specs/ and docs/errors.md
   libbenchmark-dev valgrind gnuplot-nox         # bench/: Google Benchmark, callgrind counts, the chart
+  gcc-avr avr-libc                              # strict C99 builds where int and size_t have 16 bits (AVR)
 )
 if ! command -v npm > /dev/null; then
   packages+=(nodejs npm)                        # running ONNX Runtime (onnxruntime-node)

@@ -41,6 +41,7 @@ public:
         values.text["helpers"] = helpers();
         values.text["body"] = body();
         values.flags["memcpy"] = schedule_.uses_memcpy;
+        values.flags["double"] = spec_.dtype == DType::Float64 || spec_.dtype == DType::Complex128;
         size_guard(values);
         GeneratedKernel out;
         out.header_name = spec_.name + ".h";
@@ -122,14 +123,14 @@ private:
         values.flags["unchecked"] = !spec_.constant_indices && spec_.index_check == IndexCheck::None;
     }
 
-    // A kernel whose tensors cannot exist on a 32-bit target refuses to compile there, rather than
-    // truncating sizes silently.
+    // A kernel whose tensors cannot exist on a target refuses to compile there, rather than truncating sizes
+    // silently: wherever they could pass the least SIZE_MAX C99 allows (65535, a 16-bit size_t).
     void size_guard(TemplateValues& values) const {
         const uint64_t element = (spec_.dtype == DType::String ? 8 : info(spec_.dtype).bits / 8);
         const uint64_t index_bytes = spec_.index_dtype == IndexType::Int32 ? 4 : 8;
         const uint64_t bytes = std::max({copy_.data_size * element, copy_.updates_size * element,
                                          copy_.output_size * element, copy_.indices_size * index_bytes});
-        values.flags["size_guard"] = bytes > UINT32_MAX;
+        values.flags["size_guard"] = bytes > 65535;
         values.text["largest_bytes"] = std::to_string(bytes);
     }
 
@@ -477,9 +478,16 @@ private:
         w.close();
     }
 
+    // A literal count, or one computed at run time converted to size_t first: the offset type may be wider
+    // than size_t (32-bit offsets where size_t has 16 bits), and the size guard keeps every count within it.
     void print(CodeWriter& w, const BlockCopy& copy) const {
-        w.line("memcpy(&" + access(copy.to) + ", &" + access(copy.from) + ", " + count(copy.length) + " * sizeof(" +
-               element_ + "));");
+        const Expr& length = copy.length;
+        const bool one_entry = length.terms.size() == 1 && length.constant == 0 &&
+                               length.terms.front().kind == Term::Kind::TableEntry && length.terms.front().coefficient == 1;
+        const std::string elements = length.terms.empty() ? literal(length.constant)
+                                     : one_entry ? "(size_t)" + helper(length.terms.front().name) + "[r]"
+                                                 : "(size_t)" + count(length);
+        w.line("memcpy(&" + access(copy.to) + ", &" + access(copy.from) + ", " + elements + " * sizeof(" + element_ + "));");
     }
 
     void print(CodeWriter& w, const Assign& assign) const {
