@@ -1,6 +1,7 @@
 # Compiles every kernel in generated/ with one compiler and the strict C99 flag set; any warning fails.
 # cmake -DCOMPILER=<cc> -DFLAGS=<flags> [-DTARGET_FLAGS=<flags>] [-DNM=<nm>] -DSOURCE_DIR=<repo>
-#       -DWORK_DIR=<scratch> -P check_strict_compile.cmake
+#       -DWORK_DIR=<scratch> [-DKERNELGEN=<kernelgen> -DSPECS=<specs>] -P check_strict_compile.cmake
+# With KERNELGEN and SPECS, the kernels those specs make are compiled instead of generated/.
 # TARGET_FLAGS defaults to -O2. With NM, the objects must not
 # call 64-bit division helpers (__aeabi_ldivmod, __aeabi_uldivmod): offsets stay 32-bit where sizes allow.
 # With OBJDUMP and HINT (the target's prefetch instruction), a kernel that prefetches must keep its hints: its
@@ -11,6 +12,14 @@
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 file(GLOB sources "${SOURCE_DIR}/generated/*.c")
+if(KERNELGEN AND SPECS)
+  # The kernels of SPECS (a list), generated here, instead of generated/.
+  execute_process(COMMAND "${KERNELGEN}" --out-dir "${WORK_DIR}/kernels" ${SPECS} RESULT_VARIABLE status ERROR_VARIABLE errors)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "kernelgen failed on ${SPECS}:\n${errors}")
+  endif()
+  file(GLOB sources "${WORK_DIR}/kernels/*.c")
+endif()
 get_filename_component(name "${COMPILER}" NAME)
 if(DEFINED TARGET_FLAGS)
   set(extra ${TARGET_FLAGS})
