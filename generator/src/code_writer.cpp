@@ -4,10 +4,6 @@ namespace kernelgen {
 
 void CodeWriter::line(const std::string& text) { text_ += std::string(static_cast<size_t>(indent_) * 4, ' ') + text + "\n"; }
 
-void CodeWriter::blank() { text_ += "\n"; }
-
-void CodeWriter::directive(const std::string& text) { text_ += text + "\n"; }
-
 void CodeWriter::raw(const std::string& text) { text_ += text; }
 
 void CodeWriter::open(const std::string& head) {

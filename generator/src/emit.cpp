@@ -1,7 +1,6 @@
 #include "kernelgen/emit.h"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 
 #include "kernelgen/code_writer.h"

@@ -9,8 +9,6 @@ class CodeWriter {
 public:
     explicit CodeWriter(int indent = 0) : indent_(indent) {}
     void line(const std::string& text);
-    void blank();
-    void directive(const std::string& text);  // a preprocessor line: at the left margin, whatever the depth
     void raw(const std::string& text);  // lines already indented (a rendered template), as they are
     void open(const std::string& head);  // "head {" (or "{" alone) and one level deeper
     void close(const std::string& tail = "");  // "}" + tail, one level back
