@@ -188,8 +188,6 @@ int run_import(const std::vector<std::string>& args) {
 #endif
 }
 
-}  // namespace
-
 // kernelgen support --out-dir DIR; `args` without the word "support".
 int run_support(const std::vector<std::string>& args) {
     std::string out_dir;
@@ -204,9 +202,10 @@ int run_support(const std::vector<std::string>& args) {
         }
     }
     if (out_dir.empty()) return usage_error("--out-dir DIR is required");
-    const kernelgen::GeneratedKernel support = kernelgen::emit_support();
-    return write(out_dir, {{support.header_name, support.header}, {support.source_name, support.source}});
+    return write(out_dir, kernelgen::support_files());
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);

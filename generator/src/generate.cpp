@@ -31,11 +31,14 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
         result.files.push_back({kernel.source_name, kernel.source});
     }
     if (!kernels.empty()) {
-        const GeneratedKernel support = emit_support();
-        result.files.push_back({support.header_name, support.header});
-        result.files.push_back({support.source_name, support.source});
+        for (auto& file : support_files()) result.files.push_back(std::move(file));
     }
     return result;
+}
+
+std::vector<OutputFile> support_files() {
+    const GeneratedKernel support = emit_support();
+    return {{support.header_name, support.header}, {support.source_name, support.source}};
 }
 
 GenerateResult generate_files(const std::vector<std::string>& spec_paths, const RunOptions& options) {

@@ -27,6 +27,9 @@ struct GenerateResult {
 GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics = {},
                         uint64_t max_output_bytes = kMaxRunOutputBytes);
 
+// kernelgen_support.h and kernelgen_support.c, as every run writes them beside its kernels (emit_support()).
+std::vector<OutputFile> support_files();
+
 // Parses every file, applies `options` (apply_run_options), then generate().
 GenerateResult generate_files(const std::vector<std::string>& spec_paths, const RunOptions& options = {});
 
