@@ -9,8 +9,8 @@
 #error "histogram_bins.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
 
-/* The destinations of the 6 copies, resolved from the constant indices. */
-static const uint8_t kernelgen_histogram_bins_destinations[6] = {
+/* The destinations of the 6 copies, resolved from the constant indices (in flash: kernelgen_support.h). */
+static const uint8_t kernelgen_histogram_bins_destinations[6] KERNELGEN_FLASH = {
     1u, 1u, 4u, 9u, 4u, 0u,
 };
 
@@ -28,7 +28,7 @@ int histogram_bins(const int32_t *data, const int32_t *restrict updates, int32_t
     }
     /* output[indices[i0, :]] += updates[i0] */
     for (uint32_t r = 0u; r < 6u; ++r) {
-        output[(uint32_t)kernelgen_histogram_bins_destinations[r]] = kernelgen_histogram_bins_combine(output[(uint32_t)kernelgen_histogram_bins_destinations[r]], updates[r]);
+        output[(uint32_t)KERNELGEN_TABLE_U8(kernelgen_histogram_bins_destinations, r)] = kernelgen_histogram_bins_combine(output[(uint32_t)KERNELGEN_TABLE_U8(kernelgen_histogram_bins_destinations, r)], updates[r]);
     }
     return HISTOGRAM_BINS_OK;
 }

@@ -33,6 +33,33 @@ typedef struct {
 } kernelgen_complex128;
 #endif
 
+/* Tables of constants (a kernel's runs of constant indices) are defined KERNELGEN_FLASH and read through
+ * KERNELGEN_TABLE_U<bits>(table, r). On AVR, where flash is not in the data address space, avr-gcc keeps
+ * them in program memory and reads them with LPM (avr-libc's pgmspace.h): a plain static const array would
+ * be copied into the few KB of SRAM at start-up. Everywhere else flash is ordinary memory and these are
+ * plain reads. clang 14's AVR back end knows no program-memory attribute: there the tables stay in SRAM.
+ * Tables in program memory must lie in its first 64 KB, where avr-gcc's linker script puts them. */
+#if defined(__AVR__) && defined(__GNUC__) && !defined(__clang__)
+#include <avr/pgmspace.h>
+#define KERNELGEN_FLASH PROGMEM
+#define KERNELGEN_TABLE_U8(table, r) pgm_read_byte(&(table)[r])
+#define KERNELGEN_TABLE_U16(table, r) pgm_read_word(&(table)[r])
+#define KERNELGEN_TABLE_U32(table, r) pgm_read_dword(&(table)[r])
+#define KERNELGEN_TABLE_U64(table, r) kernelgen_table_u64(&(table)[r])
+static inline uint64_t kernelgen_table_u64(const uint64_t *entry)
+{
+    uint64_t value;
+    memcpy_P(&value, entry, sizeof value);
+    return value;
+}
+#else
+#define KERNELGEN_FLASH
+#define KERNELGEN_TABLE_U8(table, r) ((table)[r])
+#define KERNELGEN_TABLE_U16(table, r) ((table)[r])
+#define KERNELGEN_TABLE_U32(table, r) ((table)[r])
+#define KERNELGEN_TABLE_U64(table, r) ((table)[r])
+#endif
+
 /* An index in [-size, size-1] as an offset along its axis: checked by the kernel before it is wrapped, or
  * guaranteed by the caller ("index_check": "none"). For a power-of-two size (the kernels pass literal sizes,
  * so the test folds away), the offset is the index's low bits: one AND instead of a test and an add. */

@@ -9,8 +9,8 @@
 #error "reverse_time.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
 
-/* The sources of the 128 copies, resolved from the constant indices. */
-static const uint8_t kernelgen_reverse_time_sources[128] = {
+/* The sources of the 128 copies, resolved from the constant indices (in flash: kernelgen_support.h). */
+static const uint8_t kernelgen_reverse_time_sources[128] KERNELGEN_FLASH = {
     31u, 30u, 29u, 28u, 27u, 26u, 25u, 24u, 23u, 22u, 21u, 20u,
     19u, 18u, 17u, 16u, 15u, 14u, 13u, 12u, 11u, 10u, 9u, 8u,
     7u, 6u, 5u, 4u, 3u, 2u, 1u, 0u, 63u, 62u, 61u, 60u,
@@ -28,7 +28,7 @@ int reverse_time(const int32_t *data, int32_t *output)
 {
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
     for (uint32_t r = 0u; r < 128u; ++r) {
-        output[r] = data[(uint32_t)kernelgen_reverse_time_sources[r]];
+        output[r] = data[(uint32_t)KERNELGEN_TABLE_U8(kernelgen_reverse_time_sources, r)];
     }
     return REVERSE_TIME_OK;
 }

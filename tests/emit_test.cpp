@@ -166,7 +166,7 @@ TEST(Emit, Float64KernelsRefuseATargetWithoutA64BitDouble) {
 TEST(Emit, RunTimeLengthsAreConvertedToSizeT) {
     auto kernel = emit_json(R"({"name": "c", "op": "Gather", "dtype": "int8", "data_shape": [40], "indices_shape": [9],
         "unroll": "none", "indices": [0, 1, 5, 9, 10, 11, 12, 30, 2]})");
-    EXPECT_NE(kernel.source.find("(size_t)kernelgen_c_lengths[r] * sizeof(int8_t)"), std::string::npos) << kernel.source;
+    EXPECT_NE(kernel.source.find("(size_t)KERNELGEN_TABLE_U8(kernelgen_c_lengths, r) * sizeof(int8_t)"), std::string::npos) << kernel.source;
 }
 
 TEST(Emit, OutputIsDeterministicAndNamesOnlyTheSpecFile) {
@@ -300,9 +300,9 @@ TEST(EmitConstant, RunsFromTables) {
     std::string list;  // rows 0, 37, 74, ..., 296, 33, ...: neither adjacent nor evenly spaced
     for (int i = 0; i < 80; ++i) list += (i ? ", " : "") + std::to_string(i * 37 % 300);
     auto kernel = emit_json(head + list + "]}");
-    EXPECT_NE(kernel.source.find("static const uint16_t kernelgen_t_sources[80] = {"), std::string::npos) << kernel.source;
+    EXPECT_NE(kernel.source.find("static const uint16_t kernelgen_t_sources[80] KERNELGEN_FLASH = {"), std::string::npos) << kernel.source;
     EXPECT_EQ(count(kernel.source, "kernelgen_t_destinations"), 0u);  // 0, 4, 8, ...: an even step needs no table
-    EXPECT_NE(kernel.source.find("memcpy(&output[r * 8u], &data[(uint32_t)kernelgen_t_sources[r]], 8u * sizeof(float));"),
+    EXPECT_NE(kernel.source.find("memcpy(&output[r * 8u], &data[(uint32_t)KERNELGEN_TABLE_U16(kernelgen_t_sources, r)], 8u * sizeof(float));"),
               std::string::npos) << kernel.source;
     auto few = emit_json(R"({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [300, 8], "indices_shape": [3],
                               "indices": [5, 9, 1]})");
@@ -310,7 +310,7 @@ TEST(EmitConstant, RunsFromTables) {
     EXPECT_EQ(count(few.source, "memcpy(&output["), 3u);
     auto none = emit_json(R"({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [300, 8], "indices_shape": [3],
                               "unroll": "none", "indices": [5, 9, 1]})");
-    EXPECT_NE(none.source.find("static const uint8_t kernelgen_t_sources[3] = {"), std::string::npos) << none.source;
+    EXPECT_NE(none.source.find("static const uint8_t kernelgen_t_sources[3] KERNELGEN_FLASH = {"), std::string::npos) << none.source;
 }
 
 TEST(Templates, AMissingKeyIsAnError) {

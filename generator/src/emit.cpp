@@ -363,9 +363,14 @@ private:
                 return "kernelgen_wrap_" + std::string(spec_.index_dtype == IndexType::Int32 ? "i32" : "i64") +
                        (schedule_.wide_offsets ? "_u64(" : "_u32(") + view_name(term.view) + "[" + expression(term.position.front()) + "], " +
                        literal(term.bound) + ")";
-            case Term::Kind::TableEntry: return (term.widened ? "(" + offset_ + ")" : "") + helper(term.name) + "[r]";
+            case Term::Kind::TableEntry: return (term.widened ? "(" + offset_ + ")" : "") + table_entry(term);
         }
         return "";
+    }
+
+    // Entry r of a table of constant runs, read through kernelgen_support.h's macro (from flash on AVR).
+    std::string table_entry(const Term& term) const {
+        return "KERNELGEN_TABLE_U" + std::to_string(term.bits) + "(" + helper(term.name) + ", r)";
     }
 
     // sum(term * coefficient) + constant, with literal coefficients.
@@ -484,7 +489,7 @@ private:
         const bool one_entry = length.terms.size() == 1 && length.constant == 0 &&
                                length.terms.front().kind == Term::Kind::TableEntry && length.terms.front().coefficient == 1;
         const std::string elements = length.terms.empty() ? literal(length.constant)
-                                     : one_entry ? "(size_t)" + helper(length.terms.front().name) + "[r]"
+                                     : one_entry ? "(size_t)" + table_entry(length.terms.front())
                                                  : "(size_t)" + count(length);
         w.line("memcpy(&" + access(copy.to) + ", &" + access(copy.from) + ", " + elements + " * sizeof(" + element_ + "));");
     }

@@ -281,6 +281,7 @@ private:
             entry.kind = Term::Kind::TableEntry;
             entry.name = role;
             entry.widened = bits < 32;  // promoted to int: converted explicitly
+            entry.bits = bits;
             return Expr{{entry}, 0};
         };
         run_source_ = table("sources", &Run::source);

@@ -64,6 +64,7 @@ struct Term {
     std::vector<Expr> position;  // WrappedIndex: exactly one
     uint64_t bound = 0;
     bool widened = false;  // TableEntry: a table narrower than the offset type, converted explicitly
+    unsigned bits = 0;     // TableEntry: the table's element width (8, 16, 32 or 64)
 };
 
 // sum(term * coefficient) + constant; a coefficient of 0 contributes nothing.
