@@ -30,11 +30,8 @@ def agreement_program(spec, name):
     ti = "int32_t" if spec.get("index_dtype") == "int32" else "int64_t"
     data, ind = spec["data_shape"], spec["indices_shape"]
     op = spec["op"]
-    if op in ("Gather", "GatherElements"):
-        bounds = [data[spec.get("axis", 0) % len(data)]] * prod(ind)
-    else:
-        b = spec.get("batch_dims", 0) if op == "GatherND" else 0
-        bounds = [data[b + j % ind[-1]] for j in range(prod(ind))]
+    period = unroll_report.index_bounds(spec)
+    bounds = [period[t % len(period)] for t in range(prod(ind))]
     scatter = op == "ScatterND"
     out = "OUTPUT" if not scatter else "DATA"
     return f"""#include <stdio.h>

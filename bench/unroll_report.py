@@ -56,12 +56,26 @@ def run(command, **kwargs):
 
 
 def generate(kernelgen, kernel, mode, out_dir):
+    """Generates one kernel into out_dir with `--unroll MODE` (its own "unroll" key removed), or as its spec
+    says when mode is None; False when kernelgen refuses it."""
     spec = dict(kernel)
-    spec.pop("unroll", None)
+    if mode is not None:
+        spec.pop("unroll", None)
     path = os.path.join(out_dir, kernel["name"] + ".json")
     with open(path, "w") as f:
         json.dump(spec, f)
-    return run([kernelgen, "--unroll", mode, "--out-dir", out_dir, path]).returncode == 0
+    unroll = [] if mode is None else ["--unroll", mode]
+    return run([kernelgen, *unroll, "--out-dir", out_dir, path]).returncode == 0
+
+
+def index_bounds(spec):
+    """The sizes of the axes the kernel's indices select along, one per index in a period that repeats over
+    the indices tensor: an index at flat position t must lie in [-b, b-1] for b = bounds[t % len(bounds)]."""
+    data, op = spec["data_shape"], spec["op"]
+    if op in ("Gather", "GatherElements", "ScatterElements"):
+        return [data[spec.get("axis", 0) % len(data)]]
+    first = spec.get("batch_dims", 0) if op == "GatherND" else 0
+    return [data[first + j] for j in range(spec["indices_shape"][-1])]
 
 
 def text_size(arm_gcc, arm_size, source, work):

@@ -1,0 +1,558 @@
+#!/usr/bin/env python3
+"""On-target costs of kernelgen's kernels: executed instructions or cycles per call, flash and stack.
+
+Targets (--target, repeatable; all three by default):
+  m4f  Cortex-M4F, qemu-system-arm -M mps2-an386: guest instructions per call, counted by the TCG plugin
+       bench/target/qemu_count_plugin.c between two marker functions (kg_start, kg_stop);
+  m0   Cortex-M0, qemu-system-arm -M microbit (nRF51, 16 KB RAM, 256 KB flash): the same;
+  avr  ATmega2560 under simavr: cycles per call, read from Timer1 at prescaler 1 (extended past 16 bits by
+       its overflow interrupt) around the call and printed on UART0.
+The instructions or cycles of an empty bracket, measured the same way, are subtracted. Each kernel is also
+compiled on its own with the project's strict flags at -Os for the target: .text, .rodata (on AVR also the
+.progmem tables) and stack (the -fstack-usage frames of its file, summed, as cmake/KernelGenSizeReport.cmake
+counts them).
+
+Each spec's kernel is generated on its own (bench/unroll_report.py's generate()): as its spec says, or, for
+each --unroll MODE, with that mode and the spec's "unroll" key removed. One program per target and mode holds
+every kernel: it fills the inputs (data with distinct values, indices pseudo-random and in range, negative ones
+too) in one shared arena in RAM, then brackets one call of each kernel. A kernel whose tensors do not fit the
+arena has its read-only inputs (data, indices, updates) in flash as constants where that makes it fit (Arm
+only: AVR reads its data space only), else it is reported "does not fit". Kernels that refuse the target with
+their own #error (AVR: 64-bit doubles, tensors over 64 KB) are "refused".
+
+With --baselines, the cases of bench/specs/ are measured three ways too, as docs/speed-and-size.md does on
+x86: kernelgen's kernel, the runtime-shaped kernel (bench/runtime_shaped.c) and the plain-loop kernel
+(bench/plain_loops.py).
+
+Usage: bench/target_costs.py --kernelgen build/kernelgen [--plugin build/bench/libqemu_count_plugin.so]
+          [--target m4f|m0|avr]... [--unroll MODE]... [--baselines] [--json FILE] [--out FILE]
+          [--doc docs/microcontrollers.md (--check | --update)] SPEC.json...
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from math import prod
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+import plain_loops  # noqa: E402
+import unroll_report  # noqa: E402
+from unroll_report import run  # noqa: E402
+
+ARENA_ALIGN = 8
+
+
+def strict_flags():
+    """The project's strict flag set, read from the top-level CMakeLists.txt (KERNELGEN_STRICT_C_FLAGS)."""
+    with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
+        match = re.search(r"set\(KERNELGEN_STRICT_C_FLAGS\s+([^)]*)\)", f.read())
+    return match.group(1).split()
+
+
+class Target:
+    def __init__(self, key, title, tool_prefix, flags, board, link, machine, ram_arena, flash_inputs, pointer,
+                 unit):
+        self.key, self.title, self.tool_prefix, self.flags = key, title, tool_prefix, flags
+        self.board, self.link, self.machine = board, link, machine
+        self.ram_arena = ram_arena        # bytes of RAM the shared arena of inputs and outputs may take
+        self.flash_inputs = flash_inputs  # bytes of flash read-only inputs may take (0: not addressable)
+        self.pointer = pointer            # sizeof(const char *)
+        self.unit = unit                  # "instructions" or "cycles"
+
+    def tool(self, name):
+        return self.tool_prefix + name
+
+
+TARGETS = {
+    "m4f": Target("m4f", "Cortex-M4F", "arm-none-eabi-",
+                  ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"],
+                  "boards/mps2-an386/startup.c", "boards/mps2-an386/mps2_an386.ld", "mps2-an386",
+                  3 << 20, 3 << 20, 4, "instructions"),
+    "m0": Target("m0", "Cortex-M0", "arm-none-eabi-", ["-mcpu=cortex-m0", "-mthumb", "-mfloat-abi=soft"],
+                 "boards/microbit/startup.c", "boards/microbit/microbit.ld", "microbit",
+                 11 << 10, 160 << 10, 4, "instructions"),
+    "avr": Target("avr", "ATmega2560", "avr-", ["-mmcu=atmega2560"], None, None, None,
+                  6 << 10, 0, 2, "cycles"),
+}
+
+ELEMENT_BYTES = {"float32": 4, "float": 4, "float64": 8, "double": 8, "int8": 1, "uint8": 1, "bool": 1, "int16": 2,
+                 "uint16": 2, "float16": 2, "bfloat16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
+                 "complex64": 8, "complex128": 16}
+
+
+def element_bytes(dtype, target):
+    return target.pointer if dtype == "string" else ELEMENT_BYTES[dtype]
+
+
+def value_expression(dtype, i):
+    """C: the i-th value of an input tensor, distinct as far as the type allows (finite for the halves)."""
+    c = unroll_report.C_TYPES[dtype]
+    if dtype in ("float32", "float"):
+        return f"((float){i} + 0.5f)"
+    if dtype in ("float64", "double"):
+        return f"((double){i} + 0.5)"
+    if dtype == "bool":
+        return f"(({i} & 1u) != 0u)"
+    if dtype == "float16":
+        return f"(uint16_t)(0x3C00u + ({i} & 0x3FFFu))"
+    if dtype == "bfloat16":
+        return f"(uint16_t)(0x3F80u + ({i} & 0x3FFFu))"
+    if dtype.startswith("complex"):
+        part = "float" if dtype == "complex64" else "double"
+        return f"({c}){{({part}){i} + 0.5f, -({part}){i}}}"
+    if dtype == "string":
+        return f"(kg_words + ({i} & 63u))"
+    return f"({c})(({c}){i} * ({c})7 + ({c})3)"
+
+
+def value_literal(dtype, i):
+    """The same value as value_expression(dtype, i), written as a constant initializer."""
+    if dtype in ("float32", "float"):
+        return f"{i + 0.5!r}f"
+    if dtype in ("float64", "double"):
+        return f"{i + 0.5!r}"
+    if dtype == "bool":
+        return "true" if i & 1 else "false"
+    if dtype == "float16":
+        return str(0x3C00 + (i & 0x3FFF))
+    if dtype == "bfloat16":
+        return str(0x3F80 + (i & 0x3FFF))
+    if dtype.startswith("complex"):
+        suffix = "f" if dtype == "complex64" else ""
+        return f"{{{i + 0.5!r}{suffix}, {-float(i)!r}{suffix}}}"
+    if dtype == "string":
+        return f"kg_words + {i & 63}"
+    bits = 8 * ELEMENT_BYTES[dtype]
+    value = (i * 7 + 3) % (1 << bits)
+    if not dtype.startswith("uint") and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return f"({unroll_report.C_TYPES[dtype]})({value}{'ll' if bits == 64 else 'l'})"
+
+
+def index_values(spec, count):
+    """The pseudo-random in-range indices (negative ones too), the same on every target."""
+    bounds = unroll_report.index_bounds(spec)
+    state, values = 12345, []
+    for t in range(count):
+        state = (state * 1103515245 + 12345) % (1 << 32)
+        b = bounds[t % len(bounds)]
+        values.append((state >> 8) % (2 * b) - b if b else 0)
+    return values
+
+
+def header_sizes(header, name):
+    """Element counts of the kernel's tensors, from its header's NAME_<TENSOR>_SIZE macros."""
+    with open(header) as f:
+        text = f.read()
+    sizes = {}
+    for tensor in ("DATA", "INDICES", "UPDATES", "OUTPUT"):
+        match = re.search(rf"#define {name.upper()}_{tensor}_SIZE \(?(\d+)", text)
+        if match:
+            sizes[tensor.lower()] = int(match.group(1))
+    return sizes
+
+
+class Call:
+    """One measured call: its tensors (name, C type, element bytes, count, read-only, values), the call."""
+
+    def __init__(self, label, function, tensors, note=""):
+        self.label, self.function, self.tensors, self.note = label, function, tensors, note
+
+    def arena_bytes(self, in_flash):
+        return sum(aligned(t["bytes"] * max(t["count"], 1)) for t in self.tensors
+                   if not (in_flash and t["readonly"]))
+
+    def flash_bytes(self):
+        return sum(t["bytes"] * t["count"] for t in self.tensors if t["readonly"])
+
+
+def aligned(n):
+    return (n + ARENA_ALIGN - 1) // ARENA_ALIGN * ARENA_ALIGN
+
+
+def kernel_call(spec, header, target, label=None, function=None, args=None):
+    """The Call of kernelgen's kernel `spec` (or of another function with the same tensors)."""
+    name = spec["name"]
+    sizes = header_sizes(header, name)
+    c = unroll_report.C_TYPES[spec["dtype"]]
+    index = "int32_t" if spec.get("index_dtype") == "int32" else "int64_t"
+    size = element_bytes(spec["dtype"], target)
+    tensors = [dict(name="data", type=c, bytes=size, count=sizes["data"], readonly=True, dtype=spec["dtype"])]
+    if "indices" not in spec:
+        tensors.append(dict(name="indices", type=index, bytes=8 if index == "int64_t" else 4, count=sizes["indices"],
+                            readonly=True, dtype="index"))
+    if spec["op"].startswith("Scatter"):
+        tensors.append(dict(name="updates", type=c, bytes=size, count=sizes["updates"], readonly=True,
+                            dtype=spec["dtype"]))
+    tensors.append(dict(name="output", type=c, bytes=size, count=sizes["output"], readonly=False, dtype=spec["dtype"]))
+    note = ""
+    if 0 in unroll_report.index_bounds(spec) and sizes.get("indices", 0):
+        note = "error path: no index is in range"
+    call = Call(label or name, function or name, tensors, note)
+    call.spec = spec
+    call.args = args or [t["name"] for t in tensors]
+    call.includes = [f'#include "{name}.h"']
+    return call
+
+
+def program_source(target, calls, placement):
+    """The C driver: one function per call, each filling its inputs, then calling between the markers."""
+    avr = target.key == "avr"
+    lines = ["#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>", "#include <stdio.h>",
+             '#include "kernelgen_support.h"']
+    if avr:
+        lines += ["#include <avr/interrupt.h>", "#include <avr/io.h>", "#include <avr/sleep.h>"]
+    for call in calls:
+        lines += [line for line in call.includes if line not in lines]
+    arena = max([call.arena_bytes(placement[call.label] == "flash") for call in calls if placement[call.label] != "no"]
+                + [ARENA_ALIGN])
+    lines += [
+        f"static uint64_t kg_arena[{arena // 8 + 1}];",
+        "static const char kg_words[] = \"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,;:!?\";",
+        "static uint32_t kg_state;",
+        "int kg_status;",
+        "volatile int kg_sink;",
+        "void kg_start(void);",
+        "void kg_stop(void);",
+    ]
+    if avr:
+        lines += [
+            "static volatile uint16_t kg_overflows;",
+            "static uint32_t kg_t0, kg_t1;",
+            "ISR(TIMER1_OVF_vect) { ++kg_overflows; }",
+            "static uint32_t kg_now(void)",
+            "{",
+            "    const uint8_t sreg = SREG;",
+            "    uint16_t low, high;",
+            "    cli();",
+            "    low = TCNT1;",
+            "    high = kg_overflows;",
+            "    if ((TIFR1 & _BV(TOV1)) != 0 && low < 0x8000u) ++high;",
+            "    SREG = sreg;",
+            "    return ((uint32_t)high << 16) | low;",
+            "}",
+            "__attribute__((noinline)) void kg_start(void) { kg_t0 = kg_now(); }",
+            "__attribute__((noinline)) void kg_stop(void) { kg_t1 = kg_now(); }",
+            "static void kg_putc(char c) { while ((UCSR0A & _BV(UDRE0)) == 0) {} UDR0 = (uint8_t)c; }",
+            "static void kg_put_u32(uint32_t v)",
+            "{",
+            "    char digits[10];",
+            "    uint8_t n = 0;",
+            "    do { digits[n++] = (char)('0' + v % 10u); v /= 10u; } while (v != 0u);",
+            "    while (n != 0u) kg_putc(digits[--n]);",
+            "}",
+            "static void kg_report(int status)",
+            "{",
+            "    if (status < 0) { kg_putc('-'); status = -status; }",
+            "    kg_put_u32((uint32_t)status);",
+            "    kg_putc(' ');",
+            "    kg_put_u32(kg_t1 - kg_t0);",
+            "    kg_putc('\\n');",
+            "}",
+        ]
+    else:
+        lines += [
+            "__attribute__((noinline)) void kg_start(void) { kg_sink = 1; }",
+            "__attribute__((noinline)) void kg_stop(void) { kg_sink = 2; }",
+            "static void kg_report(int status) { printf(\"%d\\n\", status); }",
+        ]
+    prologue = lines
+    lines += [
+        "static int32_t kg_index(int32_t bound)",
+        "{",
+        "    kg_state = kg_state * 1103515245u + 12345u;",
+        "    return bound == 0 ? 0 : (int32_t)((kg_state >> 8) % (uint32_t)(2 * bound)) - bound;",
+        "}",
+    ]
+    body, consts, functions = [], [], []
+    for n, call in enumerate(calls):
+        where = placement[call.label]
+        if where == "no":
+            continue
+        fn = f"kg_call_{n}"
+        lines = functions
+        lines += [f"static void {fn}(void)", "{", "    uint32_t i;"]
+        offset = 0
+        for t in call.tensors:
+            var, count = t["name"], max(t["count"], 1)
+            if where == "flash" and t["readonly"]:
+                values = (index_values(call.spec, t["count"]) if t["dtype"] == "index"
+                          else [value_literal(t["dtype"], i + (1000 if var == "updates" else 0)) for i in range(t["count"])])
+                consts.append(f"static const {t['type']} kg_{n}_{var}[{count}] = {{"
+                              + ", ".join(str(v) for v in values or ["0"]) + "};")
+                lines.append(f"    const {t['type']} *{var} = kg_{n}_{var};")
+                continue
+            lines.append(f"    {t['type']} *{var} = ({t['type']} *)(void *)((unsigned char *)kg_arena + {offset});")
+            offset += aligned(t["bytes"] * count)
+        for t in call.tensors:
+            var = t["name"]
+            if not t["readonly"] or (where == "flash"):
+                continue
+            if t["dtype"] == "index":
+                bounds = unroll_report.index_bounds(call.spec)
+                lines.append(f"    static const int32_t bounds[{len(bounds)}] = {{{', '.join(map(str, bounds))}}};")
+                lines.append("    kg_state = 12345u;")
+                lines.append(f"    for (i = 0u; i < {t['count']}u; ++i) {var}[i] = ({t['type']})kg_index(bounds[i % {len(bounds)}u]);")
+            else:
+                base = " + 1000u" if var == "updates" else ""
+                lines.append(f"    for (i = 0u; i < {t['count']}u; ++i) {var}[i] = {value_expression(t['dtype'], '(i' + base + ')')};")
+        lines += ["    kg_start();", f"    kg_status = {call.function}({', '.join(call.args)});", "    kg_stop();",
+                  "    kg_report(kg_status);", "}"]
+        body.append(f"    {fn}();")
+    lines = prologue + consts + functions + ["int main(void);", "int main(void)", "{", "    int k;"]
+    if avr:
+        lines += ["    UBRR0 = 0u;", "    UCSR0B = _BV(TXEN0);", "    TCCR1A = 0u;", "    TCCR1B = _BV(CS10);",
+                  "    TIMSK1 = _BV(TOIE1);", "    sei();"]
+    lines += ["    for (k = 0; k < 3; ++k) {", "        kg_start();", "        kg_stop();", "        kg_report(0);",
+              "    }"] + body
+    if avr:
+        lines += ["    cli();", "    sleep_cpu();", "    for (;;) {}"]
+    else:
+        lines += ["    return 0;"]
+    lines += ["}", ""]
+    return "\n".join(lines)
+
+
+def compile_object(target, source, obj, include, strict=True):
+    """Compiles one file for the target at -Os (strict flags unless told); the CompletedProcess."""
+    flags = strict_flags() if strict else ["-std=c99"]
+    return run([target.tool("gcc"), *flags, *target.flags, "-Os", "-fstack-usage", "-I", include, "-c", source,
+                "-o", obj])
+
+
+def object_sizes(target, obj):
+    """.text, .rodata (with AVR's .progmem tables) and stack (the -fstack-usage frames, summed) of an object."""
+    text = rodata = stack = 0
+    for line in run([target.tool("size"), "-A", obj]).stdout.splitlines():
+        match = re.match(r"(\.\S+)\s+(\d+)", line)
+        if match and match.group(1).startswith(".text"):
+            text += int(match.group(2))
+        elif match and match.group(1).startswith((".rodata", ".progmem")):
+            rodata += int(match.group(2))
+    with open(os.path.splitext(obj)[0] + ".su") as f:
+        for frame in f:
+            stack += int(frame.split("\t")[1])
+    return {"text": text, "rodata": rodata, "stack": stack}
+
+
+def place(target, calls):
+    """Where each call's inputs live: "ram" (the arena), "flash" (read-only inputs as constants) or "no"."""
+    placement, flash_left = {}, target.flash_inputs
+    for call in calls:
+        if call.arena_bytes(False) <= target.ram_arena:
+            placement[call.label] = "ram"
+        elif target.flash_inputs and call.arena_bytes(True) <= target.ram_arena and call.flash_bytes() <= flash_left:
+            placement[call.label] = "flash"
+            flash_left -= call.flash_bytes()
+        else:
+            placement[call.label] = "no"
+    return placement
+
+
+def symbol_address(target, elf, symbol):
+    for line in run([target.tool("nm"), elf]).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] == symbol:
+            return int(parts[0], 16)
+    sys.exit(f"{elf} has no {symbol}")
+
+
+def run_program(target, elf, plugin, work):
+    """[(status, cost)] of each bracket the program measured, the empty ones first, cost not yet corrected."""
+    if target.key == "avr":
+        result = run(["simavr", "-m", "atmega2560", "-f", "16000000", elf], timeout=600)
+        rows = re.findall(r"^(-?\d+) (\d+)\s*$", result.stdout + result.stderr, re.M)
+        return [(int(s), int(c)) for s, c in rows]
+    counts = os.path.join(work, "counts.txt")
+    start, stop = symbol_address(target, elf, "kg_start"), symbol_address(target, elf, "kg_stop")
+    result = run(["qemu-system-arm", "-M", target.machine, "-nographic", "-semihosting-config",
+                  "enable=on,target=native", "-kernel", elf, "-plugin",
+                  f"{plugin},start={start:#x},stop={stop:#x},out={counts}"], timeout=600)
+    if result.returncode != 0:
+        sys.exit(f"{elf} failed on qemu ({result.returncode}):\n{result.stdout}{result.stderr}")
+    statuses = [int(s) for s in re.findall(r"^(-?\d+)\s*$", result.stdout, re.M)]
+    with open(counts) as f:
+        costs = [int(line) for line in f]
+    if len(costs) != len(statuses):
+        sys.exit(f"{elf}: {len(statuses)} calls reported, {len(costs)} counted")
+    return list(zip(statuses, costs))
+
+
+def link(target, calls, placement, sources, work, include):
+    """Writes and links the target's program; its ELF."""
+    driver = os.path.join(work, "driver.c")
+    with open(driver, "w") as f:
+        f.write(program_source(target, calls, placement))
+    elf = os.path.join(work, "program.elf")
+    if target.key == "avr":
+        command = [target.tool("gcc"), "-std=c99", *target.flags, "-Os", "-I", include, driver, *sources, "-o", elf]
+    else:
+        command = [target.tool("gcc"), "-std=c99", *target.flags, "-Os", "-I", include, "--specs=rdimon.specs",
+                   "-nostartfiles", "-T", os.path.join(ROOT, target.link), os.path.join(ROOT, target.board),
+                   driver, *sources, "-o", elf]
+    result = run(command)
+    if result.returncode != 0:
+        sys.exit(f"linking the {target.title} program failed:\n{result.stderr}")
+    return elf
+
+
+def measure(target, calls, sources, work, include, plugin):
+    """{label: {unit: cost or None, "status": ...}} of one program holding every call."""
+    placement = place(target, calls)
+    elf = link(target, calls, placement, sources, work, include)
+    rows = run_program(target, elf, plugin, work)
+    empty = {cost for _, cost in rows[:3]}
+    if len(empty) != 1:
+        sys.exit(f"{target.title}: the empty brackets differ: {sorted(empty)}")
+    empty = empty.pop()
+    measured = iter(rows[3:])
+    results = {}
+    for call in calls:
+        if placement[call.label] == "no":
+            results[call.label] = {target.unit: None, "status": "does not fit"}
+            continue
+        status, cost = next(measured)
+        if status != 0 and not call.note:
+            sys.exit(f"{target.title}: {call.label} returned {status} on in-range indices")
+        results[call.label] = {target.unit: cost - empty, "status": call.note or "ok",
+                               "inputs": placement[call.label]}
+    if next(measured, None) is not None:
+        sys.exit(f"{target.title}: more calls reported than made")
+    return results
+
+
+def build_plugin(cc, work):
+    plugin = os.path.join(work, "libqemu_count_plugin.so")
+    result = run([cc, "-shared", "-fPIC", "-O2", os.path.join(BENCH, "target", "qemu_count_plugin.c"), "-o", plugin])
+    if result.returncode != 0:
+        sys.exit(f"building the plugin failed:\n{result.stderr}")
+    return plugin
+
+
+def kernel_costs(args, pool, work):
+    """{kernel: {mode: {target: {...}}}} for every kernel of the spec files."""
+    kernels = list(unroll_report.kernels_of(args.specs))
+    results = {k["name"]: {} for k in kernels}
+    for mode in args.unroll or [None]:
+        label = mode or "spec"
+        out_dir = os.path.join(work, label)
+        os.makedirs(out_dir)
+        made = list(pool.map(lambda k: unroll_report.generate(args.kernelgen, k, mode, out_dir), kernels))
+        for kernel in kernels:
+            results[kernel["name"]][label] = {key: {"status": "not generated"} for key in args.target}
+        generated = [k for k, ok in zip(kernels, made) if ok]
+        for key in args.target:
+            cells = measure_mode(TARGETS[key], generated, out_dir, os.path.join(out_dir, key), args.plugin, pool)
+            for name, cell in cells.items():
+                results[name][label][key] = cell
+    return results
+
+
+def measure_mode(target, kernels, source_dir, work, plugin, pool):
+    """Compiles every kernel for the target, then measures the ones that compile in one program."""
+    os.makedirs(work)
+
+    def build(kernel):
+        source = os.path.join(source_dir, kernel["name"] + ".c")
+        obj = os.path.join(work, kernel["name"] + ".o")
+        result = compile_object(target, source, obj, source_dir)
+        if result.returncode == 0:
+            return obj
+        if "#error" in result.stderr:
+            return None
+        sys.exit(f"{target.title}: {source} does not compile:\n{result.stderr}")
+
+    objects = list(pool.map(build, kernels))
+    support = os.path.join(work, "kernelgen_support.o")
+    if compile_object(target, os.path.join(source_dir, "kernelgen_support.c"), support, source_dir).returncode != 0:
+        sys.exit(f"{target.title}: kernelgen_support.c does not compile")
+    results, calls = {}, []
+    for kernel, obj in zip(kernels, objects):
+        if obj is None:
+            results[kernel["name"]] = {"status": "refused"}
+            continue
+        calls.append(kernel_call(kernel, os.path.join(source_dir, kernel["name"] + ".h"), target))
+    measured = measure(target, calls, [o for o in objects if o] + [support], work, source_dir, plugin)
+    for kernel, obj in zip(kernels, objects):
+        if obj is not None:
+            results[kernel["name"]] = {**measured[kernel["name"]], **object_sizes(target, obj)}
+    return results
+
+
+def cell(results, key, field):
+    """One table cell: the number, or why there is none."""
+    value = results.get(key, {}).get(field)
+    if value is None:
+        return results.get(key, {}).get("status", "-")
+    return f"{value:,}"
+
+
+def flash_cell(result):
+    if "text" not in result:
+        return result.get("status", "-")
+    return f"{result['text'] + result['rodata']:,}"
+
+
+def mode_totals(results, modes, targets):
+    """Per mode, per target: the totals over the kernels measured under every mode on every target."""
+    common = [name for name, by_mode in results.items()
+              if all(by_mode[m][t].get(TARGETS[t].unit) is not None for m in modes for t in targets)]
+    rows = ["| unroll | kernels | " + " | ".join(f"{TARGETS[t].title} {TARGETS[t].unit}" for t in targets) + " | "
+            + " | ".join(f"{TARGETS[t].title} flash" for t in targets) + " |",
+            "| --- | ---: |" + " ---: |" * (2 * len(targets))]
+    for m in modes:
+        costs = [sum(results[n][m][t][TARGETS[t].unit] for n in common) for t in targets]
+        flash = [sum(results[n][m][t]["text"] + results[n][m][t]["rodata"] for n in common) for t in targets]
+        rows.append(f"| `{m}` | {len(common)} | " + " | ".join(f"{v:,}" for v in costs + flash) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def kernel_table(results, mode, targets):
+    """Per kernel: the cost of one call on each target, flash (.text + .rodata) and stack per target."""
+    rows = ["| kernel | " + " | ".join(f"{TARGETS[t].title} {TARGETS[t].unit}" for t in targets) + " | "
+            + " | ".join(f"{TARGETS[t].title} flash" for t in targets) + " | stack "
+            + " / ".join(TARGETS[t].title for t in targets) + " |",
+            "| --- |" + " ---: |" * (2 * len(targets) + 1)]
+    for name, by_mode in results.items():
+        r = by_mode[mode]
+        stacks = " / ".join(str(r[t]["stack"]) if "stack" in r[t] else "-" for t in targets)
+        rows.append(f"| `{name}` | " + " | ".join(cell(r, t, TARGETS[t].unit) for t in targets) + " | "
+                    + " | ".join(flash_cell(r[t]) for t in targets) + f" | {stacks} |")
+    return "\n".join(rows) + "\n"
+
+
+def main():
+    parser = unroll_report.arguments(__doc__)
+    parser.add_argument("--plugin", help="the built qemu_count_plugin (default: built here with --cc)")
+    parser.add_argument("--target", action="append", choices=list(TARGETS), help="repeatable; default all")
+    parser.add_argument("--unroll", action="append", help="repeatable: measure the kernels generated with each mode")
+    parser.add_argument("--json", help="write every figure here")
+    parser.add_argument("--doc", help="a page whose on-target cost tables must match (--check) or are rewritten")
+    parser.add_argument("--check", action="store_true", help="with --doc: exit 1 when its tables are stale")
+    parser.add_argument("--update", action="store_true", help="with --doc: rewrite its tables")
+    args = parser.parse_args()
+    args.target = args.target or ["m0", "m4f", "avr"]
+    modes = [m or "spec" for m in (args.unroll or [None])]
+    with tempfile.TemporaryDirectory() as work, concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        if not args.plugin and any(t != "avr" for t in args.target):
+            args.plugin = build_plugin(args.cc, work)
+        results = kernel_costs(args, pool, work)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    report = ""
+    if len(modes) > 1:
+        report += mode_totals(results, modes, args.target) + "\n"
+    for mode in modes:
+        report += f"Mode `{mode}`:\n\n" + kernel_table(results, mode, args.target) + "\n"
+    unroll_report.write_report(report, args.out)
+
+
+if __name__ == "__main__":
+    main()
