@@ -367,7 +367,9 @@ def run_program(target, elf, plugin, work):
     """[(status, cost)] of each bracket the program measured, the empty ones first, cost not yet corrected."""
     if target.key == "avr":
         result = run(["simavr", "-m", "atmega2560", "-f", "16000000", elf], timeout=600)
-        rows = re.findall(r"^(-?\d+) (\d+)\s*$", result.stdout + result.stderr, re.M)
+        # simavr echoes UART0 on stderr, line by line in colour, each newline shown as ".".
+        output = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)
+        rows = re.findall(r"^(-?\d+) (\d+)\.?\s*$", output, re.M)
         return [(int(s), int(c)) for s, c in rows]
     counts = os.path.join(work, "counts.txt")
     start, stop = symbol_address(target, elf, "kg_start"), symbol_address(target, elf, "kg_stop")
