@@ -30,6 +30,7 @@ Usage: bench/target_costs.py --kernelgen build/kernelgen [--plugin build/bench/l
 """
 import argparse
 import concurrent.futures
+import glob
 import json
 import os
 import re
@@ -277,7 +278,7 @@ def program_source(target, calls, placement):
             continue
         fn = f"kg_call_{n}"
         lines = functions
-        lines += [f"static void {fn}(void)", "{", "    uint32_t i;"]
+        lines += [f"__attribute__((noinline)) static void {fn}(void)", "{", "    uint32_t i;"]
         offset = 0
         for t in call.tensors:
             var, count = t["name"], max(t["count"], 1)
@@ -302,15 +303,17 @@ def program_source(target, calls, placement):
             else:
                 base = " + 1000u" if var == "updates" else ""
                 lines.append(f"    for (i = 0u; i < {t['count']}u; ++i) {var}[i] = {value_expression(t['dtype'], '(i' + base + ')')};")
+        lines += getattr(call, "setup", [])
         lines += ["    kg_start();", f"    kg_status = {call.function}({', '.join(call.args)});", "    kg_stop();",
                   "    kg_report(kg_status);", "}"]
         body.append(f"    {fn}();")
-    lines = prologue + consts + functions + ["int main(void);", "int main(void)", "{", "    int k;"]
+    empty = ["__attribute__((noinline)) static void kg_empty(void)", "{", "    kg_start();", "    kg_stop();",
+             "    kg_report(0);", "}"]
+    lines = prologue + consts + empty + functions + ["int main(void);", "int main(void)", "{", "    int k;"]
     if avr:
         lines += ["    UBRR0 = 0u;", "    UCSR0B = _BV(TXEN0);", "    TCCR1A = 0u;", "    TCCR1B = _BV(CS10);",
                   "    TIMSK1 = _BV(TOIE1);", "    sei();"]
-    lines += ["    for (k = 0; k < 3; ++k) {", "        kg_start();", "        kg_stop();", "        kg_report(0);",
-              "    }"] + body
+    lines += ["    for (k = 0; k < 3; ++k) {", "        kg_empty();", "    }"] + body
     if avr:
         lines += ["    cli();", "    sleep_cpu();", "    for (;;) {}"]
     else:
@@ -319,11 +322,12 @@ def program_source(target, calls, placement):
     return "\n".join(lines)
 
 
-def compile_object(target, source, obj, include, strict=True):
-    """Compiles one file for the target at -Os (strict flags unless told); the CompletedProcess."""
-    flags = strict_flags() if strict else ["-std=c99"]
-    return run([target.tool("gcc"), *flags, *target.flags, "-Os", "-fstack-usage", "-I", include, "-c", source,
-                "-o", obj])
+def compile_object(target, source, obj, include, werror=True):
+    """Compiles one file for the target at -Os with the strict flags (warnings not errors unless werror); the
+    CompletedProcess."""
+    flags = [f for f in strict_flags() if werror or f != "-Werror"]
+    return run([target.tool("gcc"), *flags, *target.flags, "-Os", "-fstack-usage", "-I", include, "-I", BENCH, "-c",
+                source, "-o", obj])
 
 
 def object_sizes(target, obj):
@@ -393,9 +397,10 @@ def link(target, calls, placement, sources, work, include):
         f.write(program_source(target, calls, placement))
     elf = os.path.join(work, "program.elf")
     if target.key == "avr":
-        command = [target.tool("gcc"), "-std=c99", *target.flags, "-Os", "-I", include, driver, *sources, "-o", elf]
+        command = [target.tool("gcc"), "-std=c99", *target.flags, "-Os", "-I", include, "-I", BENCH, driver, *sources,
+                   "-o", elf]
     else:
-        command = [target.tool("gcc"), "-std=c99", *target.flags, "-Os", "-I", include, "--specs=rdimon.specs",
+        command = [target.tool("gcc"), "-std=c99", *target.flags, "-Os", "-I", include, "-I", BENCH, "--specs=rdimon.specs",
                    "-nostartfiles", "-T", os.path.join(ROOT, target.link), os.path.join(ROOT, target.board),
                    driver, *sources, "-o", elf]
     result = run(command)
@@ -456,35 +461,121 @@ def kernel_costs(args, pool, work):
     return results
 
 
-def measure_mode(target, kernels, source_dir, work, plugin, pool):
-    """Compiles every kernel for the target, then measures the ones that compile in one program."""
-    os.makedirs(work)
-
-    def build(kernel):
-        source = os.path.join(source_dir, kernel["name"] + ".c")
-        obj = os.path.join(work, kernel["name"] + ".o")
-        result = compile_object(target, source, obj, source_dir)
+def compile_all(target, sources, work, include, pool, werror=True):
+    """Compiles each source for the target with the strict flags; per source its object, or None when the
+    source refuses the target with its own #error."""
+    def build(source):
+        obj = os.path.join(work, os.path.splitext(os.path.basename(source))[0] + ".o")
+        result = compile_object(target, source, obj, include, werror)
         if result.returncode == 0:
             return obj
         if "#error" in result.stderr:
             return None
         sys.exit(f"{target.title}: {source} does not compile:\n{result.stderr}")
+    os.makedirs(work, exist_ok=True)
+    return list(pool.map(build, sources))
 
-    objects = list(pool.map(build, kernels))
-    support = os.path.join(work, "kernelgen_support.o")
-    if compile_object(target, os.path.join(source_dir, "kernelgen_support.c"), support, source_dir).returncode != 0:
-        sys.exit(f"{target.title}: kernelgen_support.c does not compile")
-    results, calls = {}, []
-    for kernel, obj in zip(kernels, objects):
-        if obj is None:
-            results[kernel["name"]] = {"status": "refused"}
-            continue
-        calls.append(kernel_call(kernel, os.path.join(source_dir, kernel["name"] + ".h"), target))
+
+def measure_mode(target, kernels, source_dir, work, plugin, pool):
+    """Compiles every kernel for the target, then measures the ones that compile in one program."""
+    names = [k["name"] for k in kernels]
+    *objects, support = compile_all(target, [os.path.join(source_dir, n + ".c") for n in names + ["kernelgen_support"]],
+                                    work, source_dir, pool)
+    calls = [kernel_call(k, os.path.join(source_dir, k["name"] + ".h"), target) for k, o in zip(kernels, objects) if o]
     measured = measure(target, calls, [o for o in objects if o] + [support], work, source_dir, plugin)
-    for kernel, obj in zip(kernels, objects):
-        if obj is not None:
-            results[kernel["name"]] = {**measured[kernel["name"]], **object_sizes(target, obj)}
+    return {name: {**measured[name], **object_sizes(target, obj)} if obj else {"status": "refused"}
+            for name, obj in zip(names, objects)}
+
+
+RS_FUNCTIONS = {"Gather": "rs_gather", "GatherElements": "rs_gather_elements", "GatherND": "rs_gather_nd",
+                "ScatterND": "rs_scatter_nd"}
+
+
+def baseline_calls(spec, header, target):
+    """The three calls of one bench case: kernelgen's kernel, the runtime-shaped one, the plain-loop one."""
+    name, op = spec["name"], spec["op"]
+    kernel = kernel_call(spec, header, target)
+    shaped = kernel_call(spec, header, target, label=name + "/runtime_shaped", function=RS_FUNCTIONS[op])
+    dims = [f"static const int32_t data_dims[{len(spec['data_shape'])}] = {{{', '.join(map(str, spec['data_shape']))}}};",
+            f"static const int32_t indices_dims[{len(spec['indices_shape'])}] = "
+            f"{{{', '.join(map(str, spec['indices_shape']))}}};",
+            f"const rs_shape data_shape = {{data_dims, {len(spec['data_shape'])}}};",
+            f"const rs_shape indices_shape = {{indices_dims, {len(spec['indices_shape'])}}};"]
+    shaped.setup = ["    " + line for line in dims]
+    if op == "ScatterND":
+        reduction = "RS_REDUCTION_ADD" if spec.get("reduction") == "add" else "RS_REDUCTION_NONE"
+        shaped.args = ["data", "data_shape", "indices", "indices_shape", "updates", reduction, "output"]
+    else:
+        parameter = spec.get("batch_dims", 0) if op == "GatherND" else spec.get("axis", 0)
+        shaped.args = ["data", "data_shape", "indices", "indices_shape", str(parameter), "output"]
+    shaped.includes = ['#include "runtime_shaped.h"']
+    plain = kernel_call(spec, header, target, label=name + "/plain", function="plain_" + name)
+    element = unroll_report.C_TYPES[spec["dtype"]]
+    index = "int32_t" if spec.get("index_dtype") == "int32" else "int64_t"
+    updates = f"const {element} *updates, " if op == "ScatterND" else ""
+    plain.includes = [f"int plain_{name}(const {element} *data, const {index} *indices, {updates}{element} *output);"]
+    return [kernel, shaped, plain]
+
+
+def function_size(target, obj, function):
+    """Bytes of one function of an object (nm -S)."""
+    for line in run([target.tool("nm"), "-S", obj]).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[3] == function:
+            return int(parts[1], 16)
+    sys.exit(f"{obj} has no {function}")
+
+
+def baseline_costs(args, pool, work):
+    """{case: {target: {way: {unit: ..., "flash": ...}}}} for the cases of bench/specs/, three ways."""
+    specs = list(unroll_report.kernels_of(sorted(glob.glob(os.path.join(BENCH, "specs", "*.json")))))
+    out_dir = os.path.join(work, "baselines")
+    os.makedirs(out_dir)
+    for spec in specs:
+        if not unroll_report.generate(args.kernelgen, spec, None, out_dir):
+            sys.exit(f"kernelgen refused the bench case {spec['name']}")
+        with open(os.path.join(out_dir, f"plain_{spec['name']}.c"), "w") as f:
+            f.write(plain_loops.plain_kernel(spec, "plain_" + spec["name"]))
+    names = [spec["name"] for spec in specs]
+    results = {name: {} for name in names}
+    for key in args.target:
+        target, target_dir = TARGETS[key], os.path.join(out_dir, key)
+        *kernels, support = compile_all(target, [os.path.join(out_dir, n + ".c") for n in names + ["kernelgen_support"]],
+                                        target_dir, out_dir, pool)
+        cases = [spec for spec, obj in zip(specs, kernels) if obj]
+        *plains, shaped = compile_all(target, [os.path.join(out_dir, f"plain_{spec['name']}.c") for spec in cases]
+                                      + [os.path.join(BENCH, "runtime_shaped.c")], target_dir, out_dir, pool,
+                                      werror=False)  # the baselines are not held to the kernels' flags
+        calls = [c for spec in cases for c in baseline_calls(spec, os.path.join(out_dir, spec["name"] + ".h"), target)]
+        measured = measure(target, calls, [o for o in kernels if o] + plains + [shaped, support], target_dir, out_dir,
+                           args.plugin)
+        refused = {"status": "refused", "flash": None}
+        for spec, obj in zip(specs, kernels):
+            results[spec["name"]][key] = {"kernelgen": refused, "runtime_shaped": refused, "plain": refused}
+        for spec, obj, plain in zip(cases, [o for o in kernels if o], plains):
+            name = spec["name"]
+            kernel_sizes, plain_sizes = object_sizes(target, obj), object_sizes(target, plain)
+            results[name][key] = {
+                "kernelgen": {**measured[name], "flash": kernel_sizes["text"] + kernel_sizes["rodata"]},
+                "runtime_shaped": {**measured[name + "/runtime_shaped"],
+                                   "flash": function_size(target, shaped, RS_FUNCTIONS[spec["op"]])},
+                "plain": {**measured[name + "/plain"], "flash": plain_sizes["text"] + plain_sizes["rodata"]},
+            }
     return results
+
+
+def baseline_table(results, targets):
+    """Per case and target: kernelgen / runtime-shaped / plain-loop cost of one call, and their flash."""
+    rows = ["| case | target | kernelgen | runtime-shaped | plain loops | flash: kernelgen | runtime-shaped | "
+            "plain loops |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for name, by_target in results.items():
+        for t in targets:
+            ways = [by_target[t][w] for w in ("kernelgen", "runtime_shaped", "plain")]
+            unit = TARGETS[t].unit
+            costs = [f"{w[unit]:,}" if w.get(unit) is not None else w["status"] for w in ways]
+            flash = [f"{w['flash']:,}" if w["flash"] is not None else w["status"] for w in ways]
+            rows.append(f"| {name} | {TARGETS[t].title} ({unit}) | " + " | ".join(costs + flash) + " |")
+    return "\n".join(rows) + "\n"
 
 
 def cell(results, key, field):
@@ -534,25 +625,32 @@ def main():
     parser.add_argument("--plugin", help="the built qemu_count_plugin (default: built here with --cc)")
     parser.add_argument("--target", action="append", choices=list(TARGETS), help="repeatable; default all")
     parser.add_argument("--unroll", action="append", help="repeatable: measure the kernels generated with each mode")
+    parser.add_argument("--baselines", action="store_true",
+                        help="also the cases of bench/specs/ as runtime-shaped and plain-loop kernels")
     parser.add_argument("--json", help="write every figure here")
+    parser.add_argument("--keep", help="build in this (new) folder and keep the programs, for a look")
     parser.add_argument("--doc", help="a page whose on-target cost tables must match (--check) or are rewritten")
     parser.add_argument("--check", action="store_true", help="with --doc: exit 1 when its tables are stale")
     parser.add_argument("--update", action="store_true", help="with --doc: rewrite its tables")
     args = parser.parse_args()
     args.target = args.target or ["m0", "m4f", "avr"]
     modes = [m or "spec" for m in (args.unroll or [None])]
-    with tempfile.TemporaryDirectory() as work, concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+    with tempfile.TemporaryDirectory() as scratch, concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        work = args.keep or scratch
         if not args.plugin and any(t != "avr" for t in args.target):
             args.plugin = build_plugin(args.cc, work)
         results = kernel_costs(args, pool, work)
+        baselines = baseline_costs(args, pool, work) if args.baselines else None
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+            json.dump({"kernels": results, "baselines": baselines} if baselines else results, f, indent=1)
     report = ""
     if len(modes) > 1:
         report += mode_totals(results, modes, args.target) + "\n"
     for mode in modes:
         report += f"Mode `{mode}`:\n\n" + kernel_table(results, mode, args.target) + "\n"
+    if baselines:
+        report += "Baselines:\n\n" + baseline_table(baselines, args.target) + "\n"
     unroll_report.write_report(report, args.out)
 
 
