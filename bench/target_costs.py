@@ -76,7 +76,7 @@ TARGETS = {
                   "boards/mps2-an386/startup.c", "boards/mps2-an386/mps2_an386.ld", "mps2-an386",
                   3 << 20, 3 << 20, 4, "instructions"),
     "m0": Target("m0", "Cortex-M0", "arm-none-eabi-", ["-mcpu=cortex-m0", "-mthumb", "-mfloat-abi=soft"],
-                 "boards/microbit/startup.c", "boards/microbit/microbit.ld", "microbit",
+                 "boards/mps2-an386/startup.c", "boards/microbit/microbit.ld", "microbit",
                  11 << 10, 160 << 10, 4, "instructions"),
     "avr": Target("avr", "ATmega2560", "avr-", ["-mmcu=atmega2560"], None, None, None,
                   6 << 10, 0, 2, "cycles"),
@@ -617,7 +617,19 @@ def kernel_table(results, mode, targets):
         stacks = " / ".join(str(r[t]["stack"]) if "stack" in r[t] else "-" for t in targets)
         rows.append(f"| `{name}` | " + " | ".join(cell(r, t, TARGETS[t].unit) for t in targets) + " | "
                     + " | ".join(flash_cell(r[t]) for t in targets) + f" | {stacks} |")
+    everywhere = [by_mode[mode] for by_mode in results.values()
+                  if all(by_mode[mode][t].get(TARGETS[t].unit) is not None for t in targets)]
+    costs = [sum(r[t][TARGETS[t].unit] for r in everywhere) for t in targets]
+    flash = [sum(r[t]["text"] + r[t]["rodata"] for r in everywhere) for t in targets]
+    rows.append(f"| the {len(everywhere)} kernels measured on every target | " + " | ".join(f"{v:,}" for v in costs + flash)
+                + " | |")
     return "\n".join(rows) + "\n"
+
+
+def tool_versions(targets):
+    """"arm-none-eabi-gcc 12.2.1, ...": the compilers the figures depend on."""
+    prefixes = dict.fromkeys(TARGETS[t].tool_prefix for t in targets)
+    return ", ".join(f"{p}gcc {run([p + 'gcc', '-dumpversion']).stdout.strip()}" for p in prefixes)
 
 
 def main():
@@ -634,6 +646,11 @@ def main():
     parser.add_argument("--update", action="store_true", help="with --doc: rewrite its tables")
     args = parser.parse_args()
     args.target = args.target or ["m0", "m4f", "avr"]
+    if args.doc:
+        if args.unroll or len(args.target) != len(TARGETS) or args.check == args.update:
+            parser.error("--doc takes every target, no --unroll, and one of --check and --update")
+        args.target = ["m0", "m4f", "avr"]
+        args.baselines = True
     modes = [m or "spec" for m in (args.unroll or [None])]
     with tempfile.TemporaryDirectory() as scratch, concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         work = args.keep or scratch
@@ -652,6 +669,12 @@ def main():
     if baselines:
         report += "Baselines:\n\n" + baseline_table(baselines, args.target) + "\n"
     unroll_report.write_report(report, args.out)
+    if args.doc:
+        flags = "; ".join(f"{TARGETS[t].title} `{' '.join(TARGETS[t].flags)} -Os`" for t in args.target)
+        heading = f"With {tool_versions(args.target)} and the strict flags; {flags}.\n\n"
+        unroll_report.doc_table(args.doc, "target-costs", heading + kernel_table(results, "spec", args.target),
+                                args.update)
+        unroll_report.doc_table(args.doc, "target-baselines", baseline_table(baselines, args.target), args.update)
 
 
 if __name__ == "__main__":
