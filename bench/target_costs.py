@@ -160,10 +160,15 @@ def header_sizes(header, name):
 
 
 class Call:
-    """One measured call: its tensors (name, C type, element bytes, count, read-only, values), the call."""
+    """One measured call: the function, its tensors (each a dict: name, C type, element bytes, element count,
+    read-only, dtype), the spec whose shapes they have, the arguments, and what the program needs for it
+    (includes, setup lines); `note` explains a call expected to fail."""
 
-    def __init__(self, label, function, tensors, note=""):
-        self.label, self.function, self.tensors, self.note = label, function, tensors, note
+    def __init__(self, label, function, tensors, spec, note=""):
+        self.label, self.function, self.tensors, self.spec, self.note = label, function, tensors, spec, note
+        self.args = [t["name"] for t in tensors]
+        self.includes = [f'#include "{spec["name"]}.h"']
+        self.setup = []
 
     def arena_bytes(self, in_flash):
         return sum(aligned(t["bytes"] * max(t["count"], 1)) for t in self.tensors
@@ -177,7 +182,7 @@ def aligned(n):
     return (n + ARENA_ALIGN - 1) // ARENA_ALIGN * ARENA_ALIGN
 
 
-def kernel_call(spec, header, target, label=None, function=None, args=None):
+def kernel_call(spec, header, target, label=None, function=None):
     """The Call of kernelgen's kernel `spec` (or of another function with the same tensors)."""
     name = spec["name"]
     sizes = header_sizes(header, name)
@@ -195,11 +200,7 @@ def kernel_call(spec, header, target, label=None, function=None, args=None):
     note = ""
     if 0 in unroll_report.index_bounds(spec) and sizes.get("indices", 0):
         note = "error path: no index is in range"
-    call = Call(label or name, function or name, tensors, note)
-    call.spec = spec
-    call.args = args or [t["name"] for t in tensors]
-    call.includes = [f'#include "{name}.h"']
-    return call
+    return Call(label or name, function or name, tensors, spec, note)
 
 
 def program_source(target, calls, placement):
@@ -303,7 +304,7 @@ def program_source(target, calls, placement):
             else:
                 base = " + 1000u" if var == "updates" else ""
                 lines.append(f"    for (i = 0u; i < {t['count']}u; ++i) {var}[i] = {value_expression(t['dtype'], '(i' + base + ')')};")
-        lines += getattr(call, "setup", [])
+        lines += call.setup
         lines += ["    kg_start();", f"    kg_status = {call.function}({', '.join(call.args)});", "    kg_stop();",
                   "    kg_report(kg_status);", "}"]
         body.append(f"    {fn}();")
@@ -662,7 +663,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"kernels": results, "baselines": baselines} if baselines else results, f, indent=1)
     report = ""
-    if len(modes) > 1:
+    if args.unroll:
         report += mode_totals(results, modes, args.target) + "\n"
     for mode in modes:
         report += f"Mode `{mode}`:\n\n" + kernel_table(results, mode, args.target) + "\n"
