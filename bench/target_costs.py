@@ -41,6 +41,7 @@ from math import prod
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, BENCH)
 import plain_loops  # noqa: E402
 import unroll_report  # noqa: E402
