@@ -5,8 +5,6 @@
 #include "accumulate_u64.h"
 #include "kernelgen_support.h"
 
-#include <string.h>
-
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "accumulate_u64.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -28,9 +26,9 @@ int accumulate_u64(const uint64_t *data, const int64_t *restrict indices, const 
     if (out_of_range) {
         return ACCUMULATE_U64_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
-        memcpy(output, data, 40u * sizeof(uint64_t));
+    /* output starts as a copy of data (element by element, so output == data is fine too). */
+    for (uint32_t e = 0u; e < 40u; ++e) {
+        output[e] = data[e];
     }
     /* output[indices[i0, :]] += updates[i0] */
     for (uint32_t i0 = 0u; i0 < 96u; i0 += 8u) {

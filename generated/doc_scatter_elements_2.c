@@ -5,8 +5,6 @@
 #include "doc_scatter_elements_2.h"
 #include "kernelgen_support.h"
 
-#include <string.h>
-
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "doc_scatter_elements_2.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -20,9 +18,9 @@ int doc_scatter_elements_2(const float *data, const int64_t *restrict indices, c
     if (indices[1] < -5 || indices[1] > 4) {
         return DOC_SCATTER_ELEMENTS_2_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
-        memcpy(output, data, 5u * sizeof(float));
+    /* output starts as a copy of data (element by element, so output == data is fine too). */
+    for (uint32_t e = 0u; e < 5u; ++e) {
+        output[e] = data[e];
     }
     /* output[i0, indices[i0, i1]] = updates[i0, i1] */
     output[kernelgen_wrap_i64_u32(indices[0u], 5u)] = updates[0u];

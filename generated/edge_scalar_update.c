@@ -5,8 +5,6 @@
 #include "edge_scalar_update.h"
 #include "kernelgen_support.h"
 
-#include <string.h>
-
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "edge_scalar_update.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -23,9 +21,9 @@ int edge_scalar_update(const bool *data, const int64_t *restrict indices, const 
     if (indices[0] < -4 || indices[0] > 3) {
         return EDGE_SCALAR_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
-        memcpy(output, data, 4u * sizeof(bool));
+    /* output starts as a copy of data (element by element, so output == data is fine too). */
+    for (uint32_t e = 0u; e < 4u; ++e) {
+        output[e] = data[e];
     }
     /* output[indices[:]] += updates[] */
     {

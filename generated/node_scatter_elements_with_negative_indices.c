@@ -5,8 +5,6 @@
 #include "node_scatter_elements_with_negative_indices.h"
 #include "kernelgen_support.h"
 
-#include <string.h>
-
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "node_scatter_elements_with_negative_indices.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -20,9 +18,9 @@ int node_scatter_elements_with_negative_indices(const float *data, const int64_t
     if (indices[1] < -5 || indices[1] > 4) {
         return NODE_SCATTER_ELEMENTS_WITH_NEGATIVE_INDICES_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
-        memcpy(output, data, 5u * sizeof(float));
+    /* output starts as a copy of data (element by element, so output == data is fine too). */
+    for (uint32_t e = 0u; e < 5u; ++e) {
+        output[e] = data[e];
     }
     /* output[i0, indices[i0, i1]] = updates[i0, i1] */
     output[kernelgen_wrap_i64_u32(indices[0u], 5u)] = updates[0u];

@@ -20,90 +20,22 @@ static float kernelgen_running_max_pool_combine(float current, float update)
 int running_max_pool(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
     /* Every index is checked before anything is written. */
-    int out_of_range = 0;
     for (uint32_t t = 0u; t < 24u; ++t) {
         const int64_t index = indices[t];
-        out_of_range |= (index < -16) | (index > 15);
-    }
-    if (out_of_range) {
-        return RUNNING_MAX_POOL_ERROR_INDEX_OUT_OF_RANGE;
+        if (index < -16 || index > 15) {
+            return RUNNING_MAX_POOL_ERROR_INDEX_OUT_OF_RANGE;
+        }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
         memcpy(output, data, 128u * sizeof(float));
     }
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
-    for (uint32_t i0 = 0u; i0 < 24u; i0 += 12u) {
+    for (uint32_t i0 = 0u; i0 < 24u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(indices[i0], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
                 output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e]);
-            }
-        }
-        {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 1u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 8u]);
-            }
-        }
-        {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 2u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 16u]);
-            }
-        }
-        {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 3u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 24u]);
-            }
-        }
-        {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 4u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 32u]);
-            }
-        }
-        {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 5u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 40u]);
-            }
-        }
-        {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 6u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 48u]);
-            }
-        }
-        {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 7u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 56u]);
-            }
-        }
-        {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 8u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 64u]);
-            }
-        }
-        {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 9u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 72u]);
-            }
-        }
-        {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 10u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 80u]);
-            }
-        }
-        {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 11u], 16u) * 8u;
-            for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e + 88u]);
             }
         }
     }

@@ -49,16 +49,14 @@ static void kernelgen_word_embedding_prefetch(const void *block)
 int word_embedding(const float *data, const int32_t *restrict indices, float *output)
 {
     /* Every index is checked before anything is written. */
-    int out_of_range = 0;
     for (uint32_t t = 0u; t < 80u; ++t) {
         const int32_t index = indices[t];
-        out_of_range |= (index < -4096) | (index > 4095);
-    }
-    if (out_of_range) {
-        return WORD_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
+        if (index < -4096 || index > 4095) {
+            return WORD_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
+        }
     }
     /* output[i0, :] = data[indices[i0], :] */
-    for (uint32_t i0 = 0u; i0 < 80u; i0 += 16u) {
+    for (uint32_t i0 = 0u; i0 < 80u; i0 += 10u) {
         kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 4u], 4096u) * 256u]);
         memcpy(&output[i0 * 256u], &data[kernelgen_wrap_i32_u32(indices[i0], 4096u) * 256u], 256u * sizeof(float));
         kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 5u], 4096u) * 256u]);
@@ -71,34 +69,22 @@ int word_embedding(const float *data, const int32_t *restrict indices, float *ou
         memcpy(&output[i0 * 256u + 1024u], &data[kernelgen_wrap_i32_u32(indices[i0 + 4u], 4096u) * 256u], 256u * sizeof(float));
         kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 9u], 4096u) * 256u]);
         memcpy(&output[i0 * 256u + 1280u], &data[kernelgen_wrap_i32_u32(indices[i0 + 5u], 4096u) * 256u], 256u * sizeof(float));
-        kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 10u], 4096u) * 256u]);
+        if (i0 < 70u) {
+            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 10u], 4096u) * 256u]);
+        }
         memcpy(&output[i0 * 256u + 1536u], &data[kernelgen_wrap_i32_u32(indices[i0 + 6u], 4096u) * 256u], 256u * sizeof(float));
-        kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 11u], 4096u) * 256u]);
+        if (i0 < 70u) {
+            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 11u], 4096u) * 256u]);
+        }
         memcpy(&output[i0 * 256u + 1792u], &data[kernelgen_wrap_i32_u32(indices[i0 + 7u], 4096u) * 256u], 256u * sizeof(float));
-        kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 12u], 4096u) * 256u]);
+        if (i0 < 70u) {
+            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 12u], 4096u) * 256u]);
+        }
         memcpy(&output[i0 * 256u + 2048u], &data[kernelgen_wrap_i32_u32(indices[i0 + 8u], 4096u) * 256u], 256u * sizeof(float));
-        kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 13u], 4096u) * 256u]);
+        if (i0 < 70u) {
+            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 13u], 4096u) * 256u]);
+        }
         memcpy(&output[i0 * 256u + 2304u], &data[kernelgen_wrap_i32_u32(indices[i0 + 9u], 4096u) * 256u], 256u * sizeof(float));
-        kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 14u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 2560u], &data[kernelgen_wrap_i32_u32(indices[i0 + 10u], 4096u) * 256u], 256u * sizeof(float));
-        kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 15u], 4096u) * 256u]);
-        memcpy(&output[i0 * 256u + 2816u], &data[kernelgen_wrap_i32_u32(indices[i0 + 11u], 4096u) * 256u], 256u * sizeof(float));
-        if (i0 < 64u) {
-            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 16u], 4096u) * 256u]);
-        }
-        memcpy(&output[i0 * 256u + 3072u], &data[kernelgen_wrap_i32_u32(indices[i0 + 12u], 4096u) * 256u], 256u * sizeof(float));
-        if (i0 < 64u) {
-            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 17u], 4096u) * 256u]);
-        }
-        memcpy(&output[i0 * 256u + 3328u], &data[kernelgen_wrap_i32_u32(indices[i0 + 13u], 4096u) * 256u], 256u * sizeof(float));
-        if (i0 < 64u) {
-            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 18u], 4096u) * 256u]);
-        }
-        memcpy(&output[i0 * 256u + 3584u], &data[kernelgen_wrap_i32_u32(indices[i0 + 14u], 4096u) * 256u], 256u * sizeof(float));
-        if (i0 < 64u) {
-            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 19u], 4096u) * 256u]);
-        }
-        memcpy(&output[i0 * 256u + 3840u], &data[kernelgen_wrap_i32_u32(indices[i0 + 15u], 4096u) * 256u], 256u * sizeof(float));
     }
     return WORD_EMBEDDING_OK;
 }

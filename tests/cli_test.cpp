@@ -502,7 +502,7 @@ TEST_F(CliTest, PrefetchOptionIsTheRunsDefault) {
     RunResult result = run("--prefetch 2 --out-dir out plain.json own.json");
     EXPECT_EQ(result.exit_code, 0) << result.err;
     const std::string plain = read_text(work_ / "out" / "plain.c");
-    EXPECT_NE(plain.find("straight-line index checks, prefetch 2 tuples ahead."), std::string::npos) << plain;
+    EXPECT_NE(plain.find("a loop of index checks, prefetch 2 tuples ahead."), std::string::npos) << plain;
     EXPECT_EQ(read_text(work_ / "out" / "own.c").find("prefetch"), std::string::npos);
     result = run("--prefetch=none --out-dir out2 plain.json");
     EXPECT_EQ(result.exit_code, 0) << result.err;

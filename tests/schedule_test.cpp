@@ -71,13 +71,17 @@ TEST(Schedule, SmallKernelsHaveNoLoop) {
     EXPECT_EQ(all<BlockCopy>(schedule).size(), 5u);  // 8 floats a row: one memcpy each
     const auto* checks = first<CheckIndices>(schedule);
     ASSERT_NE(checks, nullptr);
-    EXPECT_FALSE(checks->loop);
-    EXPECT_EQ(checks->checks.size(), 5u);
+    EXPECT_TRUE(checks->loop);  // 5 index values: more than the 2 checked straight-line
+    EXPECT_FALSE(checks->accumulate);  // returns at the first bad index
     EXPECT_TRUE(schedule.uses_memcpy);
+    const Schedule two = plan_json(gather(10, 2, ""));
+    ASSERT_NE(first<CheckIndices>(two), nullptr);
+    EXPECT_FALSE(first<CheckIndices>(two)->loop);
+    EXPECT_EQ(first<CheckIndices>(two)->checks.size(), 2u);
 }
 
 TEST(Schedule, AutoUnrollsByAFactorThatDividesTheExtent) {
-    // 100 rows of one memcpy: the budget allows 16 a loop; 10 divides 100 and is at least half of 16.
+    // 100 rows of one memcpy: the budget allows 12 a loop; 10 divides 100 and is at least half of 12.
     const Schedule schedule = plan_json(gather(100, 100, ""));
     const auto loops = all<For>(schedule);
     ASSERT_EQ(loops.size(), 1u);  // the loop of checks is a CheckIndices node
@@ -89,7 +93,39 @@ TEST(Schedule, AutoUnrollsByAFactorThatDividesTheExtent) {
     const auto* checks = first<CheckIndices>(schedule);
     ASSERT_NE(checks, nullptr);
     EXPECT_TRUE(checks->loop);
-    EXPECT_TRUE(checks->accumulate);  // one flag, tested once
+    EXPECT_FALSE(checks->accumulate);
+    // An unroll factor gathers the checks into one flag, tested once.
+    const auto* factor_checks = first<CheckIndices>(plan_json(gather(100, 100, R"(, "unroll": 4)")));
+    ASSERT_NE(factor_checks, nullptr);
+    EXPECT_TRUE(factor_checks->accumulate);
+}
+
+TEST(Schedule, AutoWeighsAReductionsElementAsEightCopies) {
+    // ScatterND add of 3 rows of 2 floats: 6 combines weigh 48, over the budget of 12, and one row's 2 combines
+    // weigh 16, over it too: the rows stay a loop.
+    const Schedule reduction = plan_json(R"({"name": "s", "op": "ScatterND", "dtype": "float32", "data_shape": [8, 2],
+                                           "indices_shape": [3, 1], "reduction": "add"})");
+    EXPECT_FALSE(reduction.straight);
+    ASSERT_EQ(all<For>(reduction).size(), 1u);
+    EXPECT_EQ(all<For>(reduction).front()->step, 1u);
+    // The same copies without a reduction: 3 statements, written out.
+    const Schedule copies = plan_json(R"({"name": "s", "op": "ScatterND", "dtype": "float32", "data_shape": [8, 2],
+                                        "indices_shape": [3, 1]})");
+    EXPECT_TRUE(copies.straight);
+}
+
+TEST(Schedule, SmallOrWideDataIsCopiedByAnElementLoop) {
+    auto copy_of = [](const std::string& dtype, int rows) {
+        const Schedule schedule = plan_json(R"({"name": "s", "op": "ScatterND", "dtype": ")" + dtype +
+                                            R"(", "data_shape": [)" + std::to_string(rows) + R"(, 4], "indices_shape": [1, 1]})");
+        const auto* copy = first<CopyData>(schedule);
+        EXPECT_NE(copy, nullptr);
+        return copy ? copy->element_loop : false;
+    };
+    EXPECT_TRUE(copy_of("float32", 4));    // 16 elements
+    EXPECT_FALSE(copy_of("float32", 5));   // 20: memcpy
+    EXPECT_TRUE(copy_of("float64", 100));  // 8-byte elements: always
+    EXPECT_FALSE(copy_of("int8", 100));
 }
 
 TEST(Schedule, NoneKeepsOneCopyPerIterationAndReturnsAtTheFirstBadIndex) {

@@ -137,12 +137,15 @@ private:
                                           [](const IndexComponent& component) { return component.bound == 0; });
     }
 
+    // "auto"'s weight of n statements of copies (see kReductionWeight).
+    uint64_t weighed(uint64_t statements) const { return reduce_ ? statements * kReductionWeight : statements; }
+
     void plan_levels() {
         const size_t depth = copy_.loops.size();
         levels_.assign(depth, LevelPlan{});
         const Unroll& unroll = spec_.unroll;
         if (unroll.kind == Unroll::Kind::Full ||
-            (unroll.kind == Unroll::Kind::Auto && copy_statements(copy_) <= kStraightLineBudget)) {
+            (unroll.kind == Unroll::Kind::Auto && weighed(copy_statements(copy_)) <= kUnrollBudget)) {
             for (auto& level : levels_) level.mode = LevelPlan::Mode::Full;
             out_.straight = true;
             out_.runs_straight = true;
@@ -151,23 +154,23 @@ private:
         // Constant runs are written out when there is one, or (auto) while they fit a loop body; otherwise
         // a loop walks a table of them.
         out_.runs_straight = copy_.runs && (copy_.runs->size() <= 1 || (unroll.kind == Unroll::Kind::Auto &&
-                                                                         statements_per_point(copy_) <= kLoopBodyBudget));
+                                                                         weighed(statements_per_point(copy_)) <= kUnrollBudget));
         if (depth == 0 || unroll.kind == Unroll::Kind::None) return;
         if (unroll.kind == Unroll::Kind::Factor) {
             set_partial(depth - 1, unroll.factor);
             return;
         }
         // auto: unroll inner levels whole while the loop body stays within budget, then the next one in part.
-        uint64_t per_iteration = loop_cost();
+        uint64_t per_iteration = weighed(loop_cost());
         for (size_t level = depth; level-- > 0;) {
             const uint64_t extent = copy_.loops[level].extent;
-            if (per_iteration * extent <= kLoopBodyBudget) {
+            if (per_iteration * extent <= kUnrollBudget) {
                 levels_[level].mode = LevelPlan::Mode::Full;
                 per_iteration *= extent;
                 continue;
             }
             // Prefer a factor that divides the extent (no remainder), if one is at least half the budget.
-            const uint64_t most = kLoopBodyBudget / per_iteration;
+            const uint64_t most = kUnrollBudget / per_iteration;
             uint64_t factor = most;
             for (uint64_t f = most; f * 2 >= most && f >= 2; --f) {
                 if (extent % f == 0) {
@@ -316,8 +319,10 @@ private:
         if (!unused.empty()) body.push_back(wrap(Unused{unused}));
         if (checks) body.push_back(wrap(plan_checks()));
         if (data_copy) {
-            // unroll none: the least code, one element loop (which an in-place update may run too).
-            const bool element_loop = spec_.unroll.kind == Unroll::Kind::None;
+            // unroll none: the least code, one element loop (which an in-place update may run too); otherwise
+            // the faster of the two (kElementLoopCopyLimit).
+            const bool element_loop = spec_.unroll.kind == Unroll::Kind::None || copy_.data_size <= kElementLoopCopyLimit ||
+                                      element_bytes() >= 8;
             out_.uses_memcpy = out_.uses_memcpy || !element_loop;
             body.push_back(wrap(CopyData{element_loop, copy_.data_size}));
         }
@@ -332,9 +337,10 @@ private:
     }
 
     // The checks of every index value, before anything is written. Written out, each returns the error at the
-    // first value out of range. A loop of checks has no branch but the loop's: it gathers the comparisons of
-    // every value into one flag (which compilers vectorize) and tests it once; except with "unroll": "none",
-    // where the fewest bytes count and the loop returns at the first failure.
+    // first value out of range. A loop of checks returns at the first failure too, the fewest instructions and
+    // bytes on a microcontroller's core; but with an unroll factor N, the speed setting for hosts with vector
+    // units, the loop has no branch but its own: it gathers the comparisons of every value into one flag
+    // (which compilers vectorize) and tests it once.
     CheckIndices plan_checks() const {
         CheckIndices checks;
         const size_t k = copy_.components.size();
@@ -350,7 +356,7 @@ private:
         }
         checks.tuple_count = copy_.tuple_count;
         checks.tuple_length = k;
-        checks.accumulate = spec_.unroll.kind != Unroll::Kind::None;
+        checks.accumulate = spec_.unroll.kind == Unroll::Kind::Factor;
         for (size_t j = 0; j < k; ++j) {
             if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
             const auto kind = k == 1 ? IndexValue::Kind::Local : IndexValue::Kind::TupleElement;

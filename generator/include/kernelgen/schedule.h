@@ -18,10 +18,19 @@
 
 namespace kernelgen {
 
-// Budgets of the "auto" unroll setting (documented in docs/generated-code.md).
-constexpr uint64_t kStraightLineBudget = 64;       // statements: below this the kernel has no loop at all
-constexpr uint64_t kLoopBodyBudget = 16;           // copies per loop iteration when unrolling inner loops
-constexpr uint64_t kCheckStraightLineBudget = 16;  // index values checked without a loop
+// The "auto" unroll setting, chosen from instructions and flash measured on Cortex-M4F (docs/generated-code.md,
+// "How auto is chosen"). Its budget counts weighted statements: a block copy (or one element assignment) weighs
+// 1, a reduction's combine of one element kReductionWeight (it takes several times a copy's code, and written
+// out more than once, a call of a combine that -Os no longer inlines). Loop levels are written out, innermost
+// first, while a loop body stays within kUnrollBudget (a kernel whose copies all fit has no loop at all), then
+// the next level is unrolled by the largest factor that fits.
+constexpr uint64_t kUnrollBudget = 12;
+constexpr uint64_t kReductionWeight = 8;
+constexpr uint64_t kCheckStraightLineBudget = 2;   // index values checked without a loop
+// ScatterND's copy of data into output, in every mode but "none" (always an element loop): an element loop
+// for at most kElementLoopCopyLimit elements, or for elements of 8 bytes or more (whose element loop moves
+// as many bytes per instruction as memcpy does on a 32-bit core, without the call), else one memcpy.
+constexpr uint64_t kElementLoopCopyLimit = 16;
 
 // Prefetching: the "auto" setting's rule, and the hint's shape. "auto" prefetches a kernel that copies blocks
 // of at least a cache line, from (gathers) or to (scatters) a tensor of at least kPrefetchTensorBytes, in
