@@ -5,8 +5,6 @@
 #include "token_histogram.h"
 #include "kernelgen_support.h"
 
-#include <string.h>
-
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "token_histogram.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -26,9 +24,9 @@ int token_histogram(const int32_t *data, const int64_t *restrict indices, const 
             return TOKEN_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
-    /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
-        memcpy(output, data, 32u * sizeof(int32_t));
+    /* output starts as a copy of data (element by element, so output == data is fine too). */
+    for (uint32_t e = 0u; e < 32u; ++e) {
+        output[e] = data[e];
     }
     /* output[indices[i0, :]] += updates[i0] */
     for (uint32_t i0 = 0u; i0 < 20u; ++i0) {

@@ -122,8 +122,8 @@ TEST(Schedule, SmallOrWideDataIsCopiedByAnElementLoop) {
         EXPECT_NE(copy, nullptr);
         return copy ? copy->element_loop : false;
     };
-    EXPECT_TRUE(copy_of("float32", 4));    // 16 elements
-    EXPECT_FALSE(copy_of("float32", 5));   // 20: memcpy
+    EXPECT_TRUE(copy_of("float32", 8));    // 32 elements
+    EXPECT_FALSE(copy_of("float32", 9));   // 36: memcpy
     EXPECT_TRUE(copy_of("float64", 100));  // 8-byte elements: always
     EXPECT_FALSE(copy_of("int8", 100));
 }

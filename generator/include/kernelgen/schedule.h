@@ -30,7 +30,7 @@ constexpr uint64_t kCheckStraightLineBudget = 2;   // index values checked witho
 // ScatterND's copy of data into output, in every mode but "none" (always an element loop): an element loop
 // for at most kElementLoopCopyLimit elements, or for elements of 8 bytes or more (whose element loop moves
 // as many bytes per instruction as memcpy does on a 32-bit core, without the call), else one memcpy.
-constexpr uint64_t kElementLoopCopyLimit = 16;
+constexpr uint64_t kElementLoopCopyLimit = 32;
 
 // Prefetching: the "auto" setting's rule, and the hint's shape. "auto" prefetches a kernel that copies blocks
 // of at least a cache line, from (gathers) or to (scatters) a tensor of at least kPrefetchTensorBytes, in
