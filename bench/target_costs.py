@@ -628,6 +628,24 @@ def kernel_table(results, mode, targets):
     return "\n".join(rows) + "\n"
 
 
+def auto_goal(results, targets):
+    """Issue 22's goal for "unroll": "auto", on the targets counted in instructions: across the kernels measured
+    under both modes, auto's Cortex-M4F flash at most 1.5 times none's, and on every kernel, no more instructions
+    than none. Returns the lines of the verdict and whether the goal holds."""
+    lines, met = [], True
+    for t in (t for t in targets if TARGETS[t].unit == "instructions"):
+        both = {n: r for n, r in results.items()
+                if r["none"][t].get("instructions") is not None and r["auto"][t].get("instructions") is not None}
+        flash = {m: sum(r[m][t]["text"] + r[m][t]["rodata"] for r in both.values()) for m in ("none", "auto")}
+        slower = [f"{n} ({r['none'][t]['instructions']:,} -> {r['auto'][t]['instructions']:,})"
+                  for n, r in both.items() if r["auto"][t]["instructions"] > r["none"][t]["instructions"]]
+        ratio = flash["auto"] / flash["none"]
+        lines.append(f"{TARGETS[t].title}: {len(both)} kernels, auto's flash {flash['auto']:,} = {ratio:.2f} x none's "
+                     f"{flash['none']:,}; slower under auto than none: {', '.join(slower) or 'none'}")
+        met = met and not slower and (t != "m4f" or ratio <= 1.5)
+    return lines, met
+
+
 def tool_versions(targets):
     """"arm-none-eabi-gcc 12.2.1, ...": the compilers the figures depend on."""
     prefixes = dict.fromkeys(TARGETS[t].tool_prefix for t in targets)
@@ -646,7 +664,12 @@ def main():
     parser.add_argument("--doc", help="a page whose on-target cost tables must match (--check) or are rewritten")
     parser.add_argument("--check", action="store_true", help="with --doc: exit 1 when its tables are stale")
     parser.add_argument("--update", action="store_true", help="with --doc: rewrite its tables")
+    parser.add_argument("--auto-goal", action="store_true",
+                        help="with --unroll none --unroll auto: exit 1 unless auto's Cortex-M4F flash is at most 1.5 "
+                             "times none's and no kernel executes more instructions under auto (M0, M4F)")
     args = parser.parse_args()
+    if args.auto_goal and sorted(args.unroll or []) != ["auto", "none"]:
+        parser.error("--auto-goal takes --unroll none --unroll auto")
     args.target = args.target or ["m0", "m4f", "avr"]
     if args.doc:
         if args.unroll or len(args.target) != len(TARGETS) or args.check == args.update:
@@ -670,7 +693,12 @@ def main():
         report += f"Mode `{mode}`:\n\n" + kernel_table(results, mode, args.target) + "\n"
     if baselines:
         report += "Baselines:\n\n" + baseline_table(baselines, args.target) + "\n"
+    if args.auto_goal:
+        verdict, met = auto_goal(results, args.target)
+        report += "\n".join(verdict) + f"\n\nThe goal of auto: {'met' if met else 'NOT met'}.\n"
     unroll_report.write_report(report, args.out)
+    if args.auto_goal and not met:
+        sys.exit(1)
     if args.doc:
         flags = "; ".join(f"{TARGETS[t].title} `{' '.join(TARGETS[t].flags)} -Os`" for t in args.target)
         heading = f"With {tool_versions(args.target)} and the strict flags; {flags}.\n\n"
