@@ -151,6 +151,10 @@ static void check(const char *kernel, const char *label, int status, int expecte
 
 namespace {
 
+// The count argument of a kernel with a run-time count ("" otherwise), with the suffix of unsigned long so that it
+// keeps its 32 bits where int has 16.
+std::string count_argument(const Case& c) { return c.count ? std::to_string(*c.count) + "ul, " : ""; }
+
 // A string case: tensors are arrays of pointers, each in its own heap block; the output starts as pointers
 // to the sentinel string, which must all remain on error.
 std::string string_case(const Case& c, const std::string& id, std::string& arrays) {
@@ -172,7 +176,7 @@ std::string string_case(const Case& c, const std::string& id, std::string& array
         body += "        for (i = 0; i < " + std::to_string(count) + "; ++i) {\n            output[i] = SENTINEL;\n        }\n";
     }
     const std::string input = c.in_place ? "output" : "(const char *const *)data";
-    body += "        status = " + c.kernel + "(" + input + ", " + (c.constant_indices ? "" : "indices, ") +
+    body += "        status = " + c.kernel + "(" + input + ", " + (c.constant_indices ? "" : "indices, ") + count_argument(c) +
             (c.has_updates ? "(const char *const *)updates, " : "") + "output);\n";
     body += "        check_strings(" + c_string(c.kernel) + ", " + c_string(c.label) + ", status, " +
             std::to_string(c.expected_status) + ", output, " +
@@ -210,7 +214,7 @@ std::string program(const std::vector<Case>& cases) {
                             : "filled(" + std::to_string(c.expected_output.size()) + ");\n");
         const std::string input = c.in_place ? "output" : "data";
         body += "        int status = " + c.kernel + "(" + input + ", " + (c.constant_indices ? "" : "indices, ") +
-                (c.has_updates ? "updates, " : "") + "output);\n";
+                count_argument(c) + (c.has_updates ? "updates, " : "") + "output);\n";
         body += "        check(" + c_string(c.kernel) + ", " + c_string(c.label) + ", status, " + std::to_string(c.expected_status) +
                 ", output, " + (c.expected_output.empty() ? "NULL" : id + "_expected") + ", " +
                 std::to_string(c.expected_output.size()) + ", " + std::to_string(c.element_size) + ", " + std::to_string(compare) + ");\n";
@@ -259,6 +263,7 @@ nlohmann::json to_json(const Case& c) {
                         {"element_size", c.element_size}, {"data", hex(c.data)}, {"indices", hex(c.indices)},
                         {"updates", hex(c.updates)}, {"expected_status", c.expected_status},
                         {"expected_output", hex(c.expected_output)}};
+    if (c.count) item["count"] = *c.count;
     if (c.compare == Compare::String) {  // string tensors as JSON arrays instead of bytes
         item["data_strings"] = c.data_strings;
         item["updates_strings"] = c.updates_strings;
@@ -274,6 +279,7 @@ Case case_from_json(const nlohmann::json& item) {
     c.has_updates = item.at("has_updates").get<bool>();
     c.in_place = item.at("in_place").get<bool>();
     c.constant_indices = item.value("constant_indices", false);
+    if (item.contains("count")) c.count = item.at("count").get<uint32_t>();
     const std::string compare = item.at("compare").get<std::string>();
     for (Compare candidate : {Compare::Bytes, Compare::Float, Compare::Double, Compare::Float16, Compare::BFloat16,
                               Compare::String}) {

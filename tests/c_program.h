@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct Case {
     bool has_updates = false;
     bool in_place = false;  // ScatterND: output is a copy of data, passed as both
     bool constant_indices = false;  // the kernel was generated with these indices and takes no indices argument
+    // A kernel with a run-time count ("count": "runtime") takes this count after its indices; the tensors hold
+    // every row up to the bound.
+    std::optional<uint32_t> count;
     Compare compare = Compare::Bytes;
     size_t element_size = 0;  // the unit of comparison (a complex number compares as two parts)
     std::vector<uint8_t> data, indices, updates;

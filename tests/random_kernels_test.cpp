@@ -255,11 +255,47 @@ void dump_cases(const std::string& op, const std::vector<cprogram::Case>& cases)
     std::ofstream(fs::path(dir) / (op + ".json")) << list.dump(1) << "\n";
 }
 
+// Whether a problem can take a run-time count, by the spec reader's rules for "count": "runtime": indices
+// whose leading dimension (at least 1) leads the output too, and data axes the indices select along that have
+// elements.
+bool countable(const reference::Problem& p) {
+    const auto& data = p.data_shape;
+    const auto& indices = p.indices_shape;
+    if (indices.empty() || indices[0] == 0) return false;
+    const auto rank = static_cast<int64_t>(data.size());
+    const auto axis = static_cast<size_t>(p.axis < 0 ? p.axis + rank : p.axis);
+    if (p.op == "GatherND" || p.op == "ScatterND") {
+        if (p.batch_dims != 0 || indices.size() < 2) return false;
+        for (int64_t j = 0; j < indices.back(); ++j) {
+            if (data[static_cast<size_t>(j)] == 0) return false;
+        }
+        return true;
+    }
+    if (data[axis] == 0) return false;
+    return p.op != "Gather" || reference::count(reference::Shape(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(axis))) == 1;
+}
+
+// The count a call passes: mostly within the bound (0, the bound, or between), sometimes above it.
+uint32_t pick_count(Generator& g, int64_t bound) {
+    switch (g.uniform(0, 7)) {
+        case 0: return 0;
+        case 1:
+        case 2: return static_cast<uint32_t>(bound);
+        case 3: return static_cast<uint32_t>(bound) + 1u;
+        case 4: return g.chance(0.5) ? UINT32_MAX : 0x80000000u;
+        default: return static_cast<uint32_t>(g.uniform(0, bound));
+    }
+}
+
 // One case of a kernel: random data (and updates), the given indices, and the reference's verdict: the
-// expected output, or the error code with the output buffer untouched.
+// expected output, or the error code with the output buffer untouched. With a run-time count the reference
+// sees only the first `count` rows of indices (and updates), and a gather's output rows beyond them stay
+// untouched; a count above the bound is refused (-2).
 cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& spec, const TypeRow& type,
-                         const std::vector<int64_t>& indices, bool int32, bool in_place) {
+                         const std::vector<int64_t>& indices, bool int32, bool in_place,
+                         std::optional<uint32_t> count = std::nullopt) {
     cprogram::Case c;
+    c.count = count;
     c.kernel = spec["name"].get<std::string>();
     c.label = spec.dump();
     c.has_updates = p.op == "ScatterND" || p.op == "ScatterElements";
@@ -282,19 +318,38 @@ cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& 
         std::vector<T> updates;
         if (c.has_updates) updates = g.values<T>(static_cast<size_t>(reference::count(reference::updates_shape(p))), "u");
         std::vector<T> output;
-        const bool ok = reference::run(p, data, indices, updates, output);
-        c.expected_status = ok ? 0 : -1;
         const auto size = static_cast<size_t>(reference::count(reference::output_shape(p)));
+        bool ok = false;
+        c.expected_status = -1;
+        if (!count) {
+            ok = reference::run(p, data, indices, updates, output);
+        } else if (*count <= static_cast<uint64_t>(p.indices_shape[0])) {
+            reference::Problem first = p;  // the first `count` rows
+            first.indices_shape[0] = *count;
+            const std::vector<int64_t> used(indices.begin(), indices.begin() + reference::count(first.indices_shape));
+            std::vector<T> used_updates;
+            if (c.has_updates) used_updates.assign(updates.begin(), updates.begin() + reference::count(reference::updates_shape(first)));
+            ok = reference::run(first, data, used, used_updates, output);
+        } else {
+            c.expected_status = -2;
+        }
+        if (ok) c.expected_status = 0;
         if constexpr (std::is_same_v<T, std::string>) {
             c.data_strings = data;
             c.updates_strings = updates;
+            output.resize(size, cprogram::kSentinelString);  // a gather's rows beyond the count
             c.expected_strings = ok ? output : c.in_place ? data : std::vector<std::string>(size, cprogram::kSentinelString);
         } else {
             c.data = cprogram::bytes_of(data);
             c.updates = cprogram::bytes_of(updates);
-            if (ok) c.expected_output = cprogram::bytes_of(output);
-            else if (c.in_place) c.expected_output = c.data;
-            else c.expected_output.assign(size * sizeof(T), cprogram::kSentinel);
+            if (ok) {
+                c.expected_output = cprogram::bytes_of(output);
+                c.expected_output.resize(size * sizeof(T), cprogram::kSentinel);  // a gather's rows beyond the count
+            } else if (c.in_place) {
+                c.expected_output = c.data;
+            } else {
+                c.expected_output.assign(size * sizeof(T), cprogram::kSentinel);
+            }
         }
     });
     return c;
@@ -363,7 +418,7 @@ void run_random_cases(const std::string& op) {
     const size_t n = case_count();
     std::vector<cprogram::Case> cases;
     std::vector<kernelgen::KernelSpec> kernels;
-    size_t errors_expected = 0, constant_cases = 0;
+    size_t errors_expected = 0, constant_cases = 0, counted_cases = 0;
     for (size_t i = 0; i < n; ++i) {
         reference::Problem p = g.problem(op);
         const TypeRow& type = kTypes[static_cast<size_t>(g.uniform(0, kTypes.size() - 1))];
@@ -385,14 +440,28 @@ void run_random_cases(const std::string& op) {
         unroll_choice(g, spec);
 
         const bool in_place = g.chance(0.3);
-        const std::vector<int64_t> indices = g.indices(p, int32);
-        cprogram::Case c = make_case(g, p, spec, type, indices, int32, in_place);
+        std::vector<int64_t> indices = g.indices(p, int32);
+        // Now and then the leading dimension of indices is a run-time count: the call passes a count up to
+        // the bound (or above it), and the rows beyond the count hold values out of range, which the kernel
+        // must not read.
+        std::optional<uint32_t> count;
+        if (countable(p) && g.chance(0.2)) {
+            spec["count"] = "runtime";
+            count = pick_count(g, p.indices_shape[0]);
+            const auto row = static_cast<uint64_t>(reference::count(p.indices_shape) / p.indices_shape[0]);
+            for (uint64_t at = uint64_t{std::min<uint32_t>(*count, static_cast<uint32_t>(p.indices_shape[0]))} * row;
+                 at < indices.size(); ++at) {
+                if (g.chance(0.5)) indices[at] = int32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::max();
+            }
+            ++counted_cases;
+        }
+        cprogram::Case c = make_case(g, p, spec, type, indices, int32, in_place, count);
         // Now and then a case whose indices are all in range trusts them: "index_check": "none" must give the
         // same output, and ASan still watches every access.
         if (c.expected_status == 0 && g.chance(0.1)) {
             spec["index_check"] = "none";
             c.label = spec.dump();
-        } else if (c.expected_status == 0 && g.chance(0.15)) {
+        } else if (c.expected_status == 0 && !count && g.chance(0.15)) {
             // Or they are constant, given in the spec (nested or flat): the kernel resolves them when it is
             // generated, takes no indices, and must give the same output.
             spec["indices"] = g.chance(0.5) ? nested(indices, p.indices_shape) : json(indices);
@@ -401,7 +470,7 @@ void run_random_cases(const std::string& op) {
         }
         // Now and then a kernel prefetches a few tuples ahead (its tensors are too small for "auto" to): the
         // hints' addresses come from the indices too, and ASan and UBSan watch them being computed.
-        if (!c.constant_indices && g.chance(0.25)) {
+        if (!c.constant_indices && !count && g.chance(0.25)) {
             spec["prefetch"] = g.uniform(1, 3);
             c.label = spec.dump();
         }
@@ -420,6 +489,7 @@ void run_random_cases(const std::string& op) {
         EXPECT_GE(errors_expected, n / 25) << "too few out-of-range cases";
         EXPECT_LT(errors_expected, n / 2) << "too few in-range cases";
         EXPECT_GT(constant_cases, n / 40) << "too few cases with constant indices";
+        EXPECT_GT(counted_cases, n / 40) << "too few cases with a run-time count";
     }
 
     dump_cases(op, cases);

@@ -61,6 +61,7 @@ private:
         const std::string apart = restrict_qualified ? "restrict " : "";
         std::string out = pointer_to_element(true) + "data, ";
         if (!spec_.constant_indices) out += "const " + index_ + " *" + apart + "indices, ";
+        if (spec_.runtime_count) out += "uint32_t count, ";
         if (is_scatter(spec_.op)) out += pointer_to_element(true) + apart + "updates, ";
         return out + pointer_to_element(false) + "output";
     }
@@ -118,6 +119,9 @@ private:
                                                   : "Updates that meet at one position apply in the (row-major) order of updates") +
             (copy_.reduction == Reduction::None ? " (the last one wins)." : ".");
         values.flags["constant"] = spec_.constant_indices.has_value();
+        values.flags["runtime_count"] = spec_.runtime_count;
+        values.text["max_count"] = std::to_string(copy_.count_bound);
+        values.text["counted"] = spec_.op == Op::ScatterND || spec_.op == Op::ScatterElements ? "indices and updates" : "indices and output";
         values.flags["checked"] = !spec_.constant_indices && spec_.index_check == IndexCheck::Checked;
         values.flags["unchecked"] = !spec_.constant_indices && spec_.index_check == IndexCheck::None;
     }
@@ -178,8 +182,11 @@ private:
         const std::string prefetch = schedule_.prefetch_distance
                                          ? ", prefetch " + std::to_string(schedule_.prefetch_distance) + " tuples ahead"
                                          : "";
-        return "unroll " + setting + ": " + (schedule_.straight ? "straight-line copies" : "loops over the index tuples") +
-               checks + prefetch;
+        const std::string copies = spec_.runtime_count ? "a loop over the run-time count of index rows (at most " +
+                                                             std::to_string(copy_.count_bound) + ")"
+                                   : schedule_.straight ? "straight-line copies"
+                                                        : "loops over the index tuples";
+        return "unroll " + setting + ": " + copies + checks + prefetch;
     }
 
     // --- helpers -----------------------------------------------------------------------------------------
@@ -359,6 +366,7 @@ private:
     std::string term(const Term& term) const {
         switch (term.kind) {
             case Term::Kind::Variable: return term.name;
+            case Term::Kind::Count: return schedule_.wide_offsets ? "(uint64_t)count" : "count";
             case Term::Kind::WrappedIndex:
                 return "kernelgen_wrap_" + std::string(spec_.index_dtype == IndexType::Int32 ? "i32" : "i64") +
                        (schedule_.wide_offsets ? "_u64(" : "_u32(") + view_name(term.view) + "[" + expression(term.position.front()) + "], " +
@@ -421,7 +429,7 @@ private:
         values.text["NAME"] = macro_;
         values.text["offset"] = offset_;
         values.text["index"] = index_;
-        values.text["count"] = std::to_string(checks.tuple_count);
+        values.text["end"] = count(checks.tuple_end);
         values.text["length"] = std::to_string(checks.tuple_length);
         values.flags["single"] = checks.tuple_length == 1;
         values.flags["accumulate"] = checks.accumulate;
@@ -437,6 +445,13 @@ private:
         values.lists["checks"] = each;
         values.lists["loop"] = checks.loop ? std::vector<TemplateValues>{TemplateValues{}} : std::vector<TemplateValues>{};
         w.raw(render_template("index_checks.c.mustache", values));
+    }
+
+    void print(CodeWriter& w, const CheckCount&) const {
+        w.line("/* count rows of indices, at most " + macro_ + "_MAX_COUNT; nothing is read or written beyond them. */");
+        w.open("if (count > " + macro_ + "_MAX_COUNT)");
+        w.line("return " + macro_ + "_ERROR_COUNT_OUT_OF_RANGE;");
+        w.close();
     }
 
     // A scatter's output starting as a copy of data (copy_data.c.mustache).

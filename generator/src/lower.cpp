@@ -42,13 +42,14 @@ void simplify(IndexedCopy& copy) {
     }
     std::vector<Loop> merged;
     for (const auto& loop : copy.loops) {
-        if (loop.extent == 1) continue;
-        if (!merged.empty()) {
+        if (loop.extent == 1 && loop.runtime_scale == 0) continue;  // the count's loop stays, even for a bound of 1
+        if (!merged.empty() && loop.runtime_scale == 0) {
             Loop& outer = merged.back();
             if (outer.indices_stride == loop.indices_stride * loop.extent &&
                 outer.source_stride == loop.source_stride * loop.extent &&
                 outer.destination_stride == loop.destination_stride * loop.extent) {
-                outer = Loop{outer.extent * loop.extent, loop.indices_stride, loop.source_stride, loop.destination_stride};
+                outer = Loop{outer.extent * loop.extent, loop.indices_stride, loop.source_stride, loop.destination_stride,
+                             outer.runtime_scale * loop.extent};
                 continue;
             }
         }
@@ -274,6 +275,18 @@ IndexedCopy lower(const KernelSpec& spec) {
     copy.updates_size = is_scatter(spec.op) ? element_count(spec.updates_shape) : 0;
     copy.output_size = element_count(spec.output_shape);
     copy.tuple_count = copy.components.empty() ? 0 : copy.indices_size / copy.components.size();
+    if (spec.runtime_count) {
+        // The loop over the leading dimension of indices: the first that walks them (Gather's outer loop, over
+        // data's dimensions before the axis, has extent 1 then).
+        const uint64_t bound = spec.indices_shape[0];
+        copy.count_bound = bound;
+        copy.tuples_per_count = copy.tuple_count / bound;
+        for (Loop& loop : copy.loops) {
+            if (loop.indices_stride == 0) continue;
+            loop.runtime_scale = loop.extent / bound;
+            break;
+        }
+    }
     simplify(copy);
     if (spec.constant_indices) fold_constant_indices(copy, *spec.constant_indices);
     return copy;

@@ -35,7 +35,8 @@ bool is_scatter(Op op) { return info(op).scatter; }
 const std::vector<SpecKey>& common_keys() {
     static const std::vector<SpecKey> keys{
         {"name", true}, {"op", true}, {"dtype", true}, {"index_dtype", false}, {"data_shape", true},
-        {"indices_shape", true}, {"indices", false}, {"unroll", false}, {"prefetch", false}, {"index_check", false}};
+        {"indices_shape", true}, {"indices", false}, {"unroll", false}, {"prefetch", false}, {"index_check", false},
+        {"count", false}};
     return keys;
 }
 

@@ -69,6 +69,14 @@ Expr variable(const std::string& name, uint64_t coefficient) {
     return Expr{{term}, 0};
 }
 
+// count * coefficient, the run-time count.
+Expr count_times(uint64_t coefficient) {
+    Term term;
+    term.kind = Term::Kind::Count;
+    term.coefficient = coefficient;
+    return Expr{{term}, 0};
+}
+
 namespace {
 
 template <typename Node>
@@ -144,10 +152,14 @@ private:
         const size_t depth = copy_.loops.size();
         levels_.assign(depth, LevelPlan{});
         const Unroll& unroll = spec_.unroll;
+        // A run-time count's loop stays a loop in every mode; unrolling applies to the levels inside it.
+        const bool counted = copy_.count_bound != 0;
         if (unroll.kind == Unroll::Kind::Full ||
-            (unroll.kind == Unroll::Kind::Auto && weighed(copy_statements(copy_)) <= kUnrollBudget)) {
-            for (auto& level : levels_) level.mode = LevelPlan::Mode::Full;
-            out_.straight = true;
+            (unroll.kind == Unroll::Kind::Auto && !counted && weighed(copy_statements(copy_)) <= kUnrollBudget)) {
+            for (size_t level = 0; level < depth; ++level) {
+                levels_[level].mode = copy_.loops[level].runtime_scale ? LevelPlan::Mode::Loop : LevelPlan::Mode::Full;
+            }
+            out_.straight = !counted;
             out_.runs_straight = true;
             return;
         }
@@ -157,13 +169,14 @@ private:
                                                                          weighed(statements_per_point(copy_)) <= kUnrollBudget));
         if (depth == 0 || unroll.kind == Unroll::Kind::None) return;
         if (unroll.kind == Unroll::Kind::Factor) {
-            set_partial(depth - 1, unroll.factor);
+            if (copy_.loops[depth - 1].runtime_scale == 0) set_partial(depth - 1, unroll.factor);
             return;
         }
         // auto: unroll inner levels whole while the loop body stays within budget, then the next one in part.
         uint64_t per_iteration = weighed(loop_cost());
         for (size_t level = depth; level-- > 0;) {
             const uint64_t extent = copy_.loops[level].extent;
+            if (copy_.loops[level].runtime_scale) break;
             if (per_iteration * extent <= kUnrollBudget) {
                 levels_[level].mode = LevelPlan::Mode::Full;
                 per_iteration *= extent;
@@ -210,7 +223,7 @@ private:
     // along the innermost loop level that walks the tuples. The hint's address comes from index values already
     // checked (or trusted, with "index_check": "none") and lies inside the tensor.
     void plan_prefetch() {
-        if (copy_.runs || copy_.copy_count() == 0 || always_out_of_range()) return;
+        if (copy_.runs || copy_.copy_count() == 0 || always_out_of_range() || copy_.count_bound) return;
         std::optional<size_t> level;
         for (size_t l = 0; l < copy_.loops.size(); ++l) {
             if (copy_.loops[l].indices_stride != 0) level = l;
@@ -239,6 +252,7 @@ private:
     }
 
     bool checks_straight() const {
+        if (copy_.count_bound) return false;  // a run-time count of tuples
         if (copy_.tuple_count <= 1) return true;  // a loop that would run once is written out instead
         switch (spec_.unroll.kind) {
             case Unroll::Kind::Full: return true;
@@ -302,6 +316,7 @@ private:
         if (!spec_.constant_indices) parameters.push_back(Tensor::Indices);
         if (is_scatter(spec_.op)) parameters.push_back(Tensor::Updates);
         parameters.push_back(Tensor::Output);
+        if (copy_.count_bound) body.push_back(wrap(CheckCount{copy_.count_bound}));
         if (always_out_of_range()) {
             body.push_back(wrap(Unused{parameters}));
             body.push_back(wrap(Comment{"An axis of size 0: no index value is in range, and there are indices."}));
@@ -354,7 +369,7 @@ private:
             }
             return checks;
         }
-        checks.tuple_count = copy_.tuple_count;
+        checks.tuple_end = copy_.count_bound ? count_times(copy_.tuples_per_count) : Expr{{}, copy_.tuple_count};
         checks.tuple_length = k;
         checks.accumulate = spec_.unroll.kind == Unroll::Kind::Factor;
         for (size_t j = 0; j < k; ++j) {
@@ -382,7 +397,8 @@ private:
         }
         const uint64_t step = level_plan.mode == LevelPlan::Mode::Partial ? level_plan.factor : 1;
         const uint64_t main = extent - extent % step;
-        For loop{name, Expr{{}, main}, step, {}};
+        const uint64_t scale = copy_.loops[level].runtime_scale;
+        For loop{name, scale ? count_times(scale) : Expr{{}, main}, step, {}};
         positions[level] = Position{name, 0};
         const Place inner = open_slices(loop.body, level, positions, place);
         for (uint64_t j = 0; j < step; ++j) {

@@ -62,6 +62,7 @@ std::vector<std::string> header_identifiers(const KernelSpec& spec) {
     std::vector<std::string> out{spec.name, macro + "_H", macro + "_DATA_SIZE", macro + "_INDICES_SIZE"};
     if (is_scatter(spec.op)) out.push_back(macro + "_UPDATES_SIZE");
     out.insert(out.end(), {macro + "_OUTPUT_SIZE", macro + "_OK", macro + "_ERROR_INDEX_OUT_OF_RANGE"});
+    if (spec.runtime_count) out.insert(out.end(), {macro + "_MAX_COUNT", macro + "_ERROR_COUNT_OUT_OF_RANGE"});
     return out;
 }
 
@@ -237,6 +238,7 @@ public:
         if (clean_since(before_rules) && is_scatter(spec.op) && !bounded_count(spec.updates_shape)) {
             fail("", "updates shape " + format_shape(spec.updates_shape) + " has too many elements (at most 2^40)");
         }
+        if (clean_since(before_rules)) read_count(spec);
         if (clean_since(before_rules)) read_constant_indices(spec);
         if (!ok_) return std::nullopt;
         apply_run_options(spec, RunOptions{});
@@ -647,6 +649,64 @@ private:
         read_updates_shape(spec, updates, "indices_shape[:-1] + data_shape[k:], with k = indices_shape[-1] = " + std::to_string(*k));
     }
 
+    // "count": "runtime": the leading dimension of indices is a count passed at run time, up to indices_shape[0].
+    // The count must lead every tensor it sizes, so that the first `count` rows of each are one dense prefix.
+    void read_count(KernelSpec& spec) {
+        const std::string allowed = "\"runtime\": indices_shape[0] bounds a count the caller passes; leave \"count\" out "
+                                    "for a fixed count";
+        auto text = read_string("count", allowed);
+        if (!text) return;
+        if (*text != "runtime") {
+            fail("count", "unknown count setting " + in_quotes(*text) + " (" + allowed + ")" +
+                              did_you_mean_value(*text, {"runtime"}, {{"dynamic", "runtime"}, {"variable", "runtime"}}));
+            return;
+        }
+        if (find("indices")) {
+            fail("count", "a run-time count does not apply to constant indices, whose count is fixed (remove \"count\" or "
+                          "\"indices\")");
+            return;
+        }
+        if (spec.prefetch_in_spec && spec.prefetch_in_spec->kind != Prefetch::Kind::None) {
+            fail("prefetch", "\"prefetch\" does not combine with a run-time count: the hints would look ahead past the "
+                             "count (remove \"prefetch\", or set it to \"none\")");
+            return;
+        }
+        const Shape& indices = spec.indices_shape;
+        const size_t needed = spec.op == Op::GatherND || spec.op == Op::ScatterND ? 2 : 1;
+        if (indices.size() < needed) {
+            fail("indices_shape", "a run-time count needs indices of rank " + std::to_string(needed) + " or more, whose " +
+                                      "leading dimension is the count (here " + format_shape(indices) + ")");
+            return;
+        }
+        if (indices[0] == 0) {
+            fail("indices_shape/0", "the bound of a run-time count, indices_shape[0], must be at least 1");
+            return;
+        }
+        const auto axis = static_cast<size_t>(spec.axis);
+        if (spec.op == Op::Gather && element_count(Shape(spec.data_shape.begin(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(axis))) != 1) {
+            fail("axis", "with a run-time count, the count must lead the output: data's dimensions before axis " +
+                             std::to_string(axis) + " must all be 1, not " +
+                             format_shape(Shape(spec.data_shape.begin(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(axis))) +
+                             " (gather along axis 0)");
+            return;
+        }
+        if (spec.op == Op::GatherND && spec.batch_dims != 0) {
+            fail("batch_dims", "a run-time count needs batch_dims 0: the leading dimension of indices is then the count, "
+                               "not a batch dimension");
+            return;
+        }
+        for (uint64_t at = 0; at < (needed == 2 ? indices.back() : 1); ++at) {
+            const size_t selected = selected_axis(spec, at);
+            if (spec.data_shape[selected] == 0) {
+                fail("data_shape/" + std::to_string(selected),
+                     "a run-time count needs every data axis the indices select along to have elements (axis " +
+                         std::to_string(selected) + " has size 0, where no index is valid)");
+                return;
+            }
+        }
+        spec.runtime_count = true;
+    }
+
     // The data axis the value at flat position `at` of indices selects along.
     static size_t selected_axis(const KernelSpec& spec, uint64_t at) {
         switch (spec.op) {
@@ -892,6 +952,8 @@ std::optional<std::string> name_problem(const std::string& n) {
 void apply_run_options(KernelSpec& spec, const RunOptions& run) {
     spec.unroll = spec.unroll_in_spec.value_or(run.unroll.value_or(Unroll{}));
     spec.prefetch = spec.prefetch_in_spec.value_or(run.prefetch.value_or(Prefetch{}));
+    // A run-time count never prefetches (its hints would look past the count): a run's --prefetch leaves it out.
+    if (spec.runtime_count) spec.prefetch = Prefetch{Prefetch::Kind::None, 0};
 }
 
 std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,

@@ -24,6 +24,9 @@ struct Loop {
     uint64_t indices_stride;
     uint64_t source_stride;
     uint64_t destination_stride;
+    // A run-time count (KernelSpec::runtime_count): the loop that walks the leading dimension of indices runs
+    // count * runtime_scale times, at most its `extent` (the bound times runtime_scale). 0: a fixed extent.
+    uint64_t runtime_scale = 0;
 };
 
 struct IndexComponent {
@@ -53,6 +56,10 @@ struct IndexedCopy {
     bool copy_data_first = false;  // ScatterND: output starts as a copy of data
     // The whole indices tensor is tuple_count tuples of components.size() values, each checked up front.
     uint64_t tuple_count = 0;
+    // A run-time count: its bound (indices_shape[0]), and the index tuples of one leading row of indices; the
+    // kernel checks and copies count * tuples_per_count tuples. 0: a fixed count.
+    uint64_t count_bound = 0;
+    uint64_t tuples_per_count = 0;
     // Element counts of the tensors, for the size macros and the offset type.
     uint64_t data_size = 0, indices_size = 0, updates_size = 0, output_size = 0;
     // Constant indices: every index tuple resolved at generation time. `loops` keeps only the outer levels that

@@ -62,6 +62,7 @@ struct Expr;
 struct Term {
     enum class Kind {
         Variable,      // a loop variable or a local: `name`
+        Count,         // the run-time count parameter (KernelSpec::runtime_count), in the offset type
         WrappedIndex,  // the index value at view[position[0]], as an offset along an axis of size `bound`
                        // (kernelgen_support.h's wrap)
         TableEntry,    // entry r of the table of constant runs called `name` (a helper role)
@@ -118,10 +119,15 @@ struct Check {
 };
 struct CheckIndices {
     bool loop = false;           // false: `checks` written out, each returning the error
-    uint64_t tuple_count = 0;    // loop: tuples of tuple_length values
+    Expr tuple_end;              // loop: the tuples, of tuple_length values (a constant, or count * a constant)
     uint64_t tuple_length = 0;
     bool accumulate = false;     // loop: one flag, tested once after the loop
     std::vector<Check> checks;   // written out: every value; loop: the values of tuple t
+};
+
+// A run-time count above its bound fails before anything is read or written.
+struct CheckCount {
+    uint64_t bound = 0;
 };
 
 // ScatterND's output starting as a copy of data: an element loop (an in-place update runs it too), or one
@@ -176,7 +182,8 @@ struct Return {
 };
 
 struct Statement {
-    std::variant<Comment, Unused, CheckIndices, CopyData, For, Slice, Local, PrefetchHint, BlockCopy, Assign, Return> node;
+    std::variant<Comment, Unused, CheckCount, CheckIndices, CopyData, For, Slice, Local, PrefetchHint, BlockCopy, Assign,
+                 Return> node;
 };
 
 // The file-scope helpers the source defines, in the order it defines them (the index wrap and the float16

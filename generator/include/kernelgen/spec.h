@@ -72,6 +72,9 @@ struct KernelSpec {
     Unroll unroll;
     Prefetch prefetch;
     IndexCheck index_check = IndexCheck::Checked;
+    // "count": "runtime": the leading dimension of indices (and of output, or a scatter's updates) is a count the
+    // caller passes at run time, from 0 to indices_shape[0], its bound. The shapes above are those at the bound.
+    bool runtime_count = false;
     // Constant indices ("indices" in the spec): the index values, row-major, known when the kernel is
     // generated (an initializer of the model). Each was checked against its bound when read; the kernel then
     // takes no indices parameter and its copies are resolved at generation time.
