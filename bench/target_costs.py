@@ -201,7 +201,10 @@ def kernel_call(spec, header, target, label=None, function=None):
     note = ""
     if 0 in unroll_report.index_bounds(spec) and sizes.get("indices", 0):
         note = "error path: no index is in range"
-    return Call(label or name, function or name, tensors, spec, note)
+    call = Call(label or name, function or name, tensors, spec, note)
+    if spec.get("count") == "runtime":  # a run-time count, measured at its bound
+        call.args.insert(call.args.index("indices") + 1, f"{spec['indices_shape'][0]}u")
+    return call
 
 
 def program_source(target, calls, placement):

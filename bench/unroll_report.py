@@ -102,6 +102,8 @@ def driver(kernels):
         if "indices" not in k:
             lines.append(f"static {index} {name}_indices[{macro}_INDICES_SIZE + 1];")
             args.append(f"{name}_indices")
+        if k.get("count") == "runtime":
+            args.append(f"{macro}_MAX_COUNT")  # a run-time count, at its bound
         if k["op"] in ("ScatterND", "ScatterElements"):
             lines.append(f"static {element} {name}_updates[{macro}_UPDATES_SIZE + 1];")
             args.append(f"{name}_updates")

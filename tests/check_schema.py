@@ -45,6 +45,8 @@ NOT_EXPRESSIBLE = {
     "Names equal once upper-cased": "a rule over the files of a run; each file alone is valid",
     "A name that is another kernel's macro": "a rule over the files of a run; each file alone is valid",
     "\"full\" unrolling beyond 4096 statements": "needs the statement count of the generated code",
+    "Gather: a count that would not lead the output": "needs the product of data's dimensions before the axis",
+    "A run-time count over an axis of size 0": "needs the data axes the indices select along",
 }
 
 

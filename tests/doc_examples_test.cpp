@@ -37,6 +37,9 @@
 #include "doc_scatter_nd_max.h"
 #include "doc_scatter_nd_min.h"
 #include "doc_scatter_nd_mul.h"
+#include "event_histogram.h"
+#include "kept_boxes.h"
+#include "mark_detections.h"
 
 namespace {
 
@@ -640,6 +643,157 @@ TEST(DocScatterElements, OutOfRangeIndexLeavesOutputUntouched) {
                                 std::vector<float>{1.1f, 2.1f}, {5, -6, kInt64Max, kInt64Min});
     expect_scatter_rejects_each(kScatterElementsAdd, std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8}, {0, 0, -1, 2, -3, 2},
                                 std::vector<int32_t>{10, 20, 30, 40, 50, 60}, {4, -5, kInt64Max, kInt64Min});
+}
+
+// ==========================================================================================================
+// Run-time counts (specs/runtime_counts.json, "count": "runtime"): hand-worked. The rows of indices (and
+// updates) beyond the count hold values far out of range: a kernel that read them would return an error.
+// ==========================================================================================================
+
+template <typename T, typename I>
+void export_counted(const char* kernel, const std::vector<T>& data, const std::vector<I>& indices, uint32_t count,
+                    const std::vector<T>* updates, bool in_place, int status, const std::vector<T>& expected) {
+    const std::string label = std::string(kernel) + " with count " + std::to_string(count) + (in_place ? " in place" : "");
+    cprogram::Case c = cprogram::typed_case<T>(kernel, label, data, {}, updates, in_place, status, expected);
+    c.indices = cprogram::bytes_of(indices);
+    c.count = count;
+    cprogram::export_case(c);
+}
+
+// `first` followed by `poison` up to `size` values.
+template <typename I>
+std::vector<I> padded(std::vector<I> first, size_t size, I poison) {
+    first.resize(size, poison);
+    return first;
+}
+
+// kept_boxes: Gather of rows of [100, 4] float32; row r of the data is {r, r + 0.25, r + 0.5, r + 0.75}.
+std::vector<float> box_table() {
+    std::vector<float> boxes;
+    for (int r = 0; r < 100; ++r) {
+        for (float part : {0.0f, 0.25f, 0.5f, 0.75f}) boxes.push_back(static_cast<float>(r) + part);
+    }
+    return boxes;
+}
+
+// Calls kept_boxes with the given first rows of indices (the rest poison) and count; the output must be
+// `rows` followed by the untouched sentinel, or all sentinel unless the status is OK.
+void expect_kept_boxes(const std::vector<int64_t>& first, uint32_t count, int status, const std::vector<float>& rows) {
+    SCOPED_TRACE("kept_boxes with " + show_indices(first) + " and count " + std::to_string(count));
+    const std::vector<float> data = box_table();
+    const std::vector<int64_t> indices = padded(first, KEPT_BOXES_INDICES_SIZE, kInt64Min);
+    std::vector<float> expected = sentinel_filled<float>(KEPT_BOXES_OUTPUT_SIZE);
+    std::copy(rows.begin(), rows.end(), expected.begin());
+    GuardedBuffer<float> output(KEPT_BOXES_OUTPUT_SIZE);
+    EXPECT_EQ(kept_boxes(data.data(), indices.data(), count, output.data()), status);
+    expect_same_tensor("output", output.contents(), expected, Shape{100, 4});
+    EXPECT_TRUE(output.guards_intact());
+    export_counted<float, int64_t>("kept_boxes", data, indices, count, nullptr, false, status, expected);
+}
+
+TEST(RuntimeCount, GatherWritesTheFirstCountRows) {
+    EXPECT_EQ(KEPT_BOXES_MAX_COUNT, 100);
+    EXPECT_EQ(KEPT_BOXES_INDICES_SIZE, 100);
+    EXPECT_EQ(KEPT_BOXES_OUTPUT_SIZE, 400);
+    // Rows 7, -1 = 99 and 42.
+    expect_kept_boxes({7, -1, 42}, 3, KEPT_BOXES_OK,
+                      {7.0f, 7.25f, 7.5f, 7.75f, 99.0f, 99.25f, 99.5f, 99.75f, 42.0f, 42.25f, 42.5f, 42.75f});
+    // The same indices with a count of 1: row 7 only.
+    expect_kept_boxes({7, -1, 42}, 1, KEPT_BOXES_OK, {7.0f, 7.25f, 7.5f, 7.75f});
+}
+
+TEST(RuntimeCount, GatherAtTheBound) {
+    // Indices -1, -2, ..., -100: rows 99 down to 0.
+    std::vector<int64_t> reversed;
+    std::vector<float> rows;
+    for (int64_t t = 0; t < 100; ++t) {
+        reversed.push_back(-1 - t);
+        for (float part : {0.0f, 0.25f, 0.5f, 0.75f}) rows.push_back(static_cast<float>(99 - t) + part);
+    }
+    expect_kept_boxes(reversed, 100, KEPT_BOXES_OK, rows);
+}
+
+TEST(RuntimeCount, CountZeroWritesNothing) {
+    expect_kept_boxes({}, 0, KEPT_BOXES_OK, {});
+}
+
+TEST(RuntimeCount, CountAboveTheBoundIsRefusedBeforeAnyRead) {
+    // Valid indices in every row: only the count is wrong.
+    const std::vector<int64_t> zeros(100, 0);
+    for (uint32_t count : {101u, 0x80000000u, 0xFFFFFFFFu}) {
+        expect_kept_boxes(zeros, count, KEPT_BOXES_ERROR_COUNT_OUT_OF_RANGE, {});
+    }
+    EXPECT_EQ(KEPT_BOXES_ERROR_COUNT_OUT_OF_RANGE, -2);
+}
+
+TEST(RuntimeCount, OnlyTheFirstCountRowsAreChecked) {
+    // 100 is out of range for the 100 rows: refused in the second row with a count of 2, never read with 1.
+    expect_kept_boxes({7, 100}, 2, KEPT_BOXES_ERROR_INDEX_OUT_OF_RANGE, {});
+    expect_kept_boxes({7, 100}, 1, KEPT_BOXES_OK, {7.0f, 7.25f, 7.5f, 7.75f});
+}
+
+// A counted scatter, out of place (data unchanged) and in place; the output must be `expected`, or on an
+// error the sentinel out of place and data in place.
+template <typename T, typename I, typename Run>
+void expect_counted_scatter(const char* kernel, Run run, const std::vector<T>& data, const std::vector<I>& indices,
+                            uint32_t count, const std::vector<T>& updates, int status, const std::vector<T>& expected,
+                            const Shape& shape) {
+    SCOPED_TRACE(std::string(kernel) + " with count " + std::to_string(count));
+    const bool ok = status == 0;
+    const std::vector<T> data_copy = data;
+    GuardedBuffer<T> output(data.size());
+    EXPECT_EQ(run(data_copy.data(), indices.data(), count, updates.data(), output.data()), status);
+    const std::vector<T> untouched = sentinel_filled<T>(data.size());
+    expect_same_tensor("output", output.contents(), ok ? expected : untouched, shape);
+    EXPECT_TRUE(output.guards_intact());
+    expect_same_tensor("data after an out-of-place call", data_copy, data, shape);
+    GuardedBuffer<T> in_place(data);
+    EXPECT_EQ(run(in_place.data(), indices.data(), count, updates.data(), in_place.data()), status);
+    expect_same_tensor("in-place output", in_place.contents(), ok ? expected : data, shape);
+    EXPECT_TRUE(in_place.guards_intact());
+    export_counted<T, I>(kernel, data, indices, count, &updates, false, status, ok ? expected : untouched);
+    export_counted<T, I>(kernel, data, indices, count, &updates, true, status, ok ? expected : data);
+}
+
+TEST(RuntimeCount, ScatterElementsAddsTheFirstCountUpdates) {
+    // event_histogram: data [16] = 0, 100, ..., 1500; int32 indices [256], reduction add.
+    std::vector<int32_t> data;
+    for (int32_t i = 0; i < 16; ++i) data.push_back(100 * i);
+    const std::vector<int32_t> indices = padded<int32_t>({3, 3, -1, 0}, 256, std::numeric_limits<int32_t>::min());
+    const std::vector<int32_t> updates = padded<int32_t>({1, 2, 3, 4}, 256, 1000000);
+    // Bin 3 gets 1 + 2, bin -1 = 15 gets 3, bin 0 gets 4.
+    std::vector<int32_t> expected = data;
+    expected[0] = 4;
+    expected[3] = 303;
+    expected[15] = 1503;
+    expect_counted_scatter("event_histogram", event_histogram, data, indices, 4, updates, EVENT_HISTOGRAM_OK, expected,
+                           Shape{16});
+    // Two updates: bin 3 gets 1 + 2 only.
+    expected = data;
+    expected[3] = 303;
+    expect_counted_scatter("event_histogram", event_histogram, data, indices, 2, updates, EVENT_HISTOGRAM_OK, expected,
+                           Shape{16});
+    // None: output is data.
+    expect_counted_scatter("event_histogram", event_histogram, data, indices, 0, updates, EVENT_HISTOGRAM_OK, data,
+                           Shape{16});
+    expect_counted_scatter("event_histogram", event_histogram, data, indices, 257, updates,
+                           EVENT_HISTOGRAM_ERROR_COUNT_OUT_OF_RANGE, data, Shape{16});
+}
+
+TEST(RuntimeCount, ScatterNDWritesTheFirstCountTuples) {
+    // mark_detections: data [20, 20] uint8 = 1 everywhere; index pairs (0, 0) and (19, -1) = (19, 19).
+    const std::vector<uint8_t> data(400, 1);
+    const std::vector<int64_t> indices = padded<int64_t>({0, 0, 19, -1}, 128, kInt64Max);
+    const std::vector<uint8_t> updates = padded<uint8_t>({200, 201}, 64, 7);
+    std::vector<uint8_t> expected = data;
+    expected[0] = 200;
+    expected[399] = 201;
+    expect_counted_scatter("mark_detections", mark_detections, data, indices, 2, updates, MARK_DETECTIONS_OK, expected,
+                           Shape{20, 20});
+    expect_counted_scatter("mark_detections", mark_detections, data, indices, 3, updates,
+                           MARK_DETECTIONS_ERROR_INDEX_OUT_OF_RANGE, data, Shape{20, 20});
+    expect_counted_scatter("mark_detections", mark_detections, data, indices, 65, updates,
+                           MARK_DETECTIONS_ERROR_COUNT_OUT_OF_RANGE, data, Shape{20, 20});
 }
 
 }  // namespace

@@ -221,8 +221,8 @@ TEST(Emit, IndexCheckNoneDropsTheChecksAndSaysSo) {
 
 // header_identifiers(), which the run-wide name check relies on, lists exactly what a header defines.
 TEST(Emit, HeaderIdentifiersAreExactlyWhatTheHeaderDefines) {
-    for (const char* op : {"Gather", "ScatterND"}) {
-        KernelSpec spec = parse_one(std::string(R"({"name": "kv", "op": ")") + op +
+    for (const std::string op : {"Gather", "ScatterND", "Gather\", \"count\": \"runtime", "ScatterND\", \"count\": \"runtime"}) {
+        KernelSpec spec = parse_one(R"({"name": "kv", "op": ")" + op +
                                     R"(", "dtype": "float32", "data_shape": [4, 2], "indices_shape": [3, 1]})");
         const std::string header = emit(spec, lower(spec)).header;
         std::vector<std::string> defined;
@@ -493,6 +493,59 @@ TEST(Emit, AScatterPrefetchesTheRowsItWrites) {
     EXPECT_EQ(count(source, "__builtin_prefetch(line"), 16u);
     EXPECT_NE(source.find("    __builtin_prefetch(line + 960, 1);\n}\n#else"), std::string::npos);
     EXPECT_NE(source.find("kernelgen_s_prefetch(&output[kernelgen_wrap_i32_u32(indices[i0 + 4u], 4096u) * 256u]);"), std::string::npos);
+}
+
+// --- "count": "runtime" ---------------------------------------------------------------------------------
+
+TEST(EmitCount, TheCountFollowsTheIndicesAndBoundsTheRowLoops) {
+    auto scatter = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "int8", "data_shape": [8, 3],
+                                  "indices_shape": [5, 1], "count": "runtime"})");
+    EXPECT_NE(scatter.header.find("int s(const int8_t *data, const int64_t *indices, uint32_t count, const int8_t *updates, int8_t *output);"),
+              std::string::npos) << scatter.header;
+    EXPECT_NE(scatter.header.find("#define S_MAX_COUNT 5\n"), std::string::npos);
+    EXPECT_NE(scatter.header.find("#define S_ERROR_COUNT_OUT_OF_RANGE (-2)\n"), std::string::npos);
+    EXPECT_NE(scatter.header.find("#define S_INDICES_SIZE 5\n#define S_UPDATES_SIZE 15\n"), std::string::npos)
+        << "sizes at the bound";
+    // The count is checked first, before any index; checks and copies loop over it.
+    const size_t count_check = scatter.source.find("if (count > S_MAX_COUNT) {\n        return S_ERROR_COUNT_OUT_OF_RANGE;");
+    ASSERT_NE(count_check, std::string::npos) << scatter.source;
+    EXPECT_LT(count_check, scatter.source.find("indices["));
+    EXPECT_NE(scatter.source.find("for (uint32_t t = 0u; t < count; ++t)"), std::string::npos) << scatter.source;
+    EXPECT_NE(scatter.source.find("i0 < count; ++i0)"), std::string::npos);
+    EXPECT_EQ(count(scatter.source, "prefetch"), 0u);
+}
+
+TEST(EmitCount, UnrollingAppliesInsideTheCountLoopOnly) {
+    // GatherElements of 6 per row: with "full", each row's 6 copies are written out, and the loop over the
+    // count stays; "none" loops inside the row too.
+    const std::string spec = R"({"name": "g", "op": "GatherElements", "dtype": "float32", "data_shape": [10, 8],
+                                 "indices_shape": [10, 6], "axis": 1, "count": "runtime", "unroll": )";
+    auto full = emit_json(spec + R"("full"})");
+    EXPECT_NE(full.source.find("for (uint32_t i0 = 0u; i0 < count; ++i0)"), std::string::npos) << full.source;
+    EXPECT_NE(full.source.find("a loop over the run-time count of index rows (at most 10)"), std::string::npos);
+    auto none = emit_json(spec + R"("none"})");
+    EXPECT_NE(none.source.find("i0 < count; ++i0)"), std::string::npos) << none.source;
+    EXPECT_GT(count(none.source, "for ("), count(full.source, "for (")) << none.source;
+    // A bound of 1 still loops over the count (0 or 1 rows).
+    auto one = emit_json(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [6, 4],
+                             "indices_shape": [1], "count": "runtime"})");
+    EXPECT_NE(one.source.find("i0 < count; ++i0)"), std::string::npos) << one.source;
+}
+
+TEST(EmitCount, ARunsPrefetchLeavesACountedKernelAlone) {
+    KernelSpec spec = parse_one(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [65536, 64],
+                                    "indices_shape": [64], "count": "runtime"})");
+    RunOptions run;
+    run.prefetch = Prefetch{Prefetch::Kind::Distance, 4};
+    apply_run_options(spec, run);
+    EXPECT_EQ(spec.prefetch.kind, Prefetch::Kind::None);
+    EXPECT_EQ(count(emit(spec, lower(spec)).source, "prefetch"), 0u);
+}
+
+TEST(EmitCount, WideOffsetsWidenTheCount) {
+    auto wide = emit_json(R"({"name": "g", "op": "Gather", "dtype": "uint8", "data_shape": [5000000000],
+                              "indices_shape": [3], "count": "runtime"})");
+    EXPECT_NE(wide.source.find("i0 < (uint64_t)count; ++i0)"), std::string::npos) << wide.source;
 }
 
 }  // namespace

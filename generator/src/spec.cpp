@@ -61,8 +61,10 @@ std::vector<std::string> header_identifiers(const KernelSpec& spec) {
     const std::string macro = macro_case(spec.name);
     std::vector<std::string> out{spec.name, macro + "_H", macro + "_DATA_SIZE", macro + "_INDICES_SIZE"};
     if (is_scatter(spec.op)) out.push_back(macro + "_UPDATES_SIZE");
-    out.insert(out.end(), {macro + "_OUTPUT_SIZE", macro + "_OK", macro + "_ERROR_INDEX_OUT_OF_RANGE"});
-    if (spec.runtime_count) out.insert(out.end(), {macro + "_MAX_COUNT", macro + "_ERROR_COUNT_OUT_OF_RANGE"});
+    out.push_back(macro + "_OUTPUT_SIZE");
+    if (spec.runtime_count) out.push_back(macro + "_MAX_COUNT");
+    out.insert(out.end(), {macro + "_OK", macro + "_ERROR_INDEX_OUT_OF_RANGE"});
+    if (spec.runtime_count) out.push_back(macro + "_ERROR_COUNT_OUT_OF_RANGE");
     return out;
 }
 

@@ -25,11 +25,18 @@ MODELS_DIR/<Op>/manifest.json lists, case by case in the order of <Op>.json, the
 type of the graph's inputs and output ("io_dtype": float32 for bfloat16, else the case's own type) and the
 output shape that ONNX's shape rules give, which run_ort.js checks ORT's output against.
 
+A case whose kernel has a run-time count ("count": "runtime") is the ONNX problem with `count` rows: its
+indices (and updates) cut to their first `count` rows, indices_shape[0] set to `count`, and a gather's expected
+output cut to the rows the count gives (the kernel leaves the rest untouched; the host test checks that). A case
+whose count is above the bound has no ONNX counterpart (the kernel refuses it before reading anything): it is
+left out and counted. The cases as ONNX sees them are written to MODELS_DIR/<Op>.json, which run_ort.js reads.
+
 Runs with Debian's python3-onnx (1.12), which knows opsets only up to 17: the models are therefore not
 passed through onnx.checker, and the IR version is set to 8 by hand.
 """
 
 import json
+import math
 import os
 import sys
 
@@ -99,6 +106,38 @@ def output_shape(spec):
     return list(data)  # ScatterND, ScatterElements
 
 
+def at_count(case):
+    """The case as ONNX sees it: with a run-time count, the problem of its first `count` rows; None when the
+    count is above the bound (no ONNX counterpart)."""
+    if "count" not in case:
+        return case
+    spec = dict(case["spec"])
+    bound, count = spec["indices_shape"][0], case["count"]
+    if count > bound:
+        return None
+    del spec["count"]
+    index_bytes = 4 if spec.get("index_dtype") == "int32" else 8
+    keep = {}
+    keep["indices"] = math.prod(spec["indices_shape"]) // bound * count * index_bytes
+    if spec["op"] in ("ScatterND", "ScatterElements"):
+        keep["updates"] = math.prod(updates_shape(spec)) // bound * count
+    else:  # a gather's output rows follow the count
+        keep["expected_output"] = math.prod(output_shape(spec)) // bound * count
+    out = dict(case, spec=spec)
+    del out["count"]
+    spec["indices_shape"] = [count] + list(spec["indices_shape"][1:])
+    if "updates_shape" in spec:
+        spec["updates_shape"] = [count] + list(spec["updates_shape"][1:])
+    out["indices"] = case["indices"][:2 * keep["indices"]]
+    for name in ("updates", "expected_output"):
+        if name in keep:
+            if "data_strings" in case:  # strings travel as JSON arrays
+                strings = {"updates": "updates_strings", "expected_output": "expected_strings"}[name]
+                out[strings] = case[strings][:keep[name]]
+            out[name] = case[name][:2 * keep[name] * case["element_size"]]
+    return out
+
+
 def make_model(spec, index_type):
     """One node of spec["op"] reading graph inputs data, indices (, updates) and writing output; for an
     element type in CARRIED_AS, data, updates and output are of the carrying type, cast around the node."""
@@ -151,7 +190,12 @@ def main(argv):
             continue
         found += 1
         with open(path) as f:
-            cases = json.load(f)
+            dumped = json.load(f)
+        cases = [c for c in map(at_count, dumped) if c is not None]
+        os.makedirs(models_dir, exist_ok=True)
+        with open(os.path.join(models_dir, op + ".json"), "w") as f:
+            json.dump(cases, f)
+        above_bound = len(dumped) - len(cases)
         op_dir = os.path.join(models_dir, op)
         os.makedirs(op_dir, exist_ok=True)
         manifest = []
@@ -169,7 +213,9 @@ def main(argv):
             manifest.append(entry)
         with open(os.path.join(op_dir, "manifest.json"), "w") as f:
             json.dump(manifest, f, indent=1)
-        print(f"make_models: {len(manifest)} {op} models in {op_dir}")
+        counted = sum("count" in c for c in dumped)
+        print(f"make_models: {len(manifest)} {op} models in {op_dir} ({counted} cases with a run-time count, of "
+              f"which {above_bound} above the bound are left out)")
     if found == 0:
         sys.exit(f"make_models: no <Op>.json case files in {cases_dir}")
 

@@ -39,7 +39,8 @@ if(NOT result EQUAL 0)
 endif()
 
 # 3. ONNX Runtime against the expected results.
-execute_process(COMMAND "${NODE}" "${SCRIPT_DIR}/run_ort.js" "${cases_dir}" "${models_dir}" "${ORT_DIR}"
+# The cases as ONNX sees them (make_models.py cuts those with a run-time count to their first count rows).
+execute_process(COMMAND "${NODE}" "${SCRIPT_DIR}/run_ort.js" "${models_dir}" "${models_dir}" "${ORT_DIR}"
                 RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "run_ort.js: ONNX Runtime disagrees with the expected results (exit code ${result})")
