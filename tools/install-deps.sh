@@ -17,7 +17,8 @@ packages=(
   python3-torch                                 # real PyTorch exports for the import tests
   python3-jsonschema                            # checking the spec JSON Schema against specs/ and docs/errors.md
   libbenchmark-dev valgrind gnuplot-nox         # bench/: Google Benchmark, callgrind counts, the chart
-  gcc-avr avr-libc                              # strict C99 builds where int and size_t have 16 bits (AVR)
+  gcc-avr avr-libc simavr                       # AVR (16-bit int and size_t): builds, and runs on a simulated ATmega
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc  # RISC-V RV32IMAC on qemu's virt board
 )
 if ! command -v npm > /dev/null; then
   packages+=(nodejs npm)                        # running ONNX Runtime (onnxruntime-node)
