@@ -14,7 +14,7 @@ packages=(
   gcc-arm-none-eabi libnewlib-arm-none-eabi     # strict C99 builds for Cortex-M
   qemu-system-arm                               # running the Cortex-M test program on an emulated board
   python3 python3-onnx python3-numpy            # building ONNX models for the ONNX Runtime cross-check
-  python3-torch                                 # real PyTorch exports for the import tests
+  python3-torch python3-torchvision             # real PyTorch exports for the import tests (torchvision: nms)
   python3-jsonschema                            # checking the spec JSON Schema against specs/ and docs/errors.md
   libbenchmark-dev valgrind gnuplot-nox         # bench/: Google Benchmark, callgrind counts, the chart
   gcc-avr avr-libc simavr                       # AVR (16-bit int and size_t): builds, and runs on a simulated ATmega
