@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "node_attributes.h"
+
 namespace kernelgen {
 
 namespace {
@@ -14,30 +16,6 @@ namespace {
 using onnx::TensorProto;
 using Dims = std::vector<int64_t>;
 using Outputs = std::optional<std::vector<TensorValue>>;
-
-// --- attributes ---------------------------------------------------------------------------------------------
-
-const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name) {
-    for (const auto& attribute : node.attribute()) {
-        if (attribute.name() == name) return &attribute;
-    }
-    return nullptr;
-}
-
-// An INT attribute, `fallback` when absent; nothing when present with another type.
-std::optional<int64_t> int_attribute(const onnx::NodeProto& node, const std::string& name, int64_t fallback) {
-    const auto* attribute = find_attribute(node, name);
-    if (!attribute) return fallback;
-    if (attribute->type() != onnx::AttributeProto::INT) return std::nullopt;
-    return attribute->i();
-}
-
-// An INTS attribute, or nothing when absent or of another type.
-std::optional<Dims> ints_attribute(const onnx::NodeProto& node, const std::string& name) {
-    const auto* attribute = find_attribute(node, name);
-    if (!attribute || attribute->type() != onnx::AttributeProto::INTS) return std::nullopt;
-    return Dims(attribute->ints().begin(), attribute->ints().end());
-}
 
 // --- values -------------------------------------------------------------------------------------------------
 
@@ -80,13 +58,6 @@ std::vector<uint64_t> strides_of(const Dims& dims) {
     std::vector<uint64_t> strides(dims.size(), 1);
     for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * static_cast<uint64_t>(dims[i]);
     return strides;
-}
-
-// `axis` in [-rank, rank-1] made non-negative, or nothing.
-std::optional<size_t> normalized_axis(int64_t axis, size_t rank) {
-    const auto r = static_cast<int64_t>(rank);
-    if (axis < -r || axis >= r) return std::nullopt;
-    return static_cast<size_t>(axis < 0 ? axis + r : axis);
 }
 
 bool fits(const Dims& dims) { return checked_count(dims).has_value(); }

@@ -1,0 +1,43 @@
+// Reading an ONNX node's attributes, as constant folding and the count analysis of kernelgen import do: a missing
+// attribute takes ONNX's default, an attribute of another type is nothing (the node is then left alone).
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kernelgen {
+
+inline const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name) {
+    for (const auto& attribute : node.attribute()) {
+        if (attribute.name() == name) return &attribute;
+    }
+    return nullptr;
+}
+
+// An INT attribute, `fallback` when absent; nothing when present with another type.
+inline std::optional<int64_t> int_attribute(const onnx::NodeProto& node, const std::string& name, int64_t fallback) {
+    const auto* attribute = find_attribute(node, name);
+    if (!attribute) return fallback;
+    if (attribute->type() != onnx::AttributeProto::INT) return std::nullopt;
+    return attribute->i();
+}
+
+// An INTS attribute, or nothing when absent or of another type.
+inline std::optional<std::vector<int64_t>> ints_attribute(const onnx::NodeProto& node, const std::string& name) {
+    const auto* attribute = find_attribute(node, name);
+    if (!attribute || attribute->type() != onnx::AttributeProto::INTS) return std::nullopt;
+    return std::vector<int64_t>(attribute->ints().begin(), attribute->ints().end());
+}
+
+// `axis` in [-rank, rank-1] made non-negative, or nothing.
+inline std::optional<size_t> normalized_axis(int64_t axis, size_t rank) {
+    const auto r = static_cast<int64_t>(rank);
+    if (axis < -r || axis >= r) return std::nullopt;
+    return static_cast<size_t>(axis < 0 ? axis + r : axis);
+}
+
+}  // namespace kernelgen
