@@ -1009,14 +1009,16 @@ fs::path TorchExports::dir_;
 std::string TorchExports::skip_, TorchExports::export_log_;
 
 // Each export imports with one --dim per dynamic axis and nothing else: every indexing node is a spec or folded
-// (the Gathers of Shape outputs folded), every folded value equals what ONNX Runtime computes for that node, and
-// every kernel, run on the tensors ONNX Runtime shows at its node, gives ONNX Runtime's output bit for bit.
+// (the Gathers of Shape outputs folded; in the detection post-process, the nodes after TopK's fixed k are specs,
+// those after NonMaxSuppression and NonZero specs with a bounded run-time count), every folded value equals what
+// ONNX Runtime computes for that node, and every kernel, run on the tensors ONNX Runtime shows at its node (a
+// counted one with the count ONNX Runtime produced), gives ONNX Runtime's output bit for bit.
 TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     const json manifest = json::parse(read_text(dir_ / "manifest.json"));
-    ASSERT_EQ(manifest.size(), 6u);
+    ASSERT_EQ(manifest.size(), 7u);
     std::vector<kernelgen::KernelSpec> kernels;
     std::vector<cprogram::Case> cases;
-    size_t shape_gathers = 0, folded_checked = 0;
+    size_t shape_gathers = 0, folded_checked = 0, bounded_checked = 0;
     for (const auto& [model_name, entry] : manifest.items()) {
         SCOPED_TRACE(model_name);
         const fs::path model_path = dir_ / (model_name + ".onnx");
@@ -1085,23 +1087,54 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
             }
         }
 
-        // Kernels: the tensors ONNX Runtime saw at the node.
+        // Kernels: the tensors ONNX Runtime saw at the node. A kernel with a run-time count is called with the count
+        // ONNX Runtime produced (the leading dimension of the tensor it saw), its buffers sized at the bound: the rows
+        // of indices (or data) beyond the count hold 0x7F bytes, far out of range, which the kernel must not read, and
+        // a gather must leave the output rows beyond the count untouched.
         for (const auto& kernel : result.kernels) {
             const onnx::NodeProto& node = graph.node(static_cast<int>(kernel.node.position));
             const json* expected = captured(node.output(0));
             ASSERT_NE(expected, nullptr) << node.output(0);
-            EXPECT_EQ(expected->at("dims").get<kernelgen::Shape>(), kernel.spec.output_shape) << kernel.name;
             const bool constant = kernel.spec.constant_indices.has_value();
-            cases.push_back(make_case(kernel.spec, model_name + ": " + kernel.name, bytes_of_value(node.input(0)),
-                                      constant ? std::vector<uint8_t>{} : bytes_of_value(node.input(1)),
-                                      node.input_size() == 3 ? bytes_of_value(node.input(2)) : std::vector<uint8_t>{},
-                                      cprogram::unhex(expected->at("hex").get<std::string>())));
+            const bool scatter = kernelgen::is_scatter(kernel.spec.op);
+            std::vector<uint8_t> data = bytes_of_value(node.input(0));
+            std::vector<uint8_t> indices = constant ? std::vector<uint8_t>{} : bytes_of_value(node.input(1));
+            std::vector<uint8_t> updates = scatter ? bytes_of_value(node.input(2)) : std::vector<uint8_t>{};
+            std::vector<uint8_t> output = cprogram::unhex(expected->at("hex").get<std::string>());
+            auto seen_dims = expected->at("dims").get<kernelgen::Shape>();
+            std::optional<uint32_t> count;
+            if (kernel.bounded) {
+                const bool data_leads = kernel.bounded->leads == "data";
+                const json* counted = captured(node.input(data_leads ? 0 : 1));
+                ASSERT_NE(counted, nullptr) << kernel.name;
+                count = counted->at("dims").at(0).get<uint32_t>();
+                EXPECT_LE(*count, kernel.bounded->bound) << kernel.name;
+                const size_t index_size = kernel.spec.index_dtype == kernelgen::IndexType::Int32 ? 4 : 8;
+                auto pad = [](std::vector<uint8_t>& bytes, uint64_t elements, size_t size, uint8_t fill) {
+                    ASSERT_LE(bytes.size(), elements * size);
+                    bytes.resize(elements * size, fill);
+                };
+                if (data_leads) pad(data, kernelgen::element_count(kernel.spec.data_shape), element_size(kernel.spec), 0x7F);
+                else pad(indices, kernelgen::element_count(kernel.spec.indices_shape), index_size, 0x7F);
+                if (scatter) pad(updates, kernelgen::element_count(kernel.spec.updates_shape), element_size(kernel.spec), 0x7F);
+                if (!scatter) {
+                    EXPECT_EQ(seen_dims.at(0), *count) << kernel.name;
+                    seen_dims[0] = kernel.spec.output_shape.at(0);  // the output buffer at the bound
+                    pad(output, kernelgen::element_count(kernel.spec.output_shape), element_size(kernel.spec), cprogram::kSentinel);
+                }
+                ++bounded_checked;
+            }
+            EXPECT_EQ(seen_dims, kernel.spec.output_shape) << kernel.name;
+            cases.push_back(make_case(kernel.spec, model_name + ": " + kernel.name, std::move(data), std::move(indices),
+                                      std::move(updates), std::move(output)));
+            cases.back().count = count;
             kernels.push_back(kernel.spec);
         }
     }
     EXPECT_GE(shape_gathers, 7u);
     EXPECT_GE(folded_checked, 8u);
-    EXPECT_GE(kernels.size(), 11u);
+    EXPECT_GE(kernels.size(), 19u);
+    EXPECT_GE(bounded_checked, 6u);
     run_cases(fresh_dir("torch_kernels"), kernels, cases);
 }
 
@@ -1523,6 +1556,237 @@ TEST(Folding, ShapeChainsOnceDimsAreBound) {
     EXPECT_EQ(unbound.kernels[0].spec.data_shape, kernelgen::Shape{2});
 }
 
+// --- run-time counts: bounds derived from the producer, --max-count ---------------------------------------------
+
+// A post-process built by hand (opset 13): the number of rows NonZero, NonMaxSuppression, Compress, TopK with a
+// run-time k and Unique select is known only at run time, and bounded by their inputs' static shapes.
+Model counted_model() {
+    Model m(13);
+    m.input("scores", kFloat, {20});
+    m.input("boxes", kFloat, {20, 4});
+    m.input("classes", kFloat, {1, 3, 20});
+    m.input("t", kFloat, {});
+    m.input("k", kInt64, {1});
+    m.input("ids", kInt64, {12});
+    m.input("table", kFloat, {30, 2});
+    m.input("dyn_ids", kInt64, {kDynamic});
+    m.initializer("max_out", kInt64, {1}, {5});
+    m.initializer("axes0", kInt64, {1}, {0});
+    m.initializer("axes1", kInt64, {1}, {1});
+    m.initializer("two", kInt64, {1}, {2});
+    m.initializer("one", kInt64, {}, {1});
+    m.initializer("zero", kInt64, {}, {0});
+    m.initializer("flat", kInt64, {1}, {-1});
+    m.initializer("first", kInt64, {1}, {0});
+    m.initializer("eighth", kInt64, {1}, {8});
+    m.initializer("pick", kInt64, {2}, {3, 7});
+    m.node("Greater", {"scores", "t"}, "mask", "greater");
+    m.node("NonZero", {"mask"}, "nz", "nonzero");                                   // [1, K], K <= 20
+    m.node("Transpose", {"nz"}, "nzt", "transpose");                                // [K, 1]
+    m.node("GatherND", {"boxes", "nzt"}, "confident", "confident");                 // #3
+    m.node("Unsqueeze", {"boxes", "axes0"}, "boxes3", "");
+    m.node("NonMaxSuppression", {"boxes3", "classes", "max_out"}, "selected", "nms");  // [K, 3], K <= 1 x 3 x 5
+    Model::attribute(m.node("Gather", {"selected", "two"}, "column", "column"), "axis", 1);  // #6: data counted
+    m.node("Squeeze", {"column", "axes1"}, "keep", "squeeze");
+    m.node("Gather", {"boxes", "keep"}, "kept", "kept");                            // #8
+    Model::attribute(m.node("Compress", {"boxes", "mask"}, "compressed", "compress"), "axis", 0);
+    Model::attribute(m.node("Gather", {"compressed", "one"}, "x1", "compressed_x1"), "axis", 1);  // #10
+    m.node("TopK", {"scores", "k"}, "top_values", "topk").add_output("top_indices");
+    m.node("Slice", {"top_indices", "first", "eighth"}, "first8", "slice");
+    m.node("Gather", {"boxes", "first8"}, "top8", "top8");                          // #13
+    m.node("Unique", {"ids"}, "unique_ids", "unique");
+    m.node("Gather", {"table", "unique_ids"}, "unique_rows", "unique_rows");        // #15
+    m.node("Reshape", {"nz", "flat"}, "flat_nz", "reshape");
+    m.node("Gather", {"scores", "flat_nz"}, "flat_scores", "flat");                 // #17
+    m.node("ScatterND", {"boxes", "nzt", "confident"}, "rewritten", "rewrite");     // #18: indices and updates
+    m.node("Unsqueeze", {"scores", "axes0"}, "scores2", "");
+    Model::attribute(m.node("GatherElements", {"scores2", "nz"}, "by_mask", "by_mask"), "axis", 1);  // #20: dim 1
+    m.node("CumSum", {"keep", "zero"}, "running", "cumsum");                        // not followed
+    m.node("Gather", {"boxes", "running"}, "cumulative", "cumulative");             // #22
+    m.node("Gather", {"compressed", "keep"}, "both", "both");                       // #23: two counts
+    m.node("Gather", {"compressed", "zero"}, "first_kept", "first_kept");           // #24: the gathered axis
+    m.node("Gather", {"boxes", "pick"}, "picked", "static_lookup");                 // #25: a fixed count
+    m.node("Gather", {"table", "dyn_ids"}, "looked", "dynamic_lookup");             // #26: "N"
+    // An If whose branches give the kept indices or none: at most the larger count.
+    m.input("choose_kept", onnx::TensorProto::BOOL, {});
+    onnx::NodeProto& choose = m.node("If", {"choose_kept"}, "chosen", "choose");    // #27
+    onnx::GraphProto* then_branch = add_body(choose, "then_branch", "then");
+    Model::add_node(then_branch, "Identity", {"keep"}, "then_keep", "");
+    add_value(then_branch->mutable_output(), "then_keep", kInt64, {}, false);
+    onnx::GraphProto* else_branch = add_body(choose, "else_branch", "else");
+    auto* none = Model::add_node(else_branch, "Constant", {}, "no_rows", "").add_attribute();
+    none->set_name("value");
+    none->set_type(onnx::AttributeProto::TENSOR);
+    Model::fill(none->mutable_t(), "", kInt64, {0}, {});
+    add_value(else_branch->mutable_output(), "no_rows", kInt64, {0});
+    m.node("Gather", {"boxes", "chosen"}, "chosen_boxes", "after_if");              // #28
+    return m;
+}
+
+struct Bounded {
+    std::string kernel;
+    uint64_t bound;
+    std::string leads;
+    std::vector<std::string> through;
+    bool operator==(const Bounded& o) const {
+        return kernel == o.kernel && bound == o.bound && leads == o.leads && through == o.through;
+    }
+};
+
+std::ostream& operator<<(std::ostream& out, const Bounded& b) {
+    out << b.kernel << " <= " << b.bound << " (" << b.leads << ")";
+    for (const auto& step : b.through) out << " / " << step;
+    return out;
+}
+
+std::vector<Bounded> bounded_kernels(const kernelgen::ImportResult& result) {
+    std::vector<Bounded> out;
+    for (const auto& kernel : result.kernels) {
+        if (kernel.bounded) out.push_back({kernel.name, kernel.bounded->bound, kernel.bounded->leads, kernel.bounded->through});
+    }
+    return out;
+}
+
+const char* const kNonZero = "NonZero \"nonzero\": at most 20, the elements of its input [20]";
+const char* const kNms = "NonMaxSuppression \"nms\": at most 15, 1 batch x 3 classes x min(max_output_boxes_per_class 5, 20 boxes)";
+
+TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
+    const auto result = kernelgen::import_model(counted_model().bytes(), "counted.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_TRUE(result.usage_errors.empty()) << result.usage_errors.front();
+    EXPECT_EQ(bounded_kernels(result),
+              (std::vector<Bounded>{
+                  {"confident", 20, "indices", {kNonZero, "Transpose \"transpose\""}},
+                  {"column", 15, "data", {kNms}},
+                  {"kept", 15, "indices", {kNms, "Gather \"column\"", "Squeeze \"squeeze\""}},
+                  {"compressed_x1", 20, "data", {"Compress \"compress\": at most 20, the length of its condition"}},
+                  {"top8", 8, "indices",
+                   {"TopK \"topk\": at most 20, the size of axis 0 of its input (k is known only at run time)",
+                    "Slice \"slice\": at most 8"}},
+                  {"unique_rows", 12, "indices", {"Unique \"unique\": at most 12, the elements of its input [12]"}},
+                  {"flat", 20, "indices", {kNonZero, "Reshape \"reshape\""}},
+                  {"rewrite", 20, "indices", {kNonZero, "Transpose \"transpose\""}},
+                  {"after_if", 15, "indices", {kNms, "Gather \"column\"", "Squeeze \"squeeze\"", "If \"choose\""}},
+              }));
+    // The specs: the bound as the leading dimension, and the count key.
+    for (const auto& kernel : result.kernels) {
+        if (kernel.name == "kept") {
+            EXPECT_EQ(kernel.spec_text, "{\n  \"name\": \"kept\",\n  \"op\": \"Gather\",\n  \"dtype\": \"float32\",\n"
+                                        "  \"index_dtype\": \"int64\",\n  \"data_shape\": [20, 4],\n  \"indices_shape\": [15],\n"
+                                        "  \"axis\": 0,\n  \"count\": \"runtime\"\n}\n");
+        }
+        if (kernel.name == "column") {
+            EXPECT_EQ(kernel.spec.data_shape, (kernelgen::Shape{15, 3}));
+            EXPECT_TRUE(kernel.spec.runtime_count);
+            EXPECT_NE(kernel.spec_text.find("\"count_leads\": \"data\""), std::string::npos) << kernel.spec_text;
+            EXPECT_NE(kernel.spec_text.find("\"indices\": [2]"), std::string::npos) << kernel.spec_text;
+        }
+        if (kernel.name == "rewrite") {
+            EXPECT_EQ(kernel.spec.indices_shape, (kernelgen::Shape{20, 1}));
+            EXPECT_EQ(kernel.spec.updates_shape, (kernelgen::Shape{20, 4}));
+        }
+    }
+    const std::string nms_dependent = "(through NonMaxSuppression node \"nms\")";
+    EXPECT_EQ(skipped_lines(result),
+              (std::vector<std::string>{
+                  "node \"by_mask\" (GatherElements, #20): data-dependent shape: indices \"nz\" dimension 1 is a run-time "
+                  "count (through " + std::string(kNonZero) + "), and a kernel can count only a leading dimension",
+                  "node \"cumulative\" (Gather, #22): data-dependent shape: indices \"running\" dimension 0 depends on "
+                  "run-time values " + nms_dependent + "; give it a bound with --max-count cumulative=N",
+                  "node \"both\" (Gather, #23): data-dependent shape: both data \"compressed\" and indices \"keep\" have a "
+                  "run-time count (a kernel takes one)",
+                  "node \"first_kept\" (Gather, #24): data-dependent shape: data \"compressed\" has a run-time count on the "
+                  "gathered axis 0: its indices would be checked against the bound, not the count",
+                  "node \"dynamic_lookup\" (Gather, #26): dynamic shape: indices \"dyn_ids\" dimension 0 is \"N\"; fix it "
+                  "with --dim N=<value>"}));
+    EXPECT_EQ(result.bounded_kernels(), 9u);
+    EXPECT_EQ(kernelgen::import_summary(result, "counted.onnx"),
+              "counted.onnx: 10 specs (0 in subgraphs, 9 bounded), 0 folded, 5 skipped");
+    // The report marks each bounded node with its bound and the path that gave it.
+    const json report = json::parse(result.report);
+    EXPECT_EQ(report.at("summary").at("bounded"), 9);
+    for (const auto& entry : report.at("nodes")) {
+        if (entry.at("name") != "kept") continue;
+        EXPECT_EQ(entry.at("bounded"), json::parse(R"J({"bound": 15, "count_leads": "indices", "through": [
+            "NonMaxSuppression \"nms\": at most 15, 1 batch x 3 classes x min(max_output_boxes_per_class 5, 20 boxes)",
+            "Gather \"column\"", "Squeeze \"squeeze\""]})J"));
+    }
+}
+
+TEST(ImportCounts, MaxCountSetsOrLowersABound) {
+    kernelgen::ImportOptions options;
+    options.max_counts = {{"cumulative", 10}, {"kept", 4}, {"confident", 100}, {"static_lookup", 3}, {"dynamic_lookup", 16}};
+    const auto result = kernelgen::import_model(counted_model().bytes(), "counted.onnx", options);
+    ASSERT_TRUE(result.usage_errors.empty()) << result.usage_errors.front();
+    std::map<std::string, Bounded> by_name;
+    for (const auto& b : bounded_kernels(result)) by_name[b.kernel] = b;
+    EXPECT_EQ(by_name["cumulative"], (Bounded{"cumulative", 10, "indices", {"--max-count cumulative=10"}}));
+    EXPECT_EQ(by_name["kept"], (Bounded{"kept", 4, "indices", {kNms, "Gather \"column\"", "Squeeze \"squeeze\"",
+                                                                "--max-count kept=4"}}));
+    EXPECT_EQ(by_name["confident"].bound, 20u);  // a bound above the derived one is not taken
+    EXPECT_EQ(by_name["dynamic_lookup"], (Bounded{"dynamic_lookup", 16, "indices", {"--max-count dynamic_lookup=16"}}));
+    EXPECT_EQ(result.notes,
+              (std::vector<std::string>{
+                  "--max-count confident=100: the count of node \"confident\" (GatherND, #3) is at most 20 already (" +
+                      std::string(kNonZero) + "), which stays its bound",
+                  "--max-count static_lookup=3: node \"static_lookup\" (Gather, #25) has a fixed count; the option is not "
+                  "used"}));
+    // A node the model does not have is a usage error, and then nothing is imported.
+    options.max_counts = {{"nowhere", 3}};
+    const auto unknown = kernelgen::import_model(counted_model().bytes(), "counted.onnx", options);
+    EXPECT_EQ(unknown.usage_errors,
+              (std::vector<std::string>{"--max-count nowhere=3: the model has no indexing node \"nowhere\" (name a Gather, "
+                                        "GatherElements, GatherND, ScatterND or ScatterElements node by its name, or by its "
+                                        "path in a body)"}));
+    EXPECT_TRUE(unknown.kernels.empty());
+}
+
+// The command line: a usage error names the option, exit 2, nothing written; a note does not stop the import.
+TEST(ImportCounts, MaxCountOnTheCommandLine) {
+    const fs::path dir = fresh_dir("max_count_cli");
+    const std::string model = (dir / "counted.onnx").string();
+    write_text(model, counted_model().bytes());
+    const std::string out = " -o " + (dir / "out").string();
+    for (const auto& [options, message] : std::vector<std::pair<std::string, std::string>>{
+             {"--max-count kept=4 --max-count kept=5", "kernelgen: --max-count kept is given two values, 4 and 5\n"},
+             {"--max-count kept", "kernelgen: --max-count takes NODE=N (an indexing node's name and the most rows its "
+                                  "run-time count has), got \"kept\"\n"},
+             {"--max-count nowhere=3", "kernelgen: " + model + ": --max-count nowhere=3: the model has no indexing node "
+                                       "\"nowhere\" (name a Gather, GatherElements, GatherND, ScatterND or ScatterElements "
+                                       "node by its name, or by its path in a body)\n"}}) {
+        CliRun run = kernelgen_run("import " + model + out + " " + options + " 2>&1");
+        EXPECT_EQ(run.status, 2) << options;
+        EXPECT_EQ(run.out, message + "Try 'kernelgen --help'.\n") << options;
+        EXPECT_FALSE(fs::exists(dir / "out")) << options;
+    }
+    CliRun run = kernelgen_run("import " + model + out + " --max-count kept=4 --max-count cumulative=6");
+    EXPECT_EQ(run.status, 0);
+    EXPECT_NE(run.out.find("\n" + model + ": 11 specs (0 in subgraphs, 10 bounded), 0 folded, 4 skipped\n"), std::string::npos)
+        << run.out;
+    const json report = json::parse(read_text(dir / "out" / "counted.import.json"));
+    for (const auto& entry : report.at("nodes")) {
+        if (entry.at("name") == "cumulative") EXPECT_EQ(entry.at("bounded").at("through"), json::array({"--max-count cumulative=6"}));
+    }
+}
+
+TEST(ImportCounts, MaxCountOptionMessages) {
+    std::string problem;
+    EXPECT_EQ(kernelgen::parse_max_count_option("a=b=7", problem), std::make_optional(std::make_pair(std::string("a=b"), uint64_t{7})));
+    EXPECT_EQ(kernelgen::parse_max_count_option("/Gather_3=4294967295", problem)->second, 4294967295u);
+    for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+             {"kept", "--max-count takes NODE=N (an indexing node's name and the most rows its run-time count has), got \"kept\""},
+             {"=4", "--max-count takes NODE=N (an indexing node's name and the most rows its run-time count has), got \"=4\""},
+             {"kept=0", "--max-count kept=0: the bound must be a whole number from 1 to 4294967295 (a kernel's count is a uint32_t)"},
+             {"kept=4294967296", "--max-count kept=4294967296: the bound must be a whole number from 1 to 4294967295 (a kernel's "
+                                 "count is a uint32_t)"},
+             {"kept=-1", "--max-count kept=-1: the bound must be a whole number from 1 to 4294967295 (a kernel's count is a "
+                         "uint32_t)"}}) {
+        problem.clear();
+        EXPECT_FALSE(kernelgen::parse_max_count_option(text, problem)) << text;
+        EXPECT_EQ(problem, message);
+    }
+}
+
 // --- the report and the options ------------------------------------------------------------------------------------
 
 // The report: written beside the specs, valid against its schema (schema/kernelgen-import-report.schema.json),
@@ -1531,7 +1795,8 @@ TEST(ImportReport, MatchesItsSchemaAndIsLeftAloneWhenUnchanged) {
     const fs::path dir = fresh_dir("report");
     write_text(dir / "multi.onnx", multi_node_model().bytes());
     write_text(dir / "bodies.onnx", subgraph_model().bytes());
-    for (const char* model : {"multi", "bodies"}) {
+    write_text(dir / "counted.onnx", counted_model().bytes());
+    for (const char* model : {"multi", "bodies", "counted"}) {
         CliRun run = kernelgen_run("import " + (dir / (std::string(model) + ".onnx")).string() + " -o " + (dir / model).string() +
                                    " 2>/dev/null");
         ASSERT_EQ(run.status, 0) << run.out;
@@ -1540,7 +1805,8 @@ TEST(ImportReport, MatchesItsSchemaAndIsLeftAloneWhenUnchanged) {
     const json parsed = json::parse(read_text(report));
     EXPECT_EQ(parsed.at("kernelgen_import_report"), 1);
     EXPECT_EQ(parsed.at("model"), "multi.onnx");
-    EXPECT_EQ(parsed.at("summary"), json::parse(R"({"specs": 8, "specs_in_subgraphs": 2, "folded": 0, "skipped": 4, "not_run": 0})"));
+    EXPECT_EQ(parsed.at("summary"),
+              json::parse(R"({"specs": 8, "specs_in_subgraphs": 2, "bounded": 0, "folded": 0, "skipped": 4, "not_run": 0})"));
     EXPECT_EQ(parsed.at("nodes").size(), 12u);
     EXPECT_EQ(parsed.at("nodes")[0].at("spec"), "embed_lookup_0.json");
     EXPECT_EQ(parsed.at("nodes")[3].at("skipped"),
@@ -1564,18 +1830,23 @@ TEST(ImportReport, MatchesItsSchemaAndIsLeftAloneWhenUnchanged) {
     const std::string log = cprogram::run_command(
         python + " " + (kSourceDir / "tests" / "import" / "check_report.py").string() + " " +
             (kSourceDir / "schema" / "kernelgen-import-report.schema.json").string() + " " + report.string() + " " +
-            (dir / "bodies" / "bodies.import.json").string() + " 2>&1",
+            (dir / "bodies" / "bodies.import.json").string() + " " + (dir / "counted" / "counted.import.json").string() + " 2>&1",
         status);
     EXPECT_EQ(status, 0) << log;
     // The schema is not a rubber stamp: a report with an entry that is both a spec and skipped fails it.
+    // So is a skipped node with a bound.
     json broken = parsed;
     broken["nodes"][0]["skipped"] = "both";
-    write_text(dir / "broken.import.json", broken.dump());
-    cprogram::run_command(python + " " + (kSourceDir / "tests" / "import" / "check_report.py").string() + " " +
-                              (kSourceDir / "schema" / "kernelgen-import-report.schema.json").string() + " " +
-                              (dir / "broken.import.json").string() + " 2>&1",
-                          status);
-    EXPECT_NE(status, 0);
+    json bounded_skip = parsed;
+    bounded_skip["nodes"][3]["bounded"] = json::parse(R"({"bound": 4, "count_leads": "indices", "through": ["--max-count x=4"]})");
+    for (const auto& [file, wrong] : {std::pair{"broken", broken}, std::pair{"bounded_skip", bounded_skip}}) {
+        write_text(dir / (std::string(file) + ".import.json"), wrong.dump());
+        cprogram::run_command(python + " " + (kSourceDir / "tests" / "import" / "check_report.py").string() + " " +
+                                  (kSourceDir / "schema" / "kernelgen-import-report.schema.json").string() + " " +
+                                  (dir / (std::string(file) + ".import.json")).string() + " 2>&1",
+                              status);
+        EXPECT_NE(status, 0) << file;
+    }
 }
 
 // --dim and --input: malformed values and values that do not fit the model are usage errors (exit 2) naming them;

@@ -1,5 +1,6 @@
 // The kernelgen command line: parses arguments and reports; the work is in the kernelgen library.
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +18,7 @@ constexpr const char* kUsage =
     "                           [--no-support] SPEC.json...\n"
     "       kernelgen support --out-dir DIR\n"
     "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
-    "                        [--dim NAME=N]... [--input NAME=SHAPE]...\n"
+    "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--max-count NODE=N]...\n"
     "\n"
     "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX\n"
     "Gather, GatherElements, GatherND, ScatterND or ScatterElements kernel described in\n"
@@ -32,8 +33,10 @@ constexpr const char* kUsage =
     "its main graph and in every If, Loop and Scan body, whose shapes are static once the\n"
     "dimensions are bound and every value computable at import time is folded; a node\n"
     "whose value is known is folded (no kernel), and indices known at import time become\n"
-    "constant indices. DIR/<model>.import.json reports every indexing node. Every node it\n"
-    "cannot import is printed as MODEL: node \"name\" (Op, #position): reason.\n"
+    "constant indices. A node whose number of index rows is known only at run time (after\n"
+    "NonZero, NonMaxSuppression, Compress, TopK, Unique) gets a run-time count, bounded\n"
+    "by what its producer can select. DIR/<model>.import.json reports every indexing node.\n"
+    "Every node it cannot import is printed as MODEL: node \"name\" (Op, #position): reason.\n"
     "\n"
     "Options:\n"
     "  -o, --out-dir DIR  folder for the generated files (created when missing)\n"
@@ -50,6 +53,9 @@ constexpr const char* kUsage =
     "      --input NAME=SHAPE\n"
     "                     (import) graph input NAME has the shape SHAPE: 1x16000, or []\n"
     "                     for rank 0\n"
+    "      --max-count NODE=N\n"
+    "                     (import) the run-time count of indexing node NODE is at most N\n"
+    "                     (1..4294967295): a bound where none is derived, or a lower one\n"
     "  -h, --help         show this help and exit\n"
     "      --version      show the version and exit\n"
     "\n"
@@ -109,7 +115,18 @@ int write(const std::string& out_dir, const std::vector<kernelgen::OutputFile>& 
     return 0;
 }
 
-// kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict] [--dim NAME=N]... [--input NAME=SHAPE]...;
+// Adds NAME=N from a repeatable option to `values`; the message when NAME already has another value.
+template <typename Value>
+std::optional<std::string> add_once(std::map<std::string, Value>& values, const std::pair<std::string, Value>& given,
+                                    const std::string& option) {
+    auto [at, inserted] = values.emplace(given);
+    if (inserted || at->second == given.second) return std::nullopt;
+    return option + " " + given.first + " is given two values, " + std::to_string(at->second) + " and " +
+           std::to_string(given.second);
+}
+
+// kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict] [--dim NAME=N]... [--input NAME=SHAPE]...
+// [--max-count NODE=N]...;
 // `args` without the word "import".
 int run_import(const std::vector<std::string>& args) {
 #if !KERNELGEN_HAVE_IMPORT
@@ -135,16 +152,17 @@ int run_import(const std::vector<std::string>& args) {
             if (missing) return usage_error("--dim needs NAME=N");
             auto parsed = kernelgen::parse_dim_option(*dim, problem);
             if (!parsed) return usage_error(problem);
-            auto [at, inserted] = options.dims.emplace(parsed->first, parsed->second);
-            if (!inserted && at->second != parsed->second) {
-                return usage_error("--dim " + parsed->first + " is given two values, " + std::to_string(at->second) + " and " +
-                                   std::to_string(parsed->second));
-            }
+            if (auto clash = add_once(options.dims, *parsed, "--dim")) return usage_error(*clash);
         } else if (auto input = options_done ? std::nullopt : option_value(args, i, "--input", "", missing)) {
             if (missing) return usage_error("--input needs NAME=SHAPE");
             auto parsed = kernelgen::parse_input_option(*input, problem);
             if (!parsed) return usage_error(problem);
             options.inputs.push_back(*parsed);
+        } else if (auto max_count = options_done ? std::nullopt : option_value(args, i, "--max-count", "", missing)) {
+            if (missing) return usage_error("--max-count needs NODE=N");
+            auto parsed = kernelgen::parse_max_count_option(*max_count, problem);
+            if (!parsed) return usage_error(problem);
+            if (auto clash = add_once(options.max_counts, *parsed, "--max-count")) return usage_error(*clash);
         } else if (!options_done && arg == "--strict") {
             strict = true;
         } else if (!options_done && arg.size() > 1 && arg[0] == '-') {

@@ -14,6 +14,7 @@
 
 #include "kernelgen/version.h"
 #include "constant_folding.h"
+#include "count_bounds.h"
 #include "model_analysis.h"
 
 namespace kernelgen {
@@ -226,10 +227,11 @@ Json nest(const std::vector<int64_t>& values, const Shape& shape, size_t axis, s
 
 // --- shapes and types ----------------------------------------------------------------------------------------
 
-// A static tensor type.
+// A static tensor type; a dimension that is a run-time count has its bound in `shape`, and `count` says which.
 struct StaticTensor {
     int32_t elem_type = 0;
     Shape shape;
+    std::optional<CountedDim> count;
 };
 
 // The node that makes the number of elements of `name` depend on run-time values (NonZero, NonMaxSuppression,
@@ -257,9 +259,11 @@ std::optional<std::string> data_dependent_source(const GraphScope& scope, const 
     return std::nullopt;
 }
 
-// The static type of `tensor` (the node's input `role`) in `scope`, or the reason it has none.
+// The static type of `tensor` (the node's input `role`) in `scope`, or the reason it has none. A dimension that is
+// `count` takes its bound; `hint` is added to the message of a data-dependent leading dimension without one.
 std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAnalysis& analysis, const std::string& tensor,
-                                          const std::string& role, std::string& problem) {
+                                          const std::string& role, const std::optional<CountedDim>& count,
+                                          const std::string& hint, std::string& problem) {
     const std::string what = role + " " + in_quotes(tensor);
     const onnx::TypeProto* type = scope.type(tensor);
     if (!type || !type->has_tensor_type()) {
@@ -280,9 +284,20 @@ std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAn
     for (int d = 0; d < tensor_type.shape().dim_size(); ++d) {
         const auto& dim = tensor_type.shape().dim(d);
         const std::string where = what + " dimension " + std::to_string(d);
+        if (!dim.has_dim_value() && count && count->axis == static_cast<size_t>(d)) {
+            if (count->bound > kMaxElements) {
+                problem = "data-dependent shape: " + where + " is a run-time count of at most " + std::to_string(count->bound) +
+                          " (through " + count->through.front() + "), more than a dimension may have (at most 2^40)";
+                return std::nullopt;
+            }
+            out.shape.push_back(count->bound);
+            out.count = count;
+            continue;
+        }
         if (!dim.has_dim_value()) {
             if (auto source = data_dependent_source(scope, tensor)) {
-                problem = "data-dependent shape: " + where + " depends on run-time values (through " + *source + ")";
+                problem = "data-dependent shape: " + where + " depends on run-time values (through " + *source + ")" +
+                          (d == 0 ? hint : "");
             } else if (dim.has_dim_param() && analysis.declared_dim_params.count(dim.dim_param())) {
                 problem = "dynamic shape: " + where + " is " + in_quotes(dim.dim_param()) + "; fix it with --dim " +
                           dim.dim_param() + "=<value>";
@@ -343,9 +358,80 @@ int64_t default_opset(const onnx::ModelProto& model, bool& found) {
     return 0;
 }
 
-// The spec of one node (keys in the README's order), or nothing with `problem` set.
+// Whether the leading dimension of `tensor` is not static (a run-time count --max-count may bound).
+bool leading_dim_open(const GraphScope& scope, const std::string& tensor) {
+    const onnx::TypeProto* type = scope.type(tensor);
+    if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return false;
+    const auto& shape = type->tensor_type().shape();
+    return shape.dim_size() > 0 && !shape.dim(0).has_dim_value();
+}
+
+// A --max-count for one node: the option as given ("--max-count NODE=N") and N.
+struct MaxCount {
+    std::string option;
+    uint64_t bound = 0;
+};
+
+// Where a kernel's run-time count stands (docs/spec-format.md, "Run-time counts"): on the leading dimension of
+// indices (and of a scatter's updates, which follow them), or of data for a Gather along an axis >= 1. The
+// tensors with a count are those `static_tensor` gave one; `axis` is normalized. Sets the shapes to the bound.
+std::optional<BoundedCount> place_count(Op op, int64_t axis, StaticTensor& data, StaticTensor& indices,
+                                        std::optional<StaticTensor>& updates, const std::vector<std::string>& roles,
+                                        std::string& problem) {
+    StaticTensor* const tensors[] = {&data, &indices, updates ? &*updates : nullptr};
+    for (size_t i = 0; i < 3; ++i) {
+        if (tensors[i] && tensors[i]->count && tensors[i]->count->axis != 0) {
+            problem = "data-dependent shape: " + roles[i] + " dimension " + std::to_string(tensors[i]->count->axis) +
+                      " is a run-time count (through " + tensors[i]->count->through.front() +
+                      "), and a kernel can count only a leading dimension";
+            return std::nullopt;
+        }
+    }
+    const bool counted_data = data.count.has_value(), counted_indices = indices.count.has_value();
+    const bool counted_updates = updates && updates->count;
+    auto refuse = [&](const std::string& why) {
+        problem = "data-dependent shape: " + why;
+        return std::nullopt;
+    };
+    auto made = [](const StaticTensor& from, const std::string& leads) {
+        return BoundedCount{from.count->bound, leads, from.count->through};
+    };
+    if (op == Op::Gather) {
+        if (counted_data && counted_indices) return refuse("both " + roles[0] + " and " + roles[1] + " have a run-time count (a kernel takes one)");
+        if (counted_indices) return made(indices, "indices");
+        if (axis == 0) {
+            return refuse(roles[0] + " has a run-time count on the gathered axis 0: its indices would be checked against "
+                          "the bound, not the count");
+        }
+        return made(data, "data");
+    }
+    if (is_scatter(op)) {
+        if (counted_data) return refuse(roles[0] + " has a run-time count, and a scatter's output has data's shape");
+        if (!counted_indices || !counted_updates) {
+            return refuse(roles[counted_indices ? 2 : 1] + " has a fixed leading dimension, but " +
+                          roles[counted_indices ? 1 : 2] + " a run-time count");
+        }
+    } else if (!counted_indices) {
+        return refuse(roles[0] + " has a run-time count, and its indices a fixed one");
+    } else if (counted_data && (op != Op::GatherElements || axis == 0)) {
+        return refuse("both " + roles[0] + " and " + roles[1] + " have a run-time count (a kernel takes one)");
+    }
+    // The count's two tensors share it: the lower bound holds for both (GatherElements' data keeps its own as the
+    // size of its buffer).
+    const StaticTensor& other = counted_updates ? *updates : data;
+    const StaticTensor& lowest = other.count && other.count->bound < indices.count->bound ? other : indices;
+    BoundedCount bounded = made(lowest, "indices");
+    indices.shape[0] = bounded.bound;
+    if (updates) updates->shape[0] = bounded.bound;
+    return bounded;
+}
+
+// The spec of one node (keys in the README's order), or nothing with `problem` set. A node with a run-time count
+// gets its bound in `bounded`.
 std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, int64_t opset, const GraphScope& scope,
-                              const ModelAnalysis& analysis, std::string& problem) {
+                              const ModelAnalysis& analysis, const CountBounds& counts,
+                              const std::optional<MaxCount>& max_count, const std::string& node_key,
+                              std::optional<BoundedCount>& bounded, std::string& problem) {
     problem = opset_problem(rule, opset);
     if (!problem.empty()) return std::nullopt;
     const bool scatter = is_scatter(rule.op);
@@ -402,15 +488,37 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
         }
     }
 
-    // Shapes and element types, which must all be static.
-    auto data = static_tensor(scope, analysis, node.input(0), inputs[0], problem);
+    // Shapes and element types, which must all be static, but for one run-time count: derived, or given by
+    // --max-count for a leading dimension that is not static (lower than derived, or where none is).
+    auto count_of = [&](const std::string& tensor) -> std::optional<CountedDim> {
+        const CountedDim* derived = counts.find(scope, tensor);
+        if (!max_count || (derived && derived->axis != 0) || (!derived && !leading_dim_open(scope, tensor))) {
+            return derived ? std::optional<CountedDim>(*derived) : std::nullopt;
+        }
+        CountedDim given = derived ? *derived : CountedDim{0, max_count->bound, {}};
+        if (!derived || max_count->bound < derived->bound) {
+            given.bound = max_count->bound;
+            given.through.push_back(max_count->option);
+        }
+        return given;
+    };
+    const std::string hint = "; give it a bound with --max-count " + node_key + "=N";
+    std::vector<std::string> roles;
+    for (int i = 0; i < expected_inputs; ++i) roles.push_back(inputs[static_cast<size_t>(i)] + " " + in_quotes(node.input(i)));
+    auto data = static_tensor(scope, analysis, node.input(0), inputs[0], count_of(node.input(0)), hint, problem);
     if (!data) return std::nullopt;
-    auto indices = static_tensor(scope, analysis, node.input(1), inputs[1], problem);
+    auto indices = static_tensor(scope, analysis, node.input(1), inputs[1], count_of(node.input(1)), hint, problem);
     if (!indices) return std::nullopt;
     std::optional<StaticTensor> updates;
     if (scatter) {
-        updates = static_tensor(scope, analysis, node.input(2), inputs[2], problem);
+        updates = static_tensor(scope, analysis, node.input(2), inputs[2], count_of(node.input(2)), hint, problem);
         if (!updates) return std::nullopt;
+    }
+    if (data->count || indices->count || (updates && updates->count)) {
+        const auto rank = static_cast<int64_t>(data->shape.size());
+        const int64_t positive_axis = axis < 0 ? axis + rank : axis;
+        bounded = place_count(rule.op, positive_axis, *data, *indices, updates, roles, problem);
+        if (!bounded) return std::nullopt;
     }
     const auto dtype = dtype_name(data->elem_type);
     if (!dtype) {
@@ -441,6 +549,10 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
     const Json own{{"axis", axis}, {"batch_dims", batch_dims}, {"reduction", reduction},
                    {"updates_shape", updates ? Json(updates->shape) : Json()}};
     for (const auto& key : info(rule.op).keys) ordered[std::string(key.name)] = own.at(std::string(key.name));
+    if (bounded) {
+        ordered["count"] = "runtime";
+        if (bounded->leads == "data") ordered["count_leads"] = "data";
+    }
     if (const TensorValue* values = scope.value(node.input(1))) {
         // Known at import time (an initializer, a Constant, or folded): constant indices. Their own dims are the
         // truth: a declaration (value_info, an output) that says otherwise would reshape the values silently.
@@ -481,6 +593,9 @@ std::string strip_file_prefix(const std::string& message, const std::string& fil
 
 struct Importer {
     const ModelAnalysis& analysis;
+    const CountBounds& counts;
+    const ImportOptions& options;
+    std::set<std::string> max_counts_used;  // the NODE of each --max-count that names an indexing node
     int64_t opset;
     const std::string& file;
     NameAllocator names;
@@ -542,8 +657,26 @@ struct Importer {
             entries.push_back(std::move(entry));
             return;
         }
+        // --max-count names the node by its path (its name, for a node of the main graph).
+        std::optional<MaxCount> max_count;
+        for (const auto& key : {ref.path(), node.name()}) {
+            auto given = options.max_counts.find(key);
+            if (given == options.max_counts.end() || max_count) continue;
+            max_counts_used.insert(key);
+            max_count = MaxCount{"--max-count " + key + "=" + std::to_string(given->second), given->second};
+        }
         std::string problem;
-        auto spec = node_spec(node, rule, opset, scope, analysis, problem);
+        std::optional<BoundedCount> bounded;
+        auto spec = node_spec(node, rule, opset, scope, analysis, counts, max_count, ref.path(), bounded, problem);
+        if (max_count && spec) {
+            if (!bounded) {
+                result.notes.push_back(max_count->option + ": " + ref.str() + " has a fixed count; the option is not used");
+            } else if (max_count->bound > bounded->bound) {
+                result.notes.push_back(max_count->option + ": the count of " + ref.str() + " is at most " +
+                                       std::to_string(bounded->bound) + " already (" + bounded->through.front() +
+                                       "), which stays its bound");
+            }
+        }
         if (spec) {
             // Checked by kernelgen's own reader under a scratch name first, so a refused node takes no name.
             std::vector<Diagnostic> diagnostics;
@@ -571,6 +704,10 @@ struct Importer {
         parsed.push_back(kernel.spec);
         entry["spec"] = spec_file;
         entry["kernel"] = kernel.name;
+        if (bounded) {
+            entry["bounded"] = {{"bound", bounded->bound}, {"count_leads", bounded->leads}, {"through", bounded->through}};
+            kernel.bounded = std::move(bounded);
+        }
         entries.push_back(std::move(entry));
         result.kernels.push_back(std::move(kernel));
     }
@@ -593,6 +730,7 @@ std::string make_report(const ImportResult& result, const ModelAnalysis& analysi
     report["rounds"] = analysis.rounds;
     report["summary"] = {{"specs", result.kernels.size()},
                          {"specs_in_subgraphs", result.kernels_in_subgraphs()},
+                         {"bounded", result.bounded_kernels()},
                          {"folded", result.folded.size()},
                          {"skipped", result.skipped.size()},
                          {"not_run", result.not_run.size()}};
@@ -652,6 +790,22 @@ std::optional<InputShape> parse_input_option(const std::string& text, std::strin
     return input;
 }
 
+std::optional<std::pair<std::string, uint64_t>> parse_max_count_option(const std::string& text, std::string& problem) {
+    const size_t equals = text.rfind('=');
+    if (equals == std::string::npos || equals == 0) {
+        problem = "--max-count takes NODE=N (an indexing node's name and the most rows its run-time count has), got " +
+                  in_quotes(text);
+        return std::nullopt;
+    }
+    const auto value = parse_decimal(text.substr(equals + 1), 1, kMaxCountBound);
+    if (!value) {
+        problem = "--max-count " + text + ": the bound must be a whole number from 1 to " + std::to_string(kMaxCountBound) +
+                  " (a kernel's count is a uint32_t)";
+        return std::nullopt;
+    }
+    return std::make_pair(text.substr(0, equals), *value);
+}
+
 std::optional<std::string> prefix_problem(const std::string& prefix) {
     if (prefix.empty()) return std::nullopt;
     const bool identifier = std::isalpha(static_cast<unsigned char>(prefix[0])) &&
@@ -668,6 +822,11 @@ std::optional<std::string> prefix_problem(const std::string& prefix) {
     // The worst case for the rules on beginnings ("mem" or "str" and a lowercase letter, "kernelgen...").
     if (auto problem = name_problem(prefix + "x")) return "prefix " + in_quotes(prefix) + " makes invalid names: " + *problem;
     return std::nullopt;
+}
+
+size_t ImportResult::bounded_kernels() const {
+    return static_cast<size_t>(std::count_if(kernels.begin(), kernels.end(),
+                                             [](const ImportedKernel& kernel) { return kernel.bounded.has_value(); }));
 }
 
 size_t ImportResult::kernels_in_subgraphs() const {
@@ -701,8 +860,22 @@ ImportResult import_model(const std::string& bytes, const std::string& file, con
     result.inference_note = analysis.inference_note;
     result.fold_rounds = analysis.rounds;
 
-    Importer importer{analysis, opset, file, NameAllocator(options.prefix), result, {}, Json::array()};
+    const CountBounds counts(*analysis.main, opset);
+    Importer importer{analysis, counts, options, {}, opset, file, NameAllocator(options.prefix), result, {}, Json::array()};
     importer.walk(*analysis.main, "");
+    for (const auto& [node, bound] : options.max_counts) {
+        if (importer.max_counts_used.count(node)) continue;
+        result.usage_errors.push_back("--max-count " + node + "=" + std::to_string(bound) + ": the model has no indexing node " +
+                                      in_quotes(node) + " (name a Gather, GatherElements, GatherND, ScatterND or "
+                                      "ScatterElements node by its name, or by its path in a body)");
+    }
+    if (!result.usage_errors.empty()) {
+        result.kernels.clear();
+        result.folded.clear();
+        result.skipped.clear();
+        result.not_run.clear();
+        return result;
+    }
     std::vector<Diagnostic> clashes;
     check_unique_names(importer.parsed, clashes);
     for (const auto& clash : clashes) result.diagnostics.push_back({file, "", "internal error: " + clash.str()});
@@ -756,8 +929,11 @@ std::vector<OutputFile> import_outputs(const ImportResult& result, const std::st
 
 std::string import_summary(const ImportResult& result, const std::string& model_path) {
     if (result.indexing_nodes() == 0) return model_path + ": no indexing nodes; nothing was written";
+    const size_t bounded = result.bounded_kernels();
     return model_path + ": " + std::to_string(result.kernels.size()) + (result.kernels.size() == 1 ? " spec" : " specs") +
-           " (" + std::to_string(result.kernels_in_subgraphs()) + " in subgraphs), " + std::to_string(result.folded.size()) + " folded, " +
+           " (" + std::to_string(result.kernels_in_subgraphs()) + " in subgraphs" +
+           (bounded ? ", " + std::to_string(bounded) + " bounded" : std::string()) + "), " +
+           std::to_string(result.folded.size()) + " folded, " +
            std::to_string(result.skipped.size()) + " skipped" +
            (result.not_run.empty() ? std::string() : ", " + std::to_string(result.not_run.size()) + " not run");
 }

@@ -8,6 +8,7 @@
 #include "child_process.h"
 #include "constant_folding.h"
 #include "kernelgen/spec.h"
+#include "node_attributes.h"
 
 namespace kernelgen {
 
@@ -370,6 +371,11 @@ void build_work_graph(const GraphScope& scope, onnx::GraphProto* out, WorkBuild&
     *out->mutable_input() = graph.input();
     *out->mutable_output() = graph.output();
     *out->mutable_value_info() = graph.value_info();
+    for (const auto& [name, type] : scope.declared_ranks) {
+        auto* info = out->add_value_info();
+        info->set_name(name);
+        *info->mutable_type() = type;
+    }
     for (const auto& tensor : graph.initializer()) {
         if (!large(tensor) && plausible_dims(tensor)) {
             *out->add_initializer() = tensor;
@@ -489,6 +495,44 @@ void load_types(GraphScope& scope, const onnx::GraphProto* inferred, const std::
         }
         load_types(*child, inferred_child, index, inlined);
     }
+}
+
+// Declares the rank of each Compress output that inference left without a shape (ONNX 1.12 infers only its element
+// type), so that the next round's inference carries shapes on through what follows it: the input's shape with the
+// compressed axis unknown, or one unknown dimension without an axis. Returns how many it declared.
+size_t declare_selected_ranks(GraphScope& scope) {
+    size_t added = 0;
+    for (int n = 0; n < scope.graph->node_size(); ++n) {
+        const onnx::NodeProto& node = scope.graph->node(n);
+        if (node.op_type() != "Compress" || !default_domain(node.domain()) || node.input_size() < 2 ||
+            node.output_size() < 1 || node.output(0).empty() || scope.declared_ranks.count(node.output(0))) {
+            continue;
+        }
+        const onnx::TypeProto* output = scope.type(node.output(0));
+        const onnx::TypeProto* input = scope.type(node.input(0));
+        if (!output || !output->has_tensor_type() || output->tensor_type().has_shape() || !input ||
+            !input->has_tensor_type() || !input->tensor_type().has_shape()) {
+            continue;
+        }
+        onnx::TypeProto declared = *output;
+        auto* shape = declared.mutable_tensor_type()->mutable_shape();
+        const auto& dims = input->tensor_type().shape();
+        const auto axis = int_attribute(node, "axis", std::numeric_limits<int64_t>::min());
+        if (!axis) continue;
+        if (*axis == std::numeric_limits<int64_t>::min()) {
+            shape->add_dim();
+        } else {
+            const auto at = normalized_axis(*axis, static_cast<size_t>(dims.dim_size()));
+            if (!at) continue;
+            for (int d = 0; d < dims.dim_size(); ++d) *shape->add_dim() = dims.dim(d);
+            shape->mutable_dim(static_cast<int>(*at))->Clear();
+        }
+        scope.types[node.output(0)] = declared;
+        scope.declared_ranks.emplace(node.output(0), std::move(declared));
+        ++added;
+    }
+    for (auto& [key, child] : scope.children) added += declare_selected_ranks(*child);
+    return added;
 }
 
 // Folds every node of the scope (and its bodies) whose inputs are known; returns how many values it added.
@@ -643,7 +687,8 @@ ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportO
             failure = round_failure;
             if (!ever_inferred) load_types(*analysis.main, nullptr, index, inlined);  // else the last inferred types stand
         }
-        if (fold_scope(*analysis.main, opset, domains, budget) == 0) break;
+        const size_t declared = declare_selected_ranks(*analysis.main);
+        if (fold_scope(*analysis.main, opset, domains, budget) == 0 && declared == 0) break;
     }
     analysis.rounds = std::min(analysis.rounds, kMaxFoldRounds);
     analysis.inference_ran = ever_inferred;

@@ -33,6 +33,9 @@ struct GraphScope {
     std::map<std::string, const onnx::TensorProto*> initializers;
     mutable std::map<std::string, std::optional<TensorValue>> read;
     std::map<std::string, onnx::TypeProto> types;    // declared or inferred types
+    // Shapes kernelgen declares where ONNX's inference gives none: a Compress output has its input's rank (with the
+    // compressed axis unknown), or rank 1 without an axis. Shown to the next rounds' inference as value_info.
+    std::map<std::string, onnx::TypeProto> declared_ranks;
     std::map<std::string, int> producers;            // node output -> index of the node that makes it
     std::map<std::pair<int, std::string>, std::unique_ptr<GraphScope>> children;  // (node, attribute) -> body
     std::map<int, std::vector<std::string>> body_keys;  // node -> the attributes of its bodies, in the node's order

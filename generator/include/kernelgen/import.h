@@ -49,12 +49,20 @@ struct ImportOptions {
     InferenceLimits inference;
     std::map<std::string, int64_t> dims;  // --dim NAME=N: every symbolic dimension NAME is N
     std::vector<InputShape> inputs;       // --input NAME=SHAPE: the whole shape of a graph input
+    // --max-count NODE=N: the run-time count of indexing node NODE (its name, or its path in a body) is at most N:
+    // a bound where none can be derived, or a lower one than derived.
+    std::map<std::string, uint64_t> max_counts;
 };
+
+// The largest bound --max-count takes: a kernel's run-time count is a uint32_t.
+constexpr uint64_t kMaxCountBound = 0xFFFFFFFFu;
 
 // Parses the text of `--dim NAME=N` (N from 0 to 2^40) or `--input NAME=SHAPE`; nothing, with `problem` set,
 // when it is malformed.
 std::optional<std::pair<std::string, int64_t>> parse_dim_option(const std::string& text, std::string& problem);
 std::optional<InputShape> parse_input_option(const std::string& text, std::string& problem);
+// `--max-count NODE=N` (N from 1 to kMaxCountBound; NODE may itself hold '=': the last one splits).
+std::optional<std::pair<std::string, uint64_t>> parse_max_count_option(const std::string& text, std::string& problem);
 
 // A node of the model, as messages name it: its name (may be empty), operator, position in its graph, and the
 // graph: "" for the main graph, else the path of the node and branch that hold it ("If_0/then", "loop/body").
@@ -69,8 +77,18 @@ struct NodeRef {
     std::string path() const;
 };
 
+// An indexing node whose number of index rows (or of data rows, for a Gather along an axis >= 1) is known only at
+// run time: its kernel takes that count ("count": "runtime"), up to a bound derived from the producer (NonZero,
+// NonMaxSuppression, Compress, TopK with a run-time k, Unique) or given by --max-count.
+struct BoundedCount {
+    uint64_t bound = 0;
+    std::string leads;                 // the tensor whose leading dimension is the count: "indices" or "data"
+    std::vector<std::string> through;  // how the bound was found: the producer first, then each operator after it
+};
+
 struct ImportedKernel {
     NodeRef node;
+    std::optional<BoundedCount> bounded;  // set for a kernel with a run-time count
     std::string name;       // the kernel name (prefix + the node's path made a valid, unique C identifier)
     std::string spec_text;  // the spec file's content: pretty-printed JSON, keys in a fixed order
     KernelSpec spec;        // spec_text as kernelgen's spec reader resolved it
@@ -109,6 +127,7 @@ struct ImportResult {
     std::string report;                   // the import report (JSON), also for a model without indexing nodes
     size_t indexing_nodes() const { return kernels.size() + folded.size() + skipped.size() + not_run.size(); }
     size_t kernels_in_subgraphs() const;  // the kernels of nodes in a subgraph (an If branch, a Loop body)
+    size_t bounded_kernels() const;       // the kernels with a run-time count
 };
 
 // Why `prefix` cannot begin kernel names, or nothing when it can ("" always can).
@@ -129,8 +148,8 @@ std::string report_file_name(const std::string& model_path);
 // The spec files and the report, ready for write_outputs(); nothing when the model has no indexing node.
 std::vector<OutputFile> import_outputs(const ImportResult& result, const std::string& model_path);
 
-// The summary line: "MODEL: 12 specs (5 in subgraphs), 19 folded, 2 skipped" (and ", 3 not run" when some
-// are), or "MODEL: no indexing nodes; nothing was written".
+// The summary line: "MODEL: 12 specs (5 in subgraphs), 19 folded, 2 skipped" (", 4 bounded" inside the parentheses
+// and ", 3 not run" at the end when some are), or "MODEL: no indexing nodes; nothing was written".
 std::string import_summary(const ImportResult& result, const std::string& model_path);
 
 }  // namespace kernelgen

@@ -17,6 +17,7 @@ import sys
 import numpy as np
 import onnx
 import torch
+import torchvision
 from torch import nn
 
 torch.manual_seed(2026)
@@ -85,9 +86,25 @@ class EmbeddingTables(nn.Module):
         return torch.cat([t(categories[:, i]) for i, t in enumerate(self.tables)], dim=1)
 
 
-def export(name, model, args, input_names, dynamic_axes, dims, opset=16):
+class DetectionPostProcess(nn.Module):
+    """SSD-style post-processing: each anchor's best class, the 16 best anchors (TopK), their boxes, labels and
+    features (torch.gather), non-maximum suppression (torchvision.ops.nms), then the kept boxes, labels, scores and
+    features (boxes[keep]) and the confident boxes (boxes[scores > t]): the number of rows is data, not shape."""
+
+    def forward(self, boxes, logits, features):
+        scores, labels = logits.softmax(-1).max(-1)
+        top_scores, top = torch.topk(scores, 16)
+        top_boxes = boxes[top]
+        top_labels = labels[top]
+        top_features = torch.gather(features, 0, top.unsqueeze(1).expand(-1, features.shape[1]))
+        keep = torchvision.ops.nms(top_boxes, top_scores, 0.45)
+        confident = top_boxes[top_scores > 0.8]
+        return top_boxes[keep], top_labels[keep], top_scores[keep], top_features[keep], confident
+
+
+def export(name, model, args, input_names, dynamic_axes, dims, opset=16, output_names=("out",)):
     path = os.path.join(OUT, name + ".onnx")
-    torch.onnx.export(model, args, path, input_names=input_names, output_names=["out"],
+    torch.onnx.export(model, args, path, input_names=input_names, output_names=list(output_names),
                       dynamic_axes=dynamic_axes, opset_version=opset)
     exported = onnx.load(path)
     # The capture model: every input and output of the main graph's indexing nodes as a graph output.
@@ -134,6 +151,12 @@ export("advanced_indexing", AdvancedIndexing(),
        {"x": {0: "batch", 1: "seq"}, "b_idx": {0: "picks"}, "idx": {0: "picks"}}, {"batch": batch, "seq": 7, "picks": 3})
 export("embedding_tables", EmbeddingTables(), (torch.stack([torch.randint(0, n, (batch,)) for n in (10, 20, 30)], 1),),
        ["categories"], {"categories": {0: "batch"}}, {"batch": batch})
+anchors = 50
+corners = torch.rand(anchors, 2) * 0.8
+detection_boxes = torch.cat([corners, corners + 0.05 + torch.rand(anchors, 2) * 0.3], 1)
+export("detection", DetectionPostProcess(), (detection_boxes, torch.randn(anchors, 5) * 2, torch.randn(anchors, 6)),
+       ["boxes", "logits", "features"], {"boxes": {0: "anchors"}, "logits": {0: "anchors"}, "features": {0: "anchors"}},
+       {"anchors": anchors}, output_names=("kept_boxes", "kept_labels", "kept_scores", "kept_features", "confident"))
 with open(os.path.join(OUT, "manifest.json"), "w") as f:
     json.dump(manifest, f, indent=1)
 print("exported", len(manifest), "models", file=sys.stderr)

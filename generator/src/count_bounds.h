@@ -1,0 +1,49 @@
+// kernelgen import's run-time counts: which dimension of a value is a number of rows known only at run time, and
+// the bound it cannot exceed.
+//
+// NonZero, NonMaxSuppression, Compress, TopK with a run-time k and Unique select a number of rows that depends on
+// the data, but never more than their inputs' static shapes allow: NonZero no more than its input's elements,
+// NonMaxSuppression no more than batches x classes x min(max_output_boxes_per_class, boxes), and so on. That
+// bound is followed, as one counted dimension, through the operators between the producer and an indexing node
+// (Transpose, Squeeze, Unsqueeze, Reshape, Flatten, Slice, Expand, a Gather of a column, Concat, element-wise
+// operators, and the indexing operators themselves), so that an indexing node whose indices (or data) have one
+// such dimension can become a kernel with a bounded run-time count ("count": "runtime").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model_analysis.h"
+
+namespace kernelgen {
+
+struct CountedDim {
+    size_t axis = 0;     // the dimension that is a count
+    uint64_t bound = 0;  // the count is at most this
+    // How the bound was derived: the producer first ("NonZero \"/NonZero\": at most 16, ..."), then each operator
+    // the count went through ("Transpose \"/Transpose\"").
+    std::vector<std::string> through;
+};
+
+class CountBounds {
+public:
+    // Follows the counts of every graph of the analysis (the main graph and every body, at any depth).
+    CountBounds(const GraphScope& main, int64_t opset);
+
+    // The counted dimension of `name` as `scope` sees it, or nullptr when it has none (its shape is static, or
+    // unknown for another reason, or the count could not be followed).
+    const CountedDim* find(const GraphScope& scope, const std::string& name) const;
+
+private:
+    void walk(const GraphScope& scope);
+    std::vector<std::optional<CountedDim>> visit(const GraphScope& scope, const onnx::NodeProto& node, size_t position) const;
+    std::vector<std::optional<CountedDim>> if_outputs(const GraphScope& scope, const onnx::NodeProto& node, int position) const;
+
+    int64_t opset_;
+    std::map<std::pair<const GraphScope*, std::string>, CountedDim> counted_;
+};
+
+}  // namespace kernelgen
