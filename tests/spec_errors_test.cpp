@@ -1293,6 +1293,21 @@ TEST(SpecErrors, CountLeadsDataNeedsABound) {
                        "least 1"});
 }
 
+// A uint32_t count reaches at most 4294967295: a larger bound, of index or of data rows, is refused.
+TEST(SpecErrors, RunTimeCountBoundsReachableByAUint32) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "uint8", "data_shape": [4],
+                               "indices_shape": [4294967296], "count": "runtime"})json"),
+              Problems{"spec.json: /indices_shape/0: the bound of a run-time count, indices_shape[0], is 4294967296, more "
+                       "than its uint32_t count can reach (at most 4294967295)"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "uint8", "data_shape": [4294967296, 2],
+                               "indices_shape": [], "axis": 1, "count": "runtime", "count_leads": "data"})json"),
+              Problems{"spec.json: /data_shape/0: the bound of a run-time count, data_shape[0], is 4294967296, more "
+                       "than its uint32_t count can reach (at most 4294967295)"});
+    EXPECT_TRUE(parse_one(R"json({"name": "k", "op": "Gather", "dtype": "uint8", "data_shape": [4294967295, 2],
+                                 "indices_shape": [], "axis": 1, "count": "runtime", "count_leads": "data"})json")
+                    .runtime_count);
+}
+
 // The rules every run-time count keeps: no "prefetch", an axis with elements, constant indices in range.
 TEST(SpecErrors, CountLeadsDataKeepsTheOtherRules) {
     const std::string counted = R"(, "axis": 1, "count": "runtime", "count_leads": "data")";

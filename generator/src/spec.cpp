@@ -684,6 +684,14 @@ private:
             return;
         }
         if (!(*leads == CountLeads::Data ? data_rows_countable(spec) : index_rows_countable(spec))) return;
+        // The count is a uint32_t: a larger bound could never be reached, and its check would never fail.
+        const std::string bound_of = *leads == CountLeads::Data ? "data_shape" : "indices_shape";
+        const uint64_t bound = (*leads == CountLeads::Data ? spec.data_shape : spec.indices_shape)[0];
+        if (bound > UINT32_MAX) {
+            fail(bound_of + "/0", "the bound of a run-time count, " + bound_of + "[0], is " + std::to_string(bound) +
+                                      ", more than its uint32_t count can reach (at most " + std::to_string(UINT32_MAX) + ")");
+            return;
+        }
         const uint64_t tuple = spec.op == Op::GatherND || spec.op == Op::ScatterND ? spec.indices_shape.back() : 1;
         for (uint64_t at = 0; at < tuple; ++at) {
             const size_t selected = selected_axis(spec, at);
