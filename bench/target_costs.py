@@ -202,8 +202,9 @@ def kernel_call(spec, header, target, label=None, function=None):
     if 0 in unroll_report.index_bounds(spec) and sizes.get("indices", 0):
         note = "error path: no index is in range"
     call = Call(label or name, function or name, tensors, spec, note)
-    if spec.get("count") == "runtime":  # a run-time count, measured at its bound
-        call.args.insert(call.args.index("indices") + 1, f"{spec['indices_shape'][0]}u")
+    if spec.get("count") == "runtime":  # a run-time count, measured at its bound, after indices (or data)
+        bound = spec["data_shape" if spec.get("count_leads") == "data" else "indices_shape"][0]
+        call.args.insert(call.args.index("indices" if "indices" in call.args else "data") + 1, f"{bound}u")
     return call
 
 

@@ -37,9 +37,11 @@
 #include "doc_scatter_nd_max.h"
 #include "doc_scatter_nd_min.h"
 #include "doc_scatter_nd_mul.h"
+#include "detection_fields.h"
 #include "event_histogram.h"
 #include "kept_boxes.h"
 #include "mark_detections.h"
+#include "nms_box_indices.h"
 
 namespace {
 
@@ -676,18 +678,27 @@ std::vector<float> box_table() {
     return boxes;
 }
 
+// Calls a counted gather through `call`, which writes to the output it is given; `status` must come back, and
+// the output of `shape` must hold `rows` followed by the untouched sentinel. Returns that expected output.
+template <typename T, typename Call>
+std::vector<T> expect_counted_gather(Call call, const Shape& shape, int status, const std::vector<T>& rows) {
+    std::vector<T> expected = sentinel_filled<T>(element_count(shape));
+    std::copy(rows.begin(), rows.end(), expected.begin());
+    GuardedBuffer<T> output(element_count(shape));
+    EXPECT_EQ(call(output.data()), status);
+    expect_same_tensor("output", output.contents(), expected, shape);
+    EXPECT_TRUE(output.guards_intact());
+    return expected;
+}
+
 // Calls kept_boxes with the given first rows of indices (the rest poison) and count; the output must be
 // `rows` followed by the untouched sentinel, or all sentinel unless the status is OK.
 void expect_kept_boxes(const std::vector<int64_t>& first, uint32_t count, int status, const std::vector<float>& rows) {
     SCOPED_TRACE("kept_boxes with " + show_indices(first) + " and count " + std::to_string(count));
     const std::vector<float> data = box_table();
     const std::vector<int64_t> indices = padded(first, KEPT_BOXES_INDICES_SIZE, kInt64Min);
-    std::vector<float> expected = sentinel_filled<float>(KEPT_BOXES_OUTPUT_SIZE);
-    std::copy(rows.begin(), rows.end(), expected.begin());
-    GuardedBuffer<float> output(KEPT_BOXES_OUTPUT_SIZE);
-    EXPECT_EQ(kept_boxes(data.data(), indices.data(), count, output.data()), status);
-    expect_same_tensor("output", output.contents(), expected, Shape{100, 4});
-    EXPECT_TRUE(output.guards_intact());
+    const std::vector<float> expected = expect_counted_gather<float>(
+        [&](float* output) { return kept_boxes(data.data(), indices.data(), count, output); }, Shape{100, 4}, status, rows);
     export_counted<float, int64_t>("kept_boxes", data, indices, count, nullptr, false, status, expected);
 }
 
@@ -794,6 +805,82 @@ TEST(RuntimeCount, ScatterNDWritesTheFirstCountTuples) {
                            MARK_DETECTIONS_ERROR_INDEX_OUT_OF_RANGE, data, Shape{20, 20});
     expect_counted_scatter("mark_detections", mark_detections, data, indices, 65, updates,
                            MARK_DETECTIONS_ERROR_COUNT_OUT_OF_RANGE, data, Shape{20, 20});
+}
+
+// ==========================================================================================================
+// Run-time counts of data rows ("count_leads": "data"), hand-worked: the count is data's leading dimension and
+// output's. data's rows beyond the count hold values that would show in output if the kernel copied them.
+// ==========================================================================================================
+
+// nms_box_indices: Gather(selected, 2, axis=1) of NonMaxSuppression's selected [K, 3] (batch, class, box), at
+// most 4 rows: the box index of each of the first `count` selected rows. `boxes` are output's first elements,
+// the rest must stay the sentinel.
+void expect_nms_box_indices(uint32_t count, int status, const std::vector<int64_t>& boxes) {
+    SCOPED_TRACE("nms_box_indices with count " + std::to_string(count));
+    // Three selections of boxes 5, 2 and 7, and a fourth row of box 9.
+    const std::vector<int64_t> selected{0, 0, 5, 0, 0, 2, 0, 0, 7, 1, 3, 9};
+    const std::vector<int64_t> expected = expect_counted_gather<int64_t>(
+        [&](int64_t* output) { return nms_box_indices(selected.data(), count, output); }, Shape{4}, status, boxes);
+    cprogram::Case c = cprogram::typed_case<int64_t>("nms_box_indices", "nms_box_indices with count " + std::to_string(count),
+                                                     selected, {}, nullptr, false, status, expected);
+    c.constant_indices = true;
+    c.count = count;
+    cprogram::export_case(c);
+}
+
+TEST(RuntimeCountOfDataRows, TheNmsColumnOfTheFirstCountRows) {
+    EXPECT_EQ(NMS_BOX_INDICES_MAX_COUNT, 4);  // data_shape[0]
+    EXPECT_EQ(NMS_BOX_INDICES_DATA_SIZE, 12);
+    EXPECT_EQ(NMS_BOX_INDICES_INDICES_SIZE, 1);
+    EXPECT_EQ(NMS_BOX_INDICES_OUTPUT_SIZE, 4);
+    expect_nms_box_indices(3, NMS_BOX_INDICES_OK, {5, 2, 7});
+    expect_nms_box_indices(2, NMS_BOX_INDICES_OK, {5, 2});
+    expect_nms_box_indices(1, NMS_BOX_INDICES_OK, {5});
+    expect_nms_box_indices(0, NMS_BOX_INDICES_OK, {});
+    expect_nms_box_indices(4, NMS_BOX_INDICES_OK, {5, 2, 7, 9});  // the bound
+}
+
+TEST(RuntimeCountOfDataRows, ACountAboveTheBoundIsRefused) {
+    for (uint32_t count : {5u, 0x80000000u, 0xFFFFFFFFu}) {
+        expect_nms_box_indices(count, NMS_BOX_INDICES_ERROR_COUNT_OUT_OF_RANGE, {});
+    }
+}
+
+// detection_fields: Gather of columns of [6, 5] float32 detections along axis -1, by 2 run-time int32 indices;
+// row r of data is {10r, 10r + 1, ..., 10r + 4}. `rows` are output's first elements, the rest the sentinel.
+void expect_detection_fields(const std::vector<int32_t>& indices, uint32_t count, int status,
+                             const std::vector<float>& rows) {
+    SCOPED_TRACE("detection_fields with indices {" + std::to_string(indices[0]) + ", " + std::to_string(indices[1]) +
+                 "} and count " + std::to_string(count));
+    std::vector<float> data;
+    for (int r = 0; r < 6; ++r) {
+        for (int c = 0; c < 5; ++c) data.push_back(static_cast<float>(10 * r + c));
+    }
+    const std::vector<float> expected = expect_counted_gather<float>(
+        [&](float* output) { return detection_fields(data.data(), indices.data(), count, output); }, Shape{6, 2}, status,
+        rows);
+    export_counted<float, int32_t>("detection_fields", data, indices, count, nullptr, false, status, expected);
+}
+
+TEST(RuntimeCountOfDataRows, RunTimeIndicesSelectColumnsOfTheFirstCountRows) {
+    EXPECT_EQ(DETECTION_FIELDS_MAX_COUNT, 6);
+    EXPECT_EQ(DETECTION_FIELDS_INDICES_SIZE, 2);
+    EXPECT_EQ(DETECTION_FIELDS_OUTPUT_SIZE, 12);
+    // Columns 4 and -5 = 0 of rows 0, 1 and 2.
+    expect_detection_fields({4, -5}, 3, DETECTION_FIELDS_OK, {4.0f, 0.0f, 14.0f, 10.0f, 24.0f, 20.0f});
+    // Columns 1 and -1 = 4 of every row.
+    expect_detection_fields({1, -1}, 6, DETECTION_FIELDS_OK,
+                            {1.0f, 4.0f, 11.0f, 14.0f, 21.0f, 24.0f, 31.0f, 34.0f, 41.0f, 44.0f, 51.0f, 54.0f});
+    expect_detection_fields({1, -1}, 0, DETECTION_FIELDS_OK, {});
+}
+
+// The indices are not counted: each is checked whatever the count, 0 included; the count comes first.
+TEST(RuntimeCountOfDataRows, EveryIndexIsCheckedWhateverTheCount) {
+    expect_detection_fields({5, 0}, 0, DETECTION_FIELDS_ERROR_INDEX_OUT_OF_RANGE, {});
+    expect_detection_fields({0, -6}, 2, DETECTION_FIELDS_ERROR_INDEX_OUT_OF_RANGE, {});
+    expect_detection_fields({std::numeric_limits<int32_t>::min(), 0}, 6, DETECTION_FIELDS_ERROR_INDEX_OUT_OF_RANGE, {});
+    expect_detection_fields({5, 0}, 7, DETECTION_FIELDS_ERROR_COUNT_OUT_OF_RANGE, {});
+    expect_detection_fields({0, 1}, 0xFFFFFFFFu, DETECTION_FIELDS_ERROR_COUNT_OUT_OF_RANGE, {});
 }
 
 }  // namespace

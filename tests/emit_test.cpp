@@ -221,7 +221,8 @@ TEST(Emit, IndexCheckNoneDropsTheChecksAndSaysSo) {
 
 // header_identifiers(), which the run-wide name check relies on, lists exactly what a header defines.
 TEST(Emit, HeaderIdentifiersAreExactlyWhatTheHeaderDefines) {
-    for (const std::string op : {"Gather", "ScatterND", "Gather\", \"count\": \"runtime", "ScatterND\", \"count\": \"runtime"}) {
+    for (const std::string op : {"Gather", "ScatterND", "Gather\", \"count\": \"runtime", "ScatterND\", \"count\": \"runtime",
+                                 "Gather\", \"axis\": 1, \"count\": \"runtime\", \"count_leads\": \"data"}) {
         KernelSpec spec = parse_one(R"({"name": "kv", "op": ")" + op +
                                     R"(", "dtype": "float32", "data_shape": [4, 2], "indices_shape": [3, 1]})");
         const std::string header = emit(spec, lower(spec)).header;
@@ -546,6 +547,101 @@ TEST(EmitCount, WideOffsetsWidenTheCount) {
     auto wide = emit_json(R"({"name": "g", "op": "Gather", "dtype": "uint8", "data_shape": [5000000000],
                               "indices_shape": [3], "count": "runtime"})");
     EXPECT_NE(wide.source.find("i0 < (uint64_t)count; ++i0)"), std::string::npos) << wide.source;
+}
+
+// --- "count_leads": "data" --------------------------------------------------------------------------------
+
+// The NMS column: Gather of [4, 3] int64 along axis 1 by the constant 2. The kernel takes data, the count and
+// output; after the count check, one element of each of the first count rows of data (at 3 * row + 2) goes to
+// output[row]. Worked out by hand from the spec.
+TEST(EmitCountData, ConstantIndicesCopyTheFirstCountRows) {
+    auto column = emit_json(R"({"name": "c", "op": "Gather", "dtype": "int64", "data_shape": [4, 3],
+                                 "indices_shape": [], "indices": 2, "axis": 1, "count": "runtime", "count_leads": "data"})");
+    EXPECT_NE(column.header.find("int c(const int64_t *data, uint32_t count, int64_t *output);"), std::string::npos)
+        << column.header;
+    EXPECT_NE(column.header.find("#define C_DATA_SIZE 12\n#define C_INDICES_SIZE 1\n#define C_OUTPUT_SIZE 4\n"),
+              std::string::npos) << "sizes at the bound";
+    EXPECT_NE(column.header.find("/* The largest count a call may pass: the leading dimension of data and output at most. */\n"
+                                 "#define C_MAX_COUNT 4\n"),
+              std::string::npos);
+    EXPECT_NE(column.header.find(" * count: the leading dimension of data and output in this call, 0..C_MAX_COUNT"),
+              std::string::npos);
+    EXPECT_NE(column.header.find("Only the first count rows of data are read and\n"
+                                 " * only the first count rows of output written: the rest is left untouched.\n"
+                                 " * A count above C_MAX_COUNT returns\n"),
+              std::string::npos) << column.header;
+    EXPECT_EQ(column.header.find("Every\n * index is read"), std::string::npos) << "no indices to read";
+    const std::string body =
+        "int c(const int64_t *data, uint32_t count, int64_t *output)\n"
+        "{\n"
+        "    /* count rows of data and output, at most C_MAX_COUNT; nothing is read or written beyond them. */\n"
+        "    if (count > C_MAX_COUNT) {\n"
+        "        return C_ERROR_COUNT_OUT_OF_RANGE;\n"
+        "    }\n"
+        "    /* output[a0] = data[a0, indices] */\n"
+        "    for (uint32_t i0 = 0u; i0 < count; ++i0) {\n"
+        "        output[i0] = data[i0 * 3u + 2u];\n"
+        "    }\n"
+        "    return C_OK;\n"
+        "}\n";
+    EXPECT_NE(column.source.find(body), std::string::npos) << column.source;
+    EXPECT_NE(column.source.find("unroll auto: constant indices resolved into 1 run, written out inside a loop over the "
+                                 "run-time count of data rows (at most 4)"),
+              std::string::npos);
+}
+
+// Every column in order is one run of a row: still one row per step of the count's loop, never a copy of all
+// 12 elements.
+TEST(EmitCountData, AnIdentityStaysInsideTheCountsLoop) {
+    auto rows = emit_json(R"({"name": "r", "op": "Gather", "dtype": "int64", "data_shape": [4, 3],
+                               "indices_shape": [3], "indices": [0, 1, 2], "axis": 1, "count": "runtime",
+                               "count_leads": "data"})");
+    EXPECT_NE(rows.source.find("    for (uint32_t i0 = 0u; i0 < count; ++i0) {\n"
+                               "        output[i0 * 3u] = data[i0 * 3u];\n"
+                               "        output[i0 * 3u + 1u] = data[i0 * 3u + 1u];\n"
+                               "        output[i0 * 3u + 2u] = data[i0 * 3u + 2u];\n"
+                               "    }\n"),
+              std::string::npos) << rows.source;
+}
+
+// Run-time indices (two, int32, along axis -1 of [6, 5]): every index is checked whatever the count, before the
+// loop over the first count rows.
+TEST(EmitCountData, RunTimeIndicesAreAllCheckedWhateverTheCount) {
+    auto fields = emit_json(R"({"name": "f", "op": "Gather", "dtype": "float32", "index_dtype": "int32",
+                                 "data_shape": [6, 5], "indices_shape": [2], "axis": -1, "count": "runtime",
+                                 "count_leads": "data"})");
+    EXPECT_NE(fields.header.find("int f(const float *data, const int32_t *indices, uint32_t count, float *output);"),
+              std::string::npos) << fields.header;
+    EXPECT_NE(fields.header.find("#define F_MAX_COUNT 6\n"), std::string::npos);
+    EXPECT_NE(fields.header.find(" * Every index is read and checked, whatever the count.\n"), std::string::npos);
+    const std::string body =
+        "    /* count rows of data and output, at most F_MAX_COUNT; nothing is read or written beyond them. */\n"
+        "    if (count > F_MAX_COUNT) {\n"
+        "        return F_ERROR_COUNT_OUT_OF_RANGE;\n"
+        "    }\n"
+        "    /* Every index is checked before anything is written. */\n"
+        "    if (indices[0] < -5 || indices[0] > 4) {\n"
+        "        return F_ERROR_INDEX_OUT_OF_RANGE;\n"
+        "    }\n"
+        "    if (indices[1] < -5 || indices[1] > 4) {\n"
+        "        return F_ERROR_INDEX_OUT_OF_RANGE;\n"
+        "    }\n"
+        "    /* output[a0, i0] = data[a0, indices[i0]] */\n"
+        "    for (uint32_t i0 = 0u; i0 < count; ++i0) {\n"
+        "        output[i0 * 2u] = data[i0 * 5u + kernelgen_wrap_i32_u32(indices[0u], 5u)];\n"
+        "        output[i0 * 2u + 1u] = data[i0 * 5u + kernelgen_wrap_i32_u32(indices[1u], 5u)];\n"
+        "    }\n"
+        "    return F_OK;\n";
+    EXPECT_NE(fields.source.find(body), std::string::npos) << fields.source;
+    // With more indices than the straight-line budget: one loop to the constant 5, not to a multiple of count.
+    auto five = emit_json(R"({"name": "f", "op": "Gather", "dtype": "float32", "data_shape": [6, 5],
+                               "indices_shape": [5], "axis": 1, "count": "runtime", "count_leads": "data"})");
+    EXPECT_NE(five.source.find("for (uint32_t t = 0u; t < 5u; ++t) {"), std::string::npos) << five.source;
+    // "index_check": "none": the header says the indices are read, not checked.
+    auto trusted = emit_json(R"({"name": "f", "op": "Gather", "dtype": "float32", "data_shape": [6, 5],
+                                  "indices_shape": [2], "axis": 1, "count": "runtime", "count_leads": "data",
+                                  "index_check": "none"})");
+    EXPECT_NE(trusted.header.find(" * Every index is read, whatever the count.\n"), std::string::npos) << trusted.header;
 }
 
 }  // namespace

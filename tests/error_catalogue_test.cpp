@@ -118,7 +118,11 @@ TEST(ErrorCatalogue, CoversEveryMessageForm) {
           "index 5 is out of range for data axis", "with int32 indices", "so no index is valid",
           "expected an integer, got string \"3\" (arrays nested", "expected an array of 2", "got array (an integer",
           "more constant indices are invalid", "does not apply to constant indices",
-          "ScatterElements needs equal ranks", "updates have the shape of indices"}) {
+          "ScatterElements needs equal ranks", "updates have the shape of indices",
+          "says what a run-time count counts", "unknown count_leads setting", "output has the shape of indices, so",
+          "output is indices_shape[:-1] + data_shape", "output is all of data, with updates",
+          "which must lead the output too", "a run-time count of data rows", "count data's rows with",
+          "more than its uint32_t count can reach"}) {
         EXPECT_NE(all.find(form), std::string::npos) << "no catalogue entry shows a message with: " << form;
     }
 }

@@ -465,3 +465,85 @@ TEST(LoweringConstant, ScatterElements) {
         "indices_shape": [1, 3], "indices": [[2, 0, -2]]})json");
     EXPECT_EQ(runs_of(copy), "{0, 6, 1}{1, 1, 1}{2, 5, 1}");
 }
+
+// --- run-time counts ---------------------------------------------------------------------------------------
+
+// The loops' run-time scales, "[s0, s1, ...]" (0: a fixed extent).
+std::string scales_of(const IndexedCopy& copy) {
+    std::string out;
+    for (const auto& loop : copy.loops) out += (out.empty() ? "" : ", ") + std::to_string(loop.runtime_scale);
+    return "[" + out + "]";
+}
+
+// A count of index rows: Gather of rows of [10, 4] by indices [6, 2]: the one loop over the 12 index values runs
+// count * 2 times (2 values a row of indices), and the checks cover count * 2 tuples.
+TEST(LoweringCount, IndexRowsScaleTheLoopThatWalksTheIndices) {
+    auto copy = lower_json(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [10, 4],
+        "indices_shape": [6, 2], "count": "runtime"})json");
+    EXPECT_EQ(loops_of(copy), "{12, 1, 0, 4}");
+    EXPECT_EQ(scales_of(copy), "[2]");
+    EXPECT_EQ(copy.count_leads, kernelgen::CountLeads::Indices);
+    EXPECT_EQ(copy.count_bound, 6u);
+    EXPECT_EQ(copy.tuples_per_count, 2u);
+    EXPECT_TRUE(copy.counts_index_rows());
+}
+
+// A count of data rows: Gather of [5, 2, 7] along axis 2 by indices [3, 2]. Output is [5, 2, 3, 2]; the
+// outer loop over data[:2] (10 points: data stride 7, output stride 6) runs count * 2 times, its first count * 2
+// points being the first count rows of data and of output. The loop over the 6 index values is fixed, and so
+// are the checks: all 6 tuples, whatever the count.
+TEST(LoweringCount, DataRowsScaleGathersOuterLoop) {
+    auto copy = lower_json(R"json({"name": "k", "op": "Gather", "dtype": "int8", "data_shape": [5, 2, 7],
+        "indices_shape": [3, 2], "axis": 2, "count": "runtime", "count_leads": "data"})json");
+    EXPECT_EQ(loops_of(copy), "{10, 0, 7, 6}{6, 1, 0, 1}");
+    EXPECT_EQ(scales_of(copy), "[2, 0]");
+    EXPECT_EQ(components_of(copy), "{0, 7, 1}");
+    EXPECT_EQ(copy.count_leads, kernelgen::CountLeads::Data);
+    EXPECT_EQ(copy.count_bound, 5u);
+    EXPECT_EQ(copy.tuple_count, 6u);
+    EXPECT_EQ(copy.tuples_per_count, 0u);
+    EXPECT_FALSE(copy.counts_index_rows());
+    expect_sizes(copy, {70, 6, 0, 60});
+}
+
+// Gather of [5, 1] along axis 1 by one run-time index: the only valid index selects every element, so a fixed
+// kernel folds the loop over the 5 rows (1 element apart on both sides) into one block of 5. The count's loop
+// must stay: only its first count rows may be read and written.
+TEST(LoweringCount, TheCountsLoopNeverFoldsIntoTheBlock) {
+    const std::string spec = R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [5, 1],
+        "indices_shape": [], "axis": 1)json";
+    auto fixed = lower_json(spec + "}");
+    EXPECT_EQ(loops_of(fixed), "");
+    EXPECT_EQ(fixed.block, 5u);
+    auto counted = lower_json(spec + R"(, "count": "runtime", "count_leads": "data"})");
+    EXPECT_EQ(loops_of(counted), "{5, 0, 1, 1}");
+    EXPECT_EQ(scales_of(counted), "[1]");
+    EXPECT_EQ(counted.block, 1u);
+    EXPECT_EQ(counted.count_bound, 5u);
+}
+
+// Constant indices with a count of data rows: the NMS column, Gather of [4, 3] along axis 1 by the constant 2.
+// One run of one element (source 2, destination 0) at each of the count's points (data stride 3, output 1).
+TEST(LoweringCount, ConstantIndicesResolveInsideTheCountsLoop) {
+    auto copy = lower_json(R"json({"name": "k", "op": "Gather", "dtype": "int64", "data_shape": [4, 3],
+        "indices_shape": [], "indices": 2, "axis": 1, "count": "runtime", "count_leads": "data"})json");
+    EXPECT_EQ(loops_of(copy), "{4, 0, 3, 1}");
+    EXPECT_EQ(scales_of(copy), "[1]");
+    EXPECT_EQ(runs_of(copy), "{2, 0, 1}");
+    EXPECT_EQ(copy.tuple_count, 0u);
+    EXPECT_EQ(copy.count_bound, 4u);
+}
+
+// Every column of [4, 3] in order is one run of 3 a row; without a count the row loop folds into one run of 12,
+// with one it stays the count's loop.
+TEST(LoweringCount, AConstantRunNeverFoldsTheCountsLoop) {
+    const std::string spec = R"json({"name": "k", "op": "Gather", "dtype": "int64", "data_shape": [4, 3],
+        "indices_shape": [3], "indices": [0, 1, -1], "axis": 1)json";
+    auto fixed = lower_json(spec + "}");
+    EXPECT_EQ(loops_of(fixed), "");
+    EXPECT_EQ(runs_of(fixed), "{0, 0, 12}");
+    auto counted = lower_json(spec + R"(, "count": "runtime", "count_leads": "data"})");
+    EXPECT_EQ(loops_of(counted), "{4, 0, 3, 3}");
+    EXPECT_EQ(scales_of(counted), "[1]");
+    EXPECT_EQ(runs_of(counted), "{0, 0, 3}");
+}

@@ -275,6 +275,15 @@ bool countable(const reference::Problem& p) {
     return p.op != "Gather" || reference::count(reference::Shape(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(axis))) == 1;
 }
 
+// Whether a problem can take a run-time count of data rows ("count_leads": "data"): a Gather along axis 1 or
+// later, whose data has rows (the bound) and elements along the axis.
+bool data_countable(const reference::Problem& p) {
+    const auto& data = p.data_shape;
+    const auto rank = static_cast<int64_t>(data.size());
+    const auto axis = p.axis < 0 ? p.axis + rank : p.axis;
+    return p.op == "Gather" && axis >= 1 && data[0] > 0 && data[static_cast<size_t>(axis)] > 0;
+}
+
 // The count a call passes: mostly within the bound (0, the bound, or between), sometimes above it.
 uint32_t pick_count(Generator& g, int64_t bound) {
     switch (g.uniform(0, 7)) {
@@ -290,7 +299,9 @@ uint32_t pick_count(Generator& g, int64_t bound) {
 // One case of a kernel: random data (and updates), the given indices, and the reference's verdict: the
 // expected output, or the error code with the output buffer untouched. With a run-time count the reference
 // sees only the first `count` rows of indices (and updates), and a gather's output rows beyond them stay
-// untouched; a count above the bound is refused (-2).
+// untouched; a count above the bound is refused (-2). A count of data rows ("count_leads": "data") cuts data
+// instead: the reference sees its first `count` rows and every index, and the case passes the kernel only those
+// rows (an exactly-sized buffer, so that AddressSanitizer catches a read beyond them).
 cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& spec, const TypeRow& type,
                          const std::vector<int64_t>& indices, bool int32, bool in_place,
                          std::optional<uint32_t> count = std::nullopt) {
@@ -312,9 +323,11 @@ cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& 
             c.indices.insert(c.indices.end(), bytes, bytes + 8);
         }
     }
+    const bool data_rows = spec.value("count_leads", "") == "data";
+    const int64_t bound = !count ? 0 : data_rows ? p.data_shape[0] : p.indices_shape[0];
     with_type(type.name, [&](auto zero) {
         using T = decltype(zero);
-        const auto data = g.values<T>(static_cast<size_t>(reference::count(p.data_shape)), "d");
+        auto data = g.values<T>(static_cast<size_t>(reference::count(p.data_shape)), "d");
         std::vector<T> updates;
         if (c.has_updates) updates = g.values<T>(static_cast<size_t>(reference::count(reference::updates_shape(p))), "u");
         std::vector<T> output;
@@ -323,7 +336,12 @@ cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& 
         c.expected_status = -1;
         if (!count) {
             ok = reference::run(p, data, indices, updates, output);
-        } else if (*count <= static_cast<uint64_t>(p.indices_shape[0])) {
+        } else if (data_rows && *count <= static_cast<uint64_t>(bound)) {
+            reference::Problem first = p;  // the first `count` rows of data
+            first.data_shape[0] = *count;
+            data.resize(static_cast<size_t>(reference::count(first.data_shape)));
+            ok = reference::run(first, data, indices, updates, output);
+        } else if (*count <= static_cast<uint64_t>(bound)) {
             reference::Problem first = p;  // the first `count` rows
             first.indices_shape[0] = *count;
             const std::vector<int64_t> used(indices.begin(), indices.begin() + reference::count(first.indices_shape));
@@ -418,7 +436,7 @@ void run_random_cases(const std::string& op) {
     const size_t n = case_count();
     std::vector<cprogram::Case> cases;
     std::vector<kernelgen::KernelSpec> kernels;
-    size_t errors_expected = 0, constant_cases = 0, counted_cases = 0;
+    size_t errors_expected = 0, constant_cases = 0, counted_cases = 0, data_counted_cases = 0, data_counted_constant_cases = 0;
     for (size_t i = 0; i < n; ++i) {
         reference::Problem p = g.problem(op);
         const TypeRow& type = kTypes[static_cast<size_t>(g.uniform(0, kTypes.size() - 1))];
@@ -444,14 +462,24 @@ void run_random_cases(const std::string& op) {
         // Now and then the leading dimension of indices is a run-time count: the call passes a count up to
         // the bound (or above it), and the rows beyond the count hold values out of range, which the kernel
         // must not read.
+        // A Gather along axis 1 or later may count data's rows instead: every index is then read and checked.
         std::optional<uint32_t> count;
-        if (countable(p) && g.chance(0.2)) {
+        bool data_rows = false;
+        const bool index_rows_countable = countable(p), data_rows_countable = data_countable(p);
+        if ((index_rows_countable || data_rows_countable) && g.chance(0.2)) {
+            data_rows = data_rows_countable && (!index_rows_countable || g.chance(0.5));
             spec["count"] = "runtime";
-            count = pick_count(g, p.indices_shape[0]);
-            const auto row = static_cast<uint64_t>(reference::count(p.indices_shape) / p.indices_shape[0]);
-            for (uint64_t at = uint64_t{std::min<uint32_t>(*count, static_cast<uint32_t>(p.indices_shape[0]))} * row;
-                 at < indices.size(); ++at) {
-                if (g.chance(0.5)) indices[at] = int32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::max();
+            if (data_rows) {
+                spec["count_leads"] = "data";
+                count = pick_count(g, p.data_shape[0]);
+                ++data_counted_cases;
+            } else {
+                count = pick_count(g, p.indices_shape[0]);
+                const auto row = static_cast<uint64_t>(reference::count(p.indices_shape) / p.indices_shape[0]);
+                for (uint64_t at = uint64_t{std::min<uint32_t>(*count, static_cast<uint32_t>(p.indices_shape[0]))} * row;
+                     at < indices.size(); ++at) {
+                    if (g.chance(0.5)) indices[at] = int32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::max();
+                }
             }
             ++counted_cases;
         }
@@ -461,9 +489,10 @@ void run_random_cases(const std::string& op) {
         if (c.expected_status == 0 && g.chance(0.1)) {
             spec["index_check"] = "none";
             c.label = spec.dump();
-        } else if (c.expected_status == 0 && !count && g.chance(0.15)) {
+        } else if (c.expected_status == 0 && (!count || data_rows) && g.chance(data_rows ? 0.4 : 0.15)) {
             // Or they are constant, given in the spec (nested or flat): the kernel resolves them when it is
-            // generated, takes no indices, and must give the same output.
+            // generated, takes no indices, and must give the same output. (A count of index rows does not
+            // combine with them; one of data rows does.)
             spec["indices"] = g.chance(0.5) ? nested(indices, p.indices_shape) : json(indices);
             c.label = spec.dump();
             c.constant_indices = true;
@@ -481,6 +510,7 @@ void run_random_cases(const std::string& op) {
         kernels.push_back(parsed.front());
         errors_expected += c.expected_status != 0;
         constant_cases += c.constant_indices;
+        data_counted_constant_cases += data_rows && c.constant_indices;
         cases.push_back(std::move(c));
     }
     // Both outcomes must be exercised, or the test proves less than it claims. (A run of a few cases, set by
@@ -490,6 +520,10 @@ void run_random_cases(const std::string& op) {
         EXPECT_LT(errors_expected, n / 2) << "too few in-range cases";
         EXPECT_GT(constant_cases, n / 40) << "too few cases with constant indices";
         EXPECT_GT(counted_cases, n / 40) << "too few cases with a run-time count";
+        if (op == "Gather") {
+            EXPECT_GT(data_counted_cases, n / 40) << "too few cases with a run-time count of data rows";
+            EXPECT_GT(data_counted_constant_cases, 0u) << "no case with a count of data rows and constant indices";
+        }
     }
 
     dump_cases(op, cases);

@@ -233,4 +233,66 @@ TEST(Schedule, FullUnrollTakesTheStatementsTheCapCounts) {
     }
 }
 
+// --- run-time counts --------------------------------------------------------------------------------------------
+
+// Gather of [6, 5] along axis 1 by `indices` run-time indices, counting data's rows.
+std::string data_rows(uint64_t indices, const std::string& extra) {
+    return R"({"name": "d", "op": "Gather", "dtype": "float32", "data_shape": [6, 5], "indices_shape": [)" +
+           std::to_string(indices) + R"(], "axis": 1, "count": "runtime", "count_leads": "data")" + extra + "}";
+}
+
+// The count is checked first; then every index, whatever the count (written out for 2 values, a loop to the
+// constant 5 for 5), and the copies loop over the first count rows of data.
+TEST(ScheduleCount, DataRowsCheckEveryIndexAndLoopOverTheCount) {
+    const Schedule two = plan_json(data_rows(2, ""));
+    ASSERT_FALSE(two.body.empty());
+    const auto* count_check = std::get_if<CheckCount>(&two.body.front().node);
+    ASSERT_NE(count_check, nullptr);
+    EXPECT_EQ(count_check->bound, 6u);
+    const auto* checks = first<CheckIndices>(two);
+    ASSERT_NE(checks, nullptr);
+    EXPECT_FALSE(checks->loop);
+    EXPECT_EQ(checks->checks.size(), 2u);
+    const auto loops = all<For>(two);
+    ASSERT_EQ(loops.size(), 1u);
+    ASSERT_EQ(loops.front()->end.terms.size(), 1u);
+    EXPECT_EQ(loops.front()->end.terms.front().kind, Term::Kind::Count);
+    EXPECT_EQ(loops.front()->end.terms.front().coefficient, 1u);
+    EXPECT_EQ(loops.front()->body.size(), 2u);  // the two copies of a row, written out
+    EXPECT_FALSE(two.straight);
+
+    const Schedule five_values = plan_json(data_rows(5, ""));
+    const auto* five = first<CheckIndices>(five_values);
+    ASSERT_NE(five, nullptr);
+    EXPECT_TRUE(five->loop);
+    EXPECT_TRUE(five->tuple_end.terms.empty()) << "not a multiple of the count";
+    EXPECT_EQ(five->tuple_end.constant, 5u);
+    // A count of index rows checks only those: count * 1 tuples.
+    const Schedule counted_indices = plan_json(gather(10, 5, R"(, "count": "runtime")"));
+    const auto* index_rows = first<CheckIndices>(counted_indices);
+    ASSERT_NE(index_rows, nullptr);
+    ASSERT_EQ(index_rows->tuple_end.terms.size(), 1u);
+    EXPECT_EQ(index_rows->tuple_end.terms.front().kind, Term::Kind::Count);
+}
+
+// "full" writes out the points inside a row, the count's loop stays; a factor never applies to it.
+TEST(ScheduleCount, TheCountsLoopStaysALoopInEveryMode) {
+    for (const std::string unroll : {R"("full")", R"("none")", "3", R"("auto")"}) {
+        const Schedule schedule = plan_json(data_rows(4, R"(, "unroll": )" + unroll));
+        const auto loops = all<For>(schedule);
+        ASSERT_FALSE(loops.empty()) << unroll;
+        ASSERT_EQ(loops.front()->end.terms.size(), 1u) << unroll;
+        EXPECT_EQ(loops.front()->end.terms.front().kind, Term::Kind::Count) << unroll;
+        EXPECT_EQ(loops.front()->step, 1u) << unroll;
+    }
+    // The NMS column, constant index 2: one element a row, in a loop of count steps whatever the unroll.
+    const Schedule column = plan_json(R"({"name": "c", "op": "Gather", "dtype": "int64", "data_shape": [4, 3],
+        "indices_shape": [], "indices": 2, "axis": 1, "count": "runtime", "count_leads": "data", "unroll": "full"})");
+    const auto loops = all<For>(column);
+    ASSERT_EQ(loops.size(), 1u);
+    EXPECT_EQ(loops.front()->end.terms.front().kind, Term::Kind::Count);
+    EXPECT_EQ(all<Assign>(column).size(), 1u);
+    EXPECT_EQ(first<CheckIndices>(column), nullptr);
+}
+
 }  // namespace

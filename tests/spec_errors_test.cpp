@@ -26,7 +26,7 @@ const std::string kIndexTypes = "int32 or int64; default int64";
 const std::string kShapeRule = "an array of integers >= 0";
 const std::string kUnrollRule = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
 const std::string kReductions = "none, add, mul, max or min; default none";
-const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, indices, unroll, prefetch, index_check, count";
+const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, indices, unroll, prefetch, index_check, count, count_leads";
 
 struct Parsed {
     std::vector<KernelSpec> kernels;
@@ -1212,6 +1212,147 @@ TEST(SpecAccepted, EveryReductionOfEveryOtherType) {
             EXPECT_EQ(kernels.size(), 1u);
         }
     }
+}
+
+}  // namespace
+
+namespace {
+
+// --- run-time counts: what "count_leads" says the count counts ----------------------------------------------
+
+using kernelgen::CountLeads;
+
+// A float32 Gather of the given shapes with `extra` keys.
+std::string gather_with(const std::string& data, const std::string& indices, const std::string& extra) {
+    return R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": )json" + data +
+           R"json(, "indices_shape": )json" + indices + extra + "}";
+}
+
+// A Gather of the third column of [4, 3] (an NMS result), constant index 2, with `extra` keys.
+std::string column_gather(const std::string& extra) {
+    return R"json({"name": "k", "op": "Gather", "dtype": "int64", "data_shape": [4, 3], "indices_shape": [],
+                   "indices": 2)json" + extra + "}";
+}
+
+const std::string kCountLeadsRule =
+    "\"indices\" (default): the count is the leading dimension of indices; \"data\": of data, for Gather along axis 1 "
+    "or later";
+
+TEST(SpecErrors, CountLeadsNeedsARunTimeCount) {
+    const Problems without{"spec.json: /count_leads: \"count_leads\" says what a run-time count counts, and applies only "
+                           "with \"count\": \"runtime\" (add \"count\": \"runtime\", or remove \"count_leads\")"};
+    EXPECT_EQ(rejected(column_gather(R"(, "axis": 1, "count_leads": "data")")), without);
+    EXPECT_EQ(rejected(gather_with("[4, 3]", "[2]", R"(, "count_leads": "indices")")), without);
+}
+
+TEST(SpecErrors, CountLeadsBadValues) {
+    const std::string head = R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [4, 3],
+                                     "indices_shape": [2], "axis": 1, "count": "runtime", "count_leads": )json";
+    EXPECT_EQ(rejected(head + "\"Data\"}"), Problems{"spec.json: /count_leads: unknown count_leads setting \"Data\" (" +
+                                                      kCountLeadsRule + "); did you mean \"data\"?"});
+    EXPECT_EQ(rejected(head + "\"index\"}"), Problems{"spec.json: /count_leads: unknown count_leads setting \"index\" (" +
+                                                       kCountLeadsRule + "); did you mean \"indices\"?"});
+    EXPECT_EQ(rejected(head + "\"rows\"}"),
+              Problems{"spec.json: /count_leads: unknown count_leads setting \"rows\" (" + kCountLeadsRule + ")"});
+    EXPECT_EQ(rejected(head + "1}"),
+              Problems{"spec.json: /count_leads: expected a string, got integer (" + kCountLeadsRule + ")"});
+}
+
+// Only Gather keeps data's leading dimension in its output; each other operator says why it does not.
+TEST(SpecErrors, CountLeadsDataIsGatherOnly) {
+    auto refusal = [](const std::string& op, const std::string& shapes) {
+        return rejected(R"({"name": "k", "op": ")" + op + R"(", "dtype": "float32", "data_shape": [8, 4], )" + shapes +
+                        R"(, "count": "runtime", "count_leads": "data"})");
+    };
+    const std::string head = "spec.json: /count_leads: \"count_leads\": \"data\" applies to Gather only: ";
+    const std::string gathers = ", so its rows follow the rows of indices, not of data (count those with \"count_leads\": \"indices\")";
+    const std::string scatters = " output is all of data, with updates written wherever the indices point, so its rows do "
+                                 "not follow data's (count the rows of indices and updates with \"count_leads\": \"indices\")";
+    EXPECT_EQ(refusal("GatherElements", R"("indices_shape": [8, 2], "axis": 1)"),
+              Problems{head + "GatherElements' output has the shape of indices" + gathers});
+    EXPECT_EQ(refusal("GatherND", R"("indices_shape": [8, 1])"),
+              Problems{head + "GatherND's output is indices_shape[:-1] + data_shape[batch_dims + k:]" + gathers});
+    EXPECT_EQ(refusal("ScatterND", R"("indices_shape": [8, 1])"), Problems{head + "ScatterND's" + scatters});
+    EXPECT_EQ(refusal("ScatterElements", R"("indices_shape": [8, 4], "axis": 1)"), Problems{head + "ScatterElements'" + scatters});
+}
+
+TEST(SpecErrors, CountLeadsDataNeedsAxisOneOrLater) {
+    const std::string head = "spec.json: /axis: with \"count_leads\": \"data\" the count is data's leading dimension, which "
+                             "must lead the output too: gather along axis 1 or later (here axis ";
+    const std::string tail = "), or count the rows of indices with \"count_leads\": \"indices\"";
+    const std::string counted = R"(, "count": "runtime", "count_leads": "data")";
+    EXPECT_EQ(rejected(column_gather(counted)), Problems{head + "0, the default" + tail});
+    EXPECT_EQ(rejected(column_gather(R"(, "axis": 0)" + counted)), Problems{head + "0" + tail});
+    EXPECT_EQ(rejected(column_gather(R"(, "axis": -2)" + counted)), Problems{head + "-2, that is 0" + tail});
+}
+
+TEST(SpecErrors, CountLeadsDataNeedsABound) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "int64", "data_shape": [0, 3], "indices_shape": [2],
+                               "axis": 1, "count": "runtime", "count_leads": "data"})json"),
+              Problems{"spec.json: /data_shape/0: the bound of a run-time count of data rows, data_shape[0], must be at "
+                       "least 1"});
+}
+
+// A uint32_t count reaches at most 4294967295: a larger bound, of index or of data rows, is refused.
+TEST(SpecErrors, RunTimeCountBoundsReachableByAUint32) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "uint8", "data_shape": [4],
+                               "indices_shape": [4294967296], "count": "runtime"})json"),
+              Problems{"spec.json: /indices_shape/0: the bound of a run-time count, indices_shape[0], is 4294967296, more "
+                       "than its uint32_t count can reach (at most 4294967295)"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "uint8", "data_shape": [4294967296, 2],
+                               "indices_shape": [], "axis": 1, "count": "runtime", "count_leads": "data"})json"),
+              Problems{"spec.json: /data_shape/0: the bound of a run-time count, data_shape[0], is 4294967296, more "
+                       "than its uint32_t count can reach (at most 4294967295)"});
+    EXPECT_TRUE(parse_one(R"json({"name": "k", "op": "Gather", "dtype": "uint8", "data_shape": [4294967295, 2],
+                                 "indices_shape": [], "axis": 1, "count": "runtime", "count_leads": "data"})json")
+                    .runtime_count);
+}
+
+// The rules every run-time count keeps: no "prefetch", an axis with elements, constant indices in range.
+TEST(SpecErrors, CountLeadsDataKeepsTheOtherRules) {
+    const std::string counted = R"(, "axis": 1, "count": "runtime", "count_leads": "data")";
+    EXPECT_EQ(rejected(gather_with("[4, 3]", "[2]", counted + R"(, "prefetch": 2)")),
+              Problems{"spec.json: /prefetch: \"prefetch\" does not combine with a run-time count: the hints would look "
+                       "ahead past the count (remove \"prefetch\", or set it to \"none\")"});
+    EXPECT_EQ(rejected(gather_with("[4, 0]", "[2]", counted)),
+              Problems{"spec.json: /data_shape/1: a run-time count needs every data axis the indices select along to "
+                       "have elements (axis 1 has size 0, where no index is valid)"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "int64", "data_shape": [4, 3], "indices_shape": [],
+                               "indices": 3)json" + counted + "}"),
+              Problems{"spec.json: /indices: index 3 is out of range for data axis 1 of size 3 (allowed -3..2)"});
+}
+
+// A count of index rows that cannot lead a Gather's output points to the count of data rows.
+TEST(SpecErrors, GatherCountOfIndexRowsPointsToDataRows) {
+    EXPECT_EQ(rejected(gather_with("[4, 3]", "[2]", R"(, "axis": 1, "count": "runtime")")),
+              Problems{"spec.json: /axis: with a run-time count, the count must lead the output: data's dimensions "
+                       "before axis 1 must all be 1, not [4] (gather along axis 0, or count data's rows with "
+                       "\"count_leads\": \"data\")"});
+}
+
+TEST(SpecAccepted, CountLeads) {
+    // The default, said or not, on every operator.
+    const KernelSpec said = parse_one(gather_with("[6, 4]", "[3]", R"(, "count": "runtime", "count_leads": "indices")"));
+    EXPECT_TRUE(said.runtime_count);
+    EXPECT_EQ(said.count_leads, CountLeads::Indices);
+    EXPECT_EQ(parse_one(gather_with("[6, 4]", "[3]", R"(, "count": "runtime")")).count_leads, CountLeads::Indices);
+    EXPECT_EQ(parse_one(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [8, 4],
+                               "indices_shape": [3, 1], "count": "runtime", "count_leads": "indices"})json").count_leads,
+              CountLeads::Indices);
+    // Data rows: constant indices (of rank 0 here) combine with the count; a negative axis counts from the back.
+    const KernelSpec column = parse_one(column_gather(R"(, "axis": -1, "count": "runtime", "count_leads": "data")"));
+    EXPECT_TRUE(column.runtime_count);
+    EXPECT_EQ(column.count_leads, CountLeads::Data);
+    EXPECT_EQ(column.axis, 1);
+    EXPECT_EQ(column.output_shape, (Shape{4}));
+    ASSERT_TRUE(column.constant_indices.has_value());
+    EXPECT_EQ(*column.constant_indices, (std::vector<int64_t>{2}));
+    // Run-time indices of any shape, none at all included; data's dimensions between the count and the axis stay.
+    const KernelSpec runtime = parse_one(gather_with("[5, 2, 7]", "[3, 2]", R"(, "axis": 2, "count": "runtime", "count_leads": "data")"));
+    EXPECT_EQ(runtime.count_leads, CountLeads::Data);
+    EXPECT_EQ(runtime.output_shape, (Shape{5, 2, 3, 2}));
+    EXPECT_EQ(parse_one(gather_with("[5, 7]", "[0]", R"(, "axis": 1, "count": "runtime", "count_leads": "data")")).output_shape,
+              (Shape{5, 0}));
 }
 
 }  // namespace

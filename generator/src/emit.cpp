@@ -121,7 +121,10 @@ private:
         values.flags["constant"] = spec_.constant_indices.has_value();
         values.flags["runtime_count"] = spec_.runtime_count;
         values.text["max_count"] = std::to_string(copy_.count_bound);
-        values.text["counted"] = spec_.op == Op::ScatterND || spec_.op == Op::ScatterElements ? "indices and updates" : "indices and output";
+        values.flags["data_rows"] = spec_.count_leads == CountLeads::Data;
+        values.text["counted"] = spec_.count_leads == CountLeads::Data ? "data and output"
+                                 : is_scatter(spec_.op)                  ? "indices and updates"
+                                                                         : "indices and output";
         values.flags["checked"] = !spec_.constant_indices && spec_.index_check == IndexCheck::Checked;
         values.flags["unchecked"] = !spec_.constant_indices && spec_.index_check == IndexCheck::None;
     }
@@ -169,11 +172,16 @@ private:
             case Unroll::Kind::None: setting = "none"; break;
             case Unroll::Kind::Factor: setting = std::to_string(spec_.unroll.factor); break;
         }
+        const std::string count_loop = "a loop over the run-time count of " +
+                                       std::string(spec_.count_leads == CountLeads::Data ? "data" : "index") +
+                                       " rows (at most " + std::to_string(copy_.count_bound) + ")";
         if (copy_.runs) {
             const std::string runs = std::to_string(copy_.runs->size()) + (copy_.runs->size() == 1 ? " run" : " runs");
             return "unroll " + setting + ": constant indices resolved into " + runs + ", " +
                    (schedule_.runs_straight ? "written out" : "copied from a table") +
-                   (copy_.loops.empty() || schedule_.straight ? "" : " inside constant-bound loops");
+                   (copy_.loops.empty() || schedule_.straight ? ""
+                    : spec_.runtime_count                     ? " inside " + count_loop
+                                                              : " inside constant-bound loops");
         }
         std::string checks = ", no index checks";
         if (spec_.index_check == IndexCheck::Checked) {
@@ -182,8 +190,7 @@ private:
         const std::string prefetch = schedule_.prefetch_distance
                                          ? ", prefetch " + std::to_string(schedule_.prefetch_distance) + " tuples ahead"
                                          : "";
-        const std::string copies = spec_.runtime_count ? "a loop over the run-time count of index rows (at most " +
-                                                             std::to_string(copy_.count_bound) + ")"
+        const std::string copies = spec_.runtime_count ? count_loop
                                    : schedule_.straight ? "straight-line copies"
                                                         : "loops over the index tuples";
         return "unroll " + setting + ": " + copies + checks + prefetch;
@@ -448,7 +455,8 @@ private:
     }
 
     void print(CodeWriter& w, const CheckCount&) const {
-        w.line("/* count rows of indices, at most " + macro_ + "_MAX_COUNT; nothing is read or written beyond them. */");
+        const std::string rows = copy_.count_leads == CountLeads::Data ? "data and output" : "indices";
+        w.line("/* count rows of " + rows + ", at most " + macro_ + "_MAX_COUNT; nothing is read or written beyond them. */");
         w.open("if (count > " + macro_ + "_MAX_COUNT)");
         w.line("return " + macro_ + "_ERROR_COUNT_OUT_OF_RANGE;");
         w.close();

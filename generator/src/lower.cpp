@@ -57,6 +57,7 @@ void simplify(IndexedCopy& copy) {
     }
     while (!merged.empty()) {
         const Loop& inner = merged.back();
+        if (inner.runtime_scale != 0) break;  // the count's loop: its extent is not known until run time
         if (inner.indices_stride != 0 || inner.source_stride != copy.block || inner.destination_stride != copy.block) break;
         copy.block *= inner.extent;
         merged.pop_back();
@@ -103,9 +104,10 @@ void fold_constant_indices(IndexedCopy& copy, const std::vector<int64_t>& values
             }
         }
         copy.loops.resize(outer);
-        // One run that the innermost loop left repeats contiguously on both sides folds into it.
-        while (runs.size() == 1 && !copy.loops.empty() && copy.loops.back().source_stride == runs[0].length &&
-               copy.loops.back().destination_stride == runs[0].length) {
+        // One run that the innermost loop left repeats contiguously on both sides folds into it (unless that
+        // loop is the count's, whose extent is not known until run time).
+        while (runs.size() == 1 && !copy.loops.empty() && copy.loops.back().runtime_scale == 0 &&
+               copy.loops.back().source_stride == runs[0].length && copy.loops.back().destination_stride == runs[0].length) {
             runs[0].length *= copy.loops.back().extent;
             copy.loops.pop_back();
         }
@@ -275,7 +277,13 @@ IndexedCopy lower(const KernelSpec& spec) {
     copy.updates_size = is_scatter(spec.op) ? element_count(spec.updates_shape) : 0;
     copy.output_size = element_count(spec.output_shape);
     copy.tuple_count = copy.components.empty() ? 0 : copy.indices_size / copy.components.size();
-    if (spec.runtime_count) {
+    if (spec.runtime_count && spec.count_leads == CountLeads::Data) {
+        // Gather's outer loop, over data's dimensions before the axis, the first of which is the count.
+        copy.count_leads = CountLeads::Data;
+        copy.count_bound = spec.data_shape[0];
+        Loop& outer = copy.loops.front();
+        outer.runtime_scale = outer.extent / copy.count_bound;
+    } else if (spec.runtime_count) {
         // The loop over the leading dimension of indices: the first that walks them (Gather's outer loop, over
         // data's dimensions before the axis, has extent 1 then).
         const uint64_t bound = spec.indices_shape[0];

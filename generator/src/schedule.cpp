@@ -252,7 +252,7 @@ private:
     }
 
     bool checks_straight() const {
-        if (copy_.count_bound) return false;  // a run-time count of tuples
+        if (copy_.counts_index_rows()) return false;  // a run-time count of tuples
         if (copy_.tuple_count <= 1) return true;  // a loop that would run once is written out instead
         switch (spec_.unroll.kind) {
             case Unroll::Kind::Full: return true;
@@ -369,7 +369,7 @@ private:
             }
             return checks;
         }
-        checks.tuple_end = copy_.count_bound ? count_times(copy_.tuples_per_count) : Expr{{}, copy_.tuple_count};
+        checks.tuple_end = copy_.counts_index_rows() ? count_times(copy_.tuples_per_count) : Expr{{}, copy_.tuple_count};
         checks.tuple_length = k;
         checks.accumulate = spec_.unroll.kind == Unroll::Kind::Factor;
         for (size_t j = 0; j < k; ++j) {

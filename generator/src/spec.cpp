@@ -651,9 +651,17 @@ private:
         read_updates_shape(spec, updates, "indices_shape[:-1] + data_shape[k:], with k = indices_shape[-1] = " + std::to_string(*k));
     }
 
-    // "count": "runtime": the leading dimension of indices is a count passed at run time, up to indices_shape[0].
-    // The count must lead every tensor it sizes, so that the first `count` rows of each are one dense prefix.
+    // "count": "runtime": a leading dimension is a count passed at run time, up to its bound: that of indices
+    // (up to indices_shape[0]), or with "count_leads": "data" that of data (up to data_shape[0]). The count must
+    // lead every tensor it sizes, so that the first `count` rows of each are one dense prefix.
     void read_count(KernelSpec& spec) {
+        if (!find("count")) {
+            if (find("count_leads")) {
+                fail("count_leads", "\"count_leads\" says what a run-time count counts, and applies only with \"count\": "
+                                    "\"runtime\" (add \"count\": \"runtime\", or remove \"count_leads\")");
+            }
+            return;
+        }
         const std::string allowed = "\"runtime\": indices_shape[0] bounds a count the caller passes; leave \"count\" out "
                                     "for a fixed count";
         auto text = read_string("count", allowed);
@@ -663,7 +671,9 @@ private:
                               did_you_mean_value(*text, {"runtime"}, {{"dynamic", "runtime"}, {"variable", "runtime"}}));
             return;
         }
-        if (find("indices")) {
+        const auto leads = read_count_leads(spec);
+        if (!leads) return;
+        if (*leads == CountLeads::Indices && find("indices")) {
             fail("count", "a run-time count does not apply to constant indices, whose count is fixed (remove \"count\" or "
                           "\"indices\")");
             return;
@@ -673,31 +683,17 @@ private:
                              "count (remove \"prefetch\", or set it to \"none\")");
             return;
         }
-        const Shape& indices = spec.indices_shape;
-        const size_t needed = spec.op == Op::GatherND || spec.op == Op::ScatterND ? 2 : 1;
-        if (indices.size() < needed) {
-            fail("indices_shape", "a run-time count needs indices of rank " + std::to_string(needed) + " or more, whose " +
-                                      "leading dimension is the count (here " + format_shape(indices) + ")");
+        if (!(*leads == CountLeads::Data ? data_rows_countable(spec) : index_rows_countable(spec))) return;
+        // The count is a uint32_t: a larger bound could never be reached, and its check would never fail.
+        const std::string bound_of = *leads == CountLeads::Data ? "data_shape" : "indices_shape";
+        const uint64_t bound = (*leads == CountLeads::Data ? spec.data_shape : spec.indices_shape)[0];
+        if (bound > UINT32_MAX) {
+            fail(bound_of + "/0", "the bound of a run-time count, " + bound_of + "[0], is " + std::to_string(bound) +
+                                      ", more than its uint32_t count can reach (at most " + std::to_string(UINT32_MAX) + ")");
             return;
         }
-        if (indices[0] == 0) {
-            fail("indices_shape/0", "the bound of a run-time count, indices_shape[0], must be at least 1");
-            return;
-        }
-        const auto axis = static_cast<size_t>(spec.axis);
-        if (spec.op == Op::Gather && element_count(Shape(spec.data_shape.begin(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(axis))) != 1) {
-            fail("axis", "with a run-time count, the count must lead the output: data's dimensions before axis " +
-                             std::to_string(axis) + " must all be 1, not " +
-                             format_shape(Shape(spec.data_shape.begin(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(axis))) +
-                             " (gather along axis 0)");
-            return;
-        }
-        if (spec.op == Op::GatherND && spec.batch_dims != 0) {
-            fail("batch_dims", "a run-time count needs batch_dims 0: the leading dimension of indices is then the count, "
-                               "not a batch dimension");
-            return;
-        }
-        for (uint64_t at = 0; at < (needed == 2 ? indices.back() : 1); ++at) {
+        const uint64_t tuple = spec.op == Op::GatherND || spec.op == Op::ScatterND ? spec.indices_shape.back() : 1;
+        for (uint64_t at = 0; at < tuple; ++at) {
             const size_t selected = selected_axis(spec, at);
             if (spec.data_shape[selected] == 0) {
                 fail("data_shape/" + std::to_string(selected),
@@ -707,6 +703,89 @@ private:
             }
         }
         spec.runtime_count = true;
+        spec.count_leads = *leads;
+    }
+
+    // "count_leads": "indices" (the default) or "data", which only Gather takes; nothing when refused (reported).
+    std::optional<CountLeads> read_count_leads(const KernelSpec& spec) {
+        const std::string allowed = "\"indices\" (default): the count is the leading dimension of indices; \"data\": of "
+                                    "data, for Gather along axis 1 or later";
+        if (!find("count_leads")) return CountLeads::Indices;
+        auto text = read_string("count_leads", allowed);
+        if (!text) return std::nullopt;
+        if (*text == "indices") return CountLeads::Indices;
+        if (*text != "data") {
+            fail("count_leads", "unknown count_leads setting " + in_quotes(*text) + " (" + allowed + ")" +
+                                    did_you_mean_value(*text, {"indices", "data"},
+                                                       {{"index", "indices"}, {"idx", "indices"}, {"input", "data"}}));
+            return std::nullopt;
+        }
+        std::string why;
+        switch (spec.op) {
+            case Op::Gather: return CountLeads::Data;
+            case Op::GatherElements: why = "GatherElements' output has the shape of indices"; break;
+            case Op::GatherND: why = "GatherND's output is indices_shape[:-1] + data_shape[batch_dims + k:]"; break;
+            case Op::ScatterND:
+            case Op::ScatterElements:
+                fail("count_leads", "\"count_leads\": \"data\" applies to Gather only: " + std::string(name(spec.op)) +
+                                        (spec.op == Op::ScatterElements ? "'" : "'s") + " output is all of data, with updates written wherever the indices point, so "
+                                        "its rows do not follow data's (count the rows of indices and updates with "
+                                        "\"count_leads\": \"indices\")");
+                return std::nullopt;
+        }
+        fail("count_leads", "\"count_leads\": \"data\" applies to Gather only: " + why +
+                                ", so its rows follow the rows of indices, not of data (count those with \"count_leads\": "
+                                "\"indices\")");
+        return std::nullopt;
+    }
+
+    // A count of index rows: indices of rank 1 or more (2 for the tuples of GatherND and ScatterND), whose
+    // leading dimension leads the output (or updates) too. True when it applies; otherwise reported.
+    bool index_rows_countable(const KernelSpec& spec) {
+        const Shape& indices = spec.indices_shape;
+        const size_t needed = spec.op == Op::GatherND || spec.op == Op::ScatterND ? 2 : 1;
+        if (indices.size() < needed) {
+            fail("indices_shape", "a run-time count needs indices of rank " + std::to_string(needed) + " or more, whose " +
+                                      "leading dimension is the count (here " + format_shape(indices) + ")");
+            return false;
+        }
+        if (indices[0] == 0) {
+            fail("indices_shape/0", "the bound of a run-time count, indices_shape[0], must be at least 1");
+            return false;
+        }
+        const auto axis = static_cast<size_t>(spec.axis);
+        if (spec.op == Op::Gather && std::any_of(spec.data_shape.begin(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(axis),
+                                                 [](uint64_t dim) { return dim != 1; })) {
+            fail("axis", "with a run-time count, the count must lead the output: data's dimensions before axis " +
+                             std::to_string(axis) + " must all be 1, not " +
+                             format_shape(Shape(spec.data_shape.begin(), spec.data_shape.begin() + static_cast<std::ptrdiff_t>(axis))) +
+                             " (gather along axis 0, or count data's rows with \"count_leads\": \"data\")");
+            return false;
+        }
+        if (spec.op == Op::GatherND && spec.batch_dims != 0) {
+            fail("batch_dims", "a run-time count needs batch_dims 0: the leading dimension of indices is then the count, "
+                               "not a batch dimension");
+            return false;
+        }
+        return true;
+    }
+
+    // A count of data rows (Gather): along axis 1 or later, data's leading dimension leads the output too
+    // (data_shape[:axis] + indices_shape + data_shape[axis + 1:]). True when it applies; otherwise reported.
+    bool data_rows_countable(const KernelSpec& spec) {
+        if (spec.axis == 0) {
+            const json* given = find("axis");
+            const std::string axis = !given ? "0, the default" : given->dump() == "0" ? "0" : given->dump() + ", that is 0";
+            fail("axis", "with \"count_leads\": \"data\" the count is data's leading dimension, which must lead the output "
+                         "too: gather along axis 1 or later (here axis " + axis + "), or count the rows of indices with "
+                         "\"count_leads\": \"indices\"");
+            return false;
+        }
+        if (spec.data_shape[0] == 0) {
+            fail("data_shape/0", "the bound of a run-time count of data rows, data_shape[0], must be at least 1");
+            return false;
+        }
+        return true;
     }
 
     // The data axis the value at flat position `at` of indices selects along.

@@ -27,9 +27,10 @@ output shape that ONNX's shape rules give, which run_ort.js checks ORT's output 
 
 A case whose kernel has a run-time count ("count": "runtime") is the ONNX problem with `count` rows: its
 indices (and updates) cut to their first `count` rows, indices_shape[0] set to `count`, and a gather's expected
-output cut to the rows the count gives (the kernel leaves the rest untouched; the host test checks that). A case
-whose count is above the bound has no ONNX counterpart (the kernel refuses it before reading anything): it is
-left out and counted. The cases as ONNX sees them are written to MODELS_DIR/<Op>.json, which run_ort.js reads.
+output cut to the rows the count gives (the kernel leaves the rest untouched; the host test checks that). A
+Gather that counts data's rows ("count_leads": "data") has data_shape[0] set to `count` instead (its case holds
+those rows of data only) and every index. A case whose count is above the bound has no ONNX counterpart (the
+kernel refuses it before reading anything): it is left out and counted. The cases as ONNX sees them are written to MODELS_DIR/<Op>.json, which run_ort.js reads.
 
 Runs with Debian's python3-onnx (1.12), which knows opsets only up to 17: the models are therefore not
 passed through onnx.checker, and the IR version is set to 8 by hand.
@@ -112,6 +113,8 @@ def at_count(case):
     if "count" not in case:
         return case
     spec = dict(case["spec"])
+    if spec.get("count_leads") == "data":
+        return at_data_count(case)
     bound, count = spec["indices_shape"][0], case["count"]
     if count > bound:
         return None
@@ -135,6 +138,24 @@ def at_count(case):
                 strings = {"updates": "updates_strings", "expected_output": "expected_strings"}[name]
                 out[strings] = case[strings][:keep[name]]
             out[name] = case[name][:2 * keep[name] * case["element_size"]]
+    return out
+
+
+def at_data_count(case):
+    """A Gather whose run-time count is one of data's rows ("count_leads": "data"): the ONNX problem of data's
+    first `count` rows (the case already holds only those, as the kernel was given them) and every index, its
+    expected output cut to the first `count` rows of the output; None when the count is above the bound."""
+    spec = dict(case["spec"])
+    bound, count = spec["data_shape"][0], case["count"]
+    if count > bound:
+        return None
+    del spec["count"], spec["count_leads"]
+    spec["data_shape"] = [count] + list(spec["data_shape"][1:])
+    out = dict(case, spec=spec)
+    del out["count"]
+    for name in ("expected_output", "expected_strings"):  # the output's rows, each as long as the others
+        if name in case:
+            out[name] = case[name][:len(case[name]) // bound * count]
     return out
 
 
@@ -214,8 +235,9 @@ def main(argv):
         with open(os.path.join(op_dir, "manifest.json"), "w") as f:
             json.dump(manifest, f, indent=1)
         counted = sum("count" in c for c in dumped)
-        print(f"make_models: {len(manifest)} {op} models in {op_dir} ({counted} cases with a run-time count, of "
-              f"which {above_bound} above the bound are left out)")
+        data_rows = sum(c["spec"].get("count_leads") == "data" for c in dumped)
+        print(f"make_models: {len(manifest)} {op} models in {op_dir} ({counted} cases with a run-time count, "
+              f"{data_rows} of them of data rows; {above_bound} above the bound are left out)")
     if found == 0:
         sys.exit(f"make_models: no <Op>.json case files in {cases_dir}")
 

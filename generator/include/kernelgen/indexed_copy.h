@@ -24,8 +24,9 @@ struct Loop {
     uint64_t indices_stride;
     uint64_t source_stride;
     uint64_t destination_stride;
-    // A run-time count (KernelSpec::runtime_count): the loop that walks the leading dimension of indices runs
-    // count * runtime_scale times, at most its `extent` (the bound times runtime_scale). 0: a fixed extent.
+    // A run-time count (KernelSpec::runtime_count): the loop over the counted rows (of indices, or of data with
+    // CountLeads::Data) runs count * runtime_scale times, at most its `extent` (the bound times runtime_scale).
+    // 0: a fixed extent. Such a loop is never merged into the block or a constant run: it stays a loop.
     uint64_t runtime_scale = 0;
 };
 
@@ -56,8 +57,12 @@ struct IndexedCopy {
     bool copy_data_first = false;  // ScatterND: output starts as a copy of data
     // The whole indices tensor is tuple_count tuples of components.size() values, each checked up front.
     uint64_t tuple_count = 0;
-    // A run-time count: its bound (indices_shape[0]), and the index tuples of one leading row of indices; the
-    // kernel checks and copies count * tuples_per_count tuples. 0: a fixed count.
+    // A run-time count: what it counts, and its bound (0: a fixed count). CountLeads::Indices: the bound is
+    // indices_shape[0], and the kernel checks and copies count * tuples_per_count tuples (those of one leading
+    // row of indices each). CountLeads::Data (Gather): the bound is data_shape[0], the loop over data[:axis] runs
+    // over the first `count` rows of data, and every one of the tuple_count tuples is checked, whatever the count
+    // (tuples_per_count is 0).
+    CountLeads count_leads = CountLeads::Indices;
     uint64_t count_bound = 0;
     uint64_t tuples_per_count = 0;
     // Element counts of the tensors, for the size macros and the offset type.
@@ -69,6 +74,8 @@ struct IndexedCopy {
     // What the copy computes, in the operator's own terms, for the comment above it.
     std::string formula;
 
+    // Whether the run-time count is one of index rows: the checks then cover count * tuples_per_count tuples.
+    bool counts_index_rows() const { return count_bound != 0 && count_leads == CountLeads::Indices; }
     uint64_t point_count() const;  // the product of the loop extents
     uint64_t copy_count() const;   // number of block copies: the points, times the runs of each with constant indices
 };

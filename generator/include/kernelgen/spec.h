@@ -51,6 +51,10 @@ struct Prefetch {
 // out-of-range index is undefined behaviour, for indices proven in range elsewhere.
 enum class IndexCheck { Checked, None };
 
+// What a run-time count counts ("count_leads"): the rows of indices (the default; output's or a scatter's
+// updates' rows follow them), or the rows of data (Gather along axis 1 or later, whose output's rows follow them).
+enum class CountLeads { Indices, Data };
+
 struct KernelSpec {
     std::string name;
     Op op = Op::Gather;
@@ -74,7 +78,10 @@ struct KernelSpec {
     IndexCheck index_check = IndexCheck::Checked;
     // "count": "runtime": the leading dimension of indices (and of output, or a scatter's updates) is a count the
     // caller passes at run time, from 0 to indices_shape[0], its bound. The shapes above are those at the bound.
+    // With "count_leads": "data" (CountLeads::Data), the count is data's leading dimension instead, and output's,
+    // bounded by data_shape[0]; the indices (run-time or constant) are then all read and checked.
     bool runtime_count = false;
+    CountLeads count_leads = CountLeads::Indices;
     // Constant indices ("indices" in the spec): the index values, row-major, known when the kernel is
     // generated (an initializer of the model). Each was checked against its bound when read; the kernel then
     // takes no indices parameter and its copies are resolved at generation time.
