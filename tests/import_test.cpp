@@ -1666,7 +1666,8 @@ TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
                   {"unique_rows", 12, "indices", {"Unique \"unique\": at most 12, the elements of its input [12]"}},
                   {"flat", 20, "indices", {kNonZero, "Reshape \"reshape\""}},
                   {"rewrite", 20, "indices", {kNonZero, "Transpose \"transpose\""}},
-                  {"after_if", 15, "indices", {kNms, "Gather \"column\"", "Squeeze \"squeeze\"", "If \"choose\""}},
+                  {"after_if", 15, "indices",
+                   {kNms, "Gather \"column\"", "Squeeze \"squeeze\"", "Identity \"Identity#0\"", "If \"choose\""}},
               }));
     // The specs: the bound as the leading dimension, and the count key.
     for (const auto& kernel : result.kernels) {
