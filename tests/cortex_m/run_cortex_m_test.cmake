@@ -6,7 +6,7 @@
 #     files, or with tests/reference.cpp).
 #  2. cortex_m_make_program generates the kernels those cases call and the self-checking driver.
 #  3. arm-none-eabi-gcc builds them for Cortex-M4F (the kernels with the strict flag set, at -Os), with
-#     boards/mps2-an386/ (start-up code, linker script), against newlib with semihosting.
+#     boards/cortex-m/startup.c and boards/mps2-an386/mps2_an386.ld, against newlib with semihosting.
 #  4. qemu-system-arm runs the program on an mps2-an386 board; it must print "N cases, 0 failed" and exit 0.
 #
 # cmake -DDOC_TEST=... [-DNODE_TEST=...] -DRANDOM_TEST=... -DMAKE_PROGRAM=... -DARM_GCC=... -DCPU_FLAGS=... -DQEMU=...
@@ -60,7 +60,8 @@ foreach(source IN LISTS kernel_sources)
 endforeach()
 run_step("linking the Cortex-M4F program"
   "${ARM_GCC}" ${cpu} -std=c99 -O1 -I "${WORK_DIR}/program" --specs=rdimon.specs -nostartfiles
-  -T "${SOURCE_DIR}/boards/mps2-an386/mps2_an386.ld" "${SOURCE_DIR}/boards/mps2-an386/startup.c"
+  -L "${SOURCE_DIR}/boards/cortex-m" -T "${SOURCE_DIR}/boards/mps2-an386/mps2_an386.ld"
+  "${SOURCE_DIR}/boards/cortex-m/startup.c"
   "${WORK_DIR}/program/driver.c" ${objects} -o "${WORK_DIR}/cortex_m_test.elf")
 
 # 4. Run it.
