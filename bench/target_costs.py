@@ -74,10 +74,10 @@ class Target:
 TARGETS = {
     "m4f": Target("m4f", "Cortex-M4F", "arm-none-eabi-",
                   ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"],
-                  "boards/mps2-an386/startup.c", "boards/mps2-an386/mps2_an386.ld", "mps2-an386",
+                  "boards/cortex-m/startup.c", "boards/mps2-an386/mps2_an386.ld", "mps2-an386",
                   3 << 20, 3 << 20, 4, "instructions"),
     "m0": Target("m0", "Cortex-M0", "arm-none-eabi-", ["-mcpu=cortex-m0", "-mthumb", "-mfloat-abi=soft"],
-                 "boards/mps2-an386/startup.c", "boards/microbit/microbit.ld", "microbit",
+                 "boards/cortex-m/startup.c", "boards/microbit/microbit.ld", "microbit",
                  11 << 10, 160 << 10, 4, "instructions"),
     "avr": Target("avr", "ATmega2560", "avr-", ["-mmcu=atmega2560"], None, None, None,
                   6 << 10, 0, 2, "cycles"),
@@ -407,8 +407,8 @@ def link(target, calls, placement, sources, work, include):
                    "-o", elf]
     else:
         command = [target.tool("gcc"), "-std=c99", *target.flags, "-Os", "-I", include, "-I", BENCH, "--specs=rdimon.specs",
-                   "-nostartfiles", "-T", os.path.join(ROOT, target.link), os.path.join(ROOT, target.board),
-                   driver, *sources, "-o", elf]
+                   "-nostartfiles", "-L", os.path.join(ROOT, "boards", "cortex-m"), "-T", os.path.join(ROOT, target.link),
+                   os.path.join(ROOT, target.board), driver, *sources, "-o", elf]
     result = run(command)
     if result.returncode != 0:
         sys.exit(f"linking the {target.title} program failed:\n{result.stderr}")

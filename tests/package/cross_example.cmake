@@ -7,8 +7,8 @@
 # add_subdirectory() of this checkout with KERNELGEN_EXECUTABLE. Either way no host package is looked for,
 # no generator is compiled, every compile command holds only the toolchain's, the project's and the
 # function's flags, and the program is an ARM ELF holding both kernels. (3) With qemu-system-arm, the program
-# linked for the mps2-an386 board (the installed boards/mps2-an386 start-up code and linker script, with
-# semihosting) runs its checks there.
+# linked for the mps2-an386 board (the installed boards/cortex-m start-up code and boards/mps2-an386 linker
+# script, with semihosting) runs its checks there.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 kg_copy_example("${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}/empty-sysroot")
@@ -79,13 +79,14 @@ kg_expect_no_work("${build}" "add_subdirectory: after the first build")
 
 if(QEMU AND ARM_GCC)
   set(build "${WORK_DIR}/build-qemu")
-  set(cpu -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
+  include("${toolchain}")  # KERNELGEN_TARGET_CPU_FLAGS
+  set(cpu ${KERNELGEN_TARGET_CPU_FLAGS})
   file(MAKE_DIRECTORY "${build}")
-  set(board "${PREFIX}/share/kernelgen/boards/mps2-an386")
-  kg_run(log "${ARM_GCC}" ${cpu} -std=c99 -O1 -c "${board}/startup.c" -o "${build}/startup.o")
+  set(boards "${PREFIX}/share/kernelgen/boards")
+  kg_run(log "${ARM_GCC}" ${cpu} -std=c99 -O1 -c "${boards}/cortex-m/startup.c" -o "${build}/startup.o")
   # The board's link options, a list, through an initial cache file; semihosting instead of nosys.
   file(WRITE "${build}/board.cmake" "set(FIRMWARE_BOARD_LINK_OPTIONS \"${build}/startup.o;"
-       "-nostartfiles;-T${board}/mps2_an386.ld\" CACHE STRING \"\")\n")
+       "-nostartfiles;-L${boards}/cortex-m;-T${boards}/mps2-an386/mps2_an386.ld\" CACHE STRING \"\")\n")
   kg_run(log "${CMAKE_COMMAND}" -C "${build}/board.cmake" -S "${WORK_DIR}/src" -B "${build}" ${common_args}
              "-DKernelGen_DIR=${PREFIX}/lib/cmake/KernelGen" "-DKERNELGEN_LINK_SPECS=--specs=rdimon.specs")
   kg_build(log "${build}")

@@ -11,10 +11,19 @@ foreach(file bin/kernelgen
              lib/cmake/KernelGen/KernelGenConfig.cmake lib/cmake/KernelGen/KernelGenConfigVersion.cmake
              lib/cmake/KernelGen/KernelGenTargets.cmake lib/cmake/KernelGen/KernelGenFunctions.cmake
              share/kernelgen/kernelgen-spec.schema.json share/kernelgen/kernelgen-import-report.schema.json
-             share/kernelgen/toolchains/arm-none-eabi-cortex-m4f.cmake
+             share/kernelgen/toolchains/bare-metal-common.cmake share/kernelgen/toolchains/arm-none-eabi-common.cmake
+             share/kernelgen/toolchains/arm-none-eabi-cortex-m0.cmake
              share/kernelgen/toolchains/arm-none-eabi-cortex-m0plus.cmake
-             share/kernelgen/toolchains/arm-none-eabi-common.cmake
-             share/kernelgen/boards/mps2-an386/startup.c share/kernelgen/boards/mps2-an386/mps2_an386.ld
+             share/kernelgen/toolchains/arm-none-eabi-cortex-m3.cmake
+             share/kernelgen/toolchains/arm-none-eabi-cortex-m4f.cmake
+             share/kernelgen/toolchains/arm-none-eabi-cortex-m7.cmake
+             share/kernelgen/toolchains/arm-none-eabi-cortex-m33.cmake
+             share/kernelgen/toolchains/arm-none-eabi-cortex-m55.cmake
+             share/kernelgen/toolchains/riscv64-unknown-elf-rv32imac.cmake share/kernelgen/toolchains/avr-gcc.cmake
+             share/kernelgen/boards/cortex-m/startup.c share/kernelgen/boards/cortex-m/sections.ld
+             share/kernelgen/boards/mps2-an386/mps2_an386.ld share/kernelgen/boards/microbit/microbit.ld
+             share/kernelgen/boards/mps2-an505/mps2_an505.ld share/kernelgen/boards/mps3-an547/mps3_an547.ld
+             share/kernelgen/boards/riscv-virt/riscv_virt.ld share/kernelgen/boards/atmega2560/uart_stdio.c
              share/man/man1/kernelgen.1)
   if(NOT EXISTS "${PREFIX}/${file}")
     message(FATAL_ERROR "the install lacks ${file}")

@@ -1,9 +1,9 @@
-/* Bare-metal start-up for programs run on qemu-system-arm -M mps2-an386 (Cortex-M4F; also builds for
- * ARMv6-M), as kernelgen's tests run theirs; installed to share/kernelgen/boards/mps2-an386/. Link with
- * --specs=rdimon.specs -nostartfiles -T mps2_an386.ld. The vector table sits at address 0; the reset handler
- * copies .data, zeroes .bss, enables the FPU when the build uses it, starts newlib (semihosting: printf and
- * exit reach the host, and the program's exit status becomes qemu's), and runs main(). A fault exits with
- * status 3 instead of hanging. */
+/* Bare-metal start-up for programs run on qemu-system-arm's Cortex-M boards (mps2-an385, -an386, -an500, -an505,
+ * mps3-an547, microbit), as kernelgen's tests run theirs; installed to share/kernelgen/boards/cortex-m/. Link with
+ * --specs=rdimon.specs -nostartfiles -L <boards>/cortex-m -T <boards>/<board>/<board>.ld. The vector table comes
+ * first in flash, where the core boots from; the reset handler copies .data, zeroes .bss, enables the FPU when
+ * the build uses it, starts newlib (semihosting: printf and exit reach the host, and the program's exit status
+ * becomes qemu's), and runs main(). A fault exits with status 3 instead of hanging. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
