@@ -6,6 +6,8 @@
 //     indices, an initializer that is also an input, a dynamic shape, refused nodes, subgraphs, other domains.
 //   - ImportFiles: not a model, truncated, empty, a folder; mutated models never crash the importer.
 //   - ImportCli: the command line's output, exit codes and files.
+//   - ImportCounts: run-time counts bounded by their producers (NonZero, NonMaxSuppression, Compress, TopK, Unique)
+//     through the operators between, the refusals, and --max-count.
 //   - ImportOrt: a model with several indexing nodes (opset 18: ScatterND max, ScatterElements) imported, its
 //     kernels generated and run, and the same model run by ONNX Runtime: the outputs must agree.
 #include <gtest/gtest.h>
