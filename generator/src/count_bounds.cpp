@@ -25,6 +25,13 @@ uint64_t times(uint64_t a, uint64_t b) {
 
 uint64_t plus(uint64_t a, uint64_t b) { return std::min(kSaturated, a + b); }
 
+// The elements of a shape, saturating.
+uint64_t elements_of(const std::vector<uint64_t>& dims) {
+    uint64_t elements = 1;
+    for (uint64_t d : dims) elements = times(elements, d);
+    return elements;
+}
+
 std::string shape_text(const std::vector<uint64_t>& dims) {
     std::string out = "[";
     for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + std::to_string(dims[i]);
@@ -140,9 +147,7 @@ struct NodeView {
 Counted nonzero(const NodeView& v) {
     const auto shape = v.bounded_shape(0);
     if (!shape) return std::nullopt;
-    uint64_t elements = 1;
-    for (uint64_t d : *shape) elements = times(elements, d);
-    return v.source(1, elements, "the elements of its input " + shape_text(*shape));
+    return v.source(1, elements_of(*shape), "the elements of its input " + shape_text(*shape));
 }
 
 Counted non_max_suppression(const NodeView& v) {
@@ -178,8 +183,7 @@ Counted compress(const NodeView& v) {
     const CountedDim* input = v.counted(0);
     if (*axis_attribute == std::numeric_limits<int64_t>::min()) {  // flattened
         if (const auto shape = v.bounded_shape(0)) {
-            uint64_t elements = 1;
-            for (uint64_t d : *shape) elements = times(elements, d);
+            const uint64_t elements = elements_of(*shape);
             if (elements < length) return v.source(0, elements, "the elements of its input " + shape_text(*shape));
         }
         return v.source(0, length, why);
@@ -224,9 +228,7 @@ std::vector<Counted> unique(const NodeView& v) {
     const auto axis_attribute = int_attribute(v.node, "axis", std::numeric_limits<int64_t>::min());
     if (!axis_attribute) return out;
     if (*axis_attribute == std::numeric_limits<int64_t>::min()) {
-        uint64_t elements = 1;
-        for (uint64_t d : *shape) elements = times(elements, d);
-        out[0] = out[1] = out[3] = v.source(0, elements, "the elements of its input " + shape_text(*shape));
+        out[0] = out[1] = out[3] = v.source(0, elements_of(*shape), "the elements of its input " + shape_text(*shape));
         return out;
     }
     const auto axis = normalized_axis(*axis_attribute, shape->size());

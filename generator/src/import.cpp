@@ -396,8 +396,9 @@ std::optional<BoundedCount> place_count(Op op, int64_t axis, StaticTensor& data,
     auto made = [](const StaticTensor& from, const std::string& leads) {
         return BoundedCount{from.count->bound, leads, from.count->through};
     };
+    const std::string two_counts = "both " + roles[0] + " and " + roles[1] + " have a run-time count (a kernel takes one)";
     if (op == Op::Gather) {
-        if (counted_data && counted_indices) return refuse("both " + roles[0] + " and " + roles[1] + " have a run-time count (a kernel takes one)");
+        if (counted_data && counted_indices) return refuse(two_counts);
         if (counted_indices) return made(indices, "indices");
         if (axis == 0) {
             return refuse(roles[0] + " has a run-time count on the gathered axis 0: its indices would be checked against "
@@ -414,7 +415,7 @@ std::optional<BoundedCount> place_count(Op op, int64_t axis, StaticTensor& data,
     } else if (!counted_indices) {
         return refuse(roles[0] + " has a run-time count, and its indices a fixed one");
     } else if (counted_data && (op != Op::GatherElements || axis == 0)) {
-        return refuse("both " + roles[0] + " and " + roles[1] + " have a run-time count (a kernel takes one)");
+        return refuse(two_counts);
     }
     // The count's two tensors share it: the lower bound holds for both (GatherElements' data keeps its own as the
     // size of its buffer).
