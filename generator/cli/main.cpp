@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "       kernelgen support --out-dir DIR\n"
     "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
     "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--max-count NODE=N]...\n"
+    "                        [--time-limit SECONDS] [--memory-limit MIB]\n"
     "\n"
     "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX\n"
     "Gather, GatherElements, GatherND, ScatterND or ScatterElements kernel described in\n"
@@ -56,6 +57,10 @@ constexpr const char* kUsage =
     "      --max-count NODE=N\n"
     "                     (import) the run-time count of indexing node NODE is at most N\n"
     "                     (1..4294967295): a bound where none is derived, or a lower one\n"
+    "      --time-limit SECONDS\n"
+    "                     (import) stop an import that takes longer (default 300)\n"
+    "      --memory-limit MIB\n"
+    "                     (import) stop an import that needs more memory (default 4096)\n"
     "  -h, --help         show this help and exit\n"
     "      --version      show the version and exit\n"
     "\n"
@@ -163,6 +168,16 @@ int run_import(const std::vector<std::string>& args) {
             auto parsed = kernelgen::parse_max_count_option(*max_count, problem);
             if (!parsed) return usage_error(problem);
             if (auto clash = add_once(options.max_counts, *parsed, "--max-count")) return usage_error(*clash);
+        } else if (auto seconds = options_done ? std::nullopt : option_value(args, i, "--time-limit", "", missing)) {
+            if (missing) return usage_error("--time-limit needs a number of seconds");
+            const auto value = kernelgen::parse_limit_option("--time-limit", *seconds, "seconds", kernelgen::kMaxTimeLimit, problem);
+            if (!value) return usage_error(problem);
+            options.limits.seconds = static_cast<unsigned>(*value);
+        } else if (auto mib = options_done ? std::nullopt : option_value(args, i, "--memory-limit", "", missing)) {
+            if (missing) return usage_error("--memory-limit needs a number of MiB");
+            const auto value = kernelgen::parse_limit_option("--memory-limit", *mib, "MiB", kernelgen::kMaxMemoryLimitMiB, problem);
+            if (!value) return usage_error(problem);
+            options.limits.memory_bytes = *value << 20;
         } else if (!options_done && arg == "--strict") {
             strict = true;
         } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
@@ -177,21 +192,22 @@ int run_import(const std::vector<std::string>& args) {
     if (model.empty()) return usage_error("no model given (kernelgen import MODEL.onnx --out-dir DIR)");
 
     const kernelgen::ImportResult result = kernelgen::import_model_file(model, options);
+    // Every line shows the model's own text (its path, names, ONNX's messages) escaped: one line each, no
+    // escape sequences reach the terminal.
+    auto line = [](const std::string& text) { std::cerr << kernelgen::terminal_safe(text) << "\n"; };
     if (!result.diagnostics.empty()) {
-        for (const auto& diagnostic : result.diagnostics) std::cerr << diagnostic.str() << "\n";
+        for (const auto& diagnostic : result.diagnostics) line(diagnostic.file + ": " + diagnostic.message);
         std::cerr << "kernelgen: nothing was written\n";
         return 1;
     }
     if (!result.usage_errors.empty()) {
-        for (const auto& error : result.usage_errors) std::cerr << "kernelgen: " << model << ": " << error << "\n";
+        for (const auto& error : result.usage_errors) line("kernelgen: " + model + ": " + error);
         std::cerr << "Try 'kernelgen --help'.\n";
         return 2;
     }
-    for (const auto& note : result.notes) std::cerr << model << ": note: " << note << "\n";
-    if (!result.inference_note.empty()) std::cerr << model << ": note: " << result.inference_note << "\n";
-    for (const auto& skipped : result.skipped) {
-        std::cerr << model << ": " << skipped.node.str() << ": " << skipped.reason << "\n";
-    }
+    for (const auto& note : result.notes) line(model + ": note: " + note);
+    if (!result.inference_note.empty()) line(model + ": note: " + result.inference_note);
+    for (const auto& skipped : result.skipped) line(model + ": " + skipped.node.str() + ": " + skipped.reason);
     if (strict && !result.skipped.empty()) {
         std::cerr << "kernelgen: " << result.skipped.size() << (result.skipped.size() == 1 ? " node" : " nodes")
                   << " not imported (--strict); nothing was written\n";
@@ -201,7 +217,7 @@ int run_import(const std::vector<std::string>& args) {
     if (!files.empty()) {
         if (int status = write(out_dir, files)) return status;
     }
-    std::cout << kernelgen::import_summary(result, model) << "\n";
+    std::cout << kernelgen::terminal_safe(kernelgen::import_summary(result, model)) << "\n";
     return 0;
 #endif
 }

@@ -60,7 +60,12 @@ std::vector<uint64_t> strides_of(const Dims& dims) {
     return strides;
 }
 
-bool fits(const Dims& dims) { return checked_count(dims).has_value(); }
+// Whether a value of these dims may be made: a foldable count (see foldable_count) of at most `limit` elements, the
+// part of the folding budget left (checked before computing, so that a value over budget costs nothing).
+bool fits(const Dims& dims, uint64_t limit) {
+    const auto count = foldable_count(dims);
+    return count && *count <= limit;
+}
 
 // --- broadcasting ---------------------------------------------------------------------------------------------
 
@@ -155,7 +160,7 @@ std::optional<double> real_binary(const std::string& op, int32_t type, double a,
 }
 
 // Add, Sub, Mul, Div, Mod, Min, Max (two or more inputs of one type, broadcast).
-Outputs arithmetic(const onnx::NodeProto& node, const std::vector<const TensorValue*>& in) {
+Outputs arithmetic(const onnx::NodeProto& node, const std::vector<const TensorValue*>& in, uint64_t limit) {
     const std::string& op = node.op_type();
     const auto fmod = int_attribute(node, "fmod", 0);
     if (!fmod || in.empty()) return std::nullopt;
@@ -168,7 +173,7 @@ Outputs arithmetic(const onnx::NodeProto& node, const std::vector<const TensorVa
         shapes.push_back(&v->dims);
     }
     const auto dims = broadcast(shapes);
-    if (!dims || !fits(*dims)) return std::nullopt;
+    if (!dims || !fits(*dims, limit)) return std::nullopt;
     TensorValue out = make(type, *dims);
     bool ok = true;
     for_each_broadcast(*dims, shapes, [&](uint64_t flat, const std::vector<uint64_t>& at) {
@@ -196,12 +201,12 @@ Outputs arithmetic(const onnx::NodeProto& node, const std::vector<const TensorVa
 }
 
 // Equal, Less, Greater, LessOrEqual, GreaterOrEqual: bool results.
-Outputs comparison(const std::string& op, const TensorValue& a, const TensorValue& b) {
+Outputs comparison(const std::string& op, const TensorValue& a, const TensorValue& b, uint64_t limit) {
     if (a.type != b.type) return std::nullopt;
     const auto kind = element_kind(a.type);
     if (!kind || (kind->boolean && op != "Equal")) return std::nullopt;
     const auto dims = broadcast({&a.dims, &b.dims});
-    if (!dims || !fits(*dims)) return std::nullopt;
+    if (!dims || !fits(*dims, limit)) return std::nullopt;
     TensorValue out = make(TensorProto::BOOL, *dims);
     for_each_broadcast(*dims, {&a.dims, &b.dims}, [&](uint64_t flat, const std::vector<uint64_t>& at) {
         int order;  // -1, 0, 1; 2 when unordered (NaN)
@@ -227,10 +232,10 @@ Outputs comparison(const std::string& op, const TensorValue& a, const TensorValu
 }
 
 // And, Or, Xor on bool tensors.
-Outputs logical(const std::string& op, const TensorValue& a, const TensorValue& b) {
+Outputs logical(const std::string& op, const TensorValue& a, const TensorValue& b, uint64_t limit) {
     if (a.type != TensorProto::BOOL || b.type != TensorProto::BOOL) return std::nullopt;
     const auto dims = broadcast({&a.dims, &b.dims});
-    if (!dims || !fits(*dims)) return std::nullopt;
+    if (!dims || !fits(*dims, limit)) return std::nullopt;
     TensorValue out = make(TensorProto::BOOL, *dims);
     for_each_broadcast(*dims, {&a.dims, &b.dims}, [&](uint64_t flat, const std::vector<uint64_t>& at) {
         const bool x = a.ints[at[0]] != 0, y = b.ints[at[1]] != 0;
@@ -263,10 +268,10 @@ Outputs unary(const std::string& op, const TensorValue& a) {
     return std::vector<TensorValue>{out};
 }
 
-Outputs where(const TensorValue& condition, const TensorValue& x, const TensorValue& y) {
+Outputs where(const TensorValue& condition, const TensorValue& x, const TensorValue& y, uint64_t limit) {
     if (condition.type != TensorProto::BOOL || x.type != y.type) return std::nullopt;
     const auto dims = broadcast({&condition.dims, &x.dims, &y.dims});
-    if (!dims || !fits(*dims)) return std::nullopt;
+    if (!dims || !fits(*dims, limit)) return std::nullopt;
     TensorValue out = make(x.type, *dims);
     for_each_broadcast(*dims, {&condition.dims, &x.dims, &y.dims}, [&](uint64_t flat, const std::vector<uint64_t>& at) {
         if (condition.ints[at[0]]) copy_element(out, flat, x, at[1]);
@@ -359,7 +364,7 @@ Outputs reshape(const onnx::NodeProto& node, const TensorValue& data, const Tens
         if (known == 0 || data.count() % known != 0) return std::nullopt;
         dims[static_cast<size_t>(inferred)] = static_cast<int64_t>(data.count() / known);
     }
-    const auto count = checked_count(dims);
+    const auto count = foldable_count(dims);
     if (!count || *count != data.count()) return std::nullopt;
     TensorValue out = data;
     out.dims = dims;
@@ -398,6 +403,7 @@ Outputs unsqueeze(const onnx::NodeProto& node, int64_t opset, const std::vector<
     if (!axes || !given) return std::nullopt;
     const TensorValue& data = *inputs[0].value;
     const size_t rank = data.dims.size() + axes->size();
+    if (rank > kMaxFoldRank) return std::nullopt;
     std::set<size_t> at;
     for (int64_t axis : *axes) {
         const auto a = normalized_axis(axis, rank);
@@ -430,7 +436,7 @@ Outputs squeeze(const onnx::NodeProto& node, int64_t opset, const std::vector<Fo
     return std::vector<TensorValue>{out};
 }
 
-Outputs concat(const onnx::NodeProto& node, const std::vector<const TensorValue*>& in) {
+Outputs concat(const onnx::NodeProto& node, const std::vector<const TensorValue*>& in, uint64_t limit) {
     const auto axis_attr = int_attribute(node, "axis", std::numeric_limits<int64_t>::min());
     if (!axis_attr || in.empty()) return std::nullopt;
     const TensorValue& first = *in[0];
@@ -445,7 +451,7 @@ Outputs concat(const onnx::NodeProto& node, const std::vector<const TensorValue*
         }
         dims[*axis] += v->dims[*axis];
     }
-    if (!fits(dims)) return std::nullopt;
+    if (!fits(dims, limit)) return std::nullopt;
     TensorValue out = make(first.type, dims);
     uint64_t outer = 1;
     for (size_t i = 0; i < *axis; ++i) outer *= static_cast<uint64_t>(dims[i]);
@@ -460,7 +466,7 @@ Outputs concat(const onnx::NodeProto& node, const std::vector<const TensorValue*
 }
 
 // Slice: attributes before opset 10, inputs from it on; ONNX's clamping for positive and negative steps.
-Outputs slice(const onnx::NodeProto& node, int64_t opset, const std::vector<FoldInput>& inputs) {
+Outputs slice(const onnx::NodeProto& node, int64_t opset, const std::vector<FoldInput>& inputs, uint64_t limit) {
     const TensorValue& data = *inputs[0].value;
     const size_t rank = data.dims.size();
     std::optional<Dims> starts, ends, axes, steps;
@@ -504,7 +510,7 @@ Outputs slice(const onnx::NodeProto& node, int64_t opset, const std::vector<Fold
         step[*axis] = s;
         dims[*axis] = count;
     }
-    if (!fits(dims)) return std::nullopt;
+    if (!fits(dims, limit)) return std::nullopt;
     TensorValue out = make(data.type, dims);
     const auto strides = strides_of(data.dims);
     Dims index(rank, 0);
@@ -548,20 +554,20 @@ Outputs transpose(const onnx::NodeProto& node, const TensorValue& data) {
     return std::vector<TensorValue>{out};
 }
 
-Outputs expand(const TensorValue& data, const TensorValue* shape_value) {
+Outputs expand(const TensorValue& data, const TensorValue* shape_value, uint64_t limit) {
     const auto shape = int_list(shape_value);
     if (!shape) return std::nullopt;
     for (int64_t d : *shape) {
         if (d < 0) return std::nullopt;
     }
     const auto dims = broadcast({&data.dims, &*shape});
-    if (!dims || !fits(*dims)) return std::nullopt;
+    if (!dims || !fits(*dims, limit)) return std::nullopt;
     TensorValue out = make(data.type, *dims);
     for_each_broadcast(*dims, {&data.dims}, [&](uint64_t flat, const std::vector<uint64_t>& at) { copy_element(out, flat, data, at[0]); });
     return std::vector<TensorValue>{out};
 }
 
-Outputs tile(const TensorValue& data, const TensorValue* repeats_value) {
+Outputs tile(const TensorValue& data, const TensorValue* repeats_value, uint64_t limit) {
     const auto repeats = int_list(repeats_value);
     if (!repeats || repeats->size() != data.dims.size()) return std::nullopt;
     Dims dims = data.dims;
@@ -570,7 +576,7 @@ Outputs tile(const TensorValue& data, const TensorValue* repeats_value) {
         if ((*repeats)[i] > 0 && dims[i] > static_cast<int64_t>(kMaxFoldElements) / (*repeats)[i]) return std::nullopt;
         dims[i] *= (*repeats)[i];
     }
-    if (!fits(dims)) return std::nullopt;
+    if (!fits(dims, limit)) return std::nullopt;
     TensorValue out = make(data.type, dims);
     const auto strides = strides_of(data.dims);
     Dims index(dims.size(), 0);
@@ -586,9 +592,9 @@ Outputs tile(const TensorValue& data, const TensorValue* repeats_value) {
     return std::vector<TensorValue>{out};
 }
 
-Outputs constant_of_shape(const onnx::NodeProto& node, const TensorValue* shape_value) {
+Outputs constant_of_shape(const onnx::NodeProto& node, const TensorValue* shape_value, uint64_t limit) {
     const auto shape = int_list(shape_value);
-    if (!shape || !fits(*shape)) return std::nullopt;
+    if (!shape || !fits(*shape, limit)) return std::nullopt;
     TensorValue fill = make(TensorProto::FLOAT, {1});  // ONNX's default: a float 0
     if (const auto* attribute = find_attribute(node, "value")) {
         if (attribute->type() != onnx::AttributeProto::TENSOR) return std::nullopt;
@@ -602,9 +608,9 @@ Outputs constant_of_shape(const onnx::NodeProto& node, const TensorValue* shape_
     return std::vector<TensorValue>{out};
 }
 
-Outputs range(const TensorValue& start, const TensorValue& limit, const TensorValue& delta) {
-    if (start.type != limit.type || start.type != delta.type || start.count() != 1 || limit.count() != 1 ||
-        delta.count() != 1 || !start.dims.empty() || !limit.dims.empty() || !delta.dims.empty()) {
+Outputs range(const TensorValue& start, const TensorValue& end, const TensorValue& delta, uint64_t limit) {
+    if (start.type != end.type || start.type != delta.type || start.count() != 1 || end.count() != 1 ||
+        delta.count() != 1 || !start.dims.empty() || !end.dims.empty() || !delta.dims.empty()) {
         return std::nullopt;
     }
     const auto kind = element_kind(start.type);
@@ -612,16 +618,17 @@ Outputs range(const TensorValue& start, const TensorValue& limit, const TensorVa
     TensorValue out;
     out.type = start.type;
     if (kind->real) {
-        const double s = start.reals[0], l = limit.reals[0], d = delta.reals[0];
+        const double s = start.reals[0], l = end.reals[0], d = delta.reals[0];
         if (d == 0 || !std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d)) return std::nullopt;
         const double n = std::max(std::ceil((l - s) / d), 0.0);
-        if (n > static_cast<double>(kMaxFoldElements)) return std::nullopt;
+        if (n > static_cast<double>(std::min(limit, kMaxFoldElements))) return std::nullopt;
+        out.reals.reserve(static_cast<size_t>(n));
         for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) {
             const double v = s + static_cast<double>(i) * d;
             out.reals.push_back(start.type == TensorProto::FLOAT ? static_cast<float>(v) : v);
         }
     } else {
-        const int64_t s = start.ints[0], l = limit.ints[0], d = delta.ints[0];
+        const int64_t s = start.ints[0], l = end.ints[0], d = delta.ints[0];
         if (d == 0) return std::nullopt;
         // max(ceil((l - s) / d), 0) in unsigned arithmetic: the difference of two int64 may not fit in an int64.
         uint64_t n = 0;
@@ -631,7 +638,8 @@ Outputs range(const TensorValue& start, const TensorValue& limit, const TensorVa
             const uint64_t step = d > 0 ? static_cast<uint64_t>(d) : 0 - static_cast<uint64_t>(d);
             n = span / step + (span % step != 0 ? 1 : 0);
         }
-        if (n > kMaxFoldElements) return std::nullopt;
+        if (n > std::min(limit, kMaxFoldElements)) return std::nullopt;
+        out.ints.reserve(n);
         for (uint64_t i = 0; i < n; ++i) {
             out.ints.push_back(wrap_integer(start.type, static_cast<uint64_t>(s) + i * static_cast<uint64_t>(d)));
         }
@@ -720,7 +728,7 @@ std::optional<uint64_t> index_along(int64_t index, int64_t size) {
 
 bool index_tensor(const TensorValue& v) { return v.type == TensorProto::INT64 || v.type == TensorProto::INT32; }
 
-Outputs gather(const onnx::NodeProto& node, const TensorValue& data, const TensorValue& indices) {
+Outputs gather(const onnx::NodeProto& node, const TensorValue& data, const TensorValue& indices, uint64_t limit) {
     const auto axis_attr = int_attribute(node, "axis", 0);
     if (!axis_attr || !index_tensor(indices)) return std::nullopt;
     const auto axis = normalized_axis(*axis_attr, data.dims.size());
@@ -728,7 +736,7 @@ Outputs gather(const onnx::NodeProto& node, const TensorValue& data, const Tenso
     Dims dims(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(*axis));
     dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
     dims.insert(dims.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(*axis) + 1, data.dims.end());
-    if (!fits(dims)) return std::nullopt;
+    if (!fits(dims, limit)) return std::nullopt;
     uint64_t outer = 1, inner = 1;
     for (size_t i = 0; i < *axis; ++i) outer *= static_cast<uint64_t>(data.dims[i]);
     for (size_t i = *axis + 1; i < data.dims.size(); ++i) inner *= static_cast<uint64_t>(data.dims[i]);
@@ -795,7 +803,8 @@ Outputs elements(const onnx::NodeProto& node, const TensorValue& data, const Ten
 }
 
 // GatherND and ScatterND share the tuples: indices[..., :k] pick a block of data.
-Outputs nd(const onnx::NodeProto& node, const TensorValue& data, const TensorValue& indices, const TensorValue* updates) {
+Outputs nd(const onnx::NodeProto& node, const TensorValue& data, const TensorValue& indices, const TensorValue* updates,
+           uint64_t limit) {
     if (!index_tensor(indices) || indices.dims.empty() || data.dims.empty()) return std::nullopt;
     const auto batch_attr = int_attribute(node, "batch_dims", 0);
     if (!batch_attr || *batch_attr < 0 || (updates && *batch_attr != 0)) return std::nullopt;
@@ -827,7 +836,7 @@ Outputs nd(const onnx::NodeProto& node, const TensorValue& data, const TensorVal
     } else {
         Dims dims(indices.dims.begin(), indices.dims.end() - 1);
         dims.insert(dims.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(b) + k, data.dims.end());
-        if (!fits(dims)) return std::nullopt;
+        if (!fits(dims, limit)) return std::nullopt;
         out = make(data.type, dims);
     }
     uint64_t tuple = 0;
@@ -905,8 +914,10 @@ const std::vector<std::string>& foldable_operators() {
     return ops;
 }
 
-std::optional<std::vector<TensorValue>> fold_node(const onnx::NodeProto& node, int64_t opset,
-                                                  const std::vector<FoldInput>& inputs) {
+namespace {
+
+std::optional<std::vector<TensorValue>> fold_any(const onnx::NodeProto& node, int64_t opset,
+                                                 const std::vector<FoldInput>& inputs, uint64_t limit) {
     if (!default_domain(node.domain())) return std::nullopt;
     const std::string& op = node.op_type();
     if (op == "Constant") return node.input_size() == 0 ? constant(node) : std::nullopt;
@@ -934,30 +945,44 @@ std::optional<std::vector<TensorValue>> fold_node(const onnx::NodeProto& node, i
     if (op == "Flatten") return flatten(node, a);
     if (op == "Squeeze") return squeeze(node, opset, inputs);
     if (op == "Unsqueeze") return unsqueeze(node, opset, inputs);
-    if (op == "Concat") return need(values.size()) ? concat(node, values) : std::nullopt;
-    if (op == "Slice") return slice(node, opset, inputs);
+    if (op == "Concat") return need(values.size()) ? concat(node, values, limit) : std::nullopt;
+    if (op == "Slice") return slice(node, opset, inputs, limit);
     if (op == "Transpose") return transpose(node, a);
-    if (op == "Expand") return need(2) ? expand(a, values[1]) : std::nullopt;
-    if (op == "Tile") return need(2) ? tile(a, values[1]) : std::nullopt;
-    if (op == "ConstantOfShape") return constant_of_shape(node, &a);
-    if (op == "Range") return need(3) ? range(a, *values[1], *values[2]) : std::nullopt;
+    if (op == "Expand") return need(2) ? expand(a, values[1], limit) : std::nullopt;
+    if (op == "Tile") return need(2) ? tile(a, values[1], limit) : std::nullopt;
+    if (op == "ConstantOfShape") return constant_of_shape(node, &a, limit);
+    if (op == "Range") return need(3) ? range(a, *values[1], *values[2], limit) : std::nullopt;
     if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod" || op == "Min" || op == "Max") {
         if ((op != "Min" && op != "Max" && values.size() != 2) || !need(values.size())) return std::nullopt;
-        return arithmetic(node, values);
+        return arithmetic(node, values, limit);
     }
     if (op == "Neg" || op == "Abs" || op == "Not" || op == "Floor" || op == "Ceil") return unary(op, a);
     if (op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" || op == "GreaterOrEqual") {
-        return need(2) ? comparison(op, a, *values[1]) : std::nullopt;
+        return need(2) ? comparison(op, a, *values[1], limit) : std::nullopt;
     }
-    if (op == "And" || op == "Or" || op == "Xor") return need(2) ? logical(op, a, *values[1]) : std::nullopt;
-    if (op == "Where") return need(3) ? where(a, *values[1], *values[2]) : std::nullopt;
+    if (op == "And" || op == "Or" || op == "Xor") return need(2) ? logical(op, a, *values[1], limit) : std::nullopt;
+    if (op == "Where") return need(3) ? where(a, *values[1], *values[2], limit) : std::nullopt;
     if (op == "ReduceSum" || op == "ReduceProd" || op == "ReduceMax" || op == "ReduceMin") return reduce(node, opset, inputs);
-    if (op == "Gather") return need(2) ? gather(node, a, *values[1]) : std::nullopt;
+    if (op == "Gather") return need(2) ? gather(node, a, *values[1], limit) : std::nullopt;
     if (op == "GatherElements") return need(2) ? elements(node, a, *values[1], nullptr) : std::nullopt;
     if (op == "ScatterElements" || op == "Scatter") return need(3) ? elements(node, a, *values[1], values[2]) : std::nullopt;
-    if (op == "GatherND") return need(2) ? nd(node, a, *values[1], nullptr) : std::nullopt;
-    if (op == "ScatterND") return need(3) ? nd(node, a, *values[1], values[2]) : std::nullopt;
+    if (op == "GatherND") return need(2) ? nd(node, a, *values[1], nullptr, limit) : std::nullopt;
+    if (op == "ScatterND") return need(3) ? nd(node, a, *values[1], values[2], limit) : std::nullopt;
     return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::vector<TensorValue>> fold_node(const onnx::NodeProto& node, int64_t opset,
+                                                  const std::vector<FoldInput>& inputs, uint64_t limit) {
+    auto outputs = fold_any(node, opset, inputs, limit);
+    // Whatever an operator computed, no value passes the limits of what import holds.
+    if (outputs) {
+        for (const auto& value : *outputs) {
+            if (!foldable_count(value.dims) || value.count() != *foldable_count(value.dims)) return std::nullopt;
+        }
+    }
+    return outputs;
 }
 
 }  // namespace kernelgen

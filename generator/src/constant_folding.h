@@ -27,8 +27,10 @@ bool default_domain(const std::string& domain);
 // The operators fold_node() computes (ai.onnx domain).
 const std::vector<std::string>& foldable_operators();
 
-// The outputs of `node` (in the model's `opset`), or nothing when it cannot be folded.
+// The outputs of `node` (in the model's `opset`), or nothing when it cannot be folded. An operator whose output
+// would have more than `limit` elements (what is left of the folding budget) gives nothing before computing it.
 std::optional<std::vector<TensorValue>> fold_node(const onnx::NodeProto& node, int64_t opset,
-                                                  const std::vector<FoldInput>& inputs);
+                                                  const std::vector<FoldInput>& inputs,
+                                                  uint64_t limit = kMaxFoldElements);
 
 }  // namespace kernelgen

@@ -128,6 +128,16 @@ struct NodeView {
         return CountedDim{axis, bound, {label + ": at most " + std::to_string(bound) + ", " + why}};
     }
 
+    // The count of `from` made a count of `bound` on `axis` by this node (which merges it with other dimensions,
+    // or splits it): the bound may grow as well as shrink.
+    Counted resized(const CountedDim& from, size_t axis, uint64_t bound) const {
+        CountedDim out = from;
+        out.axis = axis;
+        out.through.push_back(label + (bound == from.bound ? "" : ": at most " + std::to_string(bound)));
+        out.bound = bound;
+        return out;
+    }
+
     // The count of `from` moved to `axis` (and lowered to `bound`, when given) by this node.
     Counted moved(const CountedDim& from, size_t axis, std::optional<uint64_t> bound = std::nullopt) const {
         CountedDim out = from;
@@ -242,11 +252,13 @@ std::vector<Counted> unique(const NodeView& v) {
 
 // --- the operators a count goes through ---------------------------------------------------------------------
 
+// The output's size there is the largest of the inputs' (a count of 1 broadcasts against any other; sizes that
+// differ otherwise fail at run time): at most the largest bound.
 Counted broadcast(const NodeView& v) {
     const auto rank = v.output_rank(0);
     if (!rank) return std::nullopt;
     std::optional<size_t> axis;
-    const CountedDim* lowest = nullptr;
+    const CountedDim* highest = nullptr;
     for (int i = 0; i < v.node.input_size(); ++i) {
         if (!v.has(i)) continue;
         const auto r = v.input_rank(i);
@@ -255,7 +267,7 @@ Counted broadcast(const NodeView& v) {
             const size_t at = c->axis + (*rank - *r);
             if (axis && *axis != at) return std::nullopt;
             axis = at;
-            if (!lowest || c->bound < lowest->bound) lowest = c;
+            if (!highest || c->bound > highest->bound) highest = c;
         }
     }
     if (!axis) return std::nullopt;
@@ -266,7 +278,7 @@ Counted broadcast(const NodeView& v) {
         if (*axis + r < *rank) continue;
         if (v.static_dim(i, *axis + r - *rank) != std::optional<int64_t>(1)) return std::nullopt;
     }
-    return v.moved(*lowest, *axis);
+    return v.moved(*highest, *axis);
 }
 
 Counted transpose(const NodeView& v, const CountedDim& in) {
@@ -341,7 +353,7 @@ Counted reshape(const NodeView& v, const CountedDim& in) {
     }
     if (copied) return v.moved(in, *copied);
     if (!inferred || others_out == 0) return std::nullopt;
-    return v.moved(in, *inferred, times(in.bound, others_in) / others_out);
+    return v.resized(in, *inferred, times(in.bound, others_in) / others_out);
 }
 
 Counted flatten(const NodeView& v, const CountedDim& in) {
@@ -354,11 +366,7 @@ Counted flatten(const NodeView& v, const CountedDim& in) {
     const bool first = in.axis < split;
     uint64_t bound = 1;
     for (size_t i = first ? 0 : split; i < (first ? split : shape->size()); ++i) bound = times(bound, (*shape)[i]);
-    CountedDim out = in;
-    out.axis = first ? 0 : 1;
-    out.bound = bound;
-    out.through.push_back(v.label + (bound == in.bound ? "" : ": at most " + std::to_string(bound)));
-    return out;
+    return v.resized(in, first ? 0 : 1, bound);
 }
 
 // Slice never lengthens an axis: the count stays where it is, at most its bound, and at most end - start for a
@@ -472,7 +480,7 @@ Counted gather_nd(const NodeView& v) {
 
 }  // namespace
 
-CountBounds::CountBounds(const GraphScope& main, int64_t opset) : opset_(opset) { walk(main); }
+CountBounds::CountBounds(const GraphScope& main, int64_t opset, ResourceGuard& guard) : opset_(opset) { walk(main, guard); }
 
 const CountedDim* CountBounds::find(const GraphScope& scope, const std::string& name) const {
     const GraphScope* owner = scope.owner(name);
@@ -481,13 +489,14 @@ const CountedDim* CountBounds::find(const GraphScope& scope, const std::string& 
     return it == counted_.end() ? nullptr : &it->second;
 }
 
-void CountBounds::walk(const GraphScope& scope) {
+void CountBounds::walk(const GraphScope& scope, ResourceGuard& guard) {
     for (int n = 0; n < scope.graph->node_size(); ++n) {
         const onnx::NodeProto& node = scope.graph->node(n);
+        guard.check();
         // The bodies first (they see only values defined before the node): an If's outputs are its branches'.
         const auto keys = scope.body_keys.find(n);
         if (keys != scope.body_keys.end()) {
-            for (const auto& key : keys->second) walk(*scope.children.at({n, key}));
+            for (const auto& key : keys->second) walk(*scope.children.at({n, key}), guard);
         }
         const auto outputs = node.op_type() == "If" ? if_outputs(scope, node, n) : visit(scope, node, static_cast<size_t>(n));
         for (size_t i = 0; i < outputs.size() && i < static_cast<size_t>(node.output_size()); ++i) {

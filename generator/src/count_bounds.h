@@ -30,15 +30,16 @@ struct CountedDim {
 
 class CountBounds {
 public:
-    // Follows the counts of every graph of the analysis (the main graph and every body, at any depth).
-    CountBounds(const GraphScope& main, int64_t opset);
+    // Follows the counts of every graph of the analysis (the main graph and every body, at any depth), checking
+    // `guard` at every node.
+    CountBounds(const GraphScope& main, int64_t opset, ResourceGuard& guard);
 
     // The counted dimension of `name` as `scope` sees it, or nullptr when it has none (its shape is static, or
     // unknown for another reason, or the count could not be followed).
     const CountedDim* find(const GraphScope& scope, const std::string& name) const;
 
 private:
-    void walk(const GraphScope& scope);
+    void walk(const GraphScope& scope, ResourceGuard& guard);
     std::vector<std::optional<CountedDim>> visit(const GraphScope& scope, const onnx::NodeProto& node, size_t position) const;
     std::vector<std::optional<CountedDim>> if_outputs(const GraphScope& scope, const onnx::NodeProto& node, int position) const;
 

@@ -186,6 +186,25 @@ private:
     std::set<std::string> used_;
 };
 
+// The names of the .npy files that hold large folded values: "<model stem>.<node path as letters, digits and
+// '_'>.npy", made unique with "_2", "_3", ...
+class FileNames {
+public:
+    explicit FileNames(std::string stem) : stem_(std::move(stem)) {}
+
+    std::string allocate(const std::string& path) {
+        const std::string base = stem_ + "." + cut(identifier_chars(path), kMaxNameLength);
+        for (uint64_t number = 1;; ++number) {
+            std::string name = base + (number == 1 ? "" : "_" + std::to_string(number)) + ".npy";
+            if (used_.insert(name).second) return name;
+        }
+    }
+
+private:
+    std::string stem_;
+    std::set<std::string> used_;
+};
+
 // --- the spec file ------------------------------------------------------------------------------------------
 
 // A JSON value on one line, with a space after each comma as in the specs of specs/.
@@ -266,11 +285,32 @@ std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAn
                                           const std::string& hint, std::string& problem) {
     const std::string what = role + " " + in_quotes(tensor);
     const onnx::TypeProto* type = scope.type(tensor);
+    if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
+        // A shape input longer than kMaxRank makes a rank no kernel takes (and that import never infers).
+        if (const auto length = rank_input_length(scope, tensor); length && *length > kMaxRank) {
+            problem = what + " has a rank of at least " + std::to_string(*length) + ", the length of its producer's shape input "
+                      "(at most " + std::to_string(kMaxRank) + ")";
+            return std::nullopt;
+        }
+    }
     if (!type || !type->has_tensor_type()) {
         problem = "the type and shape of " + what + " are unknown (shape inference gave none and the model declares none)";
         return std::nullopt;
     }
     const auto& tensor_type = type->tensor_type();
+    // An initializer's dims are the model's own: one below 0 makes the model invalid, whatever --dim says.
+    if (const GraphScope* owner = scope.owner(tensor)) {
+        for (const auto& initializer : owner->graph->initializer()) {
+            if (initializer.name() != tensor) continue;
+            for (int d = 0; d < initializer.dims_size(); ++d) {
+                if (initializer.dims(d) < 0) {
+                    problem = "invalid shape: " + what + " is an initializer whose dimension " + std::to_string(d) +
+                              " is " + std::to_string(initializer.dims(d)) + " (the model is invalid)";
+                    return std::nullopt;
+                }
+            }
+        }
+    }
     StaticTensor out;
     out.elem_type = tensor_type.elem_type();
     if (!tensor_type.has_shape()) {
@@ -300,7 +340,7 @@ std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAn
                           (d == 0 ? hint : "");
             } else if (dim.has_dim_param() && analysis.declared_dim_params.count(dim.dim_param())) {
                 problem = "dynamic shape: " + where + " is " + in_quotes(dim.dim_param()) + "; fix it with --dim " +
-                          dim.dim_param() + "=<value>";
+                          terminal_safe(dim.dim_param()) + "=<value>";
             } else {
                 // No name, or one ONNX's inference made up (unk__8): a name that is nowhere in the model.
                 problem = "dynamic shape: " + where + " could not be inferred; fix it with --dim or --input";
@@ -596,6 +636,8 @@ struct Importer {
     const ModelAnalysis& analysis;
     const CountBounds& counts;
     const ImportOptions& options;
+    ResourceGuard& guard;
+    FileNames npy_names;  // the .npy files of large folded values
     std::set<std::string> max_counts_used;  // the NODE of each --max-count that names an indexing node
     int64_t opset;
     const std::string& file;
@@ -629,6 +671,7 @@ struct Importer {
 
     void visit(const GraphScope& scope, const onnx::NodeProto& node, size_t position, const OpRule& rule,
                const std::string& not_run) {
+        guard.check();
         const NodeRef ref{node.name(), node.op_type(), position, scope.path};
         Json entry;
         entry["path"] = ref.path();
@@ -650,8 +693,15 @@ struct Importer {
         // Folded: its value is known, no kernel needed (the opset rule still applies: an invalid node is not).
         const TensorValue* value = node.output_size() > 0 ? scope.value(node.output(0)) : nullptr;
         if (value && opset_problem(rule, opset).empty()) {
-            FoldedNode folded{ref, dtype_name(value->type).value_or(type_text(value->type)), value->dims, value_json(*value)};
-            entry["folded"] = folded.value;
+            FoldedNode folded{ref, dtype_name(value->type).value_or(type_text(value->type)), value->dims, nullptr, "", ""};
+            if (value->count() <= kMaxReportedElements) {
+                folded.value = value_json(*value);
+                entry["folded"] = folded.value;
+            } else {
+                folded.file = npy_names.allocate(ref.path());
+                folded.npy = npy_file(*value);
+                entry["folded_file"] = folded.file;
+            }
             entry["dtype"] = folded.dtype;
             entry["shape"] = folded.shape;
             result.folded.push_back(std::move(folded));
@@ -723,10 +773,12 @@ std::string make_report(const ImportResult& result, const ModelAnalysis& analysi
     report[kImportReportKey] = 1;
     report["model"] = file_name_of(file);
     report["generator"] = std::string("kernelgen ") + KERNELGEN_VERSION_STRING;
-    report["dims"] = Json::object();
-    for (const auto& [name, value] : analysis.bindings) report["dims"][name] = value;
-    report["inputs"] = Json::object();
-    for (const auto& input : options.inputs) report["inputs"][input.name] = input.dims;
+    // Made from sorted maps in one step: ordered_json finds a key by a linear search, so one insertion per key
+    // would take quadratic time for many --dim options.
+    report["dims"] = Json(analysis.bindings);
+    std::map<std::string, std::vector<int64_t>> inputs;
+    for (const auto& input : options.inputs) inputs.emplace(input.name, input.dims);
+    report["inputs"] = Json(inputs);
     report["inference"] = analysis.inference_ran ? Json("ran") : Json(analysis.inference_note);
     report["rounds"] = analysis.rounds;
     report["summary"] = {{"specs", result.kernels.size()},
@@ -773,6 +825,7 @@ std::optional<InputShape> parse_input_option(const std::string& text, std::strin
     }
     InputShape input;
     input.name = text.substr(0, equals);
+    input.text = "--input " + text;
     const std::string shape = text.substr(equals + 1);
     if (shape == "[]" || shape == "scalar") return input;
     size_t at = 0;
@@ -789,6 +842,15 @@ std::optional<InputShape> parse_input_option(const std::string& text, std::strin
         at = end + 1;
     }
     return input;
+}
+
+std::optional<uint64_t> parse_limit_option(const std::string& option, const std::string& text, const std::string& unit,
+                                           uint64_t most, std::string& problem) {
+    const auto value = parse_decimal(text, 1, most);
+    if (!value) {
+        problem = option + " " + text + ": the limit must be a whole number of " + unit + " from 1 to " + std::to_string(most);
+    }
+    return value;
 }
 
 std::optional<std::pair<std::string, uint64_t>> parse_max_count_option(const std::string& text, std::string& problem) {
@@ -835,6 +897,46 @@ size_t ImportResult::kernels_in_subgraphs() const {
                                              [](const ImportedKernel& kernel) { return !kernel.node.graph.empty(); }));
 }
 
+namespace {
+
+// The import of a parsed model, into `result` (see import_model).
+void import_parsed(onnx::ModelProto model, int64_t opset, const std::string& file, const ImportOptions& options,
+                   ResourceGuard& guard, ImportResult& result) {
+    const ModelAnalysis analysis = analyze_model(std::move(model), opset, options, guard, result.usage_errors, result.notes);
+    if (!result.usage_errors.empty()) return;
+    result.inference_ran = analysis.inference_ran;
+    result.inference_note = analysis.inference_note;
+    result.fold_rounds = analysis.rounds;
+
+    const CountBounds counts(*analysis.main, opset, guard);
+    Importer importer{analysis, counts, options, guard, FileNames(std::filesystem::path(file).stem().string()), {},
+                      opset, file, NameAllocator(options.prefix), result, {}, Json::array()};
+    importer.walk(*analysis.main, "");
+    for (const auto& [node, bound] : options.max_counts) {
+        if (importer.max_counts_used.count(node)) continue;
+        result.usage_errors.push_back("--max-count " + node + "=" + std::to_string(bound) + ": the model has no indexing node " +
+                                      in_quotes(node) + " (name a Gather, GatherElements, GatherND, ScatterND or "
+                                      "ScatterElements node by its name, or by its path in a body)");
+    }
+    if (!result.usage_errors.empty()) {
+        result.kernels.clear();
+        result.folded.clear();
+        result.skipped.clear();
+        result.not_run.clear();
+        return;
+    }
+    std::vector<Diagnostic> clashes;
+    check_unique_names(importer.parsed, clashes);
+    for (const auto& clash : clashes) result.diagnostics.push_back({file, "", "internal error: " + clash.str()});
+    if (!result.diagnostics.empty()) {
+        result.kernels.clear();
+        return;
+    }
+    result.report = make_report(result, analysis, options, file, std::move(importer.entries));
+}
+
+}  // namespace
+
 ImportResult import_model(const std::string& bytes, const std::string& file, const ImportOptions& options) {
     ImportResult result;
     auto fatal = [&](const std::string& message) {
@@ -855,38 +957,19 @@ ImportResult import_model(const std::string& bytes, const std::string& file, con
     const int64_t opset = default_opset(model, has_opset);
     if (!has_opset) return fatal("not a valid ONNX model: it imports no opset of the ai.onnx domain");
 
-    const ModelAnalysis analysis = analyze_model(std::move(model), opset, options, result.usage_errors, result.notes);
-    if (!result.usage_errors.empty()) return result;
-    result.inference_ran = analysis.inference_ran;
-    result.inference_note = analysis.inference_note;
-    result.fold_rounds = analysis.rounds;
-
-    const CountBounds counts(*analysis.main, opset);
-    Importer importer{analysis, counts, options, {}, opset, file, NameAllocator(options.prefix), result, {}, Json::array()};
-    importer.walk(*analysis.main, "");
-    for (const auto& [node, bound] : options.max_counts) {
-        if (importer.max_counts_used.count(node)) continue;
-        result.usage_errors.push_back("--max-count " + node + "=" + std::to_string(bound) + ": the model has no indexing node " +
-                                      in_quotes(node) + " (name a Gather, GatherElements, GatherND, ScatterND or "
-                                      "ScatterElements node by its name, or by its path in a body)");
+    ResourceGuard guard(options.limits);
+    try {
+        import_parsed(std::move(model), opset, file, options, guard, result);
+    } catch (const LimitExceeded& exceeded) {
+        result = ImportResult();
+        return fatal(exceeded.what());
+    } catch (const std::bad_alloc&) {
+        result = ImportResult();
+        return fatal(ResourceGuard::allocation_failed());
     }
-    if (!result.usage_errors.empty()) {
-        result.kernels.clear();
-        result.folded.clear();
-        result.skipped.clear();
-        result.not_run.clear();
-        return result;
-    }
-    std::vector<Diagnostic> clashes;
-    check_unique_names(importer.parsed, clashes);
-    for (const auto& clash : clashes) result.diagnostics.push_back({file, "", "internal error: " + clash.str()});
-    if (!result.diagnostics.empty()) {
-        result.kernels.clear();
-        return result;
-    }
-    result.report = make_report(result, analysis, options, file, std::move(importer.entries));
     return result;
 }
+
 
 ImportResult import_model_file(const std::string& path, const ImportOptions& options) {
     namespace fs = std::filesystem;
@@ -924,6 +1007,9 @@ std::string report_file_name(const std::string& model_path) {
 std::vector<OutputFile> import_outputs(const ImportResult& result, const std::string& model_path) {
     if (result.indexing_nodes() == 0) return {};
     std::vector<OutputFile> files = spec_files(result);
+    for (const auto& folded : result.folded) {
+        if (!folded.file.empty()) files.push_back({folded.file, folded.npy});
+    }
     files.push_back({report_file_name(model_path), result.report});
     return files;
 }

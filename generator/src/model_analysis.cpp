@@ -85,9 +85,12 @@ bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, Mode
     }
     std::set<std::string> seen_inputs;
     for (const auto& given : options.inputs) {
-        std::string text = "--input " + given.name + "=";
-        for (size_t i = 0; i < given.dims.size(); ++i) text += (i ? "x" : "") + std::to_string(given.dims[i]);
-        if (given.dims.empty()) text += "[]";
+        std::string text = given.text;
+        if (text.empty()) {
+            text = "--input " + given.name + "=";
+            for (size_t i = 0; i < given.dims.size(); ++i) text += (i ? "x" : "") + std::to_string(given.dims[i]);
+            if (given.dims.empty()) text += "[]";
+        }
         if (!seen_inputs.insert(given.name).second) {
             usage_errors.push_back("--input " + given.name + " is given more than once");
             continue;
@@ -280,26 +283,70 @@ void add_as_input(const onnx::TensorProto& tensor, onnx::GraphProto* graph) {
     sanitize_type(input->mutable_type());
 }
 
-// The inputs whose length becomes the rank of a node's output: a declared 1-D tensor longer than
-// kMaxInferenceRank there would make inference build a shape of that many dimensions.
-bool makes_rank(const onnx::NodeProto& node, int input) {
-    const std::string& op = node.op_type();
-    if (!default_domain(node.domain())) return false;
-    return (op == "ConstantOfShape" && input == 0) ||
-           ((op == "Reshape" || op == "Expand" || op == "Unsqueeze") && input == 1);
-}
 
 // What building a round's work model keeps track of.
 struct WorkBuild {
     const std::set<std::string>& domains;
+    // Names a node takes as the shape of its output (see makes_rank): a known value of more than
+    // kMaxInferenceRank elements there is withheld from inference, which would build a shape of that rank.
+    const std::set<std::string>& rank_makers;
     std::map<const GraphScope*, std::vector<int>> index;  // each scope's nodes -> nodes of the work graph holding them
     std::set<const GraphScope*> inlined;                  // branches that now live in their parent's work graph
     // The work model's main graph: initializers withheld from inference, of any graph, become its inputs (a body
     // sees them as outer-scope values; a body's own inputs are its signature and cannot grow).
     onnx::GraphProto* main = nullptr;
+    std::set<std::string> opaque;  // names shown to inference as inputs of unknown shape (see opaque_name)
 };
 
+// A rank-making input whose length is known to pass kMaxInferenceRank (its value, or its type, as known so far):
+// inference is shown it as an input of unknown shape instead, so that it never builds a shape of that rank.
+// Returns the name to show (the name itself when it is not such an input).
+std::string opaque_name(const GraphScope& scope, const std::string& name, WorkBuild& build) {
+    uint64_t length = 0;
+    if (const TensorValue* value = scope.value(name)) {
+        length = value->count();
+    } else if (const auto shape = static_shape(scope.type(name)); shape && shape->size() == 1) {
+        length = static_cast<uint64_t>((*shape)[0]);
+    }
+    if (length <= static_cast<uint64_t>(kMaxInferenceRank)) return name;
+    const std::string opaque = "kernelgen:opaque:" + name;
+    if (build.opaque.insert(opaque).second) {
+        auto* input = build.main->add_input();
+        input->set_name(opaque);
+        input->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+    }
+    return opaque;
+}
+
 void build_work_graph(const GraphScope& scope, onnx::GraphProto* out, WorkBuild& build);
+
+// A Constant node in `out` that makes `name` the value given.
+void add_constant(onnx::GraphProto* out, const std::string& name, const TensorValue& value) {
+    auto* constant = out->add_node();
+    constant->set_op_type("Constant");
+    constant->add_output(name);
+    auto* attribute = constant->add_attribute();
+    attribute->set_name("value");
+    attribute->set_type(onnx::AttributeProto::TENSOR);
+    write_tensor(value, attribute->mutable_t());
+}
+
+// An initializer that a node takes as the shape of its output and that holds more than kMaxInferenceRank values.
+bool long_rank_maker(const onnx::TensorProto& tensor, const WorkBuild& build) {
+    if (!build.rank_makers.count(tensor.name())) return false;
+    const auto count = checked_count(Dims(tensor.dims().begin(), tensor.dims().end()), kMaxElements);
+    return !count || *count > static_cast<uint64_t>(kMaxInferenceRank);
+}
+
+// The names every graph of `scope`, at any depth, takes as the shape of an output (see makes_rank).
+void collect_rank_makers(const GraphScope& scope, std::set<std::string>& names) {
+    for (const auto& node : scope.graph->node()) {
+        for (int i = 0; i < node.input_size(); ++i) {
+            if (makes_rank(node, i)) names.insert(node.input(i));
+        }
+    }
+    for (const auto& [key, child] : scope.children) collect_rank_makers(*child, names);
+}
 
 // Appends the nodes of `scope` to `out` as inference sees them in a round: folded nodes replaced by Constant
 // nodes, nodes of domains the model does not import left out (they stop inference), and an If whose condition is
@@ -319,18 +366,12 @@ void append_nodes(const GraphScope& scope, onnx::GraphProto* out, WorkBuild& bui
             auto value = scope.values.find(output);
             folded = folded && value != scope.values.end() &&
                      (shape_data_type(value->second.type) ? value->second.count() * 8 <= kLargeInitializer
-                                                           : value->second.count() * 8 <= kLargeNonInteger);
+                                                           : value->second.count() * 8 <= kLargeNonInteger) &&
+                     !(build.rank_makers.count(output) && value->second.count() > static_cast<uint64_t>(kMaxInferenceRank));
         }
         if (folded) {
             for (const auto& output : node.output()) {
-                if (output.empty()) continue;
-                auto* constant = out->add_node();
-                constant->set_op_type("Constant");
-                constant->add_output(output);
-                auto* value = constant->add_attribute();
-                value->set_name("value");
-                value->set_type(onnx::AttributeProto::TENSOR);
-                write_tensor(scope.values.at(output), value->mutable_t());
+                if (!output.empty()) add_constant(out, output, scope.values.at(output));
             }
             continue;
         }
@@ -338,7 +379,7 @@ void append_nodes(const GraphScope& scope, onnx::GraphProto* out, WorkBuild& bui
             const GraphScope& branch = *scope.children.at({n, *taken});
             build.inlined.insert(&branch);
             for (const auto& tensor : branch.graph->initializer()) {
-                if (!large(tensor) && plausible_dims(tensor)) *out->add_initializer() = tensor;
+                if (!large(tensor) && plausible_dims(tensor) && !long_rank_maker(tensor, build)) *out->add_initializer() = tensor;
                 else add_as_input(tensor, build.main);
             }
             append_nodes(branch, out, build);
@@ -351,9 +392,29 @@ void append_nodes(const GraphScope& scope, onnx::GraphProto* out, WorkBuild& bui
             }
             continue;
         }
+        std::string vector_input;
+        if (scope.nonzero_of_scalar.count(n) && node.input_size() == 1) {
+            // NonZero of a scalar as ONNX Runtime runs it: of the scalar reshaped to a vector of one.
+            const std::string shape = "kernelgen:vector_shape:" + std::to_string(n) + ":" + node.input(0);
+            vector_input = "kernelgen:vector:" + std::to_string(n) + ":" + node.input(0);
+            TensorValue one;
+            one.type = onnx::TensorProto::INT64;
+            one.dims = {1};
+            one.ints = {1};
+            add_constant(out, shape, one);
+            auto* reshape = out->add_node();
+            reshape->set_op_type("Reshape");
+            reshape->add_input(node.input(0));
+            reshape->add_input(shape);
+            reshape->add_output(vector_input);
+        }
         map[static_cast<size_t>(n)] = out->node_size();
         onnx::NodeProto* copy = out->add_node();
         *copy = node;
+        if (!vector_input.empty()) copy->set_input(0, vector_input);
+        for (int i = 0; i < copy->input_size(); ++i) {
+            if (makes_rank(*copy, i)) copy->set_input(i, opaque_name(scope, copy->input(i), build));
+        }
         for_each_mutable_body(*copy, [&](const std::string& key, onnx::GraphProto* body) {
             auto child = scope.children.find({n, key});
             if (child != scope.children.end()) build_work_graph(*child->second, body, build);
@@ -377,7 +438,7 @@ void build_work_graph(const GraphScope& scope, onnx::GraphProto* out, WorkBuild&
         *info->mutable_type() = type;
     }
     for (const auto& tensor : graph.initializer()) {
-        if (!large(tensor) && plausible_dims(tensor)) {
+        if (!large(tensor) && plausible_dims(tensor) && !long_rank_maker(tensor, build)) {
             *out->add_initializer() = tensor;
         } else if (!scope.graph_inputs.count(tensor.name())) {
             add_as_input(tensor, build.main);  // an input already declares its type
@@ -426,6 +487,19 @@ void strip_values(onnx::GraphProto* graph) {
 
 // Runs ONNX's shape inference (with data propagation) on `model` in a child process under `limits`. Returns the
 // inferred model, or nothing with `failure` saying why inference gave none.
+// Makes every type of `graph` (its inputs, outputs and value_info, at any depth) one import may safely hold: see
+// sanitize_type. Inference can give a type as many dimensions as a known value has elements.
+void sanitize_types(onnx::GraphProto* graph) {
+    for (auto* infos : {graph->mutable_input(), graph->mutable_output(), graph->mutable_value_info()}) {
+        for (auto& info : *infos) {
+            if (info.has_type()) sanitize_type(info.mutable_type());
+        }
+    }
+    for (auto& node : *graph->mutable_node()) {
+        for_each_mutable_body(node, [](const std::string&, onnx::GraphProto* body) { sanitize_types(body); });
+    }
+}
+
 std::optional<onnx::ModelProto> infer_shapes(const onnx::ModelProto& model, const InferenceLimits& limits,
                                              std::string& failure) {
     // ONNX builds its registry of operator schemas on first use, which takes a while: built here, once per
@@ -441,6 +515,7 @@ std::optional<onnx::ModelProto> infer_shapes(const onnx::ModelProto& model, cons
             onnx::ModelProto inferred = model;
             onnx::shape_inference::InferShapes(inferred, registry, onnx::ShapeInferenceOptions(false, 0, true));
             strip_values(inferred.mutable_graph());  // only the types are read back
+            sanitize_types(inferred.mutable_graph());
             return inferred.SerializeAsString();
         },
         child);
@@ -499,11 +574,23 @@ void load_types(GraphScope& scope, const onnx::GraphProto* inferred, const std::
 
 // Declares the rank of each Compress output that inference left without a shape (ONNX 1.12 infers only its element
 // type), so that the next round's inference carries shapes on through what follows it: the input's shape with the
-// compressed axis unknown, or one unknown dimension without an axis. Returns how many it declared.
+// compressed axis unknown, or one unknown dimension without an axis. Marks each NonZero of a rank-0 input, which the
+// next round shows inference as ONNX Runtime runs it (see GraphScope::nonzero_of_scalar). Returns how many it
+// declared or marked.
 size_t declare_selected_ranks(GraphScope& scope) {
     size_t added = 0;
     for (int n = 0; n < scope.graph->node_size(); ++n) {
         const onnx::NodeProto& node = scope.graph->node(n);
+        if (node.op_type() == "NonZero" && default_domain(node.domain()) && node.input_size() == 1 &&
+            !scope.nonzero_of_scalar.count(n)) {
+            const onnx::TypeProto* input = scope.type(node.input(0));
+            if (input && input->has_tensor_type() && input->tensor_type().has_shape() &&
+                input->tensor_type().shape().dim_size() == 0) {
+                scope.nonzero_of_scalar.insert(n);
+                ++added;
+            }
+            continue;
+        }
         if (node.op_type() != "Compress" || !default_domain(node.domain()) || node.input_size() < 2 ||
             node.output_size() < 1 || node.output(0).empty() || scope.declared_ranks.count(node.output(0))) {
             continue;
@@ -536,15 +623,17 @@ size_t declare_selected_ranks(GraphScope& scope) {
 }
 
 // Folds every node of the scope (and its bodies) whose inputs are known; returns how many values it added.
-size_t fold_scope(GraphScope& scope, int64_t opset, const std::set<std::string>& domains, uint64_t& budget) {
+size_t fold_scope(GraphScope& scope, int64_t opset, const std::set<std::string>& domains, uint64_t& budget,
+                  ResourceGuard& guard) {
     static const std::set<std::string> foldable(foldable_operators().begin(), foldable_operators().end());
     size_t added = 0;
     for (int n = 0; n < scope.graph->node_size(); ++n) {
         const onnx::NodeProto& node = scope.graph->node(n);
+        guard.check();
         for (auto& [key, child] : scope.children) {
-            if (key.first == n) added += fold_scope(*child, opset, domains, budget);
+            if (key.first == n) added += fold_scope(*child, opset, domains, budget, guard);
         }
-        if (!known_domain(node, domains) || node.output_size() == 0) continue;
+        if (!known_domain(node, domains) || node.output_size() == 0 || scope.unfoldable.count(n)) continue;
         bool done = true;
         for (const auto& output : node.output()) done = done && (output.empty() || scope.values.count(output));
         if (done) continue;
@@ -571,20 +660,26 @@ size_t fold_scope(GraphScope& scope, int64_t opset, const std::set<std::string>&
         }
         if (!available) continue;
         std::vector<FoldInput> inputs;
+        bool values_known = true;  // then the outcome is final: values never change once known
         for (const auto& name : node.input()) {
             FoldInput input;
             input.present = !name.empty();
             if (input.present) {
                 input.value = scope.value(name);
                 input.shape = static_shape(scope.type(name));
+                values_known = values_known && input.value;
             }
             inputs.push_back(std::move(input));
         }
-        auto outputs = fold_node(node, opset, inputs);
-        if (!outputs || outputs->size() < static_cast<size_t>(node.output_size())) continue;
+        auto outputs = fold_node(node, opset, inputs, budget);
         uint64_t size = 0;
-        for (const auto& value : *outputs) size += value.count();
-        if (size > budget) continue;
+        if (outputs) {
+            for (const auto& value : *outputs) size += value.count();
+        }
+        if (!outputs || outputs->size() < static_cast<size_t>(node.output_size()) || size > budget) {
+            if (values_known) scope.unfoldable.insert(n);  // the budget only shrinks: over it now, over it later
+            continue;
+        }
         budget -= size;
         for (int k = 0; k < node.output_size(); ++k) {
             if (node.output(k).empty()) continue;
@@ -636,6 +731,28 @@ const onnx::TypeProto* GraphScope::type(const std::string& name) const {
     return nullptr;
 }
 
+bool makes_rank(const onnx::NodeProto& node, int input) {
+    const std::string& op = node.op_type();
+    if (!default_domain(node.domain())) return false;
+    return (op == "ConstantOfShape" && input == 0) ||
+           ((op == "Reshape" || op == "Expand" || op == "Unsqueeze") && input == 1);
+}
+
+std::optional<uint64_t> rank_input_length(const GraphScope& scope, const std::string& name) {
+    const GraphScope* owner = scope.owner(name);
+    if (!owner) return std::nullopt;
+    const auto producer = owner->producers.find(name);
+    if (producer == owner->producers.end()) return std::nullopt;
+    const onnx::NodeProto& node = owner->graph->node(producer->second);
+    for (int i = 0; i < node.input_size(); ++i) {
+        if (!makes_rank(node, i) || node.input(i).empty()) continue;
+        if (const TensorValue* value = owner->value(node.input(i))) return value->count();
+        const auto shape = static_shape(owner->type(node.input(i)));
+        if (shape && shape->size() == 1) return static_cast<uint64_t>((*shape)[0]);
+    }
+    return std::nullopt;
+}
+
 std::string branch_name(const std::string& attribute) {
     if (attribute == "then_branch") return "then";
     if (attribute == "else_branch") return "else";
@@ -656,7 +773,7 @@ std::optional<std::vector<int64_t>> static_shape(const onnx::TypeProto* type) {
     return dims;
 }
 
-ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportOptions& options,
+ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportOptions& options, ResourceGuard& guard,
                             std::vector<std::string>& usage_errors, std::vector<std::string>& notes) {
     ModelAnalysis analysis;
     if (!bind_dimensions(model, options, analysis, usage_errors, notes)) return analysis;
@@ -664,8 +781,14 @@ ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportO
     analysis.main = build_scope(analysis.bound.graph(), nullptr, "", "");
     std::set<std::string> domains{"", "ai.onnx"};
     for (const auto& entry : analysis.bound.opset_import()) domains.insert(entry.domain());
+    std::set<std::string> rank_makers;
+    collect_rank_makers(*analysis.main, rank_makers);
 
     uint64_t budget = kMaxFoldedTotal;
+    // What the model's own constants and declarations give, folded before the first inference: round 1 then
+    // shows inference these values (and withholds those that would make it build huge shapes).
+    load_types(*analysis.main, nullptr, {}, {});
+    fold_scope(*analysis.main, opset, domains, budget, guard);
     bool ever_inferred = false;
     std::string failure;
     for (analysis.rounds = 1; analysis.rounds <= kMaxFoldRounds; ++analysis.rounds) {
@@ -673,13 +796,19 @@ ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportO
         work.set_ir_version(analysis.bound.ir_version());
         *work.mutable_opset_import() = analysis.bound.opset_import();
         *work.mutable_functions() = analysis.bound.functions();
-        WorkBuild build{domains, {}, {}, nullptr};
+        guard.check();
+        WorkBuild build{domains, rank_makers, {}, {}, nullptr, {}};
         build_work_graph(*analysis.main, work.mutable_graph(), build);
         const auto& index = build.index;
         const auto& inlined = build.inlined;
         std::string round_failure;
-        std::optional<onnx::ModelProto> inferred = infer_shapes(work, options.inference, round_failure);
+        // Each round's inference gets its own limits, but never more time than the whole import has left.
+        InferenceLimits limits = options.inference;
+        limits.wall_seconds = std::min(limits.wall_seconds, guard.seconds_left());
+        limits.cpu_seconds = std::min(limits.cpu_seconds, guard.seconds_left());
+        std::optional<onnx::ModelProto> inferred = infer_shapes(work, limits, round_failure);
         work.Clear();
+        guard.check();
         if (inferred) {
             ever_inferred = true;
             load_types(*analysis.main, &inferred->graph(), index, inlined);
@@ -688,7 +817,7 @@ ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportO
             if (!ever_inferred) load_types(*analysis.main, nullptr, index, inlined);  // else the last inferred types stand
         }
         const size_t declared = declare_selected_ranks(*analysis.main);
-        if (fold_scope(*analysis.main, opset, domains, budget) == 0 && declared == 0) break;
+        if (fold_scope(*analysis.main, opset, domains, budget, guard) == 0 && declared == 0) break;
     }
     analysis.rounds = std::min(analysis.rounds, kMaxFoldRounds);
     analysis.inference_ran = ever_inferred;

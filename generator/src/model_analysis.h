@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernelgen/import.h"
+#include "resource_guard.h"
 #include "tensor_value.h"
 
 namespace kernelgen {
@@ -29,6 +30,9 @@ struct GraphScope {
     std::set<std::string> defined;                   // inputs, initializers and node outputs of this graph
     std::set<std::string> graph_inputs;              // this graph's own inputs
     std::map<std::string, TensorValue> values;       // values folding computed
+    // Nodes whose folding failed with every input's value known (or whose value did not fit the folding budget):
+    // values never change once known, so such a node is never tried again.
+    std::set<int> unfoldable;
     // Initializers that are not inputs: constants, read when first asked for (most are weights nobody folds).
     std::map<std::string, const onnx::TensorProto*> initializers;
     mutable std::map<std::string, std::optional<TensorValue>> read;
@@ -36,6 +40,9 @@ struct GraphScope {
     // Shapes kernelgen declares where ONNX's inference gives none: a Compress output has its input's rank (with the
     // compressed axis unknown), or rank 1 without an axis. Shown to the next rounds' inference as value_info.
     std::map<std::string, onnx::TypeProto> declared_ranks;
+    // NonZero nodes of a rank-0 input: ONNX's inference gives their output the shape [0, n], ONNX Runtime returns
+    // [1, n] (the scalar taken as a vector of one). Inference is shown them as NonZero of that vector.
+    std::set<int> nonzero_of_scalar;
     std::map<std::string, int> producers;            // node output -> index of the node that makes it
     std::map<std::pair<int, std::string>, std::unique_ptr<GraphScope>> children;  // (node, attribute) -> body
     std::map<int, std::vector<std::string>> body_keys;  // node -> the attributes of its bodies, in the node's order
@@ -62,13 +69,22 @@ struct ModelAnalysis {
 };
 
 // Binds the caller's dimensions and analyses `model` (which it takes). Problems with --dim and --input that do
-// not fit the model are `usage_errors` (then the analysis is incomplete); remarks go to `notes`.
-ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportOptions& options,
+// not fit the model are `usage_errors` (then the analysis is incomplete); remarks go to `notes`. The work checks
+// `guard` as it goes (which throws LimitExceeded past the import's limits); each round's inference gets at most the
+// time left.
+ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportOptions& options, ResourceGuard& guard,
                             std::vector<std::string>& usage_errors, std::vector<std::string>& notes);
 
 // For an If node (at `position` in the scope's graph) whose condition is known: the attribute of the branch it
 // takes ("then_branch" or "else_branch"). Nothing for any other node.
 std::optional<std::string> taken_branch(const GraphScope& scope, const onnx::NodeProto& node, int position);
+
+// Whether input `input` of `node` is a shape whose length becomes the rank of the node's output (ConstantOfShape's
+// shape, Reshape's and Expand's shape, Unsqueeze's axes).
+bool makes_rank(const onnx::NodeProto& node, int input);
+
+// For a tensor made by such a node: the length of that shape input, when known (its value or its static shape).
+std::optional<uint64_t> rank_input_length(const GraphScope& scope, const std::string& name);
 
 // The static shape of a type (a tensor type whose every dim has a value >= 0), or nothing.
 std::optional<std::vector<int64_t>> static_shape(const onnx::TypeProto* type);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -250,6 +251,11 @@ WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& fi
     if (dir_fd.get() < 0) {
         report.error = dir.string() + ": cannot open the folder: " + errno_text(errno);
         return report;
+    }
+    // One run at a time writes into a folder: an exclusive lock on the folder itself, held until this returns (the
+    // descriptor closes), so that two runs' files never interleave (a report always beside its own run's specs).
+    // A file system without locks (some network ones) is written without.
+    while (::flock(dir_fd.get(), LOCK_EX) != 0 && errno == EINTR) {
     }
 
     // Every target is examined before anything is created, so a refusal leaves the folder as it was.

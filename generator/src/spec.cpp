@@ -19,21 +19,31 @@ namespace kernelgen {
 
 using nlohmann::json;
 
-std::string Diagnostic::str() const {
-    // One problem per line: control characters from the user's text are shown escaped.
-    std::string line = file + ": " + (pointer.empty() ? std::string("/") : pointer) + ": " + message;
+std::string terminal_safe(std::string_view text) {
+    static const char* digits = "0123456789abcdef";
     std::string out;
-    for (char ch : line) {
-        if (static_cast<unsigned char>(ch) < 0x20) {
-            static const char* digits = "0123456789abcdef";
+    for (size_t i = 0; i < text.size(); ++i) {
+        const auto ch = static_cast<unsigned char>(text[i]);
+        const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+        if (ch < 0x20 || ch == 0x7F) {
             out += "\\x";
-            out += digits[(ch >> 4) & 15];
+            out += digits[ch >> 4];
             out += digits[ch & 15];
+        } else if (ch == 0xC2 && next >= 0x80 && next <= 0x9F) {  // U+0080..U+009F, the C1 controls
+            out += "\\u00";
+            out += digits[next >> 4];
+            out += digits[next & 15];
+            ++i;
         } else {
-            out += ch;
+            out += static_cast<char>(ch);
         }
     }
     return out;
+}
+
+std::string Diagnostic::str() const {
+    // One problem per line: control characters from the user's text are shown escaped.
+    return terminal_safe(file + ": " + (pointer.empty() ? std::string("/") : pointer) + ": " + message);
 }
 
 std::string in_quotes(std::string_view text) {
@@ -1037,8 +1047,21 @@ void apply_run_options(KernelSpec& spec, const RunOptions& run) {
     if (spec.runtime_count) spec.prefetch = Prefetch{Prefetch::Kind::None, 0};
 }
 
+bool starts_as_import_report(std::string_view text) {
+    auto skip_space = [&](size_t at) {
+        while (at < text.size() && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r')) ++at;
+        return at;
+    };
+    size_t at = skip_space(0);
+    if (at >= text.size() || text[at] != '{') return false;
+    at = skip_space(at + 1);
+    const std::string key = std::string("\"") + kImportReportKey + "\"";
+    return text.substr(at, key.size()) == key;
+}
+
 std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,
                                         std::vector<Diagnostic>& diagnostics) {
+    if (starts_as_import_report(text)) return {};
     if (auto where = too_deep(text, kMaxJsonDepth)) {
         diagnostics.push_back({file, "", "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep at " +
                                              *where + " (a spec nests 4 levels: {\"kernels\": [{\"data_shape\": [...]}]})"});
@@ -1133,6 +1156,7 @@ std::vector<KernelSpec> parse_spec_file(const std::string& path, std::vector<Dia
         diagnostics.push_back({path, "", "cannot read the file" + allowed});
         return {};
     }
+    if (starts_as_import_report(text)) return {};  // whatever its size: kernelgen import's report holds no kernels
     if (text.size() > kMaxSpecFileBytes) {
         diagnostics.push_back({path, "", "the file is larger than " + std::to_string(kMaxSpecFileBytes >> 20) + " MiB" + allowed});
         return {};

@@ -166,7 +166,13 @@ std::optional<uint64_t> checked_count(const std::vector<int64_t>& dims, uint64_t
     return empty ? 0 : count;
 }
 
+std::optional<uint64_t> foldable_count(const std::vector<int64_t>& dims) {
+    if (dims.size() > kMaxFoldRank) return std::nullopt;
+    return checked_count(dims);
+}
+
 int64_t wrap_integer(int32_t type, uint64_t value) {
+    if (type == TensorProto::INT64 || type == TensorProto::UINT64) return static_cast<int64_t>(value);  // the common case
     const auto kind = element_kind(type);
     if (!kind || kind->bits >= 64) return static_cast<int64_t>(value);
     if (kind->boolean) return value != 0;
@@ -183,6 +189,10 @@ std::optional<TensorValue> read_tensor(const TensorProto& tensor, std::string& p
     }
     if (tensor.data_location() == TensorProto::EXTERNAL) {
         problem = "its values are stored in an external file";
+        return std::nullopt;
+    }
+    if (static_cast<size_t>(tensor.dims_size()) > kMaxFoldRank) {
+        problem = "its rank " + std::to_string(tensor.dims_size()) + " is above " + std::to_string(kMaxFoldRank);
         return std::nullopt;
     }
     TensorValue value;
@@ -258,6 +268,38 @@ void write_tensor(const TensorValue& value, TensorProto* tensor) {
         for (size_t b = 0; b < width; ++b) raw[i * width + b] = static_cast<char>((bits >> (8 * b)) & 0xFF);
     }
     tensor->set_raw_data(raw);
+}
+
+std::string npy_file(const TensorValue& value) {
+    std::string descr;
+    switch (value.type) {
+        case TensorProto::BOOL: descr = "|b1"; break;
+        case TensorProto::INT8: descr = "|i1"; break;
+        case TensorProto::UINT8: descr = "|u1"; break;
+        case TensorProto::INT16: descr = "<i2"; break;
+        case TensorProto::UINT16: case TensorProto::BFLOAT16: descr = "<u2"; break;
+        case TensorProto::FLOAT16: descr = "<f2"; break;
+        case TensorProto::INT32: descr = "<i4"; break;
+        case TensorProto::UINT32: descr = "<u4"; break;
+        case TensorProto::FLOAT: descr = "<f4"; break;
+        case TensorProto::INT64: descr = "<i8"; break;
+        case TensorProto::UINT64: descr = "<u8"; break;
+        default: descr = "<f8"; break;  // DOUBLE: the last type a value holds
+    }
+    std::string shape = "(";
+    for (size_t i = 0; i < value.dims.size(); ++i) shape += (i ? ", " : "") + std::to_string(value.dims[i]);
+    shape += value.dims.size() == 1 ? ",)" : ")";
+    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    // The magic, version and length take 10 bytes; the header ends in '\n' and pads the whole to 64 bytes.
+    const size_t length = (10 + header.size() + 1 + 63) / 64 * 64 - 10;
+    header.append(length - header.size() - 1, ' ');
+    header += '\n';
+    onnx::TensorProto tensor;
+    write_tensor(value, &tensor);
+    std::string out = std::string("\x93NUMPY\x01\x00", 8);
+    out += static_cast<char>(length & 0xFF);
+    out += static_cast<char>(length >> 8);
+    return out + header + tensor.raw_data();
 }
 
 nlohmann::ordered_json value_json(const TensorValue& value) {

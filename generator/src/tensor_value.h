@@ -15,6 +15,9 @@ namespace kernelgen {
 // The most elements a value import reads, folds or writes (documented in the README): beyond it a tensor is
 // left to run time.
 constexpr uint64_t kMaxFoldElements = uint64_t{1} << 20;
+// The highest rank of a value import reads, folds or writes: kernelgen's own limit for a spec's tensors (kMaxRank),
+// so that no walk over a value's dimensions goes deeper than that.
+constexpr size_t kMaxFoldRank = 32;
 
 // What an ONNX element type is, for folding: integers (signed or not, of `bits` bits), bool, or floating point.
 struct ElementKind {
@@ -44,11 +47,16 @@ struct TensorValue {
 // The element count of `dims`, or nothing when a dim is negative or the count passes `limit`.
 std::optional<uint64_t> checked_count(const std::vector<int64_t>& dims, uint64_t limit = kMaxFoldElements);
 
+// The element count of a value import may hold with these dims: at most kMaxFoldRank of them, none negative, at
+// most kMaxFoldElements elements; nothing otherwise.
+std::optional<uint64_t> foldable_count(const std::vector<int64_t>& dims);
+
 // `value` made an element of `type`: integers wrapped to its width (two's complement), bool to 0 or 1.
 int64_t wrap_integer(int32_t type, uint64_t value);
 
 // Reads a TensorProto's value (raw_data or the typed field), or nothing with `problem` saying why: a type that is
-// not folded, data stored outside the file, a count that does not match the dims, more than kMaxFoldElements.
+// not folded, data stored outside the file, a count that does not match the dims, more than kMaxFoldElements
+// elements or kMaxFoldRank dimensions.
 std::optional<TensorValue> read_tensor(const onnx::TensorProto& tensor, std::string& problem);
 
 // Writes `value` into `tensor` (raw_data, little-endian), replacing its type, dims and data.
@@ -58,5 +66,9 @@ void write_tensor(const TensorValue& value, onnx::TensorProto* tensor);
 // unsigned), bool as true/false, floating values as the shortest decimal that reads back to the same value of
 // their type, and NaN, infinities as the strings "NaN", "Infinity", "-Infinity" (JSON has no such numbers).
 nlohmann::ordered_json value_json(const TensorValue& value);
+
+// The value as a NumPy .npy file (format 1.0, C order, little-endian): the bit patterns of its elements exactly as
+// ONNX stores them; bfloat16, which NumPy lacks, as its uint16 bits.
+std::string npy_file(const TensorValue& value);
 
 }  // namespace kernelgen

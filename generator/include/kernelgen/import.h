@@ -38,15 +38,29 @@ struct InferenceLimits {
     unsigned wall_seconds = 120;
 };
 
+// How long and how much memory one import may take as a whole, across every round of inference and folding: past
+// either, import stops with a diagnostic and nothing is written (--time-limit, --memory-limit).
+struct ImportLimits {
+    unsigned seconds = 300;
+    // Memory import may add to what the process holds once the model is read (its resident memory, checked as the
+    // work goes; an allocation that fails ends the import the same way).
+    uint64_t memory_bytes = uint64_t{4} << 30;
+};
+// The largest limits the command line takes: a day, and 1 TiB.
+constexpr unsigned kMaxTimeLimit = 86400;
+constexpr uint64_t kMaxMemoryLimitMiB = uint64_t{1} << 20;
+
 // A shape given on the command line: `--input NAME=1x16000`, `NAME=[]` or `NAME=scalar` for rank 0.
 struct InputShape {
     std::string name;
     std::vector<int64_t> dims;
+    std::string text;  // the option as given ("--input x=scalar"), for messages; made from name and dims when empty
 };
 
 struct ImportOptions {
     std::string prefix;  // put in front of every kernel name
     InferenceLimits inference;
+    ImportLimits limits;
     std::map<std::string, int64_t> dims;  // --dim NAME=N: every symbolic dimension NAME is N
     std::vector<InputShape> inputs;       // --input NAME=SHAPE: the whole shape of a graph input
     // --max-count NODE=N: the run-time count of indexing node NODE (its name, or its path in a body) is at most N:
@@ -61,6 +75,9 @@ constexpr uint64_t kMaxCountBound = 0xFFFFFFFFu;
 // when it is malformed.
 std::optional<std::pair<std::string, int64_t>> parse_dim_option(const std::string& text, std::string& problem);
 std::optional<InputShape> parse_input_option(const std::string& text, std::string& problem);
+// `--time-limit SECONDS` or `--memory-limit MIB` (`option`): a whole number of `unit` from 1 to `most`.
+std::optional<uint64_t> parse_limit_option(const std::string& option, const std::string& text, const std::string& unit,
+                                           uint64_t most, std::string& problem);
 // `--max-count NODE=N` (N from 1 to kMaxCountBound; NODE may itself hold '=': the last one splits).
 std::optional<std::pair<std::string, uint64_t>> parse_max_count_option(const std::string& text, std::string& problem);
 
@@ -94,12 +111,20 @@ struct ImportedKernel {
     KernelSpec spec;        // spec_text as kernelgen's spec reader resolved it
 };
 
+// The most elements of a folded value the report shows as nested JSON; a larger value goes into a NumPy file of
+// its own beside the report (`<model stem>.<node>.npy`), which the report names.
+constexpr uint64_t kMaxReportedElements = 1024;
+
 // An indexing node whose value is known at import time: no kernel is made for it.
 struct FoldedNode {
     NodeRef node;
     std::string dtype;             // kernelgen's name of its element type ("int64", "float32", ...)
     std::vector<int64_t> shape;
-    nlohmann::ordered_json value;  // the elements nested as the shape (see the README for NaN and infinities)
+    // The elements nested as the shape (see docs/import.md for NaN and infinities), for a value of at most
+    // kMaxReportedElements elements; null for a larger one, which is in `file` instead.
+    nlohmann::ordered_json value;
+    std::string file;  // for a larger value: the name of its .npy file beside the report, else ""
+    std::string npy;   // that file's content (NumPy format 1.0, little-endian; bfloat16 as its uint16 bits)
 };
 
 struct SkippedNode {
@@ -145,7 +170,8 @@ std::vector<OutputFile> spec_files(const ImportResult& result);
 // The report's file name for a model: "<model file stem>.import.json".
 std::string report_file_name(const std::string& model_path);
 
-// The spec files and the report, ready for write_outputs(); nothing when the model has no indexing node.
+// The spec files, the report and the .npy files of large folded values, ready for write_outputs(); nothing when
+// the model has no indexing node.
 std::vector<OutputFile> import_outputs(const ImportResult& result, const std::string& model_path);
 
 // The summary line: "MODEL: 12 specs (5 in subgraphs), 19 folded, 2 skipped" (", 4 bounded" inside the parentheses

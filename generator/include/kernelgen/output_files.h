@@ -7,7 +7,9 @@
 // name, files inside created with O_EXCL|O_NOFOLLOW), flushed to disk, and renamed into place only once all of
 // them are written; the temporary folder is then removed. On every error path, and on SIGINT, SIGTERM, SIGHUP
 // or SIGQUIT during the write, the temporaries are removed; only a SIGKILL (or a power cut) can leave the
-// temporary folder behind, and no run ever deletes a folder it did not create.
+// temporary folder behind, and no run ever deletes a folder it did not create. Runs into one folder take turns:
+// each holds an exclusive lock (flock) on the folder while it examines and writes, so the files of two concurrent
+// runs never interleave.
 #pragma once
 
 #include <filesystem>

@@ -34,6 +34,10 @@ constexpr size_t kMaxJsonDepth = 64;
 // diagnostic.
 constexpr const char* kImportReportKey = "kernelgen_import_report";
 
+// Whether `text` begins as an import report does: '{' and this key first (whitespace aside). A report is known
+// by its beginning, before any limit on a spec file's size or nesting applies to it.
+bool starts_as_import_report(std::string_view text);
+
 struct Unroll {
     enum class Kind { Auto, Full, None, Factor } kind = Kind::Auto;
     unsigned factor = 1;  // with Kind::Factor
@@ -100,6 +104,10 @@ struct Diagnostic {
 
 // `text` quoted as a JSON string ("name", with escapes; invalid UTF-8 replaced), as diagnostics show names.
 std::string in_quotes(std::string_view text);
+
+// `text` as a line may show it on a terminal: control characters (C0, DEL, and C1 in UTF-8) written as \xNN or
+// \u00NN, so that a name or path from a file can neither split a line nor send escape sequences.
+std::string terminal_safe(std::string_view text);
 
 uint64_t element_count(const Shape& shape);
 std::string format_shape(const Shape& shape);  // "[3, 2]"
