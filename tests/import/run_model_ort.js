@@ -10,8 +10,7 @@
 
 const fs = require('fs');
 const path = require('path');
-
-const ARRAYS = { float32: Float32Array, int32: Int32Array, int64: BigInt64Array, bool: Uint8Array };
+const { toFeeds, fromResults } = require('./ort_tensors.js');
 
 async function main() {
   const [modelPath, inputsPath, outputsPath, ortDir] = process.argv.slice(2);
@@ -21,27 +20,8 @@ async function main() {
   }
   const ort = require(path.join(path.resolve(ortDir), 'node_modules', 'onnxruntime-node'));
   const inputs = JSON.parse(fs.readFileSync(inputsPath, 'utf8'));
-  const feeds = {};
-  for (const [name, tensor] of Object.entries(inputs)) {
-    const ArrayType = ARRAYS[tensor.type];
-    if (!ArrayType) throw new Error(`input ${name}: unsupported type ${tensor.type}`);
-    const bytes = Buffer.from(tensor.hex, 'hex');
-    const buffer = new ArrayBuffer(bytes.length);
-    new Uint8Array(buffer).set(bytes);
-    feeds[name] = new ort.Tensor(tensor.type, new ArrayType(buffer), tensor.dims);
-  }
   const session = await ort.InferenceSession.create(modelPath);
-  const results = await session.run(feeds);
-  const outputs = {};
-  for (const name of session.outputNames) {
-    const tensor = results[name];
-    const data = tensor.data;
-    outputs[name] = {
-      type: tensor.type,
-      dims: Array.from(tensor.dims),
-      hex: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('hex'),
-    };
-  }
+  const outputs = fromResults(session, await session.run(toFeeds(ort, inputs)));
   fs.writeFileSync(outputsPath, JSON.stringify(outputs, null, 1) + '\n');
 }
 
