@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "       kernelgen support --out-dir DIR\n"
     "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
     "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--max-count NODE=N]...\n"
+    "                        [--accumulate NODE]...\n"
     "\n"
     "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX\n"
     "Gather, GatherElements, GatherND, ScatterND or ScatterElements kernel described in\n"
@@ -56,6 +57,11 @@ constexpr const char* kUsage =
     "      --max-count NODE=N\n"
     "                     (import) the run-time count of indexing node NODE is at most N\n"
     "                     (1..4294967295): a bound where none is derived, or a lower one\n"
+    "      --accumulate NODE\n"
+    "                     (import) ScatterND node NODE, which writes into zeros without a\n"
+    "                     reduction and whose result an Add adds (PyTorch's export of\n"
+    "                     index_put_(accumulate=True)), gets reduction add: duplicate\n"
+    "                     indices then add up, as in PyTorch\n"
     "  -h, --help         show this help and exit\n"
     "      --version      show the version and exit\n"
     "\n"
@@ -126,7 +132,7 @@ std::optional<std::string> add_once(std::map<std::string, Value>& values, const 
 }
 
 // kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict] [--dim NAME=N]... [--input NAME=SHAPE]...
-// [--max-count NODE=N]...;
+// [--max-count NODE=N]... [--accumulate NODE]...;
 // `args` without the word "import".
 int run_import(const std::vector<std::string>& args) {
 #if !KERNELGEN_HAVE_IMPORT
@@ -163,6 +169,9 @@ int run_import(const std::vector<std::string>& args) {
             auto parsed = kernelgen::parse_max_count_option(*max_count, problem);
             if (!parsed) return usage_error(problem);
             if (auto clash = add_once(options.max_counts, *parsed, "--max-count")) return usage_error(*clash);
+        } else if (auto node = options_done ? std::nullopt : option_value(args, i, "--accumulate", "", missing)) {
+            if (missing || node->empty()) return usage_error("--accumulate needs NODE (a ScatterND node's name)");
+            options.accumulate.insert(*node);
         } else if (!options_done && arg == "--strict") {
             strict = true;
         } else if (!options_done && arg.size() > 1 && arg[0] == '-') {

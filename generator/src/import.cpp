@@ -586,6 +586,53 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
     return ordered;
 }
 
+// --- PyTorch's index_put_(accumulate=True) ------------------------------------------------------------------
+
+// Whether `name` is all zeros: a value known at import time, or (its shape unknown) the output of a ConstantOfShape
+// whose value is 0, its default.
+bool all_zeros(const GraphScope& scope, const std::string& name) {
+    auto zero = [](const TensorValue& value) {
+        return std::all_of(value.ints.begin(), value.ints.end(), [](int64_t v) { return v == 0; }) &&
+               std::all_of(value.reals.begin(), value.reals.end(), [](double v) { return v == 0.0; });
+    };
+    if (const TensorValue* value = scope.value(name)) return zero(*value);
+    const GraphScope* owner = scope.owner(name);
+    if (!owner) return false;
+    auto producer = owner->producers.find(name);
+    if (producer == owner->producers.end()) return false;
+    const onnx::NodeProto& node = owner->graph->node(producer->second);
+    if (node.op_type() != "ConstantOfShape" || !default_domain(node.domain())) return false;
+    for (const auto& attribute : node.attribute()) {
+        if (attribute.name() != "value") continue;
+        std::string problem;
+        const auto value = attribute.has_t() ? read_tensor(attribute.t(), problem) : std::nullopt;
+        return value && value->count() == 1 && zero(*value);
+    }
+    return true;
+}
+
+// PyTorch (1.13) exports `x.index_put_(idx, v, accumulate=True)` as Add(x, ScatterND(ConstantOfShape(Shape(x)),
+// idx, v)), a ScatterND without a reduction: at duplicate indices it keeps one update where PyTorch adds them all.
+// For a ScatterND node of that form (no reduction, data all zeros, its result an input of an Add of its graph):
+// that Add.
+std::optional<NodeRef> index_put_accumulate(const GraphScope& scope, const onnx::NodeProto& node) {
+    if (node.op_type() != "ScatterND" || node.input_size() != 3 || node.output_size() < 1 || node.output(0).empty()) {
+        return std::nullopt;
+    }
+    for (const auto& attribute : node.attribute()) {
+        if (attribute.name() == "reduction" && attribute.s() != "none") return std::nullopt;
+    }
+    if (!all_zeros(scope, node.input(0))) return std::nullopt;
+    for (int n = 0; n < scope.graph->node_size(); ++n) {
+        const onnx::NodeProto& add = scope.graph->node(n);
+        if (add.op_type() != "Add" || !default_domain(add.domain())) continue;
+        for (const auto& input : add.input()) {
+            if (input == node.output(0)) return NodeRef{add.name(), add.op_type(), static_cast<size_t>(n), scope.path};
+        }
+    }
+    return std::nullopt;
+}
+
 std::string strip_file_prefix(const std::string& message, const std::string& file) {
     return message.rfind(file + ": ", 0) == 0 ? message.substr(file.size() + 2) : message;
 }
@@ -597,6 +644,8 @@ struct Importer {
     const CountBounds& counts;
     const ImportOptions& options;
     std::set<std::string> max_counts_used;  // the NODE of each --max-count that names an indexing node
+    // The NODE of each --accumulate that names an indexing node: "" when it is index_put_'s ScatterND, else why not.
+    std::map<std::string, std::string> accumulate_seen;
     int64_t opset;
     const std::string& file;
     NameAllocator names;
@@ -641,7 +690,18 @@ struct Importer {
             result.skipped.push_back({ref, why});
             entries.push_back(std::move(entry));
         };
+        // --accumulate names the node by its path (its name, for a node of the main graph).
+        std::string accumulate_key;
+        for (const auto& key : {ref.path(), node.name()}) {
+            if (accumulate_key.empty() && options.accumulate.count(key)) accumulate_key = key;
+        }
+        auto accumulate_refused = [&](const std::string& why) {
+            if (!accumulate_key.empty()) accumulate_seen[accumulate_key] = ref.str() + " " + why;
+        };
+        const std::string not_the_form = "is not a ScatterND without a reduction that writes into zeros and whose result an "
+                                         "Add adds (the form of PyTorch's index_put_(accumulate=True))";
         if (!not_run.empty()) {
+            accumulate_refused("is " + not_run);  // "is not run: it is in the else branch of ..."
             entry["not_run"] = not_run;
             result.not_run.push_back({ref, not_run});
             entries.push_back(std::move(entry));
@@ -650,6 +710,7 @@ struct Importer {
         // Folded: its value is known, no kernel needed (the opset rule still applies: an invalid node is not).
         const TensorValue* value = node.output_size() > 0 ? scope.value(node.output(0)) : nullptr;
         if (value && opset_problem(rule, opset).empty()) {
+            accumulate_refused("is folded (its value is known at import time): it has no kernel");
             FoldedNode folded{ref, dtype_name(value->type).value_or(type_text(value->type)), value->dims, value_json(*value)};
             entry["folded"] = folded.value;
             entry["dtype"] = folded.dtype;
@@ -666,9 +727,25 @@ struct Importer {
             max_counts_used.insert(key);
             max_count = MaxCount{"--max-count " + key + "=" + std::to_string(given->second), given->second};
         }
+        // PyTorch's index_put_(accumulate=True): a note, or with --accumulate the reduction PyTorch computes.
+        const std::optional<NodeRef> adder = index_put_accumulate(scope, node);
+        const bool accumulate = adder && !accumulate_key.empty();
+        if (accumulate) accumulate_seen[accumulate_key] = "";
+        if (!adder) accumulate_refused(not_the_form);
+        if (adder) {
+            entry["accumulate"] = {{"add", adder->path()}, {"applied", accumulate}};
+            if (!accumulate) {
+                result.notes.push_back(ref.str() + " writes into zeros without a reduction and " + adder->str() +
+                                       " adds the result, as PyTorch exports index_put_(accumulate=True): at duplicate "
+                                       "indices the model keeps one update where PyTorch adds them all. The spec does "
+                                       "as the model does; --accumulate " + ref.path() +
+                                       " gives it reduction \"add\", as PyTorch computes");
+            }
+        }
         std::string problem;
         std::optional<BoundedCount> bounded;
         auto spec = node_spec(node, rule, opset, scope, analysis, counts, max_count, ref.path(), bounded, problem);
+        if (spec && accumulate) (*spec)["reduction"] = "add";
         if (max_count && spec) {
             if (!bounded) {
                 result.notes.push_back(max_count->option + ": " + ref.str() + " has a fixed count; the option is not used");
@@ -862,13 +939,23 @@ ImportResult import_model(const std::string& bytes, const std::string& file, con
     result.fold_rounds = analysis.rounds;
 
     const CountBounds counts(*analysis.main, opset);
-    Importer importer{analysis, counts, options, {}, opset, file, NameAllocator(options.prefix), result, {}, Json::array()};
+    Importer importer{analysis, counts, options, {}, {}, opset, file, NameAllocator(options.prefix), result, {}, Json::array()};
     importer.walk(*analysis.main, "");
     for (const auto& [node, bound] : options.max_counts) {
         if (importer.max_counts_used.count(node)) continue;
         result.usage_errors.push_back("--max-count " + node + "=" + std::to_string(bound) + ": the model has no indexing node " +
                                       in_quotes(node) + " (name a Gather, GatherElements, GatherND, ScatterND or "
                                       "ScatterElements node by its name, or by its path in a body)");
+    }
+    for (const auto& node : options.accumulate) {
+        const auto seen = importer.accumulate_seen.find(node);
+        if (seen != importer.accumulate_seen.end() && seen->second.empty()) continue;
+        result.usage_errors.push_back("--accumulate " + node + ": " +
+                                      (seen == importer.accumulate_seen.end()
+                                           ? "the model has no indexing node " + in_quotes(node) +
+                                                 " (name the ScatterND node of an index_put_(accumulate=True) by its "
+                                                 "name, or by its path in a body)"
+                                           : seen->second));
     }
     if (!result.usage_errors.empty()) {
         result.kernels.clear();
