@@ -20,6 +20,7 @@ import jsonschema
 # Catalogue entries (their "### " titles) whose rule relates values to each other, which JSON Schema cannot.
 NOT_EXPRESSIBLE = {
     "Malformed JSON, with line and column": "not a JSON document: no schema applies (the editor's parser says so)",
+    "An ONNX model given as a spec": "not a JSON document: a model, which kernelgen import reads",
     "A key given twice in one object": "JSON Schema sees the parsed object, where one of the two is gone",
     "A shape with more than 2^40 elements": "needs the product of the dimensions",
     "An output with more than 2^40 elements": "needs the product of dimensions of two shapes",

@@ -1058,6 +1058,13 @@ std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::stri
         const std::string parse_error = "parse error";
         if (message.rfind(parse_error, 0) == 0) message = "malformed JSON:" + message.substr(parse_error.size());
         else message = "malformed JSON: " + message;  // e.g. a number too large for a double
+        // A model given where a spec belongs: named .onnx, or starting as an ONNX model does (its ir_version, protobuf
+        // field 1, is byte 0x08).
+        std::string extension = std::filesystem::path(file).extension().string();
+        for (auto& ch : extension) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (extension == ".onnx" || text.rfind('\x08', 0) == 0) {
+            message += "; an ONNX model? did you mean 'kernelgen import " + file + " --out-dir DIR'?";
+        }
         diagnostics.push_back({file, "", message});
         return {};
     }
