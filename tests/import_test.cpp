@@ -2070,6 +2070,9 @@ TEST(ImportOptions, DimAndInputMessages) {
     const auto bound = import({{"batch", 9}}, {"y=2x4x7"});
     EXPECT_TRUE(bound.usage_errors.empty());
     EXPECT_EQ(bound.notes, std::vector<std::string>{"--dim batch=9: no dimension of the model is called \"batch\""});
+    // A near miss (another letter case, or a typo in a long name) names the dimension meant; "M" is not "N".
+    EXPECT_EQ(import({{"n", 4}}, {"y=2x4x7"}).notes,
+              std::vector<std::string>{"--dim n=4: no dimension of the model is called \"n\"; did you mean \"N\"?"});
     ASSERT_EQ(bound.kernels.size(), 2u);
     EXPECT_EQ(bound.kernels[0].spec.data_shape, (kernelgen::Shape{4, 3}));  // x's "N" through y's --input
     EXPECT_EQ(bound.kernels[1].spec.data_shape, (kernelgen::Shape{2, 4, 7}));

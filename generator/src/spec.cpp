@@ -148,9 +148,11 @@ size_t edit_distance(std::string_view a, std::string_view b) {
     return row[b.size()];
 }
 
-std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates) {
+}  // namespace
+
+std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates, size_t most_edits) {
     std::string best;
-    size_t best_distance = 3;  // suggest only close matches
+    size_t best_distance = most_edits + 1;  // suggest only close matches
     for (const auto& candidate : candidates) {
         size_t distance = edit_distance(given, candidate);
         if (distance < best_distance) {
@@ -160,6 +162,8 @@ std::string did_you_mean(std::string_view given, const std::vector<std::string>&
     }
     return best.empty() ? "" : "; did you mean " + in_quotes(best) + "?";
 }
+
+namespace {
 
 // A hint for a misspelt value of a closed set, where edit distance would mislead ("int61" is not "int16"):
 // the value differing only in case, or the value another tool's spelling means ("fp16", ONNX's "FLOAT").
