@@ -1720,8 +1720,10 @@ TEST(Folding, ShapeChainsOnceDimsAreBound) {
     EXPECT_TRUE(unbound.folded.empty());
     EXPECT_EQ(skipped_lines(unbound),
               (std::vector<std::string>{
-                  "node \"flip\" (Gather, #6): dynamic shape: data \"x\" dimension 0 is \"N\"; fix it with --dim N=<value>",
-                  "node \"lookup\" (Gather, #8): dynamic shape: data \"x\" dimension 0 is \"N\"; fix it with --dim N=<value>"}));
+                  "node \"flip\" (Gather, #6): dynamic shape: data \"x\" dimension 0 is \"N\", indices \"reversed\" dimension 0 "
+                  "could not be inferred; fix it with --dim N=<value> and --dim or --input",
+                  "node \"lookup\" (Gather, #8): dynamic shape: data \"x\" dimension 0 is \"N\", indices \"ids\" dimension 0 is "
+                  "\"N\"; fix it with --dim N=<value>"}));
     ASSERT_EQ(unbound.kernels.size(), 2u);  // the shape itself is a run-time tensor now: tiny kernels
     EXPECT_EQ(unbound.kernels[0].spec.data_shape, kernelgen::Shape{2});
 }
@@ -2099,6 +2101,50 @@ TEST(ImportOptions, DimAndInputMessages) {
     EXPECT_EQ(good.status, 0);
     EXPECT_EQ(good.out, model + ": note: --dim M=1: no dimension of the model is called \"M\"\n" + model +
                             ": 2 specs (0 in subgraphs), 0 folded, 0 skipped\n");
+}
+
+// A node's every unbound dimension, of each of its tensors, is named at once, with every --dim that binds them, so
+// that one rerun binds them all.
+TEST(ImportOptions, EveryUnboundDimensionIsNamed) {
+    Model m(13);
+    auto declare = [&](const std::string& name, int32_t type, const std::vector<std::string>& dims) {
+        auto* info = m.proto().mutable_graph()->add_input();
+        Model::set_type(info, name, type, {});
+        auto* shape = info->mutable_type()->mutable_tensor_type()->mutable_shape();
+        for (const auto& dim : dims) {
+            if (dim.empty()) shape->add_dim();  // neither a value nor a name
+            else if (std::isdigit(static_cast<unsigned char>(dim[0]))) shape->add_dim()->set_dim_value(std::stoll(dim));
+            else shape->add_dim()->set_dim_param(dim);
+        }
+    };
+    declare("x", kFloat, {"batch", "seq", "3"});
+    declare("idx", kInt64, {"batch", ""});
+    declare("x_idx", kInt64, {"2", "seq", "3"});
+    m.node("Gather", {"x", "idx"}, "picked", "pick");
+    m.node("GatherElements", {"x", "x_idx"}, "picked2", "pick2");
+    auto reasons = [&](const std::map<std::string, int64_t>& dims) {
+        kernelgen::ImportOptions options;
+        options.dims = dims;
+        std::vector<std::string> out;
+        for (const auto& skipped : kernelgen::import_model(m.bytes(), "m.onnx", options).skipped) out.push_back(skipped.reason);
+        return out;
+    };
+    EXPECT_EQ(reasons({}),
+              (std::vector<std::string>{
+                  "dynamic shape: data \"x\" dimension 0 is \"batch\" and dimension 1 is \"seq\", indices \"idx\" dimension 0 is "
+                  "\"batch\" and dimension 1 could not be inferred; fix it with --dim batch=<value> --dim seq=<value> and --dim "
+                  "or --input",
+                  "dynamic shape: data \"x\" dimension 0 is \"batch\" and dimension 1 is \"seq\", indices \"x_idx\" dimension 1 is "
+                  "\"seq\"; fix it with --dim batch=<value> --dim seq=<value>"}));
+    EXPECT_EQ(reasons({{"batch", 2}}),
+              (std::vector<std::string>{
+                  "dynamic shape: data \"x\" dimension 1 is \"seq\", indices \"idx\" dimension 1 could not be inferred; fix it "
+                  "with --dim seq=<value> and --dim or --input",
+                  "dynamic shape: data \"x\" dimension 1 is \"seq\", indices \"x_idx\" dimension 1 is \"seq\"; fix it with --dim "
+                  "seq=<value>"}));
+    EXPECT_EQ(reasons({{"batch", 2}, {"seq", 4}}),
+              (std::vector<std::string>{"dynamic shape: indices \"idx\" dimension 1 could not be inferred; fix it with --dim or "
+                                        "--input"}));
 }
 
 // --- published models ---------------------------------------------------------------------------------------------

@@ -259,11 +259,62 @@ std::optional<std::string> data_dependent_source(const GraphScope& scope, const 
     return std::nullopt;
 }
 
+// A dimension left unbound: `what` ("data \"x\"") dimension `index`, whose name is `name` (a dim_param of the model),
+// or "" when it has none (or only one ONNX's inference made up, unk__8).
+struct UnboundDim {
+    std::string what;
+    int index = 0;
+    std::string name;
+};
+
+// "a, b and c"
+std::string and_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    return out;
+}
+
+// "dynamic shape: indices "ids" dimension 0 is "batch" and dimension 1 is "seq"; fix it with --dim batch=<value>
+// --dim seq=<value>": every unbound dimension of a node's tensors (in order, by tensor), and every --dim that binds
+// them; "dimensions 0 and 1 could not be inferred" for those without a name.
+std::string unbound_message(const std::vector<UnboundDim>& dims) {
+    std::vector<std::string> tensors, fixes;
+    bool unnamed = false;
+    for (size_t first = 0; first < dims.size();) {
+        size_t end = first;
+        std::vector<std::string> parts, nameless;
+        for (; end < dims.size() && dims[end].what == dims[first].what; ++end) {
+            const UnboundDim& dim = dims[end];
+            if (dim.name.empty()) {
+                nameless.push_back(std::to_string(dim.index));
+                continue;
+            }
+            parts.push_back("dimension " + std::to_string(dim.index) + " is " + in_quotes(dim.name));
+            const std::string fix = "--dim " + dim.name + "=<value>";
+            if (std::find(fixes.begin(), fixes.end(), fix) == fixes.end()) fixes.push_back(fix);
+        }
+        if (!nameless.empty()) {
+            parts.push_back((nameless.size() == 1 ? "dimension " : "dimensions ") + and_list(nameless) + " could not be inferred");
+            unnamed = true;
+        }
+        tensors.push_back(dims[first].what + " " + and_list(parts));
+        first = end;
+    }
+    std::string fix_text;
+    for (const auto& fix : fixes) fix_text += (fix_text.empty() ? "" : " ") + fix;
+    if (unnamed) fix_text += (fix_text.empty() ? "" : " and ") + std::string("--dim or --input");
+    std::string what;
+    for (const auto& tensor : tensors) what += (what.empty() ? "" : ", ") + tensor;
+    return "dynamic shape: " + what + "; fix it with " + fix_text;
+}
+
 // The static type of `tensor` (the node's input `role`) in `scope`, or the reason it has none. A dimension that is
-// `count` takes its bound; `hint` is added to the message of a data-dependent leading dimension without one.
+// `count` takes its bound; `hint` is added to the message of a data-dependent leading dimension without one. A
+// dimension left unbound (a --dim or --input fixes it) is added to `unbound`, and the others are still looked at:
+// nothing is returned then, and `problem` is set only by another problem, which ends the look.
 std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAnalysis& analysis, const std::string& tensor,
                                           const std::string& role, const std::optional<CountedDim>& count,
-                                          const std::string& hint, std::string& problem) {
+                                          const std::string& hint, std::vector<UnboundDim>& unbound, std::string& problem) {
     const std::string what = role + " " + in_quotes(tensor);
     const onnx::TypeProto* type = scope.type(tensor);
     if (!type || !type->has_tensor_type()) {
@@ -281,6 +332,7 @@ std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAn
         problem = what + " has rank " + std::to_string(tensor_type.shape().dim_size()) + " (at most " + std::to_string(kMaxRank) + ")";
         return std::nullopt;
     }
+    const size_t unbound_before = unbound.size();
     for (int d = 0; d < tensor_type.shape().dim_size(); ++d) {
         const auto& dim = tensor_type.shape().dim(d);
         const std::string where = what + " dimension " + std::to_string(d);
@@ -298,14 +350,12 @@ std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAn
             if (auto source = data_dependent_source(scope, tensor)) {
                 problem = "data-dependent shape: " + where + " depends on run-time values (through " + *source + ")" +
                           (d == 0 ? hint : "");
-            } else if (dim.has_dim_param() && analysis.declared_dim_params.count(dim.dim_param())) {
-                problem = "dynamic shape: " + where + " is " + in_quotes(dim.dim_param()) + "; fix it with --dim " +
-                          dim.dim_param() + "=<value>";
-            } else {
-                // No name, or one ONNX's inference made up (unk__8): a name that is nowhere in the model.
-                problem = "dynamic shape: " + where + " could not be inferred; fix it with --dim or --input";
+                return std::nullopt;
             }
-            return std::nullopt;
+            // A name ONNX's inference made up (unk__8) is nowhere in the model: the dimension has no name.
+            const bool named = dim.has_dim_param() && analysis.declared_dim_params.count(dim.dim_param());
+            unbound.push_back({what, d, named ? dim.dim_param() : ""});
+            continue;
         }
         if (dim.dim_value() < 0) {
             problem = "invalid shape: " + where + " is " + std::to_string(dim.dim_value());
@@ -317,6 +367,7 @@ std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAn
         }
         out.shape.push_back(static_cast<uint64_t>(dim.dim_value()));
     }
+    if (unbound.size() > unbound_before) return std::nullopt;
     return out;
 }
 
@@ -435,7 +486,6 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
                               std::optional<BoundedCount>& bounded, std::string& problem) {
     problem = opset_problem(rule, opset);
     if (!problem.empty()) return std::nullopt;
-    const bool scatter = is_scatter(rule.op);
     const std::vector<std::string> inputs = onnx_inputs(rule.op);
     const auto expected_inputs = static_cast<int>(inputs.size());
     bool inputs_given = node.input_size() == expected_inputs;
@@ -506,15 +556,27 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
     const std::string hint = "; give it a bound with --max-count " + node_key + "=N";
     std::vector<std::string> roles;
     for (int i = 0; i < expected_inputs; ++i) roles.push_back(inputs[static_cast<size_t>(i)] + " " + in_quotes(node.input(i)));
-    auto data = static_tensor(scope, analysis, node.input(0), inputs[0], count_of(node.input(0)), hint, problem);
-    if (!data) return std::nullopt;
-    auto indices = static_tensor(scope, analysis, node.input(1), inputs[1], count_of(node.input(1)), hint, problem);
-    if (!indices) return std::nullopt;
-    std::optional<StaticTensor> updates;
-    if (scatter) {
-        updates = static_tensor(scope, analysis, node.input(2), inputs[2], count_of(node.input(2)), hint, problem);
-        if (!updates) return std::nullopt;
+    // Every unbound dimension of the three tensors is named at once (a problem of another kind that comes first is
+    // told alone; one that comes after an unbound dimension waits for the next import).
+    std::vector<UnboundDim> unbound;
+    std::optional<StaticTensor> tensors[3];
+    for (int i = 0; i < expected_inputs; ++i) {
+        std::string why;
+        tensors[i] = static_tensor(scope, analysis, node.input(i), inputs[static_cast<size_t>(i)], count_of(node.input(i)),
+                                   hint, unbound, why);
+        if (!why.empty() && unbound.empty()) {
+            problem = why;
+            return std::nullopt;
+        }
+        if (!why.empty()) break;
     }
+    if (!unbound.empty()) {
+        problem = unbound_message(unbound);
+        return std::nullopt;
+    }
+    auto& data = tensors[0];
+    auto& indices = tensors[1];
+    std::optional<StaticTensor>& updates = tensors[2];
     if (data->count || indices->count || (updates && updates->count)) {
         const auto rank = static_cast<int64_t>(data->shape.size());
         const int64_t positive_axis = axis < 0 ? axis + rank : axis;
