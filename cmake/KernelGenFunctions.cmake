@@ -58,6 +58,21 @@ function(_kernelgen_touch out_var)
   set(${out_var} "${touch}" PARENT_SCOPE)
 endfunction()
 
+# Sets <name_var> to the string at the JSON path given after <text> ("name", or "kernels <i> name"), or
+# <problem_var> to why there is none (a missing key, another JSON type, malformed JSON).
+function(_kernelgen_spec_name name_var problem_var text)
+  set(name "")
+  string(JSON type ERROR_VARIABLE problem TYPE "${text}" ${ARGN})
+  if(NOT problem AND NOT type STREQUAL "STRING")
+    string(JOIN "/" where ${ARGN})
+    set(problem "/${where} is ${type}, not a string")
+  elseif(NOT problem)
+    string(JSON name GET "${text}" ${ARGN})
+  endif()
+  set(${name_var} "${name}" PARENT_SCOPE)
+  set(${problem_var} "${problem}" PARENT_SCOPE)
+endfunction()
+
 # Creates the library kernelgen_support once per build tree (see above), with the generator of the first call.
 function(_kernelgen_support_library me generator generator_depends)
   if(TARGET kernelgen_support)
@@ -201,25 +216,52 @@ function(kernelgen_add_kernels target)
     if(NOT not_report)
       continue()  # an import report (kernelgen import's <model>.import.json) holds no kernels
     endif()
+    file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${spec}")
+    # Make cannot name a prerequisite with ';' or ':' in it (CMake writes them unescaped): there the command
+    # depends on a copy of the spec, which configure_file() refreshes on every configure that an edit of the
+    # spec triggers, and still reads the spec itself, so that kernelgen's messages name it.
+    set(spec_dependency "${spec_item}")
+    if(NOT CMAKE_GENERATOR MATCHES "Ninja" AND spec MATCHES "[;:]")
+      string(SHA1 spec_hash "${spec}")
+      set(spec_dependency "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_specs/${spec_hash}.json")
+      configure_file("${spec}" "${spec_dependency}" COPYONLY)
+    endif()
     set(names "")
+    set(unreadable "")
     string(JSON count ERROR_VARIABLE no_list LENGTH "${text}" kernels)
     if(no_list)
-      string(JSON name ERROR_VARIABLE bad GET "${text}" name)
-      if(bad)
-        message(FATAL_ERROR "${me}: ${spec}: no kernel \"name\" found (${bad})")
-      endif()
+      _kernelgen_spec_name(name unreadable "${text}" name)
       list(APPEND names "${name}")
     elseif(count EQUAL 0)
       message(FATAL_ERROR "${me}: ${spec}: /kernels is empty (at least one kernel)")
     else()
       math(EXPR last "${count} - 1")
       foreach(i RANGE ${last})
-        string(JSON name ERROR_VARIABLE bad GET "${text}" kernels ${i} name)
-        if(bad)
-          message(FATAL_ERROR "${me}: ${spec}: no name in /kernels/${i} (${bad})")
+        _kernelgen_spec_name(name unreadable "${text}" kernels ${i} name)
+        if(unreadable)
+          break()
         endif()
         list(APPEND names "${name}")
       endforeach()
+    endif()
+    if(unreadable)
+      # CMake cannot read a kernel name (a misspelt "name", malformed JSON), so it cannot name the kernel files:
+      # the spec's command runs kernelgen, which stops the build with its own messages, and the edit that fixes the
+      # spec reconfigures. Should kernelgen accept the spec, the command says why CMake could not read it.
+      string(SHA1 spec_hash "${spec}")
+      set(refused "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_refused/${spec_hash}")
+      string(STRIP "${unreadable}" unreadable)
+      string(REGEX REPLACE "[ \n]+" " " unreadable "${unreadable}")
+      add_custom_command(
+        OUTPUT "${refused}.stamp"
+        COMMAND ${generator} --out-dir "${refused}" --no-support ${KG_OPTIONS} "${spec}"
+        COMMAND ${CMAKE_COMMAND} -E echo "${me}: kernelgen accepts ${spec}, but CMake cannot read its kernel names (${unreadable})"
+        COMMAND ${CMAKE_COMMAND} -E false
+        DEPENDS "${spec_dependency}" ${generator_depends} "${command_stamp}"
+        COMMENT "kernelgen: ${shown}"
+        VERBATIM)
+      list(APPEND all_sources "${refused}.stamp")
+      continue()
     endif()
     # The run-wide name rule of kernelgen, which one run per spec cannot see: no two kernels of the target
     # may define one identifier (the same name, names equal once upper-cased, or a name that is another
@@ -253,16 +295,6 @@ function(kernelgen_add_kernels target)
       list(APPEND outputs "${KG_OUTPUT_DIR}/${name}.h" "${KG_OUTPUT_DIR}/${name}.c")
       list(APPEND all_sources "${KG_OUTPUT_DIR}/${name}.c")
     endforeach()
-    file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${spec}")
-    # Make cannot name a prerequisite with ';' or ':' in it (CMake writes them unescaped): there the command
-    # depends on a copy of the spec, which configure_file() refreshes on every configure that an edit of the
-    # spec triggers, and still reads the spec itself, so that kernelgen's messages name it.
-    set(spec_dependency "${spec_item}")
-    if(NOT CMAKE_GENERATOR MATCHES "Ninja" AND spec MATCHES "[;:]")
-      string(SHA1 spec_hash "${spec}")
-      set(spec_dependency "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_specs/${spec_hash}.json")
-      configure_file("${spec}" "${spec_dependency}" COPYONLY)
-    endif()
     _kernelgen_touch(touch ${outputs})
     add_custom_command(
       OUTPUT ${outputs}
@@ -276,5 +308,6 @@ function(kernelgen_add_kernels target)
   add_library(${target} STATIC ${all_sources})
   target_include_directories(${target} PUBLIC "${KG_OUTPUT_DIR}")
   target_link_libraries(${target} PUBLIC kernelgen_support)
-  set_target_properties(${target} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+  # LINKER_LANGUAGE: a library whose only spec kernelgen must first refuse (above) has no C source yet.
+  set_target_properties(${target} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF LINKER_LANGUAGE C)
 endfunction()

@@ -178,3 +178,59 @@ expect_configure_success(one_spec_two_calls_two_output_dirs [[
 enable_language(C)
 kernelgen_add_kernels(host_kernels SPECS spec1.json)
 kernelgen_add_kernels(small_kernels SPECS spec1.json OPTIONS --unroll none --prefetch=none)]] "${lookup}")
+
+# --- a spec whose kernel names CMake cannot read: kernelgen's own messages, when the build runs it -----------------
+# CMake needs the names for the kernel files; without them (a misspelt "name", malformed JSON, a name that is not a
+# string) the configure step passes and the spec's command runs kernelgen, whose messages stop the build: the very
+# lines kernelgen prints for that spec when run by hand. Fixing the spec reconfigures, and the build then passes.
+if(KERNELGEN)
+  # expect_build_error(<case> <generator> <expected regex> <spec text>)
+  function(expect_build_error case generator expected text)
+    configure_case(${case} "enable_language(C)\nset(KERNELGEN_EXECUTABLE \"${generator}\")\nkernelgen_add_kernels(kernels SPECS spec1.json)"
+                   status err "${text}")
+    if(NOT status EQUAL 0)
+      message(SEND_ERROR "${case}: expected to configure, got\n${err}")
+      return()
+    endif()
+    set(project "${WORK_DIR}/${case}")
+    execute_process(COMMAND "${CMAKE_COMMAND}" --build "${project}/build" RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    execute_process(COMMAND "${generator}" --out-dir "${project}/by_hand" --no-support "${project}/spec1.json"
+                    OUTPUT_VARIABLE by_hand ERROR_VARIABLE by_hand)
+    string(FIND "${out}" "${by_hand}" at)
+    if(status EQUAL 0)
+      message(SEND_ERROR "${case}: the build succeeded")
+    elseif(NOT out MATCHES "${expected}")
+      message(SEND_ERROR "${case}: expected the build to say\n  ${expected}\nbut got\n${out}")
+    elseif(at EQUAL -1)
+      message(SEND_ERROR "${case}: the build does not show what kernelgen says of the spec by hand:\n${by_hand}\nbut\n${out}")
+    else()
+      message(STATUS "${case}: the build stops with kernelgen's message")
+    endif()
+  endfunction()
+  string(REPLACE "\"name\"" "\"nmae\"" misspelt "${lookup}")
+  expect_build_error(misspelt_name "${KERNELGEN}"
+    "spec1.json: /nmae: unknown key \"nmae\" \\(allowed: [^)]*\\); did you mean \"name\"\\?.*spec1.json: /name: required key \"name\" is missing.*kernelgen: 2 problems; nothing was written"
+    "${misspelt}")
+  expect_build_error(malformed_json "${KERNELGEN}"
+    "spec1.json: /: malformed JSON: at line 1, column 8: syntax error while parsing value - unexpected '}'"
+    [[{"op": }]])
+  string(REPLACE "\"lookup\"" "7" numbered "${lookup}")
+  expect_build_error(name_not_a_string "${KERNELGEN}" "spec1.json: /kernels/1/name: expected a string, got integer"
+    "{\"kernels\": [${foo}, ${numbered}]}")
+  # Should kernelgen accept a spec CMake cannot read (here a stand-in that accepts every spec), the build says so.
+  set(stand_in "${WORK_DIR}/accepts_every_spec.sh")
+  file(WRITE "${stand_in}" "#!/bin/sh\nif [ \"$1\" = support ]; then exec \"${KERNELGEN}\" \"$@\"; fi\nexit 0\n")
+  execute_process(COMMAND chmod +x "${stand_in}")
+  expect_build_error(accepted_but_unreadable "${stand_in}"
+    "kernelgen_add_kernels\\(kernels\\): kernelgen accepts [^ ]*spec1.json, but CMake cannot read its kernel names \\(member 'name' not found\\)"
+    "${misspelt}")
+  # The spec fixed: the build reconfigures and makes the kernel.
+  file(WRITE "${WORK_DIR}/misspelt_name/spec1.json" "${lookup}")
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${WORK_DIR}/misspelt_name/build" RESULT_VARIABLE status
+                  OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT status EQUAL 0 OR NOT EXISTS "${WORK_DIR}/misspelt_name/build/kernels_kernels/lookup.c")
+    message(SEND_ERROR "misspelt_name: once fixed, the spec does not build:\n${out}")
+  else()
+    message(STATUS "misspelt_name: once fixed, the spec builds")
+  endif()
+endif()

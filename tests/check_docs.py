@@ -7,13 +7,15 @@ Usage:
       file that exists and, with #anchor, to a heading of that file (GitHub's anchors); every repository path a
       page names in `code` (generator/src/emit.cpp, tests/import/, ...) exists.
   check_docs.py run SOURCE_DIR BUILD_DIR WORK_DIR PAGE... [--prefix PATH]
-      Runs the sessions of each page in a scratch folder WORK_DIR/<page> that holds a copy of the repository
-      (without .git and build folders) and `build`, a link to BUILD_DIR:
+      Runs the sessions of each page in a scratch folder WORK_DIR/<page> that holds a copy of the files git
+      tracks in SOURCE_DIR (so nothing a reader left in the checkout, such as an earlier run of these sessions,
+      reaches the copy; without git, every file but .git and the build* folders) and `build`, a link to BUILD_DIR:
         ```LANG file=PATH   the block's text is written to PATH;
         ```console          each `$ command` (a line ending in \\ continues it) runs in bash; the lines after
                             it, up to the next command, are its expected output, compared exactly (a line `...`
                             stands for any number of lines). A command must exit 0.
-      /opt/kernelgen in commands stands for --prefix PATH (an install the test makes).
+      /opt/kernelgen in commands, and PATH in their output, stands for --prefix PATH (an install the test makes).
+      The README's sessions, followed in a checkout, must leave it as it was: they may write under build/ only.
 """
 import os
 import pathlib
@@ -85,6 +87,54 @@ def check_links(source):
     return problems
 
 
+# Pages a reader follows in the checkout itself: their sessions and files may write under build/ (which git ignores)
+# and nowhere else, so that following them leaves every test as it was.
+CLEAN_PAGES = {"README.md"}
+
+
+def tracked_files(source):
+    """The files git tracks in `source` (those of the working tree, with its edits), or None without git."""
+    try:
+        listed = subprocess.run(["git", "-C", str(source), "ls-files", "-z"], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return [name for name in listed.decode().split("\0") if name]
+
+
+def copy_checkout(source, scratch):
+    """Copies into `scratch` what the repository holds: the files git tracks, else all but .git and build*."""
+    tracked = tracked_files(source)
+    if tracked is None:
+        for entry in source.iterdir():
+            if entry.name == ".git" or entry.name.startswith("build"):
+                continue
+            if entry.is_dir():
+                shutil.copytree(entry, scratch / entry.name, symlinks=True)
+            else:
+                shutil.copy2(entry, scratch / entry.name)
+        return
+    for name in tracked:
+        origin = source / name
+        if not origin.exists() and not origin.is_symlink():
+            continue  # deleted in the working tree
+        (scratch / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(origin, scratch / name, follow_symlinks=False)
+
+
+def snapshot(scratch):
+    """Every file and folder of `scratch` (not through its build link) with its size and time."""
+    found = {}
+    for folder, dirs, files in os.walk(scratch):
+        if pathlib.Path(folder) == scratch and "build" in dirs:
+            dirs.remove("build")
+        for name in dirs + files:
+            path = pathlib.Path(folder) / name
+            stat = path.lstat()
+            found[str(path.relative_to(scratch))] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
 def run_sessions(source, build, work, pages, prefix):
     failures = 0
     for page_name in pages:
@@ -94,14 +144,9 @@ def run_sessions(source, build, work, pages, prefix):
             shutil.rmtree(scratch)
         scratch.mkdir(parents=True)
         # A copy of the checkout (what a session writes stays in the scratch folder), and the build.
-        for entry in source.iterdir():
-            if entry.name in ("build", ".git") or entry.name.startswith("build-"):
-                continue
-            if entry.is_dir():
-                shutil.copytree(entry, scratch / entry.name, symlinks=True)
-            else:
-                shutil.copy2(entry, scratch / entry.name)
+        copy_checkout(source, scratch)
         (scratch / "build").symlink_to(build)
+        before = snapshot(scratch)
         found, _ = blocks(page.read_text())
         commands = 0
         for info, body in found:
@@ -130,11 +175,19 @@ def run_sessions(source, build, work, pages, prefix):
                 run = command.replace("/opt/kernelgen", str(prefix)) if prefix else command
                 result = subprocess.run(["bash", "-c", run], cwd=scratch, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
-                out = result.stdout.rstrip("\n").split("\n") if result.stdout else []
+                shown = result.stdout.replace(str(prefix), "/opt/kernelgen") if prefix else result.stdout
+                out = shown.rstrip("\n").split("\n") if shown else []
                 if result.returncode != 0 or (expected and not matches(expected, out)):
                     failures += 1
                     print(f"{page_name}: $ {command}\n  exit status {result.returncode}; expected:\n    " +
                           "\n    ".join(expected) + "\n  got:\n    " + "\n    ".join(out))
+        if page_name in CLEAN_PAGES:
+            after = snapshot(scratch)
+            left = sorted(name for name in after if before.get(name) != after[name])
+            if left:
+                failures += 1
+                print(f"{page_name}: a reader following the page would leave these in the checkout (write under "
+                      f"build/ instead): {', '.join(left)}")
         print(f"{page_name}: {commands} commands run")
     return failures
 

@@ -4,7 +4,8 @@
 Usage: check_schema.py SOURCE_DIR (run with a Python that has jsonschema: Debian's python3-jsonschema)
 
 - The schema is a valid draft-07 schema.
-- Every spec of specs/ and examples/ validates.
+- Every spec of specs/ and examples/ validates; an import report there (kernelgen import's <model>.import.json,
+  which kernelgen and kernelgen_add_kernels() skip as holding no kernels) validates against the report's schema.
 - Every example of the error catalogue (docs/errors.md, which generator_test checks against kernelgen's own
   messages) is rejected by the schema, except the few in NOT_EXPRESSIBLE, each with the reason JSON Schema
   cannot say it. Those must still be accepted by it (else they belong out of the list), and must exist.
@@ -20,6 +21,7 @@ import jsonschema
 # Catalogue entries (their "### " titles) whose rule relates values to each other, which JSON Schema cannot.
 NOT_EXPRESSIBLE = {
     "Malformed JSON, with line and column": "not a JSON document: no schema applies (the editor's parser says so)",
+    "An ONNX model given as a spec": "not a JSON document: a model, which kernelgen import reads",
     "A key given twice in one object": "JSON Schema sees the parsed object, where one of the two is gone",
     "A shape with more than 2^40 elements": "needs the product of the dimensions",
     "An output with more than 2^40 elements": "needs the product of dimensions of two shapes",
@@ -82,14 +84,20 @@ def main():
     schema = json.loads((source / "schema/kernelgen-spec.schema.json").read_text())
     jsonschema.Draft7Validator.check_schema(schema)
     validator = jsonschema.Draft7Validator(schema)
+    report_validator = jsonschema.Draft7Validator(json.loads((source / "schema/kernelgen-import-report.schema.json").read_text()))
     failures = []
 
-    specs = sorted((source / "specs").glob("*.json")) + sorted((source / "examples").glob("**/*.json"))
+    documents = sorted((source / "specs").glob("*.json")) + sorted((source / "examples").glob("**/*.json"))
+    specs = []
+    for path in documents:
+        document = json.loads(path.read_text())
+        report = isinstance(document, dict) and "kernelgen_import_report" in document  # as kernelgen tells them apart
+        if not report:
+            specs.append(path)
+        for error in (report_validator if report else validator).iter_errors(document):
+            failures.append(f"{path.relative_to(source)}: /{'/'.join(map(str, error.path))}: {error.message}")
     if len(specs) < 10:
         failures.append(f"only {len(specs)} specs found under specs/ and examples/")
-    for spec in specs:
-        for error in validator.iter_errors(json.loads(spec.read_text())):
-            failures.append(f"{spec.relative_to(source)}: /{'/'.join(map(str, error.path))}: {error.message}")
 
     entries = catalogue(source / "docs/errors.md")
     if len(entries) < 50:
@@ -143,7 +151,7 @@ def main():
 
     for failure in failures:
         print(failure)
-    print(f"{len(specs)} specs valid; {rejected} catalogue examples rejected by the schema, "
+    print(f"{len(specs)} specs valid, {len(documents) - len(specs)} import reports; {rejected} catalogue examples rejected by the schema, "
           f"{len(NOT_EXPRESSIBLE)} not expressible in it")
     return 1 if failures else 0
 

@@ -122,7 +122,7 @@ TEST(ErrorCatalogue, CoversEveryMessageForm) {
           "says what a run-time count counts", "unknown count_leads setting", "output has the shape of indices, so",
           "output is indices_shape[:-1] + data_shape", "output is all of data, with updates",
           "which must lead the output too", "a run-time count of data rows", "count data's rows with",
-          "more than its uint32_t count can reach"}) {
+          "more than its uint32_t count can reach", "an ONNX model? did you mean 'kernelgen import"}) {
         EXPECT_NE(all.find(form), std::string::npos) << "no catalogue entry shows a message with: " << form;
     }
 }

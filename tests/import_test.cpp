@@ -1317,7 +1317,7 @@ std::string TorchExports::skip_, TorchExports::export_log_;
 // counted one with the count ONNX Runtime produced), gives ONNX Runtime's output bit for bit.
 TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     const json manifest = json::parse(read_text(dir_ / "manifest.json"));
-    ASSERT_EQ(manifest.size(), 7u);
+    ASSERT_EQ(manifest.size(), 8u);
     std::vector<kernelgen::KernelSpec> kernels;
     std::vector<cprogram::Case> cases;
     size_t shape_gathers = 0, folded_checked = 0, bounded_checked = 0;
@@ -1330,7 +1330,14 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
         const kernelgen::ImportResult result = kernelgen::import_model_file(model_path.string(), options);
         ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
         ASSERT_TRUE(result.usage_errors.empty()) << result.usage_errors.front();
-        EXPECT_TRUE(result.notes.empty()) << result.notes.front();
+        // A note for each ScatterND that index_put_(accumulate=True) became (the export script lists them), and no
+        // other; its kernel, without --accumulate, does as the model does, as every kernel here: ONNX Runtime's.
+        const json accumulate = entry.value("accumulate", json::array());
+        ASSERT_EQ(result.notes.size(), accumulate.size()) << (result.notes.empty() ? "" : result.notes.front());
+        for (size_t i = 0; i < accumulate.size(); ++i) {
+            EXPECT_NE(result.notes[i].find("--accumulate " + accumulate[i].get<std::string>() + " gives it reduction"),
+                      std::string::npos) << result.notes[i];
+        }
         EXPECT_TRUE(result.inference_ran) << result.inference_note;
         EXPECT_TRUE(result.skipped.empty()) << result.skipped.front().node.str() << ": " << result.skipped.front().reason;
         EXPECT_TRUE(result.not_run.empty());
@@ -1438,6 +1445,167 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     EXPECT_GE(kernels.size(), 19u);
     EXPECT_GE(bounded_checked, 6u);
     run_cases(fresh_dir("torch_kernels"), kernels, cases);
+}
+
+// --- PyTorch's index_put_(accumulate=True) --------------------------------------------------------------------------
+
+// The note import prints for a ScatterND that writes into zeros without a reduction and whose result an Add adds.
+std::string accumulate_note(const std::string& scatter, const std::string& add, const std::string& path) {
+    return scatter + " writes into zeros without a reduction and " + add + " adds the result, as PyTorch exports "
+           "index_put_(accumulate=True): at duplicate indices the model keeps one update where PyTorch adds them all. The "
+           "spec does as the model does; --accumulate " + path + " gives it reduction \"add\", as PyTorch computes";
+}
+
+// index_put_'s form, x + ScatterND(zeros, idx, v), built by hand beside ScatterNDs that only look like it.
+Model index_put_model() {
+    Model m(16);
+    m.input("x", kFloat, {6, 4});
+    m.input("idx", kInt64, {5, 1});
+    m.input("v", kFloat, {5, 4});
+    m.node("Shape", {"x"}, "shape");                                                     // #0
+    m.node("ConstantOfShape", {"shape"}, "zeros");                                       // #1: float 0, its default
+    m.node("ScatterND", {"zeros", "idx", "v"}, "put", "put");                            // #2: the form
+    m.node("Add", {"x", "put"}, "out", "add");                                           // #3
+    m.node("ScatterND", {"x", "idx", "v"}, "set", "set");                                // #4: into x, not zeros
+    m.node("Add", {"set", "x"}, "out2", "add2");                                         // #5
+    Model::attribute(m.node("ScatterND", {"zeros", "idx", "v"}, "sum", "summed"), "reduction", "add");  // #6
+    m.node("Add", {"x", "sum"}, "out3", "add3");                                         // #7
+    m.node("ScatterND", {"zeros", "idx", "v"}, "alone", "alone");                       // #8: not added
+    m.initializer("zero_init", kInt64, {6, 4}, std::vector<int64_t>(24, 0));
+    m.input("n", kInt64, {6, 4});
+    m.node("ScatterND", {"zero_init", "idx", "counts"}, "tally", "tally");               // #9: zeros from an initializer
+    m.input("counts", kInt64, {5, 4});
+    m.node("Add", {"tally", "n"}, "out4", "add4");                                       // #10
+    m.node("Gather", {"x", "idx"}, "rows", "rows");                                      // #11
+    for (const char* out : {"out", "out2", "out3", "alone"}) m.output(out, kFloat, {6, 4});
+    m.output("out4", kInt64, {6, 4});
+    m.output("rows", kFloat, {5, 1, 4});
+    return m;
+}
+
+TEST(ImportModel, IndexPutAccumulateIsNotedAndFixedByOption) {
+    const std::string bytes = index_put_model().bytes();
+    const auto faithful = kernelgen::import_model(bytes, "put.onnx");
+    ASSERT_TRUE(faithful.usage_errors.empty()) << faithful.usage_errors.front();
+    ASSERT_TRUE(faithful.skipped.empty()) << faithful.skipped.front().reason;
+    EXPECT_EQ(faithful.notes, (std::vector<std::string>{
+                                  accumulate_note("node \"put\" (ScatterND, #2)", "node \"add\" (Add, #3)", "put"),
+                                  accumulate_note("node \"tally\" (ScatterND, #9)", "node \"add4\" (Add, #10)", "tally")}));
+    std::map<std::string, kernelgen::Reduction> reductions;
+    for (const auto& kernel : faithful.kernels) reductions[kernel.name] = kernel.spec.reduction;
+    EXPECT_EQ(reductions.at("put"), kernelgen::Reduction::None);  // as the model does
+    EXPECT_EQ(reductions.at("summed"), kernelgen::Reduction::Add);
+    std::map<std::string, json> recorded;
+    const json faithful_report = json::parse(faithful.report);
+    for (const auto& entry : faithful_report.at("nodes")) {
+        if (entry.contains("accumulate")) recorded[entry.at("name")] = entry.at("accumulate");
+    }
+    EXPECT_EQ(recorded, (std::map<std::string, json>{{"put", json::parse(R"({"add": "add", "applied": false})")},
+                                                      {"tally", json::parse(R"({"add": "add4", "applied": false})")}}));
+
+    kernelgen::ImportOptions options;
+    options.accumulate = {"put"};
+    const auto fixed = kernelgen::import_model(bytes, "put.onnx", options);
+    ASSERT_TRUE(fixed.usage_errors.empty()) << fixed.usage_errors.front();
+    EXPECT_EQ(fixed.notes, (std::vector<std::string>{
+                               accumulate_note("node \"tally\" (ScatterND, #9)", "node \"add4\" (Add, #10)", "tally")}));
+    for (const auto& kernel : fixed.kernels) {
+        EXPECT_EQ(kernel.spec.reduction, kernel.name == "put" || kernel.name == "summed" ? kernelgen::Reduction::Add
+                                                                                          : kernelgen::Reduction::None)
+            << kernel.name;
+        if (kernel.name == "put") EXPECT_NE(kernel.spec_text.find("\"reduction\": \"add\""), std::string::npos);
+    }
+    const json fixed_report = json::parse(fixed.report);
+    for (const auto& entry : fixed_report.at("nodes")) {
+        if (entry.at("name") == "put") EXPECT_EQ(entry.at("accumulate"), json::parse(R"({"add": "add", "applied": true})"));
+    }
+
+    // A node that is not of the form, or not in the model, is a usage error, and then nothing is imported.
+    const std::string form = "is not a ScatterND without a reduction that writes into zeros and whose result an Add adds "
+                             "(the form of PyTorch's index_put_(accumulate=True))";
+    for (const auto& [node, message] : std::vector<std::pair<std::string, std::string>>{
+             {"set", "--accumulate set: node \"set\" (ScatterND, #4) " + form},
+             {"summed", "--accumulate summed: node \"summed\" (ScatterND, #6) " + form},
+             {"alone", "--accumulate alone: node \"alone\" (ScatterND, #8) " + form},
+             {"rows", "--accumulate rows: node \"rows\" (Gather, #11) " + form},
+             {"add", "--accumulate add: the model has no indexing node \"add\" (name the ScatterND node of an "
+                     "index_put_(accumulate=True) by its name, or by its path in a body)"}}) {
+        options.accumulate = {node};
+        const auto refused = kernelgen::import_model(bytes, "put.onnx", options);
+        EXPECT_EQ(refused.usage_errors, std::vector<std::string>{message});
+        EXPECT_TRUE(refused.kernels.empty());
+    }
+
+    // The command line: the option, its usage errors (exit 2, nothing written), the spec file it writes.
+    const fs::path dir = fresh_dir("accumulate_cli");
+    const std::string model = (dir / "put.onnx").string();
+    write_text(model, bytes);
+    const std::string out = " -o " + (dir / "out").string();
+    for (const auto& [arguments, message] : std::vector<std::pair<std::string, std::string>>{
+             {"--accumulate", "kernelgen: --accumulate needs NODE (a ScatterND node's name)\n"},
+             {"--accumulate=", "kernelgen: --accumulate needs NODE (a ScatterND node's name)\n"},
+             {"--accumulate set", "kernelgen: " + model + ": --accumulate set: node \"set\" (ScatterND, #4) " + form + "\n"}}) {
+        CliRun run = kernelgen_run("import " + model + out + " " + arguments + " 2>&1");
+        EXPECT_EQ(run.status, 2) << arguments;
+        EXPECT_EQ(run.out, message + "Try 'kernelgen --help'.\n") << arguments;
+        EXPECT_FALSE(fs::exists(dir / "out")) << arguments;
+    }
+    CliRun run = kernelgen_run("import " + model + out + " --accumulate put --accumulate tally 2>&1");
+    EXPECT_EQ(run.status, 0);
+    EXPECT_EQ(run.out, model + ": 6 specs (0 in subgraphs), 0 folded, 0 skipped\n");
+    EXPECT_NE(read_text(dir / "out" / "put.json").find("\"reduction\": \"add\""), std::string::npos);
+    EXPECT_NE(read_text(dir / "out" / "tally.json").find("\"reduction\": \"add\""), std::string::npos);
+}
+
+// The PyTorch export: without --accumulate, the kernel does as the model (and ONNX Runtime) does, which loses updates
+// at duplicate indices (the generic test above runs it); with it, the kernel's result added to x is eager PyTorch's.
+TEST_F(TorchExports, IndexPutAccumulateWithTheOptionEqualsEagerPyTorch) {
+    const std::string name = "index_put_accumulate";
+    const json manifest = json::parse(read_text(dir_ / "manifest.json"));
+    const json& entry = manifest.at(name);
+    ASSERT_EQ(entry.at("accumulate").size(), 1u);
+    const std::string scatter = entry.at("accumulate")[0];
+    kernelgen::ImportOptions options;
+    for (const auto& [dim, value] : entry.at("dims").items()) options.dims[dim] = value.get<int64_t>();
+    options.accumulate = {scatter};
+    const auto result = kernelgen::import_model_file((dir_ / (name + ".onnx")).string(), options);
+    ASSERT_TRUE(result.usage_errors.empty()) << result.usage_errors.front();
+    EXPECT_TRUE(result.notes.empty()) << result.notes.front();
+    ASSERT_EQ(result.kernels.size(), 1u);
+    const auto& kernel = result.kernels.front();
+    EXPECT_EQ(kernel.spec.reduction, kernelgen::Reduction::Add);
+
+    std::string log;
+    const json ort = run_ort(dir_ / (name + ".capture.onnx"), dir_ / (name + ".inputs.json"), dir_ / (name + ".ort.json"), log);
+    ASSERT_FALSE(ort.is_null()) << log;
+    const json feeds = json::parse(read_text(dir_ / (name + ".inputs.json")));
+    const json eager = json::parse(read_text(dir_ / (name + ".eager.json")));
+    onnx::ModelProto model;
+    ASSERT_TRUE(model.ParseFromString(read_text(dir_ / (name + ".onnx"))));
+    const onnx::NodeProto& node = model.graph().node(static_cast<int>(kernel.node.position));
+    auto floats = [](const json& tensor) {
+        const std::vector<uint8_t> bytes = cprogram::unhex(tensor.at("hex").get<std::string>());
+        std::vector<float> values(bytes.size() / 4);
+        std::memcpy(values.data(), bytes.data(), bytes.size());
+        return values;
+    };
+    const std::vector<float> x = floats(feeds.at("x")), want = floats(eager.at("out")), model_out = floats(ort.at("out"));
+    ASSERT_EQ(x.size(), want.size());
+    ASSERT_EQ(model_out.size(), want.size());
+    // The model itself loses updates: ONNX Runtime's output differs from eager PyTorch's.
+    size_t lost = 0;
+    for (size_t i = 0; i < want.size(); ++i) lost += model_out[i] != want[i];
+    EXPECT_GT(lost, 0u) << "the export's duplicate indices no longer lose updates in the model";
+    // The kernel, on the tensors ONNX Runtime shows at the node: its output plus x is eager PyTorch's, bit for bit (the
+    // values are quarters, whose sums are exact in any order). The expected output is eager's minus x (exact too).
+    std::vector<float> expected(want.size());
+    for (size_t i = 0; i < want.size(); ++i) expected[i] = want[i] - x[i];
+    auto captured = [&](const std::string& value) { return cprogram::unhex(ort.at(value + ".captured").at("hex").get<std::string>()); };
+    const std::vector<uint8_t> zeros = captured(node.input(0));
+    EXPECT_TRUE(std::all_of(zeros.begin(), zeros.end(), [](uint8_t b) { return b == 0; }));
+    std::vector<cprogram::Case> cases{make_case(kernel.spec, name, zeros, captured(node.input(1)), captured(node.input(2)),
+                                                cprogram::bytes_of(expected))};
+    run_cases(fresh_dir("torch_accumulate"), {kernel.spec}, cases);
 }
 
 // --- subgraphs: If, Loop and Scan bodies ---------------------------------------------------------------------------
@@ -1852,8 +2020,10 @@ TEST(Folding, ShapeChainsOnceDimsAreBound) {
     EXPECT_TRUE(unbound.folded.empty());
     EXPECT_EQ(skipped_lines(unbound),
               (std::vector<std::string>{
-                  "node \"flip\" (Gather, #6): dynamic shape: data \"x\" dimension 0 is \"N\"; fix it with --dim N=<value>",
-                  "node \"lookup\" (Gather, #8): dynamic shape: data \"x\" dimension 0 is \"N\"; fix it with --dim N=<value>"}));
+                  "node \"flip\" (Gather, #6): dynamic shape: data \"x\" dimension 0 is \"N\", indices \"reversed\" dimension 0 "
+                  "could not be inferred; fix it with --dim N=<value> and --dim or --input",
+                  "node \"lookup\" (Gather, #8): dynamic shape: data \"x\" dimension 0 is \"N\", indices \"ids\" dimension 0 is "
+                  "\"N\"; fix it with --dim N=<value>"}));
     ASSERT_EQ(unbound.kernels.size(), 2u);  // the shape itself is a run-time tensor now: tiny kernels
     EXPECT_EQ(unbound.kernels[0].spec.data_shape, kernelgen::Shape{2});
 }
@@ -2191,6 +2361,9 @@ TEST(ImportOptions, DimAndInputMessages) {
     const auto bound = import({{"batch", 9}}, {"y=2x4x7"});
     EXPECT_TRUE(bound.usage_errors.empty());
     EXPECT_EQ(bound.notes, std::vector<std::string>{"--dim batch=9: no dimension of the model is called \"batch\""});
+    // A near miss (another letter case, or a typo in a long name) names the dimension meant; "M" is not "N".
+    EXPECT_EQ(import({{"n", 4}}, {"y=2x4x7"}).notes,
+              std::vector<std::string>{"--dim n=4: no dimension of the model is called \"n\"; did you mean \"N\"?"});
     ASSERT_EQ(bound.kernels.size(), 2u);
     EXPECT_EQ(bound.kernels[0].spec.data_shape, (kernelgen::Shape{4, 3}));  // x's "N" through y's --input
     EXPECT_EQ(bound.kernels[1].spec.data_shape, (kernelgen::Shape{2, 4, 7}));
@@ -2217,6 +2390,50 @@ TEST(ImportOptions, DimAndInputMessages) {
     EXPECT_EQ(good.status, 0);
     EXPECT_EQ(good.out, model + ": note: --dim M=1: no dimension of the model is called \"M\"\n" + model +
                             ": 2 specs (0 in subgraphs), 0 folded, 0 skipped\n");
+}
+
+// A node's every unbound dimension, of each of its tensors, is named at once, with every --dim that binds them, so
+// that one rerun binds them all.
+TEST(ImportOptions, EveryUnboundDimensionIsNamed) {
+    Model m(13);
+    auto declare = [&](const std::string& name, int32_t type, const std::vector<std::string>& dims) {
+        auto* info = m.proto().mutable_graph()->add_input();
+        Model::set_type(info, name, type, {});
+        auto* shape = info->mutable_type()->mutable_tensor_type()->mutable_shape();
+        for (const auto& dim : dims) {
+            if (dim.empty()) shape->add_dim();  // neither a value nor a name
+            else if (std::isdigit(static_cast<unsigned char>(dim[0]))) shape->add_dim()->set_dim_value(std::stoll(dim));
+            else shape->add_dim()->set_dim_param(dim);
+        }
+    };
+    declare("x", kFloat, {"batch", "seq", "3"});
+    declare("idx", kInt64, {"batch", ""});
+    declare("x_idx", kInt64, {"2", "seq", "3"});
+    m.node("Gather", {"x", "idx"}, "picked", "pick");
+    m.node("GatherElements", {"x", "x_idx"}, "picked2", "pick2");
+    auto reasons = [&](const std::map<std::string, int64_t>& dims) {
+        kernelgen::ImportOptions options;
+        options.dims = dims;
+        std::vector<std::string> out;
+        for (const auto& skipped : kernelgen::import_model(m.bytes(), "m.onnx", options).skipped) out.push_back(skipped.reason);
+        return out;
+    };
+    EXPECT_EQ(reasons({}),
+              (std::vector<std::string>{
+                  "dynamic shape: data \"x\" dimension 0 is \"batch\" and dimension 1 is \"seq\", indices \"idx\" dimension 0 is "
+                  "\"batch\" and dimension 1 could not be inferred; fix it with --dim batch=<value> --dim seq=<value> and --dim "
+                  "or --input",
+                  "dynamic shape: data \"x\" dimension 0 is \"batch\" and dimension 1 is \"seq\", indices \"x_idx\" dimension 1 is "
+                  "\"seq\"; fix it with --dim batch=<value> --dim seq=<value>"}));
+    EXPECT_EQ(reasons({{"batch", 2}}),
+              (std::vector<std::string>{
+                  "dynamic shape: data \"x\" dimension 1 is \"seq\", indices \"idx\" dimension 1 could not be inferred; fix it "
+                  "with --dim seq=<value> and --dim or --input",
+                  "dynamic shape: data \"x\" dimension 1 is \"seq\", indices \"x_idx\" dimension 1 is \"seq\"; fix it with --dim "
+                  "seq=<value>"}));
+    EXPECT_EQ(reasons({{"batch", 2}, {"seq", 4}}),
+              (std::vector<std::string>{"dynamic shape: indices \"idx\" dimension 1 could not be inferred; fix it with --dim or "
+                                        "--input"}));
 }
 
 // --- published models ---------------------------------------------------------------------------------------------

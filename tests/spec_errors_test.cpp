@@ -84,6 +84,26 @@ TEST(SpecErrors, MalformedJsonNamesLineAndColumn) {
                        "unexpected '}'; expected '[', '{', or a literal"});
 }
 
+// An ONNX model given where a spec belongs (kernelgen model.onnx, without import): by its name, or by its first
+// byte, 0x08 (protobuf field 1, the ir_version every model starts with), the hint names the command that reads it.
+TEST(SpecErrors, AnOnnxModelGetsTheImportHint) {
+    const std::string model = "\x08\x07\x12\x07pytorch\x1a\x04" "1.13";  // how torch.onnx.export's files begin
+    auto problems = [](const std::string& text, const std::string& file) {
+        std::vector<kernelgen::Diagnostic> diagnostics;
+        EXPECT_TRUE(kernelgen::parse_spec_text(text, file, diagnostics).empty());
+        return strings_of(diagnostics);
+    };
+    const std::string read = ": /: malformed JSON: at line 1, column 1: syntax error while parsing value - invalid literal; "
+                             "last read: '<U+0008>'; an ONNX model? did you mean 'kernelgen import ";
+    EXPECT_EQ(problems(model, "decoder.onnx"), Problems{"decoder.onnx" + read + "decoder.onnx --out-dir DIR'?"});
+    EXPECT_EQ(problems(model, "Decoder.ONNX"), Problems{"Decoder.ONNX" + read + "Decoder.ONNX --out-dir DIR'?"});
+    EXPECT_EQ(problems(model, "exported.pb"), Problems{"exported.pb" + read + "exported.pb --out-dir DIR'?"});
+    EXPECT_NE(problems("{x", "m.onnx").at(0).find("; an ONNX model? did you mean 'kernelgen import m.onnx --out-dir DIR'?"),
+              std::string::npos);
+    // Not for a spec that is merely malformed.
+    EXPECT_EQ(problems("{x", "spec.json").at(0).find("ONNX"), std::string::npos);
+}
+
 TEST(SpecErrors, TruncatedJson) {
     EXPECT_EQ(rejected(R"json({"name": "k",)json"),
               Problems{"spec.json: /: malformed JSON: at line 1, column 14: syntax error while parsing object key - "

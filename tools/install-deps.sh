@@ -19,6 +19,7 @@ packages=(
   libbenchmark-dev valgrind gnuplot-nox         # bench/: Google Benchmark, callgrind counts, the chart
   gcc-avr avr-libc simavr                       # AVR (16-bit int and size_t): builds, and runs on a simulated ATmega
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc  # RISC-V RV32IMAC on qemu's virt board
+  git man-db                                    # the docs tests: the files git tracks, `man -w` of an install
 )
 if ! command -v npm > /dev/null; then
   packages+=(nodejs npm)                        # running ONNX Runtime (onnxruntime-node)
@@ -28,20 +29,25 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "install-deps.sh: run as root (sudo tools/install-deps.sh) to install Debian packages" >&2
   exit 1
 fi
+step() { echo "install-deps.sh: $*"; }
 export DEBIAN_FRONTEND=noninteractive
+step "updating the Debian package lists (apt-get update)"
 apt-get update -qq
+step "installing ${#packages[@]} Debian packages (several minutes on a fresh machine; apt-get is quiet until it is done)"
 apt-get install -y -qq --no-install-recommends "${packages[@]}" > /dev/null
 
 if command -v npm > /dev/null; then
+  step "ONNX Runtime 1.30 (onnxruntime-node, from npm) into build/ort"
   mkdir -p build/ort
   npm install --ignore-scripts --no-audit --no-fund --silent --prefix build/ort onnxruntime-node@1.30.0
   # Real published models for the import tests: the Silero VAD exports shipped in @ricky0123/vad-web.
   mkdir -p build/models
   if [ ! -f build/models/silero_vad_v5.onnx ]; then
+    step "the Silero VAD models (@ricky0123/vad-web, from npm) into build/models"
     tarball=$(cd build/models && npm pack --silent @ricky0123/vad-web@0.0.31)
     tar -xzf "build/models/$tarball" -C build/models --strip-components=2 \
       package/dist/silero_vad_legacy.onnx package/dist/silero_vad_v5.onnx
     rm -f "build/models/$tarball"
   fi
 fi
-echo "install-deps.sh: done"
+step "done"

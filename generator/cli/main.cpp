@@ -19,7 +19,7 @@ constexpr const char* kUsage =
     "       kernelgen support --out-dir DIR\n"
     "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
     "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--max-count NODE=N]...\n"
-    "                        [--time-limit SECONDS] [--memory-limit MIB]\n"
+    "                        [--accumulate NODE]... [--time-limit SECONDS] [--memory-limit MIB]\n"
     "\n"
     "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX\n"
     "Gather, GatherElements, GatherND, ScatterND or ScatterElements kernel described in\n"
@@ -57,6 +57,11 @@ constexpr const char* kUsage =
     "      --max-count NODE=N\n"
     "                     (import) the run-time count of indexing node NODE is at most N\n"
     "                     (1..4294967295): a bound where none is derived, or a lower one\n"
+    "      --accumulate NODE\n"
+    "                     (import) ScatterND node NODE, which writes into zeros without a\n"
+    "                     reduction and whose result an Add adds (PyTorch's export of\n"
+    "                     index_put_(accumulate=True)), gets reduction add: duplicate\n"
+    "                     indices then add up, as in PyTorch\n"
     "      --time-limit SECONDS\n"
     "                     (import) stop an import that takes longer (default 300)\n"
     "      --memory-limit MIB\n"
@@ -131,7 +136,7 @@ std::optional<std::string> add_once(std::map<std::string, Value>& values, const 
 }
 
 // kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict] [--dim NAME=N]... [--input NAME=SHAPE]...
-// [--max-count NODE=N]...;
+// [--max-count NODE=N]... [--accumulate NODE]...;
 // `args` without the word "import".
 int run_import(const std::vector<std::string>& args) {
 #if !KERNELGEN_HAVE_IMPORT
@@ -168,6 +173,9 @@ int run_import(const std::vector<std::string>& args) {
             auto parsed = kernelgen::parse_max_count_option(*max_count, problem);
             if (!parsed) return usage_error(problem);
             if (auto clash = add_once(options.max_counts, *parsed, "--max-count")) return usage_error(*clash);
+        } else if (auto node = options_done ? std::nullopt : option_value(args, i, "--accumulate", "", missing)) {
+            if (missing || node->empty()) return usage_error("--accumulate needs NODE (a ScatterND node's name)");
+            options.accumulate.insert(*node);
         } else if (auto seconds = options_done ? std::nullopt : option_value(args, i, "--time-limit", "", missing)) {
             if (missing) return usage_error("--time-limit needs a number of seconds");
             const auto value = kernelgen::parse_limit_option("--time-limit", *seconds, "seconds", kernelgen::kMaxTimeLimit, problem);

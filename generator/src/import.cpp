@@ -278,11 +278,62 @@ std::optional<std::string> data_dependent_source(const GraphScope& scope, const 
     return std::nullopt;
 }
 
+// A dimension left unbound: `what` ("data \"x\"") dimension `index`, whose name is `name` (a dim_param of the model),
+// or "" when it has none (or only one ONNX's inference made up, unk__8).
+struct UnboundDim {
+    std::string what;
+    int index = 0;
+    std::string name;
+};
+
+// "a, b and c"
+std::string and_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    return out;
+}
+
+// "dynamic shape: indices "ids" dimension 0 is "batch" and dimension 1 is "seq"; fix it with --dim batch=<value>
+// --dim seq=<value>": every unbound dimension of a node's tensors (in order, by tensor), and every --dim that binds
+// them; "dimensions 0 and 1 could not be inferred" for those without a name.
+std::string unbound_message(const std::vector<UnboundDim>& dims) {
+    std::vector<std::string> tensors, fixes;
+    bool unnamed = false;
+    for (size_t first = 0; first < dims.size();) {
+        size_t end = first;
+        std::vector<std::string> parts, nameless;
+        for (; end < dims.size() && dims[end].what == dims[first].what; ++end) {
+            const UnboundDim& dim = dims[end];
+            if (dim.name.empty()) {
+                nameless.push_back(std::to_string(dim.index));
+                continue;
+            }
+            parts.push_back("dimension " + std::to_string(dim.index) + " is " + in_quotes(dim.name));
+            const std::string fix = "--dim " + terminal_safe(dim.name) + "=<value>";
+            if (std::find(fixes.begin(), fixes.end(), fix) == fixes.end()) fixes.push_back(fix);
+        }
+        if (!nameless.empty()) {
+            parts.push_back((nameless.size() == 1 ? "dimension " : "dimensions ") + and_list(nameless) + " could not be inferred");
+            unnamed = true;
+        }
+        tensors.push_back(dims[first].what + " " + and_list(parts));
+        first = end;
+    }
+    std::string fix_text;
+    for (const auto& fix : fixes) fix_text += (fix_text.empty() ? "" : " ") + fix;
+    if (unnamed) fix_text += (fix_text.empty() ? "" : " and ") + std::string("--dim or --input");
+    std::string what;
+    for (const auto& tensor : tensors) what += (what.empty() ? "" : ", ") + tensor;
+    return "dynamic shape: " + what + "; fix it with " + fix_text;
+}
+
 // The static type of `tensor` (the node's input `role`) in `scope`, or the reason it has none. A dimension that is
-// `count` takes its bound; `hint` is added to the message of a data-dependent leading dimension without one.
+// `count` takes its bound; `hint` is added to the message of a data-dependent leading dimension without one. A
+// dimension left unbound (a --dim or --input fixes it) is added to `unbound`, and the others are still looked at:
+// nothing is returned then, and `problem` is set only by another problem, which ends the look.
 std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAnalysis& analysis, const std::string& tensor,
                                           const std::string& role, const std::optional<CountedDim>& count,
-                                          const std::string& hint, std::string& problem) {
+                                          const std::string& hint, std::vector<UnboundDim>& unbound, std::string& problem) {
     const std::string what = role + " " + in_quotes(tensor);
     const onnx::TypeProto* type = scope.type(tensor);
     if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
@@ -321,6 +372,7 @@ std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAn
         problem = what + " has rank " + std::to_string(tensor_type.shape().dim_size()) + " (at most " + std::to_string(kMaxRank) + ")";
         return std::nullopt;
     }
+    const size_t unbound_before = unbound.size();
     for (int d = 0; d < tensor_type.shape().dim_size(); ++d) {
         const auto& dim = tensor_type.shape().dim(d);
         const std::string where = what + " dimension " + std::to_string(d);
@@ -338,14 +390,12 @@ std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAn
             if (auto source = data_dependent_source(scope, tensor)) {
                 problem = "data-dependent shape: " + where + " depends on run-time values (through " + *source + ")" +
                           (d == 0 ? hint : "");
-            } else if (dim.has_dim_param() && analysis.declared_dim_params.count(dim.dim_param())) {
-                problem = "dynamic shape: " + where + " is " + in_quotes(dim.dim_param()) + "; fix it with --dim " +
-                          terminal_safe(dim.dim_param()) + "=<value>";
-            } else {
-                // No name, or one ONNX's inference made up (unk__8): a name that is nowhere in the model.
-                problem = "dynamic shape: " + where + " could not be inferred; fix it with --dim or --input";
+                return std::nullopt;
             }
-            return std::nullopt;
+            // A name ONNX's inference made up (unk__8) is nowhere in the model: the dimension has no name.
+            const bool named = dim.has_dim_param() && analysis.declared_dim_params.count(dim.dim_param());
+            unbound.push_back({what, d, named ? dim.dim_param() : ""});
+            continue;
         }
         if (dim.dim_value() < 0) {
             problem = "invalid shape: " + where + " is " + std::to_string(dim.dim_value());
@@ -357,6 +407,7 @@ std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAn
         }
         out.shape.push_back(static_cast<uint64_t>(dim.dim_value()));
     }
+    if (unbound.size() > unbound_before) return std::nullopt;
     return out;
 }
 
@@ -475,7 +526,6 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
                               std::optional<BoundedCount>& bounded, std::string& problem) {
     problem = opset_problem(rule, opset);
     if (!problem.empty()) return std::nullopt;
-    const bool scatter = is_scatter(rule.op);
     const std::vector<std::string> inputs = onnx_inputs(rule.op);
     const auto expected_inputs = static_cast<int>(inputs.size());
     bool inputs_given = node.input_size() == expected_inputs;
@@ -546,15 +596,27 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
     const std::string hint = "; give it a bound with --max-count " + node_key + "=N";
     std::vector<std::string> roles;
     for (int i = 0; i < expected_inputs; ++i) roles.push_back(inputs[static_cast<size_t>(i)] + " " + in_quotes(node.input(i)));
-    auto data = static_tensor(scope, analysis, node.input(0), inputs[0], count_of(node.input(0)), hint, problem);
-    if (!data) return std::nullopt;
-    auto indices = static_tensor(scope, analysis, node.input(1), inputs[1], count_of(node.input(1)), hint, problem);
-    if (!indices) return std::nullopt;
-    std::optional<StaticTensor> updates;
-    if (scatter) {
-        updates = static_tensor(scope, analysis, node.input(2), inputs[2], count_of(node.input(2)), hint, problem);
-        if (!updates) return std::nullopt;
+    // Every unbound dimension of the three tensors is named at once (a problem of another kind that comes first is
+    // told alone; one that comes after an unbound dimension waits for the next import).
+    std::vector<UnboundDim> unbound;
+    std::optional<StaticTensor> tensors[3];
+    for (int i = 0; i < expected_inputs; ++i) {
+        std::string why;
+        tensors[i] = static_tensor(scope, analysis, node.input(i), inputs[static_cast<size_t>(i)], count_of(node.input(i)),
+                                   hint, unbound, why);
+        if (!why.empty() && unbound.empty()) {
+            problem = why;
+            return std::nullopt;
+        }
+        if (!why.empty()) break;
     }
+    if (!unbound.empty()) {
+        problem = unbound_message(unbound);
+        return std::nullopt;
+    }
+    auto& data = tensors[0];
+    auto& indices = tensors[1];
+    std::optional<StaticTensor>& updates = tensors[2];
     if (data->count || indices->count || (updates && updates->count)) {
         const auto rank = static_cast<int64_t>(data->shape.size());
         const int64_t positive_axis = axis < 0 ? axis + rank : axis;
@@ -626,6 +688,53 @@ std::optional<Json> node_spec(const onnx::NodeProto& node, const OpRule& rule, i
     return ordered;
 }
 
+// --- PyTorch's index_put_(accumulate=True) ------------------------------------------------------------------
+
+// Whether `name` is all zeros: a value known at import time, or (its shape unknown) the output of a ConstantOfShape
+// whose value is 0, its default.
+bool all_zeros(const GraphScope& scope, const std::string& name) {
+    auto zero = [](const TensorValue& value) {
+        return std::all_of(value.ints.begin(), value.ints.end(), [](int64_t v) { return v == 0; }) &&
+               std::all_of(value.reals.begin(), value.reals.end(), [](double v) { return v == 0.0; });
+    };
+    if (const TensorValue* value = scope.value(name)) return zero(*value);
+    const GraphScope* owner = scope.owner(name);
+    if (!owner) return false;
+    auto producer = owner->producers.find(name);
+    if (producer == owner->producers.end()) return false;
+    const onnx::NodeProto& node = owner->graph->node(producer->second);
+    if (node.op_type() != "ConstantOfShape" || !default_domain(node.domain())) return false;
+    for (const auto& attribute : node.attribute()) {
+        if (attribute.name() != "value") continue;
+        std::string problem;
+        const auto value = attribute.has_t() ? read_tensor(attribute.t(), problem) : std::nullopt;
+        return value && value->count() == 1 && zero(*value);
+    }
+    return true;
+}
+
+// PyTorch (1.13) exports `x.index_put_(idx, v, accumulate=True)` as Add(x, ScatterND(ConstantOfShape(Shape(x)),
+// idx, v)), a ScatterND without a reduction: at duplicate indices it keeps one update where PyTorch adds them all.
+// For a ScatterND node of that form (no reduction, data all zeros, its result an input of an Add of its graph):
+// that Add.
+std::optional<NodeRef> index_put_accumulate(const GraphScope& scope, const onnx::NodeProto& node) {
+    if (node.op_type() != "ScatterND" || node.input_size() != 3 || node.output_size() < 1 || node.output(0).empty()) {
+        return std::nullopt;
+    }
+    for (const auto& attribute : node.attribute()) {
+        if (attribute.name() == "reduction" && attribute.s() != "none") return std::nullopt;
+    }
+    if (!all_zeros(scope, node.input(0))) return std::nullopt;
+    for (int n = 0; n < scope.graph->node_size(); ++n) {
+        const onnx::NodeProto& add = scope.graph->node(n);
+        if (add.op_type() != "Add" || !default_domain(add.domain())) continue;
+        for (const auto& input : add.input()) {
+            if (input == node.output(0)) return NodeRef{add.name(), add.op_type(), static_cast<size_t>(n), scope.path};
+        }
+    }
+    return std::nullopt;
+}
+
 std::string strip_file_prefix(const std::string& message, const std::string& file) {
     return message.rfind(file + ": ", 0) == 0 ? message.substr(file.size() + 2) : message;
 }
@@ -639,6 +748,8 @@ struct Importer {
     ResourceGuard& guard;
     FileNames npy_names;  // the .npy files of large folded values
     std::set<std::string> max_counts_used;  // the NODE of each --max-count that names an indexing node
+    // The NODE of each --accumulate that names an indexing node: "" when it is index_put_'s ScatterND, else why not.
+    std::map<std::string, std::string> accumulate_seen;
     int64_t opset;
     const std::string& file;
     NameAllocator names;
@@ -684,7 +795,18 @@ struct Importer {
             result.skipped.push_back({ref, why});
             entries.push_back(std::move(entry));
         };
+        // --accumulate names the node by its path (its name, for a node of the main graph).
+        std::string accumulate_key;
+        for (const auto& key : {ref.path(), node.name()}) {
+            if (accumulate_key.empty() && options.accumulate.count(key)) accumulate_key = key;
+        }
+        auto accumulate_refused = [&](const std::string& why) {
+            if (!accumulate_key.empty()) accumulate_seen[accumulate_key] = ref.str() + " " + why;
+        };
+        const std::string not_the_form = "is not a ScatterND without a reduction that writes into zeros and whose result an "
+                                         "Add adds (the form of PyTorch's index_put_(accumulate=True))";
         if (!not_run.empty()) {
+            accumulate_refused("is " + not_run);  // "is not run: it is in the else branch of ..."
             entry["not_run"] = not_run;
             result.not_run.push_back({ref, not_run});
             entries.push_back(std::move(entry));
@@ -693,6 +815,7 @@ struct Importer {
         // Folded: its value is known, no kernel needed (the opset rule still applies: an invalid node is not).
         const TensorValue* value = node.output_size() > 0 ? scope.value(node.output(0)) : nullptr;
         if (value && opset_problem(rule, opset).empty()) {
+            accumulate_refused("is folded (its value is known at import time): it has no kernel");
             FoldedNode folded{ref, dtype_name(value->type).value_or(type_text(value->type)), value->dims, nullptr, "", ""};
             if (value->count() <= kMaxReportedElements) {
                 folded.value = value_json(*value);
@@ -716,9 +839,25 @@ struct Importer {
             max_counts_used.insert(key);
             max_count = MaxCount{"--max-count " + key + "=" + std::to_string(given->second), given->second};
         }
+        // PyTorch's index_put_(accumulate=True): a note, or with --accumulate the reduction PyTorch computes.
+        const std::optional<NodeRef> adder = index_put_accumulate(scope, node);
+        const bool accumulate = adder && !accumulate_key.empty();
+        if (accumulate) accumulate_seen[accumulate_key] = "";
+        if (!adder) accumulate_refused(not_the_form);
+        if (adder) {
+            entry["accumulate"] = {{"add", adder->path()}, {"applied", accumulate}};
+            if (!accumulate) {
+                result.notes.push_back(ref.str() + " writes into zeros without a reduction and " + adder->str() +
+                                       " adds the result, as PyTorch exports index_put_(accumulate=True): at duplicate "
+                                       "indices the model keeps one update where PyTorch adds them all. The spec does "
+                                       "as the model does; --accumulate " + ref.path() +
+                                       " gives it reduction \"add\", as PyTorch computes");
+            }
+        }
         std::string problem;
         std::optional<BoundedCount> bounded;
         auto spec = node_spec(node, rule, opset, scope, analysis, counts, max_count, ref.path(), bounded, problem);
+        if (spec && accumulate) (*spec)["reduction"] = "add";
         if (max_count && spec) {
             if (!bounded) {
                 result.notes.push_back(max_count->option + ": " + ref.str() + " has a fixed count; the option is not used");
@@ -909,7 +1048,7 @@ void import_parsed(onnx::ModelProto model, int64_t opset, const std::string& fil
     result.fold_rounds = analysis.rounds;
 
     const CountBounds counts(*analysis.main, opset, guard);
-    Importer importer{analysis, counts, options, guard, FileNames(std::filesystem::path(file).stem().string()), {},
+    Importer importer{analysis, counts, options, guard, FileNames(std::filesystem::path(file).stem().string()), {}, {},
                       opset, file, NameAllocator(options.prefix), result, {}, Json::array()};
     importer.walk(*analysis.main, "");
     for (const auto& [node, bound] : options.max_counts) {
@@ -917,6 +1056,16 @@ void import_parsed(onnx::ModelProto model, int64_t opset, const std::string& fil
         result.usage_errors.push_back("--max-count " + node + "=" + std::to_string(bound) + ": the model has no indexing node " +
                                       in_quotes(node) + " (name a Gather, GatherElements, GatherND, ScatterND or "
                                       "ScatterElements node by its name, or by its path in a body)");
+    }
+    for (const auto& node : options.accumulate) {
+        const auto seen = importer.accumulate_seen.find(node);
+        if (seen != importer.accumulate_seen.end() && seen->second.empty()) continue;
+        result.usage_errors.push_back("--accumulate " + node + ": " +
+                                      (seen == importer.accumulate_seen.end()
+                                           ? "the model has no indexing node " + in_quotes(node) +
+                                                 " (name the ScatterND node of an index_put_(accumulate=True) by its "
+                                                 "name, or by its path in a body)"
+                                           : seen->second));
     }
     if (!result.usage_errors.empty()) {
         result.kernels.clear();

@@ -153,8 +153,9 @@ bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, Mode
     if (!usage_errors.empty()) return false;
     for (const auto& [name, value] : options.dims) {
         if (!analysis.declared_dim_params.count(name)) {
+            const std::vector<std::string> names(analysis.declared_dim_params.begin(), analysis.declared_dim_params.end());
             notes.push_back("--dim " + name + "=" + std::to_string(value) + ": no dimension of the model is called " +
-                            in_quotes(name));
+                            in_quotes(name) + did_you_mean(name, names, (name.size() - 1) / 2));  // "M" is not "N"
         }
     }
     for_each_declared_shape(model.mutable_graph(), [&](onnx::TensorShapeProto* shape) {

@@ -158,9 +158,11 @@ size_t edit_distance(std::string_view a, std::string_view b) {
     return row[b.size()];
 }
 
-std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates) {
+}  // namespace
+
+std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates, size_t most_edits) {
     std::string best;
-    size_t best_distance = 3;  // suggest only close matches
+    size_t best_distance = most_edits + 1;  // suggest only close matches
     for (const auto& candidate : candidates) {
         size_t distance = edit_distance(given, candidate);
         if (distance < best_distance) {
@@ -170,6 +172,8 @@ std::string did_you_mean(std::string_view given, const std::vector<std::string>&
     }
     return best.empty() ? "" : "; did you mean " + in_quotes(best) + "?";
 }
+
+namespace {
 
 // A hint for a misspelt value of a closed set, where edit distance would mislead ("int61" is not "int16"):
 // the value differing only in case, or the value another tool's spelling means ("fp16", ONNX's "FLOAT").
@@ -1081,6 +1085,13 @@ std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::stri
         const std::string parse_error = "parse error";
         if (message.rfind(parse_error, 0) == 0) message = "malformed JSON:" + message.substr(parse_error.size());
         else message = "malformed JSON: " + message;  // e.g. a number too large for a double
+        // A model given where a spec belongs: named .onnx, or starting as an ONNX model does (its ir_version, protobuf
+        // field 1, is byte 0x08).
+        std::string extension = std::filesystem::path(file).extension().string();
+        for (auto& ch : extension) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (extension == ".onnx" || text.rfind('\x08', 0) == 0) {
+            message += "; an ONNX model? did you mean 'kernelgen import " + file + " --out-dir DIR'?";
+        }
         diagnostics.push_back({file, "", message});
         return {};
     }

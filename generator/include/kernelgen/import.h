@@ -14,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,10 @@ struct ImportOptions {
     // --max-count NODE=N: the run-time count of indexing node NODE (its name, or its path in a body) is at most N:
     // a bound where none can be derived, or a lower one than derived.
     std::map<std::string, uint64_t> max_counts;
+    // --accumulate NODE: ScatterND node NODE (its name, or its path in a body), which writes into zeros without a
+    // reduction and whose result an Add adds (how PyTorch exports index_put_(accumulate=True)), gets reduction
+    // "add": what PyTorch computes, where the model keeps only one update at duplicate indices.
+    std::set<std::string> accumulate;
 };
 
 // The largest bound --max-count takes: a kernel's run-time count is a uint32_t.

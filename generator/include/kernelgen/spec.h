@@ -121,6 +121,10 @@ std::vector<std::string> header_identifiers(const KernelSpec& spec);
 // standard header name, ...), as the spec checker says it; nothing when it can.
 std::optional<std::string> name_problem(const std::string& name);
 
+// "; did you mean \"candidate\"?" for the candidate closest to `given` (at most `most_edits` edits, letter case
+// not counted), or "" when none is that close.
+std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates, size_t most_edits = 2);
+
 // A command-line number: decimal digits only (no sign, no spaces), from `least` to `most`; nothing otherwise.
 std::optional<uint64_t> parse_decimal(const std::string& text, uint64_t least, uint64_t most);
 

@@ -6,7 +6,9 @@ random weights), and writes for each, into OUT_DIR:
                        graph outputs named <value>.captured (but for graph inputs and initializers, known
                        otherwise), so that ONNX Runtime shows the tensors each node sees
   <name>.inputs.json   random inputs at the sizes the test binds (hex, as tests/import/run_model_ort.js reads them)
-  manifest.json        per model: the --dim values to bind
+  <name>.eager.json    for index_put_accumulate: the model's output as eager PyTorch computes it (the same form)
+  manifest.json        per model: the --dim values to bind; for index_put_accumulate, "accumulate": the ScatterND
+                       nodes that index_put_(accumulate=True) became
 
 Run with Debian's /usr/bin/python3 (python3-torch, python3-onnx):  export_models.py OUT_DIR
 """
@@ -102,6 +104,21 @@ class DetectionPostProcess(nn.Module):
         return top_boxes[keep], top_labels[keep], top_scores[keep], top_features[keep], confident
 
 
+class IndexPutAccumulate(nn.Module):
+    """A histogram-style update, x[idx] += v with repeated indices: index_put_(accumulate=True), which torch 1.13
+    exports as Add(x, ScatterND(ConstantOfShape(Shape(x)), idx, v)), a ScatterND without a reduction."""
+
+    def forward(self, x, idx, v):
+        x = x.clone()
+        x.index_put_((idx,), v, accumulate=True)
+        return x
+
+
+def hex_tensor(array):
+    kind = {np.dtype("float32"): "float32", np.dtype("int64"): "int64", np.dtype("int32"): "int32"}[array.dtype]
+    return {"type": kind, "dims": list(array.shape), "hex": array.tobytes().hex()}
+
+
 def export(name, model, args, input_names, dynamic_axes, dims, opset=16, output_names=("out",)):
     path = os.path.join(OUT, name + ".onnx")
     torch.onnx.export(model, args, path, input_names=input_names, output_names=list(output_names),
@@ -126,14 +143,11 @@ def export(name, model, args, input_names, dynamic_axes, dims, opset=16, output_
             exported.graph.node.append(onnx.helper.make_node("Identity", [value], [value + CAPTURED]))
             exported.graph.output.append(onnx.helper.make_tensor_value_info(value + CAPTURED, elem, None))
     onnx.save(exported, os.path.join(OUT, name + ".capture.onnx"))
-    feeds = {}
-    for input_name, value in zip(input_names, args):
-        array = value.numpy()
-        kind = {np.dtype("float32"): "float32", np.dtype("int64"): "int64", np.dtype("int32"): "int32"}[array.dtype]
-        feeds[input_name] = {"type": kind, "dims": list(array.shape), "hex": array.tobytes().hex()}
+    feeds = {input_name: hex_tensor(value.numpy()) for input_name, value in zip(input_names, args)}
     with open(os.path.join(OUT, name + ".inputs.json"), "w") as f:
         json.dump(feeds, f)
     manifest[name] = {"dims": dims}
+    return exported
 
 
 batch, seq = 2, 5
@@ -157,6 +171,15 @@ detection_boxes = torch.cat([corners, corners + 0.05 + torch.rand(anchors, 2) * 
 export("detection", DetectionPostProcess(), (detection_boxes, torch.randn(anchors, 5) * 2, torch.randn(anchors, 6)),
        ["boxes", "logits", "features"], {"boxes": {0: "anchors"}, "logits": {0: "anchors"}, "features": {0: "anchors"}},
        {"anchors": anchors}, output_names=("kept_boxes", "kept_labels", "kept_scores", "kept_features", "confident"))
+# Values in quarters, small enough that every sum is exact in float32 whatever the order of the additions: eager
+# PyTorch's x + v1 + v2 and the kernel's (0 + v1 + v2), added to x after it, give the same bits.
+quarters = lambda *shape: torch.randint(-40, 41, shape).float() / 4
+put_x, put_idx, put_v = quarters(8, 4), torch.tensor([1, 3, 1, 1, 7, 3, 0, 5, 1, 6, 3, 2, 7, 7, 4, 1]), quarters(16, 4)
+put = export("index_put_accumulate", IndexPutAccumulate(), (put_x, put_idx, put_v), ["x", "idx", "v"],
+             {"x": {0: "rows"}, "idx": {0: "n"}, "v": {0: "n"}}, {"rows": 8, "n": 16})
+manifest["index_put_accumulate"]["accumulate"] = [n.name for n in put.graph.node if n.op_type == "ScatterND"]
+with open(os.path.join(OUT, "index_put_accumulate.eager.json"), "w") as f:
+    json.dump({"out": hex_tensor(IndexPutAccumulate()(put_x, put_idx, put_v).numpy())}, f)
 with open(os.path.join(OUT, "manifest.json"), "w") as f:
     json.dump(manifest, f, indent=1)
 print("exported", len(manifest), "models", file=sys.stderr)
