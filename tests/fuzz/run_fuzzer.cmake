@@ -4,11 +4,16 @@
 # the regressions folder with the fix.
 #
 # cmake -DFUZZER=spec_fuzzer|import_fuzzer -DPROGRAM=<fuzzer> -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch>
-#       -DSECONDS=<fuzzing time> [-DNODE_DIR=<ONNX node tests>] -P run_fuzzer.cmake
+#       -DSECONDS=<fuzzing time> [-DNODE_DIR=<ONNX node tests>] [-DSEEDS=all] -P run_fuzzer.cmake
 #
 #   spec_fuzzer    any bytes as a spec file; seeds: specs/*.json. Regressions: tests/fuzz/regressions/.
-#   import_fuzzer  any bytes as an ONNX model; seeds: every model.onnx of ONNX's node tests and the models of
-#                  tests/import/. Regressions: tests/fuzz/import_regressions/*.onnx and tests/import/hostile/.
+#   import_fuzzer  any bytes as an ONNX model; seeds: the models of tests/import/ and the model.onnx of ONNX's
+#                  node tests of the operators import reads or folds (about 130; with -DSEEDS=all every one of
+#                  them, 932, which takes a minute to load: for long runs). Regressions:
+#                  tests/fuzz/import_regressions/*.onnx and tests/import/hostile/.
+# A fresh corpus each time: libFuzzer adds what it finds to it, and a corpus grown over many runs would make each
+# later run slower (every input is executed before fuzzing starts).
+file(REMOVE_RECURSE "${WORK_DIR}/corpus")
 file(MAKE_DIRECTORY "${WORK_DIR}/corpus")
 if(FUZZER STREQUAL "spec_fuzzer")
   set(regressions_dir "${SOURCE_DIR}/tests/fuzz/regressions")
@@ -18,7 +23,19 @@ elseif(FUZZER STREQUAL "import_fuzzer")
   set(regressions_dir "${SOURCE_DIR}/tests/fuzz/import_regressions")
   # The crafted models of tests/import/hostile/ are regressions too.
   file(GLOB hostile "${SOURCE_DIR}/tests/import/hostile/*.onnx")
-  file(GLOB seeds "${NODE_DIR}/*/model.onnx" "${SOURCE_DIR}/tests/import/*.onnx" "${SOURCE_DIR}/tests/import/*/*.onnx")
+  file(GLOB seeds "${SOURCE_DIR}/tests/import/*.onnx" "${SOURCE_DIR}/tests/import/*/*.onnx")
+  if(SEEDS STREQUAL "all")
+    file(GLOB node_seeds "${NODE_DIR}/*/model.onnx")
+  else()
+    set(node_seeds "")
+    foreach(family IN ITEMS gather scatter shape reshape slice concat unsqueeze squeeze range expand tile
+                            constantofshape nonzero top_k where compress unique nonmaxsuppression if loop size
+                            flatten transpose)
+      file(GLOB family_seeds "${NODE_DIR}/test_${family}*/model.onnx")
+      list(APPEND node_seeds ${family_seeds})
+    endforeach()
+  endif()
+  list(APPEND seeds ${node_seeds})
   set(max_len 16384)
 else()
   message(FATAL_ERROR "FUZZER must be spec_fuzzer or import_fuzzer")
