@@ -9,7 +9,8 @@
 #include <stdexcept>
 
 #include "kernelgen/generate.h"
-#include "kernelgen/templates.h"
+#include "codegen/emit.h"
+#include "codegen/templates.h"
 
 namespace {
 

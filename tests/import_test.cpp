@@ -37,8 +37,8 @@
 #include <vector>
 
 #include "c_program.h"
-#include "child_process.h"
-#include "constant_folding.h"
+#include "import/child_process.h"
+#include "import/constant_folding.h"
 #include "kernelgen/generate.h"
 #include "kernelgen/import.h"
 #include "text_files.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/indexed_copy.h"
+#include "codegen/indexed_copy.h"
 #include "kernelgen/spec.h"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <functional>
 #include <variant>
 
-#include "kernelgen/indexed_copy.h"
-#include "kernelgen/schedule.h"
+#include "codegen/indexed_copy.h"
+#include "codegen/schedule.h"
 #include "kernelgen/spec.h"
 
 namespace {

@@ -1,11 +1,11 @@
 // A whole run: read every spec file, resolve, emit, and write the outputs atomically.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "kernelgen/emit.h"
 #include "kernelgen/output_files.h"
 #include "kernelgen/spec.h"
 

@@ -1,12 +1,12 @@
-#include "count_bounds.h"
+#include "import/count_bounds.h"
 
 #include <algorithm>
 #include <limits>
 #include <set>
 
-#include "constant_folding.h"
+#include "import/constant_folding.h"
 #include "kernelgen/spec.h"
-#include "node_attributes.h"
+#include "import/node_attributes.h"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "kernelgen/code_writer.h"
+#include "codegen/code_writer.h"
 
 namespace kernelgen {
 

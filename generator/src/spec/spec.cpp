@@ -11,9 +11,9 @@
 #include <optional>
 #include <set>
 
-#include "c_library_names.h"
-#include "kernelgen/indexed_copy.h"
-#include "kernelgen/schedule.h"
+#include "common/c_library_names.h"
+#include "codegen/indexed_copy.h"
+#include "codegen/schedule.h"
 
 namespace kernelgen {
 

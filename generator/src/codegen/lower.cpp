@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "kernelgen/indexed_copy.h"
+#include "codegen/indexed_copy.h"
 
 namespace kernelgen {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/indexed_copy.h"
-#include "kernelgen/schedule.h"
+#include "codegen/indexed_copy.h"
+#include "codegen/schedule.h"
 #include "kernelgen/spec.h"
 
 namespace kernelgen {

@@ -1,14 +1,14 @@
-#include "model_analysis.h"
+#include "import/model_analysis.h"
 
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <functional>
 
-#include "child_process.h"
-#include "constant_folding.h"
+#include "import/child_process.h"
+#include "import/constant_folding.h"
 #include "kernelgen/spec.h"
-#include "node_attributes.h"
+#include "import/node_attributes.h"
 
 namespace kernelgen {
 

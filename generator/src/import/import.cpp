@@ -13,9 +13,9 @@
 #include <set>
 
 #include "kernelgen/version.h"
-#include "constant_folding.h"
-#include "count_bounds.h"
-#include "model_analysis.h"
+#include "import/constant_folding.h"
+#include "import/count_bounds.h"
+#include "import/model_analysis.h"
 
 namespace kernelgen {
 

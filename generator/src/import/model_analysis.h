@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "kernelgen/import.h"
-#include "resource_guard.h"
-#include "tensor_value.h"
+#include "import/resource_guard.h"
+#include "import/tensor_value.h"
 
 namespace kernelgen {
 

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "kernelgen/indexed_copy.h"
+#include "codegen/emit.h"
+#include "codegen/indexed_copy.h"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "tensor_value.h"
+#include "import/tensor_value.h"
 
 #include <charconv>
 #include <cmath>

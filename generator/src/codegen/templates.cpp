@@ -1,4 +1,4 @@
-#include "kernelgen/templates.h"
+#include "codegen/templates.h"
 
 #include <kainjow/mustache.hpp>
 #include <set>

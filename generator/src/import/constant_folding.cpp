@@ -1,4 +1,4 @@
-#include "constant_folding.h"
+#include "import/constant_folding.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "node_attributes.h"
+#include "import/node_attributes.h"
 
 namespace kernelgen {
 

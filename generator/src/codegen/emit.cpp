@@ -1,11 +1,11 @@
-#include "kernelgen/emit.h"
+#include "codegen/emit.h"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "kernelgen/code_writer.h"
-#include "kernelgen/schedule.h"
-#include "kernelgen/templates.h"
+#include "codegen/code_writer.h"
+#include "codegen/schedule.h"
+#include "codegen/templates.h"
 #include "kernelgen/version.h"
 
 namespace kernelgen {

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "model_analysis.h"
+#include "import/model_analysis.h"
 
 namespace kernelgen {
 

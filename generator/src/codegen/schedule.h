@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include "kernelgen/indexed_copy.h"
+#include "codegen/indexed_copy.h"
 #include "kernelgen/spec.h"
 
 namespace kernelgen {

@@ -1,4 +1,4 @@
-#include "kernelgen/schedule.h"
+#include "codegen/schedule.h"
 
 #include <algorithm>
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor_value.h"
+#include "import/tensor_value.h"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "resource_guard.h"
+#include "import/resource_guard.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "c_library_names.h"
+#include "common/c_library_names.h"
 
 #include <set>
 #include <string>
