@@ -5,7 +5,7 @@ Usage:
   check_docs.py links SOURCE_DIR
       Every relative link of README.md and docs/*.md (and the other Markdown files of the repository) points to a
       file that exists and, with #anchor, to a heading of that file (GitHub's anchors); every repository path a
-      page names in `code` (generator/src/emit.cpp, tests/import/, ...) exists.
+      page names in `code` (generator/src/codegen/print.cpp, tests/import/, ...) exists.
   check_docs.py run SOURCE_DIR BUILD_DIR WORK_DIR PAGE... [--prefix PATH]
       Runs the sessions of each page in a scratch folder WORK_DIR/<page> that holds a copy of the files git
       tracks in SOURCE_DIR (so nothing a reader left in the checkout, such as an earlier run of these sessions,

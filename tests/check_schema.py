@@ -133,15 +133,15 @@ def main():
         if validator.is_valid(document) != valid:
             failures.append(f"the schema {'rejects' if valid else 'accepts'} {json.dumps(document)}")
 
-    # The names the schema refuses are the validator's: generator/src/common/c_library_names.cpp and spec.cpp.
+    # The names the schema refuses are the validator's: generator/src/common/c_library_names.cpp and c_names.cpp.
     library = (source / "generator/src/common/c_library_names.cpp").read_text()
     math = literals(library, "kMathFunctions[] = {")
     expected = {
         "cLibraryNames": set(math) | {m + "f" for m in math} | {m + "l" for m in math}
                          | set(literals(library, "kOtherNames[] = {")),
-        "reservedWords": set(literals((source / "generator/src/spec/spec.cpp").read_text(),
+        "reservedWords": set(literals((source / "generator/src/common/c_names.cpp").read_text(),
                                       "std::set<std::string, std::less<>> words{")),
-        "standardMacros": set(literals((source / "generator/src/spec/spec.cpp").read_text(), "macros{")),
+        "standardMacros": set(literals((source / "generator/src/common/c_names.cpp").read_text(), "macros{")),
     }
     for definition, names in expected.items():
         listed = schema["definitions"][definition]["enum"]

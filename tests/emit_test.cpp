@@ -9,7 +9,9 @@
 #include <stdexcept>
 
 #include "kernelgen/generate.h"
-#include "codegen/emit.h"
+#include "codegen/print.h"
+#include "common/c_names.h"
+#include "common/kernel_identifiers.h"
 #include "codegen/templates.h"
 
 namespace {
@@ -24,10 +26,13 @@ KernelSpec parse_one(const std::string& json, const std::string& file = "spec.js
     return kernels.empty() ? KernelSpec{} : kernels.front();
 }
 
-GeneratedKernel emit_json(const std::string& json) {
-    KernelSpec spec = parse_one(json);
-    return emit(spec, lower(spec));
+// A kernel through the stages of the pipeline: lowered, planned, printed.
+GeneratedKernel emit(const KernelSpec& spec) {
+    const IndexedCopy copy = lower(spec);
+    return print_kernel(spec, copy, schedule::plan(spec, copy));
 }
+
+GeneratedKernel emit_json(const std::string& json) { return emit(parse_one(json)); }
 
 size_t count(const std::string& text, const std::string& what) {
     size_t n = 0;
@@ -182,7 +187,7 @@ TEST(Emit, OutputIsDeterministicAndNamesOnlyTheSpecFile) {
     const std::string json = gather(10, 3, "");
     KernelSpec a = parse_one(json, "/some/absolute/path/specs/lookup.json");
     KernelSpec b = parse_one(json, "specs/lookup.json");
-    GeneratedKernel first = emit(a, lower(a)), second = emit(b, lower(b));
+    GeneratedKernel first = emit(a), second = emit(b);
     EXPECT_EQ(first.source, second.source);
     EXPECT_EQ(first.header, second.header);
     EXPECT_NE(first.header.find("from lookup.json."), std::string::npos);
@@ -226,7 +231,7 @@ TEST(Emit, HeaderIdentifiersAreExactlyWhatTheHeaderDefines) {
                                  "Gather\", \"axis\": 1, \"count\": \"runtime\", \"count_leads\": \"data"}) {
         KernelSpec spec = parse_one(R"({"name": "kv", "op": ")" + op +
                                     R"(", "dtype": "float32", "data_shape": [4, 2], "indices_shape": [3, 1]})");
-        const std::string header = emit(spec, lower(spec)).header;
+        const std::string header = emit(spec).header;
         std::vector<std::string> defined;
         for (size_t at = header.find("#define "); at != std::string::npos; at = header.find("#define ", at + 1)) {
             const size_t begin = at + 8;
@@ -356,7 +361,7 @@ TEST(Emit, IndexWrapIsTheSharedFunctionWithALiteralSize) {
                                "data_shape": [4, 3], "indices_shape": [2, 2]})");
     EXPECT_NE(int32.source.find("kernelgen_wrap_i32_u32(indices[1u], 3u)"), std::string::npos) << int32.source;
     EXPECT_EQ(count(int32.source, "static "), 0u) << int32.source;  // no helper of its own
-    const GeneratedKernel support = emit_support();
+    const GeneratedKernel support = print_support();
     for (const char* wrap : {"i32_u32", "i64_u32", "i32_u64", "i64_u64"}) {
         EXPECT_EQ(count(support.header, std::string("static inline uint") + (wrap[5] == '3' ? "32" : "64") +
                                             "_t kernelgen_wrap_" + wrap + "("),
@@ -541,7 +546,7 @@ TEST(EmitCount, ARunsPrefetchLeavesACountedKernelAlone) {
     run.prefetch = Prefetch{Prefetch::Kind::Distance, 4};
     apply_run_options(spec, run);
     EXPECT_EQ(spec.prefetch.kind, Prefetch::Kind::None);
-    EXPECT_EQ(count(emit(spec, lower(spec)).source, "prefetch"), 0u);
+    EXPECT_EQ(count(emit(spec).source, "prefetch"), 0u);
 }
 
 TEST(EmitCount, WideOffsetsWidenTheCount) {

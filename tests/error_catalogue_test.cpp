@@ -92,7 +92,7 @@ TEST(ErrorCatalogue, EveryExamplePrintsExactlyItsLines) {
 }
 
 // The reverse direction, as far as it can be automated: every kind of message the spec reader has is in
-// the catalogue (one pattern per message form of generator/src/spec.cpp and generate.cpp).
+// the catalogue (one pattern per message form of generator/src/spec/ and codegen/generate.cpp).
 TEST(ErrorCatalogue, CoversEveryMessageForm) {
     const auto examples = read_catalogue(KERNELGEN_SOURCE_DIR "/docs/errors.md");
     std::string all;

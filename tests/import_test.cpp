@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "c_program.h"
+#include "common/c_names.h"
 #include "import/child_process.h"
 #include "import/constant_folding.h"
 #include "kernelgen/generate.h"

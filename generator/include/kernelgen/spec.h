@@ -8,17 +8,14 @@
 #include <string_view>
 #include <vector>
 
+#include "kernelgen/diagnostics.h"
 #include "kernelgen/dtype.h"
+#include "kernelgen/numbers.h"
 #include "kernelgen/operators.h"
+#include "kernelgen/shape.h"
 
 namespace kernelgen {
 
-using Shape = std::vector<uint64_t>;
-
-// Largest element count of any tensor: keeps every offset and product exact in 64 bits.
-constexpr uint64_t kMaxElements = uint64_t{1} << 40;
-constexpr size_t kMaxRank = 32;
-constexpr size_t kMaxNameLength = 63;
 // Largest number of copies "unroll": "full" may emit as straight-line code.
 constexpr uint64_t kMaxFullUnroll = 4096;
 constexpr uint64_t kMaxUnrollFactor = 64;
@@ -94,40 +91,6 @@ struct KernelSpec {
     std::string pointer;    // JSON pointer of the kernel object in its file ("" or "/kernels/N")
 };
 
-// One problem with the input, printed compiler-style: "FILE: /json/pointer: message (allowed)".
-struct Diagnostic {
-    std::string file;
-    std::string pointer;
-    std::string message;
-    std::string str() const;
-};
-
-// `text` quoted as a JSON string ("name", with escapes; invalid UTF-8 replaced), as diagnostics show names.
-std::string in_quotes(std::string_view text);
-
-// `text` as a line may show it on a terminal: control characters (C0, DEL, and C1 in UTF-8) written as \xNN or
-// \u00NN, so that a name or path from a file can neither split a line nor send escape sequences.
-std::string terminal_safe(std::string_view text);
-
-uint64_t element_count(const Shape& shape);
-std::string format_shape(const Shape& shape);  // "[3, 2]"
-std::string macro_case(std::string name);       // the upper-cased kernel name its macros use
-
-// Every identifier a kernel's header declares or defines: the function, the include guard and the
-// <NAME>_... macros (a scatter adds <NAME>_UPDATES_SIZE). Two kernels of a run may share none of them.
-std::vector<std::string> header_identifiers(const KernelSpec& spec);
-
-// Why `name` cannot name a kernel (not a C identifier, too long, a keyword, reserved, a C library or
-// standard header name, ...), as the spec checker says it; nothing when it can.
-std::optional<std::string> name_problem(const std::string& name);
-
-// "; did you mean \"candidate\"?" for the candidate closest to `given` (at most `most_edits` edits, letter case
-// not counted), or "" when none is that close.
-std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates, size_t most_edits = 2);
-
-// A command-line number: decimal digits only (no sign, no spaces), from `least` to `most`; nothing otherwise.
-std::optional<uint64_t> parse_decimal(const std::string& text, uint64_t least, uint64_t most);
-
 // An unroll setting as the command line spells it: auto, full, none or a factor 1..64.
 std::optional<Unroll> parse_unroll(const std::string& text);
 
@@ -158,9 +121,5 @@ std::vector<KernelSpec> parse_spec_file(const std::string& path, std::vector<Dia
 // Checks that belong to a whole run: no identifier defined by two kernels' headers (the same name, names
 // equal once upper-cased as the macros are, or a name such as "foo_OK" against the macros of "foo").
 void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics);
-
-// The limit that needs the lowering: "unroll": "full" (the spec's, or the run's --unroll) may take at most
-// kMaxFullUnroll statements. Run after apply_run_options(), so that planning and printing never fail.
-void check_full_unroll(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics);
 
 }  // namespace kernelgen

@@ -1,24 +1,53 @@
 #include "kernelgen/generate.h"
 
 #include <algorithm>
+#include <optional>
 
-#include "codegen/emit.h"
+#include "codegen/print.h"
 #include "codegen/indexed_copy.h"
 
 namespace kernelgen {
 
+namespace {
+
+// The limit that needs the lowering: "unroll": "full" (the spec's, or the run's --unroll) may take at most
+// kMaxFullUnroll statements. Checked before planning, so that planning and printing never fail.
+std::optional<Diagnostic> full_unroll_problem(const KernelSpec& kernel, const IndexedCopy& copy) {
+    if (kernel.unroll.kind != Unroll::Kind::Full) return std::nullopt;
+    const uint64_t statements = full_unroll_statements(copy, kernel);
+    if (statements <= kMaxFullUnroll) return std::nullopt;
+    // The setting is the spec's own, or the run's --unroll for a spec without one.
+    const bool own = kernel.unroll_in_spec.has_value();
+    return Diagnostic{kernel.spec_file, kernel.pointer + (own ? "/unroll" : ""),
+                      "\"full\" unrolling" + std::string(own ? "" : " (--unroll full)") + " would take " +
+                          std::to_string(statements) + " statements (at most " + std::to_string(kMaxFullUnroll) +
+                          "; use \"auto\", \"none\" or a factor)"};
+}
+
+}  // namespace
+
+// The pipeline, one stage after the other: the specs arrive read and resolved (spec/); the run-wide rules
+// check them together; each is lowered once to its IndexedCopy, whose "full" unrolling is checked; then each is
+// planned (its Schedule) and printed, and nothing after the checks can fail but the size of the run.
 GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics,
                         uint64_t max_output_bytes) {
     GenerateResult result;
-    check_unique_names(kernels, diagnostics);
-    check_full_unroll(kernels, diagnostics);
+    check_unique_names(kernels, diagnostics);                                   // check
+    std::vector<IndexedCopy> copies;
+    copies.reserve(kernels.size());
+    for (const auto& spec : kernels) {
+        copies.push_back(lower(spec));                                          // lower
+        if (auto problem = full_unroll_problem(spec, copies.back())) diagnostics.push_back(*problem);
+    }
     if (!diagnostics.empty()) {
         result.diagnostics = std::move(diagnostics);
         return result;
     }
     uint64_t total = 0;
-    for (const auto& spec : kernels) {
-        GeneratedKernel kernel = emit(spec, lower(spec));
+    for (size_t k = 0; k < kernels.size(); ++k) {
+        const KernelSpec& spec = kernels[k];
+        const schedule::Schedule schedule = schedule::plan(spec, copies[k]);   // plan
+        GeneratedKernel kernel = print_kernel(spec, copies[k], schedule);      // print
         total += kernel.header.size() + kernel.source.size();
         if (total > max_output_bytes) {
             result.files.clear();
@@ -38,7 +67,7 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
 }
 
 std::vector<OutputFile> support_files() {
-    const GeneratedKernel support = emit_support();
+    const GeneratedKernel support = print_support();
     return {{support.header_name, support.header}, {support.source_name, support.source}};
 }
 

@@ -13,6 +13,8 @@
 #include <set>
 
 #include "kernelgen/version.h"
+#include "common/c_names.h"
+#include "common/kernel_identifiers.h"
 #include "import/constant_folding.h"
 #include "import/count_bounds.h"
 #include "import/model_analysis.h"

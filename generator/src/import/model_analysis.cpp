@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "common/hints.h"
 #include "import/child_process.h"
 #include "import/constant_folding.h"
 #include "kernelgen/spec.h"

@@ -1,9 +1,11 @@
-#include "codegen/emit.h"
+#include "codegen/print.h"
 
 #include <algorithm>
 #include <filesystem>
 
 #include "codegen/code_writer.h"
+#include "common/c_names.h"
+#include "common/kernel_identifiers.h"
 #include "codegen/schedule.h"
 #include "codegen/templates.h"
 #include "kernelgen/version.h"
@@ -18,7 +20,8 @@ std::string literal(uint64_t value) { return std::to_string(value) + "u"; }
 // Prints a kernel's schedule as C: every node one way, the text of the header from the spec.
 class Printer {
 public:
-    Printer(const KernelSpec& spec, const IndexedCopy& copy) : spec_(spec), copy_(copy), schedule_(plan(spec, copy)) {
+    Printer(const KernelSpec& spec, const IndexedCopy& copy, const Schedule& schedule)
+        : spec_(spec), copy_(copy), schedule_(schedule) {
         element_ = std::string(info(spec.dtype).c_type);
         index_ = std::string(c_type(spec.index_dtype));
         offset_ = schedule_.wide_offsets ? "uint64_t" : "uint32_t";
@@ -528,23 +531,17 @@ private:
 
     const KernelSpec& spec_;
     const IndexedCopy& copy_;
-    const Schedule schedule_;
+    const Schedule& schedule_;
     std::string element_, index_, offset_, macro_;
 };
 
 }  // namespace
 
-const std::vector<std::string>& helper_roles() {
-    static const std::vector<std::string> roles{
-"combine", "prefetch", "sources", "destinations", "lengths"};
-    return roles;
+GeneratedKernel print_kernel(const KernelSpec& spec, const IndexedCopy& copy, const Schedule& schedule) {
+    return Printer(spec, copy, schedule).run();
 }
 
-std::string helper_name(const std::string& kernel, const std::string& role) { return "kernelgen_" + kernel + "_" + role; }
-
-GeneratedKernel emit(const KernelSpec& spec, const IndexedCopy& copy) { return Printer(spec, copy).run(); }
-
-GeneratedKernel emit_support() {
+GeneratedKernel print_support() {
     TemplateValues values;
     values.text["version"] = KERNELGEN_VERSION_STRING;
     values.text["version_number"] = std::to_string(KERNELGEN_VERSION_NUMBER);

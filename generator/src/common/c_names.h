@@ -1,0 +1,23 @@
+// The C-name policy: which names a kernel may take (a C identifier that clashes with nothing C, C++ or kernelgen
+// reserves), and the upper-cased spelling its macros use.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace kernelgen {
+
+constexpr size_t kMaxNameLength = 63;
+
+// What a kernel name may be, as messages say it.
+constexpr const char* kNameRules = "a C identifier of at most 63 characters, not a C or C++ keyword";
+
+// Why `name` cannot name a kernel (not a C identifier, too long, a keyword, reserved, a C library or
+// standard header name, ...), as the spec checker says it; nothing when it can.
+std::optional<std::string> name_problem(const std::string& name);
+
+// The upper-cased kernel name its macros use.
+std::string macro_case(std::string name);
+
+}  // namespace kernelgen

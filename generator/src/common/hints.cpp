@@ -1,0 +1,62 @@
+#include "common/hints.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "kernelgen/diagnostics.h"
+
+namespace kernelgen {
+
+// Levenshtein distance, for "did you mean" hints on misspelt keys and values.
+size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            size_t above = row[j];
+            size_t cost = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                                  std::tolower(static_cast<unsigned char>(b[j - 1]))
+                              ? 0
+                              : 1;
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates, size_t most_edits) {
+    std::string best;
+    size_t best_distance = most_edits + 1;  // suggest only close matches
+    for (const auto& candidate : candidates) {
+        size_t distance = edit_distance(given, candidate);
+        if (distance < best_distance) {
+            best_distance = distance;
+            best = candidate;
+        }
+    }
+    return best.empty() ? "" : "; did you mean " + in_quotes(best) + "?";
+}
+
+// A hint for a misspelt value of a closed set, where edit distance would mislead ("int61" is not "int16"):
+// the value differing only in case, or the value another tool's spelling means ("fp16", ONNX's "FLOAT").
+std::string did_you_mean_value(std::string_view given, const std::vector<std::string>& values,
+                               const std::map<std::string, std::string, std::less<>>& aliases) {
+    std::string lower(given);
+    for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (const auto& value : values) {
+        if (value == lower) return "; did you mean " + in_quotes(value) + "?";
+    }
+    auto alias = aliases.find(lower);
+    return alias == aliases.end() ? "" : "; did you mean " + in_quotes(alias->second) + "?";
+}
+
+std::string join(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+    return out;
+}
+
+}  // namespace kernelgen
