@@ -1,6 +1,7 @@
 // Element types, index types and reductions: the one table every other part of kernelgen reads.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,9 +32,13 @@ struct DTypeInfo {
     std::string_view c_type;   // C type of one element in the generated code
     Category category;
     unsigned bits;             // of one element (of the pointer's target for string: 0)
+    int32_t onnx_type;         // ONNX's element type (TensorProto.DataType: FLOAT is 1, ...)
+    bool ieee_double;          // its values are 64-bit IEEE doubles (float64, complex128's parts)
 };
 
 const DTypeInfo& info(DType type);
+// The type of an ONNX element type (TensorProto.DataType), when kernelgen has it.
+std::optional<DType> dtype_of_onnx(int32_t onnx_type);
 std::optional<DType> parse_dtype(std::string_view spelling);
 // Every accepted spelling: as one text for "allowed" lists in messages, and one by one.
 std::string dtype_spellings();

@@ -9,7 +9,9 @@ class CodeWriter {
 public:
     explicit CodeWriter(int indent = 0) : indent_(indent) {}
     void line(const std::string& text);
-    void raw(const std::string& text);  // lines already indented (a rendered template), as they are
+    // Lines written at no indentation (a rendered template), each indented to the current level; empty lines stay
+    // empty.
+    void block(const std::string& text);
     void open(const std::string& head);  // "head {" (or "{" alone) and one level deeper
     void close(const std::string& tail = "");  // "}" + tail, one level back
     const std::string& str() const { return text_; }

@@ -110,17 +110,29 @@ public:
         reduce_ = copy.reduction != Reduction::None;
         source_ = copy.indexed == IndexedCopy::Indexed::Source ? Tensor::Data : Tensor::Updates;
         const uint64_t largest = std::max({copy.data_size, copy.indices_size, copy.updates_size, copy.output_size});
-        out_.wide_offsets = largest > UINT32_MAX;
+        decided_.wide_offsets = largest > UINT32_MAX;
         plan_levels();
         plan_slices();
         plan_prefetch();
-        out_.checks_straight = checks_straight();
+        decided_.checks_straight = checks_straight();
     }
 
+    // The finished plan: written once, from the decisions above and the body they shaped.
     Schedule run() {
         plan_helpers();
         plan_body();
-        return std::move(out_);
+        Schedule out;
+        out.wide_offsets = decided_.wide_offsets;
+        out.uses_memcpy = uses_memcpy_;
+        out.helpers = std::move(helpers_);
+        out.body = std::move(body_);
+        out.straight = decided_.straight;
+        out.checks_straight = decided_.checks_straight;
+        out.runs_straight = decided_.runs_straight;
+        out.prefetch_distance = decided_.prefetch_distance;
+        out.size_guard_bytes = size_guard_bytes();
+        out.note = note();
+        return out;
     }
 
 private:
@@ -128,7 +140,7 @@ private:
 
     // Statements of one point's copies inside a loop body: written out, or a loop over the table of runs.
     uint64_t loop_cost() const {
-        if (copy_.runs) return out_.runs_straight ? statements_per_point(copy_) : 1;
+        if (copy_.runs) return decided_.runs_straight ? statements_per_point(copy_) : 1;
         return copy_.block <= 4 ? copy_.block : 1;
     }
 
@@ -159,13 +171,13 @@ private:
             for (size_t level = 0; level < depth; ++level) {
                 levels_[level].mode = copy_.loops[level].runtime_scale ? LevelPlan::Mode::Loop : LevelPlan::Mode::Full;
             }
-            out_.straight = !counted;
-            out_.runs_straight = true;
+            decided_.straight = !counted;
+            decided_.runs_straight = true;
             return;
         }
         // Constant runs are written out when there is one, or (auto) while they fit a loop body; otherwise
         // a loop walks a table of them.
-        out_.runs_straight = copy_.runs && (copy_.runs->size() <= 1 || (unroll.kind == Unroll::Kind::Auto &&
+        decided_.runs_straight = copy_.runs && (copy_.runs->size() <= 1 || (unroll.kind == Unroll::Kind::Auto &&
                                                                          weighed(statements_per_point(copy_)) <= kUnrollBudget));
         if (depth == 0 || unroll.kind == Unroll::Kind::None) return;
         if (unroll.kind == Unroll::Kind::Factor) {
@@ -237,7 +249,7 @@ private:
             case Prefetch::Kind::Auto: {
                 const uint64_t indexed_elements =
                     copy_.indexed == IndexedCopy::Indexed::Source ? copy_.data_size : copy_.output_size;
-                if (out_.straight || spec_.unroll.kind == Unroll::Kind::None || block_bytes < kCacheLineBytes ||
+                if (decided_.straight || spec_.unroll.kind == Unroll::Kind::None || block_bytes < kCacheLineBytes ||
                     indexed_elements * element_bytes() < kPrefetchTensorBytes) {
                     return;
                 }
@@ -247,7 +259,7 @@ private:
         }
         if (distance >= copy_.loops[*level].extent) return;  // no tuple has one that far ahead
         prefetch_level_ = level;
-        out_.prefetch_distance = distance;
+        decided_.prefetch_distance = distance;
         prefetch_lines_ = std::min(kPrefetchLines, (std::max<uint64_t>(block_bytes, 1) + kCacheLineBytes - 1) / kCacheLineBytes);
     }
 
@@ -261,16 +273,62 @@ private:
         }
     }
 
+    // --- what the banner and the size guard say ------------------------------------------------------------
+
+    // A kernel whose tensors cannot exist on a target refuses to compile there, rather than truncating sizes
+    // silently: wherever they could pass the least SIZE_MAX C99 allows (65535, a 16-bit size_t). The bytes of
+    // the largest tensor when a guard is needed (a string's pointer counted as 8 bytes), else 0.
+    uint64_t size_guard_bytes() const {
+        const uint64_t element = spec_.dtype == DType::String ? 8 : info(spec_.dtype).bits / 8;
+        const uint64_t index_bytes = spec_.index_dtype == IndexType::Int32 ? 4 : 8;
+        const uint64_t bytes = std::max({copy_.data_size * element, copy_.updates_size * element,
+                                         copy_.output_size * element, copy_.indices_size * index_bytes});
+        return bytes > 65535 ? bytes : 0;
+    }
+
+    // The banner's line on how the kernel runs: the unroll setting and what it made of the copies and checks.
+    std::string note() const {
+        std::string setting;
+        switch (spec_.unroll.kind) {
+            case Unroll::Kind::Auto: setting = "auto"; break;
+            case Unroll::Kind::Full: setting = "full"; break;
+            case Unroll::Kind::None: setting = "none"; break;
+            case Unroll::Kind::Factor: setting = std::to_string(spec_.unroll.factor); break;
+        }
+        const std::string count_loop = "a loop over the run-time count of " +
+                                       std::string(spec_.count_leads == CountLeads::Data ? "data" : "index") +
+                                       " rows (at most " + std::to_string(copy_.count_bound) + ")";
+        if (copy_.runs) {
+            const std::string runs = std::to_string(copy_.runs->size()) + (copy_.runs->size() == 1 ? " run" : " runs");
+            return "unroll " + setting + ": constant indices resolved into " + runs + ", " +
+                   (decided_.runs_straight ? "written out" : "copied from a table") +
+                   (copy_.loops.empty() || decided_.straight ? ""
+                    : spec_.runtime_count                    ? " inside " + count_loop
+                                                             : " inside constant-bound loops");
+        }
+        std::string checks = ", no index checks";
+        if (spec_.index_check == IndexCheck::Checked) {
+            checks = decided_.checks_straight ? ", straight-line index checks" : ", a loop of index checks";
+        }
+        const std::string prefetch = decided_.prefetch_distance
+                                         ? ", prefetch " + std::to_string(decided_.prefetch_distance) + " tuples ahead"
+                                         : "";
+        const std::string copies = spec_.runtime_count ? count_loop
+                                   : decided_.straight  ? "straight-line copies"
+                                                        : "loops over the index tuples";
+        return "unroll " + setting + ": " + copies + checks + prefetch;
+    }
+
     // --- helpers -----------------------------------------------------------------------------------------
 
     void plan_helpers() {
-        Helpers& helpers = out_.helpers;
+        Helpers& helpers = helpers_;
         const bool copies = copy_.copy_count() > 0;
         if (prefetch_level_) {
             helpers.prefetch = PrefetchHelper{copy_.indexed == IndexedCopy::Indexed::Destination, prefetch_lines_,
-                                              out_.prefetch_distance};
+                                              decided_.prefetch_distance};
         }
-        if (copy_.runs && !out_.runs_straight && copies) plan_run_tables();
+        if (copy_.runs && !decided_.runs_straight && copies) plan_run_tables();
         if (reduce_ && copies) {
             const DTypeInfo& type = info(spec_.dtype);
             helpers.combine = CombineHelper{copy_.reduction,
@@ -293,7 +351,7 @@ private:
             if (even) return variable("r", step).plus(first);
             const uint64_t largest = *std::max_element(values.begin(), values.end());
             const unsigned bits = largest <= UINT8_MAX ? 8 : largest <= UINT16_MAX ? 16 : largest <= UINT32_MAX ? 32 : 64;
-            out_.helpers.tables.push_back(RunTable{role, bits, values});
+            helpers_.tables.push_back(RunTable{role, bits, values});
             Term entry;
             entry.kind = Term::Kind::TableEntry;
             entry.name = role;
@@ -311,7 +369,7 @@ private:
     // --- the body ----------------------------------------------------------------------------------------
 
     void plan_body() {
-        Statements& body = out_.body;
+        Statements& body = body_;
         std::vector<Tensor> parameters{Tensor::Data};
         if (!spec_.constant_indices) parameters.push_back(Tensor::Indices);
         if (is_scatter(spec_.op)) parameters.push_back(Tensor::Updates);
@@ -338,7 +396,7 @@ private:
             // the faster of the two (kElementLoopCopyLimit).
             const bool element_loop = spec_.unroll.kind == Unroll::Kind::None || copy_.data_size <= kElementLoopCopyLimit ||
                                       element_bytes() >= 8;
-            out_.uses_memcpy = out_.uses_memcpy || !element_loop;
+            uses_memcpy_ = uses_memcpy_ || !element_loop;
             body.push_back(wrap(CopyData{element_loop, copy_.data_size}));
         }
         if (copies) {
@@ -359,7 +417,7 @@ private:
     CheckIndices plan_checks() const {
         CheckIndices checks;
         const size_t k = copy_.components.size();
-        checks.loop = !out_.checks_straight;
+        checks.loop = !decided_.checks_straight;
         if (!checks.loop) {
             for (uint64_t t = 0; t < copy_.tuple_count; ++t) {
                 for (size_t j = 0; j < k; ++j) {
@@ -491,7 +549,7 @@ private:
         const size_t level = *prefetch_level_;
         const uint64_t extent = copy_.loops[level].extent;
         std::vector<Position> ahead = positions;
-        ahead[level].offset += out_.prefetch_distance;
+        ahead[level].offset += decided_.prefetch_distance;
         if (ahead[level].offset >= extent) return;
         const bool source = copy_.indexed == IndexedCopy::Indexed::Source;
         PrefetchHint hint{Access{source ? place.source : place.output, indexed_offset(ahead, place)}, "", 0};
@@ -515,10 +573,10 @@ private:
         const bool variable_length = !length.terms.empty();
         if (!reduce_ && (variable_length || length.constant > 4)) {
             out.push_back(wrap(BlockCopy{Access{place.output, to}, Access{place.source, from}, length}));
-            out_.uses_memcpy = true;
+            uses_memcpy_ = true;
             return;
         }
-        if (variable_length || (length.constant > 4 && !out_.straight)) {  // a reduction of a long block: an element loop
+        if (variable_length || (length.constant > 4 && !decided_.straight)) {  // a reduction of a long block: an element loop
             For loop{"e", length, 1, {}};
             loop.body.push_back(wrap(Assign{Access{place.output, to.plus(variable("e"))},
                                             Access{place.source, from.plus(variable("e"))}, reduce_}));
@@ -532,7 +590,7 @@ private:
 
     // Constant indices: every run written out, or a loop over the tables of runs.
     void plan_runs(Statements& out, const Place& place, const Expr& destination, const Expr& source) {
-        if (out_.runs_straight) {
+        if (decided_.runs_straight) {
             for (const Run& run : *copy_.runs) {
                 plan_block(out, place, destination.plus(run.destination), source.plus(run.source), Expr{{}, run.length});
             }
@@ -543,9 +601,21 @@ private:
         out.push_back(wrap(std::move(loop)));
     }
 
+    // What plan_levels(), plan_prefetch() and checks_straight() decided, which the later steps read.
+    struct Decisions {
+        bool wide_offsets = false;
+        bool straight = false;
+        bool runs_straight = false;
+        bool checks_straight = false;
+        uint64_t prefetch_distance = 0;
+    };
+
     const KernelSpec& spec_;
     const IndexedCopy& copy_;
-    Schedule out_;
+    Decisions decided_;
+    Helpers helpers_;
+    Statements body_;
+    bool uses_memcpy_ = false;
     bool reduce_ = false;
     Tensor source_ = Tensor::Data;
     std::vector<LevelPlan> levels_;

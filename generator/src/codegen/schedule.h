@@ -3,8 +3,8 @@
 // plan() makes every decision about a kernel's code in one pass over its IndexedCopy and its options: what is
 // unrolled and by how much, whether the index checks are written out or looped, which loop opens slices of the
 // tensors, whether a block is one memcpy or element copies, where prefetch hints go, which constant runs come
-// from tables, which helpers the source defines. The printer (emit.cpp) walks the result and decides nothing:
-// each node prints one way.
+// from tables, which helpers the source defines, what the banner says of it and whether the source guards its
+// sizes. The printer (print.cpp) walks the result and decides nothing: each node prints one way.
 #pragma once
 
 #include <cstdint>
@@ -41,8 +41,8 @@ constexpr uint64_t kPrefetchTensorBytes = uint64_t{64} << 10;
 constexpr uint64_t kPrefetchAheadBytes = 4096;
 constexpr uint64_t kPrefetchLines = 16;
 
-// Straight-line statements "full" unrolling of this kernel would take: the spec reader checks it against
-// kMaxFullUnroll (check_full_unroll in spec.h), so that planning and printing never fail.
+// Straight-line statements "full" unrolling of this kernel would take: the pipeline (generate.cpp) checks it
+// against kMaxFullUnroll after lowering, so that planning and printing never fail.
 uint64_t full_unroll_statements(const IndexedCopy& copy, const KernelSpec& spec);
 
 namespace schedule {
@@ -220,6 +220,11 @@ struct Schedule {
     bool checks_straight = false;
     bool runs_straight = false;
     uint64_t prefetch_distance = 0;
+    // The banner's line on how the kernel runs ("unroll auto: straight-line copies, straight-line index checks").
+    std::string note;
+    // The bytes of the largest tensor, when they could pass a 16-bit size_t: the source refuses such a target
+    // (#error) rather than truncate sizes; 0 when every tensor fits.
+    uint64_t size_guard_bytes = 0;
 };
 
 Schedule plan(const KernelSpec& spec, const IndexedCopy& copy);

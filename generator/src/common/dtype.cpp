@@ -5,23 +5,26 @@
 namespace kernelgen {
 namespace {
 
+// The columns: the type, its spec spelling and ONNX's other one, its C type, its category, its bits, its ONNX
+// element type (TensorProto.DataType), and whether its values are 64-bit IEEE doubles (a target whose double is
+// narrower refuses its kernels).
 constexpr std::array<DTypeInfo, 16> kTypes{{
-    {DType::Float32, "float32", "float", "float", Category::Float, 32},
-    {DType::Float64, "float64", "double", "double", Category::Float, 64},
-    {DType::Int8, "int8", "", "int8_t", Category::SignedInt, 8},
-    {DType::Int16, "int16", "", "int16_t", Category::SignedInt, 16},
-    {DType::Int32, "int32", "", "int32_t", Category::SignedInt, 32},
-    {DType::Int64, "int64", "", "int64_t", Category::SignedInt, 64},
-    {DType::UInt8, "uint8", "", "uint8_t", Category::UnsignedInt, 8},
-    {DType::UInt16, "uint16", "", "uint16_t", Category::UnsignedInt, 16},
-    {DType::UInt32, "uint32", "", "uint32_t", Category::UnsignedInt, 32},
-    {DType::UInt64, "uint64", "", "uint64_t", Category::UnsignedInt, 64},
-    {DType::Bool, "bool", "", "bool", Category::Bool, 8},
-    {DType::Float16, "float16", "", "uint16_t", Category::HalfFloat, 16},
-    {DType::BFloat16, "bfloat16", "", "uint16_t", Category::HalfFloat, 16},
-    {DType::Complex64, "complex64", "", "kernelgen_complex64", Category::Complex, 64},
-    {DType::Complex128, "complex128", "", "kernelgen_complex128", Category::Complex, 128},
-    {DType::String, "string", "", "const char *", Category::String, 0},
+    {DType::Float32, "float32", "float", "float", Category::Float, 32, 1, false},
+    {DType::Float64, "float64", "double", "double", Category::Float, 64, 11, true},
+    {DType::Int8, "int8", "", "int8_t", Category::SignedInt, 8, 3, false},
+    {DType::Int16, "int16", "", "int16_t", Category::SignedInt, 16, 5, false},
+    {DType::Int32, "int32", "", "int32_t", Category::SignedInt, 32, 6, false},
+    {DType::Int64, "int64", "", "int64_t", Category::SignedInt, 64, 7, false},
+    {DType::UInt8, "uint8", "", "uint8_t", Category::UnsignedInt, 8, 2, false},
+    {DType::UInt16, "uint16", "", "uint16_t", Category::UnsignedInt, 16, 4, false},
+    {DType::UInt32, "uint32", "", "uint32_t", Category::UnsignedInt, 32, 12, false},
+    {DType::UInt64, "uint64", "", "uint64_t", Category::UnsignedInt, 64, 13, false},
+    {DType::Bool, "bool", "", "bool", Category::Bool, 8, 9, false},
+    {DType::Float16, "float16", "", "uint16_t", Category::HalfFloat, 16, 10, false},
+    {DType::BFloat16, "bfloat16", "", "uint16_t", Category::HalfFloat, 16, 16, false},
+    {DType::Complex64, "complex64", "", "kernelgen_complex64", Category::Complex, 64, 14, false},
+    {DType::Complex128, "complex128", "", "kernelgen_complex128", Category::Complex, 128, 15, true},
+    {DType::String, "string", "", "const char *", Category::String, 0, 8, false},
 }};
 
 constexpr std::array<std::string_view, 5> kReductions{"none", "add", "mul", "max", "min"};
@@ -33,6 +36,13 @@ const DTypeInfo& info(DType type) {
         if (entry.id == type) return entry;
     }
     return kTypes.front();  // unreachable: every enumerator has a row
+}
+
+std::optional<DType> dtype_of_onnx(int32_t onnx_type) {
+    for (const auto& entry : kTypes) {
+        if (entry.onnx_type == onnx_type) return entry.id;
+    }
+    return std::nullopt;
 }
 
 std::optional<DType> parse_dtype(std::string_view spelling) {

@@ -4,14 +4,22 @@
 
 namespace kernelgen {
 
+std::string KernelIdentifiers::size(const std::string& tensor) const { return guard.substr(0, guard.size() - 2) + "_" + tensor + "_SIZE"; }
+
+KernelIdentifiers identifiers_of(const std::string& kernel) {
+    const std::string macro = macro_case(kernel);
+    return KernelIdentifiers{kernel,          macro + "_H",  macro + "_MAX_COUNT", macro + "_OK",
+                             macro + "_ERROR_INDEX_OUT_OF_RANGE", macro + "_ERROR_COUNT_OUT_OF_RANGE"};
+}
+
 std::vector<std::string> header_identifiers(const KernelSpec& spec) {
-    const std::string macro = macro_case(spec.name);
-    std::vector<std::string> out{spec.name, macro + "_H", macro + "_DATA_SIZE", macro + "_INDICES_SIZE"};
-    if (is_scatter(spec.op)) out.push_back(macro + "_UPDATES_SIZE");
-    out.push_back(macro + "_OUTPUT_SIZE");
-    if (spec.runtime_count) out.push_back(macro + "_MAX_COUNT");
-    out.insert(out.end(), {macro + "_OK", macro + "_ERROR_INDEX_OUT_OF_RANGE"});
-    if (spec.runtime_count) out.push_back(macro + "_ERROR_COUNT_OUT_OF_RANGE");
+    const KernelIdentifiers ids = identifiers_of(spec.name);
+    std::vector<std::string> out{ids.function, ids.guard, ids.size("DATA"), ids.size("INDICES")};
+    if (is_scatter(spec.op)) out.push_back(ids.size("UPDATES"));
+    out.push_back(ids.size("OUTPUT"));
+    if (spec.runtime_count) out.push_back(ids.max_count);
+    out.insert(out.end(), {ids.ok, ids.error_index});
+    if (spec.runtime_count) out.push_back(ids.error_count);
     return out;
 }
 

@@ -10,6 +10,19 @@
 
 namespace kernelgen {
 
+// The identifiers of the kernel called `kernel`; which of them its header defines depends on its spec.
+struct KernelIdentifiers {
+    std::string function;     // the kernel itself
+    std::string guard;        // <NAME>_H
+    std::string max_count;    // <NAME>_MAX_COUNT (a run-time count)
+    std::string ok;           // <NAME>_OK
+    std::string error_index;  // <NAME>_ERROR_INDEX_OUT_OF_RANGE
+    std::string error_count;  // <NAME>_ERROR_COUNT_OUT_OF_RANGE (a run-time count)
+    // <NAME>_<TENSOR>_SIZE, for tensor DATA, INDICES, UPDATES (a scatter's) or OUTPUT.
+    std::string size(const std::string& tensor) const;
+};
+KernelIdentifiers identifiers_of(const std::string& kernel);
+
 // Every identifier a kernel's header declares or defines: the function, the include guard and the
 // <NAME>_... macros (a scatter adds <NAME>_UPDATES_SIZE). Two kernels of a run may share none of them.
 std::vector<std::string> header_identifiers(const KernelSpec& spec);

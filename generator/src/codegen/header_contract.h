@@ -1,0 +1,26 @@
+// The header's contract: what a kernel's .h promises, from its spec and its lowering. The includes its element
+// type needs, the size macros and return codes (their names from common/kernel_identifiers.h), the comment that
+// states the operator and its attributes, the shapes, each index's range or the constant values, what duplicates
+// and a run-time count do, and the prototype.
+#pragma once
+
+#include <string>
+
+#include "codegen/indexed_copy.h"
+#include "codegen/templates.h"
+#include "kernelgen/spec.h"
+
+namespace kernelgen {
+
+// The values kernel.h.mustache renders the contract with.
+TemplateValues header_contract(const KernelSpec& spec, const IndexedCopy& copy);
+
+// "int NAME(const float *data, const int64_t *indices, float *output)": in the definition (`definition`), indices
+// and updates are `restrict` (the contract keeps them apart from output).
+std::string prototype(const KernelSpec& spec, bool definition);
+
+// "const T *" or "T *" for the kernel's element type; for a pointer element type (string) "const char *const *" or
+// "const char **".
+std::string pointer_to_element(const KernelSpec& spec, bool read_only);
+
+}  // namespace kernelgen
