@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "codegen/indexed_copy.h"
+#include "common/shape_math.h"
 
 namespace kernelgen {
 
@@ -13,13 +14,6 @@ uint64_t IndexedCopy::point_count() const {
 uint64_t IndexedCopy::copy_count() const { return point_count() * (runs ? runs->size() : 1); }
 
 namespace {
-
-// Row-major strides of a shape, in elements.
-std::vector<uint64_t> strides_of(const Shape& shape) {
-    std::vector<uint64_t> strides(shape.size(), 1);
-    for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
-    return strides;
-}
 
 uint64_t product(const Shape& shape, size_t begin, size_t end) {
     uint64_t count = 1;
@@ -166,8 +160,8 @@ IndexedCopy lower_gather(const KernelSpec& spec) {
 // coordinate replaced by indices[i]; ScatterElements writes updates[i] to output there.
 IndexedCopy lower_elements(const KernelSpec& spec, IndexedCopy::Indexed indexed) {
     const auto axis = static_cast<size_t>(spec.axis);
-    const auto data_strides = strides_of(spec.data_shape);
-    const auto index_strides = strides_of(spec.indices_shape);
+    const auto data_strides = row_major_strides(spec.data_shape);
+    const auto index_strides = row_major_strides(spec.indices_shape);
     IndexedCopy copy;
     copy.indexed = indexed;
     for (size_t i = 0; i < spec.indices_shape.size(); ++i) {
@@ -215,8 +209,8 @@ TupleLayout tuple_layout(const KernelSpec& spec, size_t batch_dims, bool gather)
     const Shape& data = spec.data_shape;
     const Shape& indices = spec.indices_shape;
     const size_t k = static_cast<size_t>(indices.back());
-    const auto data_strides = strides_of(data);
-    const auto index_strides = strides_of(indices);
+    const auto data_strides = row_major_strides(data);
+    const auto index_strides = row_major_strides(indices);
     const uint64_t block = product(data, batch_dims + k, data.size());
     // The dense side (output of a gather, updates of a scatter) is laid out as indices[:-1] + data[b+k:].
     TupleLayout layout{{}, {}, block};

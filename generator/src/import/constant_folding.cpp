@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "common/shape_math.h"
 #include "import/node_attributes.h"
 
 namespace kernelgen {
@@ -54,12 +55,6 @@ std::optional<Dims> int_list(const TensorValue* value, bool allow_scalar = false
     return value->ints;
 }
 
-std::vector<uint64_t> strides_of(const Dims& dims) {
-    std::vector<uint64_t> strides(dims.size(), 1);
-    for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * static_cast<uint64_t>(dims[i]);
-    return strides;
-}
-
 // Whether a value of these dims may be made: a foldable count (see foldable_count) of at most `limit` elements, the
 // part of the folding budget left (checked before computing, so that a value over budget costs nothing).
 bool fits(const Dims& dims, uint64_t limit) {
@@ -94,7 +89,7 @@ void for_each_broadcast(const Dims& out_dims, const std::vector<const Dims*>& sh
     // Each input's stride along each output axis (0 where it broadcasts).
     std::vector<std::vector<uint64_t>> strides;
     for (const Dims* shape : shapes) {
-        std::vector<uint64_t> own = strides_of(*shape), along(rank, 0);
+        std::vector<uint64_t> own = row_major_strides(*shape), along(rank, 0);
         for (size_t i = 0; i < shape->size(); ++i) {
             if ((*shape)[i] != 1) along[rank - shape->size() + i] = own[i];
         }
@@ -512,7 +507,7 @@ Outputs slice(const onnx::NodeProto& node, int64_t opset, const std::vector<Fold
     }
     if (!fits(dims, limit)) return std::nullopt;
     TensorValue out = make(data.type, dims);
-    const auto strides = strides_of(data.dims);
+    const auto strides = row_major_strides(data.dims);
     Dims index(rank, 0);
     for (uint64_t flat = 0; flat < out.count(); ++flat) {
         uint64_t from = 0;
@@ -540,7 +535,7 @@ Outputs transpose(const onnx::NodeProto& node, const TensorValue& data) {
     Dims dims(rank);
     for (size_t i = 0; i < rank; ++i) dims[i] = data.dims[static_cast<size_t>(perm[i])];
     TensorValue out = make(data.type, dims);
-    const auto strides = strides_of(data.dims);
+    const auto strides = row_major_strides(data.dims);
     Dims index(rank, 0);
     for (uint64_t flat = 0; flat < out.count(); ++flat) {
         uint64_t from = 0;
@@ -578,7 +573,7 @@ Outputs tile(const TensorValue& data, const TensorValue* repeats_value, uint64_t
     }
     if (!fits(dims, limit)) return std::nullopt;
     TensorValue out = make(data.type, dims);
-    const auto strides = strides_of(data.dims);
+    const auto strides = row_major_strides(data.dims);
     Dims index(dims.size(), 0);
     for (uint64_t flat = 0; flat < out.count(); ++flat) {
         uint64_t from = 0;
@@ -688,7 +683,7 @@ Outputs reduce(const onnx::NodeProto& node, int64_t opset, const std::vector<Fol
     TensorValue out = make(data.type, kept_dims);
     std::vector<uint64_t> acc(out.count(), op == "ReduceProd" ? 1 : 0);
     std::vector<bool> seen(out.count(), false);
-    const auto out_strides = strides_of(full);
+    const auto out_strides = row_major_strides(full);
     const std::string combine = op == "ReduceMax" ? "Max" : "Min";
     Dims index(rank, 0);
     for (uint64_t flat = 0; flat < data.count(); ++flat) {
@@ -770,7 +765,7 @@ Outputs elements(const onnx::NodeProto& node, const TensorValue& data, const Ten
     }
     const auto kind = *element_kind(data.type);
     if (reduction != "none" && (kind.boolean || (kind.real && !kind.exact))) return std::nullopt;
-    const auto data_strides = strides_of(data.dims);
+    const auto data_strides = row_major_strides(data.dims);
     TensorValue out = updates ? data : make(data.type, indices.dims);
     const size_t rank = data.dims.size();
     Dims index(rank, 0);
@@ -821,7 +816,7 @@ Outputs nd(const onnx::NodeProto& node, const TensorValue& data, const TensorVal
     const uint64_t tuples_per_batch = batches == 0 ? 0 : indices.count() / static_cast<uint64_t>(k) / batches;
     uint64_t batch_size = 1;  // elements of data per batch
     for (size_t i = b; i < r; ++i) batch_size *= static_cast<uint64_t>(data.dims[i]);
-    const auto strides = strides_of(data.dims);
+    const auto strides = row_major_strides(data.dims);
     std::string reduction = "none";
     TensorValue out;
     if (updates) {
