@@ -1,0 +1,386 @@
+// kernelgen import as a whole: a model read and analysed, every indexing node of every graph walked (a spec, a
+// folded value, a skipped node or one that never runs), the options checked against the nodes they name, the
+// report made; and the outputs and summary line of a result.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "import/count_bounds.h"
+#include "import/index_put.h"
+#include "import/model_analysis.h"
+#include "import/names.h"
+#include "import/node_spec.h"
+#include "import/report.h"
+#include "kernelgen/import.h"
+
+namespace kernelgen {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string strip_file_prefix(const std::string& message, const std::string& file) {
+    return message.rfind(file + ": ", 0) == 0 ? message.substr(file.size() + 2) : message;
+}
+
+// The walk over every graph: each indexing node becomes a report entry and one of a spec, a folded value, a
+// skipped node or a node that never runs.
+class Importer {
+public:
+    Importer(const ModelAnalysis& analysis, const CountBounds& counts, const ImportOptions& options, ResourceGuard& guard,
+             int64_t opset, const std::string& file, ImportResult& result)
+        : analysis_(analysis), counts_(counts), options_(options), guard_(guard), opset_(opset), file_(file),
+          names_(options.prefix), npy_names_(std::filesystem::path(file).stem().string()), result_(result) {}
+
+    // Every indexing node of `scope`, each followed by those of its bodies (graph order). `not_run` says why the
+    // scope never runs (a branch its If does not take), or is empty.
+    void walk(const GraphScope& scope, const std::string& not_run) {
+        for (int n = 0; n < scope.graph->node_size(); ++n) {
+            const onnx::NodeProto& node = scope.graph->node(n);
+            const auto position = static_cast<size_t>(n);
+            if (const auto rule = find_rule(node)) visit(scope, node, position, *rule, not_run);
+            const auto taken = taken_branch(scope, node, n);
+            const auto keys = scope.body_keys.find(n);
+            if (keys == scope.body_keys.end()) continue;
+            for (const auto& key : keys->second) {
+                std::string reason = not_run;
+                if (reason.empty() && taken && key != *taken) {
+                    reason = "not run: it is in the " + branch_name(key) + " branch of " +
+                             NodeRef{node.name(), node.op_type(), position, scope.path}.str() +
+                             ", whose condition is always " + (*taken == "then_branch" ? "true" : "false") +
+                             " with these shapes";
+                }
+                walk(*scope.children.at({n, key}), reason);
+            }
+        }
+    }
+
+    // Options that named no node they apply to: usage errors.
+    void option_errors() const {
+        for (const auto& [node, bound] : options_.max_counts) {
+            if (max_counts_used_.count(node)) continue;
+            result_.usage_errors.push_back("--max-count " + node + "=" + std::to_string(bound) +
+                                           ": the model has no indexing node " + in_quotes(node) +
+                                           " (name a Gather, GatherElements, GatherND, ScatterND or ScatterElements node "
+                                           "by its name, or by its path in a body)");
+        }
+        for (const auto& node : options_.accumulate) {
+            const auto seen = accumulate_seen_.find(node);
+            if (seen != accumulate_seen_.end() && seen->second.empty()) continue;
+            result_.usage_errors.push_back("--accumulate " + node + ": " +
+                                           (seen == accumulate_seen_.end()
+                                                ? "the model has no indexing node " + in_quotes(node) +
+                                                      " (name the ScatterND node of an index_put_(accumulate=True) by "
+                                                      "its name, or by its path in a body)"
+                                                : seen->second));
+        }
+    }
+
+    const std::vector<KernelSpec>& parsed() const { return parsed_; }
+    Json take_entries() { return std::move(entries_); }
+
+private:
+    // One node: its entry, and the record of what it is.
+    void visit(const GraphScope& scope, const onnx::NodeProto& node, size_t position, const OpRule& rule,
+               const std::string& not_run) {
+        guard_.check();
+        const NodeRef ref{node.name(), node.op_type(), position, scope.path};
+        Json entry;
+        entry["path"] = ref.path();
+        entry["graph"] = scope.path;
+        entry["position"] = position;
+        entry["name"] = node.name();
+        entry["op"] = node.op_type();
+        // --accumulate and --max-count name the node by its path (its name, for a node of the main graph).
+        const std::string accumulate_key = option_key(ref, node, [&](const std::string& key) {
+            return options_.accumulate.count(key) > 0;
+        });
+        if (!not_run.empty()) {
+            refuse_accumulate(accumulate_key, ref, "is " + not_run);  // "is not run: it is in the else branch of ..."
+            entry["not_run"] = not_run;
+            result_.not_run.push_back({ref, not_run});
+        } else if (const TensorValue* value = node.output_size() > 0 ? scope.value(node.output(0)) : nullptr;
+                   value && opset_problem(rule, opset_).empty()) {
+            // Folded: its value is known, no kernel needed (the opset rule still applies: an invalid node is not).
+            refuse_accumulate(accumulate_key, ref, "is folded (its value is known at import time): it has no kernel");
+            record_folded(ref, *value, entry);
+        } else {
+            record_spec(scope, node, ref, rule, accumulate_key, entry);
+        }
+        entries_.push_back(std::move(entry));
+    }
+
+    // The key by which an option names the node (its path, or its name), or "" when `named` finds neither.
+    template <typename Named>
+    static std::string option_key(const NodeRef& ref, const onnx::NodeProto& node, Named named) {
+        for (const auto& key : {ref.path(), node.name()}) {
+            if (named(key)) return key;
+        }
+        return "";
+    }
+
+    void refuse_accumulate(const std::string& key, const NodeRef& ref, const std::string& why) {
+        if (!key.empty()) accumulate_seen_[key] = ref.str() + " " + why;
+    }
+
+    void record_folded(const NodeRef& ref, const TensorValue& value, Json& entry) {
+        FoldedNode folded{ref, element_type_name(value.type), value.dims, nullptr, "", ""};
+        if (value.count() <= kMaxReportedElements) {
+            folded.value = value_json(value);
+            entry["folded"] = folded.value;
+        } else {
+            folded.file = npy_names_.allocate(ref.path());
+            folded.npy = npy_file(value);
+            entry["folded_file"] = folded.file;
+        }
+        entry["dtype"] = folded.dtype;
+        entry["shape"] = folded.shape;
+        result_.folded.push_back(std::move(folded));
+    }
+
+    // The --max-count that names the node, if one does.
+    std::optional<MaxCount> max_count_for(const NodeRef& ref, const onnx::NodeProto& node) {
+        const std::string key = option_key(ref, node, [&](const std::string& k) { return options_.max_counts.count(k) > 0; });
+        if (key.empty()) return std::nullopt;
+        max_counts_used_.insert(key);
+        const uint64_t bound = options_.max_counts.at(key);
+        return MaxCount{"--max-count " + key + "=" + std::to_string(bound), bound};
+    }
+
+    // PyTorch's index_put_(accumulate=True): a note, or with --accumulate the reduction PyTorch computes. Whether
+    // the spec takes reduction "add".
+    bool index_put(const GraphScope& scope, const onnx::NodeProto& node, const NodeRef& ref,
+                   const std::string& accumulate_key, Json& entry) {
+        const std::optional<NodeRef> adder = index_put_accumulate(scope, node);
+        if (!adder) {
+            refuse_accumulate(accumulate_key, ref,
+                              "is not a ScatterND without a reduction that writes into zeros and whose result an Add adds "
+                              "(the form of PyTorch's index_put_(accumulate=True))");
+            return false;
+        }
+        const bool accumulate = !accumulate_key.empty();
+        if (accumulate) accumulate_seen_[accumulate_key] = "";
+        entry["accumulate"] = {{"add", adder->path()}, {"applied", accumulate}};
+        if (!accumulate) {
+            result_.notes.push_back(ref.str() + " writes into zeros without a reduction and " + adder->str() +
+                                    " adds the result, as PyTorch exports index_put_(accumulate=True): at duplicate "
+                                    "indices the model keeps one update where PyTorch adds them all. The spec does "
+                                    "as the model does; --accumulate " + ref.path() +
+                                    " gives it reduction \"add\", as PyTorch computes");
+        }
+        return accumulate;
+    }
+
+    // A spec for the node, checked by kernelgen's own reader (once, under a scratch name, so that a refused node
+    // takes no name), then named; or the node skipped with the reason.
+    void record_spec(const GraphScope& scope, const onnx::NodeProto& node, const NodeRef& ref, const OpRule& rule,
+                     const std::string& accumulate_key, Json& entry) {
+        const NodeContext context{node, rule, opset_, scope, analysis_, counts_, max_count_for(ref, node), ref.path()};
+        const bool accumulate = index_put(scope, node, ref, accumulate_key, entry);
+        std::string problem;
+        std::optional<BoundedCount> bounded;
+        auto spec = node_spec(context, bounded, problem);
+        if (spec && accumulate) (*spec)["reduction"] = "add";
+        if (context.max_count && spec) max_count_notes(*context.max_count, ref, bounded);
+        std::vector<KernelSpec> kernels;
+        if (spec) {
+            std::vector<Diagnostic> diagnostics;
+            (*spec)["name"] = "imported_kernel";
+            kernels = parse_spec_text(spec->dump(), file_, diagnostics);
+            if (kernels.empty()) problem = "kernelgen refuses it: " + strip_file_prefix(diagnostics.front().str(), file_);
+        }
+        if (kernels.size() != 1) {
+            entry["skipped"] = problem;
+            result_.skipped.push_back({ref, problem});
+            return;
+        }
+        ImportedKernel kernel;
+        kernel.node = ref;
+        kernel.name = names_.allocate(scope.name_prefix, node, ref.position);
+        (*spec)["name"] = kernel.name;
+        kernel.spec_text = spec_text(*spec);
+        kernel.spec = kernels.front();
+        kernel.spec.name = kernel.name;
+        kernel.spec.spec_file = kernel.name + ".json";
+        parsed_.push_back(kernel.spec);
+        entry["spec"] = kernel.spec.spec_file;
+        entry["kernel"] = kernel.name;
+        if (bounded) {
+            entry["bounded"] = {{"bound", bounded->bound}, {"count_leads", bounded->leads}, {"through", bounded->through}};
+            kernel.bounded = std::move(bounded);
+        }
+        result_.kernels.push_back(std::move(kernel));
+    }
+
+    // A --max-count that cannot apply: the node's count is fixed, or derived lower already.
+    void max_count_notes(const MaxCount& max_count, const NodeRef& ref, const std::optional<BoundedCount>& bounded) {
+        if (!bounded) {
+            result_.notes.push_back(max_count.option + ": " + ref.str() + " has a fixed count; the option is not used");
+        } else if (max_count.bound > bounded->bound) {
+            result_.notes.push_back(max_count.option + ": the count of " + ref.str() + " is at most " +
+                                    std::to_string(bounded->bound) + " already (" + bounded->through.front() +
+                                    "), which stays its bound");
+        }
+    }
+
+    const ModelAnalysis& analysis_;
+    const CountBounds& counts_;
+    const ImportOptions& options_;
+    ResourceGuard& guard_;
+    int64_t opset_;
+    const std::string& file_;
+    NameAllocator names_;
+    FileNames npy_names_;  // the .npy files of large folded values
+    ImportResult& result_;
+    std::set<std::string> max_counts_used_;  // the NODE of each --max-count that names an indexing node
+    // The NODE of each --accumulate that names an indexing node: "" when it is index_put_'s ScatterND, else why not.
+    std::map<std::string, std::string> accumulate_seen_;
+    std::vector<KernelSpec> parsed_;
+    Json entries_ = Json::array();
+};
+
+// The import of a parsed model, into `result` (see import_model).
+void import_parsed(onnx::ModelProto model, int64_t opset, const std::string& file, const ImportOptions& options,
+                   ResourceGuard& guard, ImportResult& result) {
+    const ModelAnalysis analysis = analyze_model(std::move(model), opset, options, guard, result.usage_errors, result.notes);
+    if (!result.usage_errors.empty()) return;
+    result.inference_ran = analysis.inference_ran;
+    result.inference_note = analysis.inference_note;
+    result.fold_rounds = analysis.rounds;
+
+    const CountBounds counts(*analysis.main, opset, guard);
+    Importer importer(analysis, counts, options, guard, opset, file, result);
+    importer.walk(*analysis.main, "");
+    importer.option_errors();
+    if (!result.usage_errors.empty()) {
+        result.kernels.clear();
+        result.folded.clear();
+        result.skipped.clear();
+        result.not_run.clear();
+        return;
+    }
+    std::vector<Diagnostic> clashes;
+    check_unique_names(importer.parsed(), clashes);
+    for (const auto& clash : clashes) result.diagnostics.push_back({file, "", "internal error: " + clash.str()});
+    if (!result.diagnostics.empty()) {
+        result.kernels.clear();
+        return;
+    }
+    result.report = make_report(result, analysis, options, file, importer.take_entries());
+}
+
+}  // namespace
+
+std::string NodeRef::str() const {
+    return "node " + in_quotes(name) + " (" + op_type + ", #" + std::to_string(position) + (graph.empty() ? "" : " in " + graph) + ")";
+}
+
+std::string NodeRef::path() const {
+    const std::string label = name.empty() ? op_type + "#" + std::to_string(position) : name;
+    return graph.empty() ? label : graph + "/" + label;
+}
+
+
+size_t ImportResult::bounded_kernels() const {
+    return static_cast<size_t>(std::count_if(kernels.begin(), kernels.end(),
+                                             [](const ImportedKernel& kernel) { return kernel.bounded.has_value(); }));
+}
+
+size_t ImportResult::kernels_in_subgraphs() const {
+    return static_cast<size_t>(std::count_if(kernels.begin(), kernels.end(),
+                                             [](const ImportedKernel& kernel) { return !kernel.node.graph.empty(); }));
+}
+
+
+ImportResult import_model(const std::string& bytes, const std::string& file, const ImportOptions& options) {
+    ImportResult result;
+    auto fatal = [&](const std::string& message) {
+        result.diagnostics.push_back({file, "", message});
+        return result;
+    };
+    if (auto problem = prefix_problem(options.prefix)) return fatal(*problem);
+    if (bytes.empty()) return fatal("the file is empty (expected an ONNX model)");
+    onnx::ModelProto model;
+    if (!model.ParseFromString(bytes)) {
+        return fatal("not an ONNX model: the file does not parse as an ONNX ModelProto (protobuf)");
+    }
+    if (model.ir_version() <= 0 || !model.has_graph()) {
+        return fatal(std::string("not an ONNX model: ") + (model.ir_version() <= 0 ? "no ir_version" : "no graph") +
+                     " (the file parses as protobuf, but is not an ONNX ModelProto)");
+    }
+    bool has_opset = false;
+    const int64_t opset = default_opset(model, has_opset);
+    if (!has_opset) return fatal("not a valid ONNX model: it imports no opset of the ai.onnx domain");
+
+    ResourceGuard guard(options.limits);
+    try {
+        import_parsed(std::move(model), opset, file, options, guard, result);
+    } catch (const LimitExceeded& exceeded) {
+        result = ImportResult();
+        return fatal(exceeded.what());
+    } catch (const std::bad_alloc&) {
+        result = ImportResult();
+        return fatal(ResourceGuard::allocation_failed());
+    }
+    return result;
+}
+
+
+ImportResult import_model_file(const std::string& path, const ImportOptions& options) {
+    namespace fs = std::filesystem;
+    ImportResult result;
+    auto fatal = [&](const std::string& message) {
+        result.diagnostics.push_back({path, "", message});
+        return result;
+    };
+    std::error_code error;
+    const auto status = fs::status(path, error);
+    if (!fs::exists(status)) return fatal("no such file (expected an ONNX model)");
+    if (fs::is_directory(status)) return fatal("is a folder, not a file (expected an ONNX model)");
+    if (!fs::is_regular_file(status)) return fatal("is not a regular file (expected an ONNX model)");
+    const uint64_t size = fs::file_size(path, error);
+    if (error) return fatal("cannot read the file: " + error.message());
+    if (size > kMaxModelBytes) return fatal("the file is larger than 2 GiB (protobuf's limit for an ONNX model)");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return fatal("cannot read the file: " + std::string(std::strerror(errno)));
+    std::string bytes(static_cast<size_t>(size), '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(size));
+    if (static_cast<uint64_t>(in.gcount()) != size) return fatal("cannot read the file (it changed while being read?)");
+    return import_model(bytes, path, options);
+}
+
+std::vector<OutputFile> spec_files(const ImportResult& result) {
+    std::vector<OutputFile> files;
+    for (const auto& kernel : result.kernels) files.push_back({kernel.name + ".json", kernel.spec_text});
+    return files;
+}
+
+std::string report_file_name(const std::string& model_path) {
+    return std::filesystem::path(model_path).stem().string() + ".import.json";
+}
+
+std::vector<OutputFile> import_outputs(const ImportResult& result, const std::string& model_path) {
+    if (result.indexing_nodes() == 0) return {};
+    std::vector<OutputFile> files = spec_files(result);
+    for (const auto& folded : result.folded) {
+        if (!folded.file.empty()) files.push_back({folded.file, folded.npy});
+    }
+    files.push_back({report_file_name(model_path), result.report});
+    return files;
+}
+
+std::string import_summary(const ImportResult& result, const std::string& model_path) {
+    if (result.indexing_nodes() == 0) return model_path + ": no indexing nodes; nothing was written";
+    const size_t bounded = result.bounded_kernels();
+    return model_path + ": " + std::to_string(result.kernels.size()) + (result.kernels.size() == 1 ? " spec" : " specs") +
+           " (" + std::to_string(result.kernels_in_subgraphs()) + " in subgraphs" +
+           (bounded ? ", " + std::to_string(bounded) + " bounded" : std::string()) + "), " +
+           std::to_string(result.folded.size()) + " folded, " +
+           std::to_string(result.skipped.size()) + " skipped" +
+           (result.not_run.empty() ? std::string() : ", " + std::to_string(result.not_run.size()) + " not run");
+}
+}  // namespace kernelgen

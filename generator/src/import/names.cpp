@@ -1,0 +1,106 @@
+#include "import/names.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/c_names.h"
+#include "common/kernel_identifiers.h"
+
+namespace kernelgen {
+
+namespace {
+
+// "GatherElements" -> "gather_elements", "GatherND" -> "gather_nd".
+std::string snake_case(const std::string& text) {
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const auto ch = static_cast<unsigned char>(text[i]);
+        if (std::isupper(ch) && i > 0 && std::islower(static_cast<unsigned char>(text[i - 1]))) out += '_';
+        out += static_cast<char>(std::tolower(ch));
+    }
+    return out;
+}
+
+// `text` cut to at most `length` characters, without a '_' left at the end.
+std::string cut(std::string text, size_t length) {
+    if (text.size() > length) text.resize(length);
+    while (!text.empty() && text.back() == '_') text.pop_back();
+    return text;
+}
+
+// `text` cut to its last `length` characters at most, starting with a letter.
+std::string cut_front(std::string text, size_t length) {
+    if (text.size() > length) text = text.substr(text.size() - length);
+    const size_t letter = text.find_first_not_of("_0123456789");
+    return letter == std::string::npos ? "" : text.substr(letter);
+}
+
+}  // namespace
+
+// Letters, digits and single '_' only, no '_' at either end.
+std::string identifier_chars(const std::string& text) {
+    std::string out;
+    for (char ch : text) {
+        const bool keep = std::isalnum(static_cast<unsigned char>(ch)) && static_cast<unsigned char>(ch) < 0x80;
+        const char next = keep ? ch : '_';
+        if (next == '_' && (out.empty() || out.back() == '_')) continue;
+        out += next;
+    }
+    while (!out.empty() && out.back() == '_') out.pop_back();
+    return out;
+}
+
+std::string NameAllocator::allocate(const std::string& scope_prefix, const onnx::NodeProto& node, size_t position) {
+    std::string own = identifier_chars(scope_prefix + node.name());
+    if (identifier_chars(node.name()).empty()) {
+        own = identifier_chars(scope_prefix + snake_case(node.op_type()) + "_" + std::to_string(position));
+    }
+    // A node of a subgraph with a name too long loses the beginning of the holding node's name rather than
+    // the end of its own, the more telling part (room is left for "node_" and "_NN").
+    constexpr size_t kRoom = kMaxNameLength - 10;
+    if (!scope_prefix.empty() && prefix_.size() + own.size() > kRoom) own = cut_front(own, kRoom - prefix_.size());
+    std::string base = identifier_chars(prefix_ + own);
+    if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "node_" + base;
+    // A name C or kernelgen reserves (a keyword, a C library name, "..._t", "mem...", "kernelgen...")
+    // gets "node" added behind or in front, whichever makes it valid.
+    const std::vector<std::string> variants{base, base + "_node", "node_" + base, "node_" + base + "_node"};
+    // Then "_2", "_3", ... while the name clashes with an earlier kernel's identifiers.
+    for (uint64_t number = 1;; ++number) {
+        const std::string suffix = number == 1 ? "" : "_" + std::to_string(number);
+        for (const auto& variant : variants) {
+            const std::string candidate = cut(variant, kMaxNameLength - suffix.size()) + suffix;
+            if (name_problem(candidate)) continue;
+            if (clashes(candidate)) break;
+            take(candidate);
+            return candidate;
+        }
+    }
+}
+
+std::vector<std::string> NameAllocator::identifiers(const std::string& name) {
+    KernelSpec probe;
+    probe.name = name;
+    probe.op = Op::ScatterND;  // the scatters' headers define the most identifiers
+    std::vector<std::string> out = header_identifiers(probe);
+    for (auto& identifier : out) identifier = macro_case(identifier);
+    return out;
+}
+
+bool NameAllocator::clashes(const std::string& name) const {
+    const auto ids = identifiers(name);
+    return std::any_of(ids.begin(), ids.end(), [&](const std::string& id) { return used_.count(id) > 0; });
+}
+
+void NameAllocator::take(const std::string& name) {
+    for (const auto& id : identifiers(name)) used_.insert(id);
+}
+
+std::string FileNames::allocate(const std::string& path) {
+    const std::string base = stem_ + "." + cut(identifier_chars(path), kMaxNameLength);
+    for (uint64_t number = 1;; ++number) {
+        std::string name = base + (number == 1 ? "" : "_" + std::to_string(number)) + ".npy";
+        if (used_.insert(name).second) return name;
+    }
+}
+
+}  // namespace kernelgen

@@ -1,0 +1,531 @@
+#include "import/node_spec.h"
+
+#include <algorithm>
+#include <set>
+
+#include "import/constant_folding.h"
+
+namespace kernelgen {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+// "data, indices, updates": names as a node's message lists them.
+template <typename Names>
+std::string listed(const Names& names) {
+    std::string out;
+    for (const auto& item : names) out += (out.empty() ? "" : ", ") + std::string(item);
+    return out;
+}
+
+// ONNX's own name of an element type.
+std::string type_text(int32_t type) {
+    if (onnx::TensorProto_DataType_IsValid(type)) return onnx::TensorProto_DataType_Name(type);
+    return "element type " + std::to_string(type);
+}
+
+// `values` (row-major) nested as `shape`.
+Json nest(const std::vector<int64_t>& values, const Shape& shape, size_t axis, size_t& at) {
+    if (axis == shape.size()) return values[at++];
+    Json array = Json::array();
+    for (uint64_t i = 0; i < shape[axis]; ++i) array.push_back(nest(values, shape, axis + 1, at));
+    return array;
+}
+
+
+// A static tensor type; a dimension that is a run-time count has its bound in `shape`, and `count` says which.
+struct StaticTensor {
+    int32_t elem_type = 0;
+    Shape shape;
+    std::optional<CountedDim> count;
+};
+
+// The node that makes the number of elements of `name` depend on run-time values (NonZero, NonMaxSuppression,
+// Compress, Unique, TopK), found by walking back through the producers, or nothing.
+std::optional<std::string> data_dependent_source(const GraphScope& scope, const std::string& name) {
+    static const std::set<std::string> data_dependent{"NonZero", "NonMaxSuppression", "Compress", "Unique", "TopK"};
+    std::vector<std::pair<const GraphScope*, std::string>> pending{{&scope, name}};
+    std::set<std::pair<const GraphScope*, std::string>> seen;
+    while (!pending.empty() && seen.size() < 4096) {
+        auto [at, current] = pending.back();
+        pending.pop_back();
+        const GraphScope* owner = at->owner(current);
+        if (!owner || !seen.insert({owner, current}).second) continue;
+        auto producer = owner->producers.find(current);
+        if (producer == owner->producers.end()) continue;
+        const onnx::NodeProto& node = owner->graph->node(producer->second);
+        if (data_dependent.count(node.op_type()) && !(node.op_type() == "TopK" && node.input_size() > 1 && owner->value(node.input(1)))) {
+            return node.op_type() + " node " + in_quotes(node.name());
+        }
+        if (owner->value(current)) continue;  // a known value has a known size
+        for (const auto& input : node.input()) {
+            if (!input.empty()) pending.emplace_back(owner, input);
+        }
+    }
+    return std::nullopt;
+}
+
+// A dimension left unbound: `what` ("data \"x\"") dimension `index`, whose name is `name` (a dim_param of the model),
+// or "" when it has none (or only one ONNX's inference made up, unk__8).
+struct UnboundDim {
+    std::string what;
+    int index = 0;
+    std::string name;
+};
+
+// "a, b and c"
+std::string and_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    return out;
+}
+
+// "dynamic shape: indices "ids" dimension 0 is "batch" and dimension 1 is "seq"; fix it with --dim batch=<value>
+// --dim seq=<value>": every unbound dimension of a node's tensors (in order, by tensor), and every --dim that binds
+// them; "dimensions 0 and 1 could not be inferred" for those without a name.
+std::string unbound_message(const std::vector<UnboundDim>& dims) {
+    std::vector<std::string> tensors, fixes;
+    bool unnamed = false;
+    for (size_t first = 0; first < dims.size();) {
+        size_t end = first;
+        std::vector<std::string> parts, nameless;
+        for (; end < dims.size() && dims[end].what == dims[first].what; ++end) {
+            const UnboundDim& dim = dims[end];
+            if (dim.name.empty()) {
+                nameless.push_back(std::to_string(dim.index));
+                continue;
+            }
+            parts.push_back("dimension " + std::to_string(dim.index) + " is " + in_quotes(dim.name));
+            const std::string fix = "--dim " + terminal_safe(dim.name) + "=<value>";
+            if (std::find(fixes.begin(), fixes.end(), fix) == fixes.end()) fixes.push_back(fix);
+        }
+        if (!nameless.empty()) {
+            parts.push_back((nameless.size() == 1 ? "dimension " : "dimensions ") + and_list(nameless) + " could not be inferred");
+            unnamed = true;
+        }
+        tensors.push_back(dims[first].what + " " + and_list(parts));
+        first = end;
+    }
+    std::string fix_text;
+    for (const auto& fix : fixes) fix_text += (fix_text.empty() ? "" : " ") + fix;
+    if (unnamed) fix_text += (fix_text.empty() ? "" : " and ") + std::string("--dim or --input");
+    std::string what;
+    for (const auto& tensor : tensors) what += (what.empty() ? "" : ", ") + tensor;
+    return "dynamic shape: " + what + "; fix it with " + fix_text;
+}
+
+// The static type of `tensor` (the node's input `role`) in `scope`, or the reason it has none. A dimension that is
+// `count` takes its bound; `hint` is added to the message of a data-dependent leading dimension without one. A
+// dimension left unbound (a --dim or --input fixes it) is added to `unbound`, and the others are still looked at:
+// nothing is returned then, and `problem` is set only by another problem, which ends the look.
+std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAnalysis& analysis, const std::string& tensor,
+                                          const std::string& role, const std::optional<CountedDim>& count,
+                                          const std::string& hint, std::vector<UnboundDim>& unbound, std::string& problem) {
+    const std::string what = role + " " + in_quotes(tensor);
+    const onnx::TypeProto* type = scope.type(tensor);
+    if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
+        // A shape input longer than kMaxRank makes a rank no kernel takes (and that import never infers).
+        if (const auto length = rank_input_length(scope, tensor); length && *length > kMaxRank) {
+            problem = what + " has a rank of at least " + std::to_string(*length) + ", the length of its producer's shape input "
+                      "(at most " + std::to_string(kMaxRank) + ")";
+            return std::nullopt;
+        }
+    }
+    if (!type || !type->has_tensor_type()) {
+        problem = "the type and shape of " + what + " are unknown (shape inference gave none and the model declares none)";
+        return std::nullopt;
+    }
+    const auto& tensor_type = type->tensor_type();
+    // An initializer's dims are the model's own: one below 0 makes the model invalid, whatever --dim says.
+    if (const GraphScope* owner = scope.owner(tensor)) {
+        for (const auto& initializer : owner->graph->initializer()) {
+            if (initializer.name() != tensor) continue;
+            for (int d = 0; d < initializer.dims_size(); ++d) {
+                if (initializer.dims(d) < 0) {
+                    problem = "invalid shape: " + what + " is an initializer whose dimension " + std::to_string(d) +
+                              " is " + std::to_string(initializer.dims(d)) + " (the model is invalid)";
+                    return std::nullopt;
+                }
+            }
+        }
+    }
+    StaticTensor out;
+    out.elem_type = tensor_type.elem_type();
+    if (!tensor_type.has_shape()) {
+        problem = "dynamic shape: " + what + " has an unknown rank";
+        return std::nullopt;
+    }
+    if (static_cast<size_t>(tensor_type.shape().dim_size()) > kMaxRank) {
+        problem = what + " has rank " + std::to_string(tensor_type.shape().dim_size()) + " (at most " + std::to_string(kMaxRank) + ")";
+        return std::nullopt;
+    }
+    const size_t unbound_before = unbound.size();
+    for (int d = 0; d < tensor_type.shape().dim_size(); ++d) {
+        const auto& dim = tensor_type.shape().dim(d);
+        const std::string where = what + " dimension " + std::to_string(d);
+        if (!dim.has_dim_value() && count && count->axis == static_cast<size_t>(d)) {
+            if (count->bound > kMaxElements) {
+                problem = "data-dependent shape: " + where + " is a run-time count of at most " + std::to_string(count->bound) +
+                          " (through " + count->through.front() + "), more than a dimension may have (at most 2^40)";
+                return std::nullopt;
+            }
+            out.shape.push_back(count->bound);
+            out.count = count;
+            continue;
+        }
+        if (!dim.has_dim_value()) {
+            if (auto source = data_dependent_source(scope, tensor)) {
+                problem = "data-dependent shape: " + where + " depends on run-time values (through " + *source + ")" +
+                          (d == 0 ? hint : "");
+                return std::nullopt;
+            }
+            // A name ONNX's inference made up (unk__8) is nowhere in the model: the dimension has no name.
+            const bool named = dim.has_dim_param() && analysis.declared_dim_params.count(dim.dim_param());
+            unbound.push_back({what, d, named ? dim.dim_param() : ""});
+            continue;
+        }
+        if (dim.dim_value() < 0) {
+            problem = "invalid shape: " + where + " is " + std::to_string(dim.dim_value());
+            return std::nullopt;
+        }
+        if (static_cast<uint64_t>(dim.dim_value()) > kMaxElements) {
+            problem = where + " is " + std::to_string(dim.dim_value()) + " (at most 2^40)";
+            return std::nullopt;
+        }
+        out.shape.push_back(static_cast<uint64_t>(dim.dim_value()));
+    }
+    if (unbound.size() > unbound_before) return std::nullopt;
+    return out;
+}
+
+// Why the constant `name` (an initializer that is not an input, or a Constant node's output) has no value, or ""
+// when it is not such a constant.
+std::string unreadable_constant(const GraphScope& scope, const std::string& name) {
+    const GraphScope* owner = scope.owner(name);
+    if (!owner) return "";
+    std::string problem;
+    for (const auto& tensor : owner->graph->initializer()) {
+        if (tensor.name() == name && !owner->graph_inputs.count(name)) {
+            read_tensor(tensor, problem);
+            return problem.empty() ? "it is not folded" : problem;
+        }
+    }
+    auto producer = owner->producers.find(name);
+    if (producer == owner->producers.end()) return "";
+    const onnx::NodeProto& node = owner->graph->node(producer->second);
+    if (node.op_type() != "Constant" || !default_domain(node.domain())) return "";
+    for (const auto& attribute : node.attribute()) {
+        if (attribute.name() == "value" && attribute.has_t()) {
+            read_tensor(attribute.t(), problem);
+            return problem.empty() ? "it is not folded" : problem;
+        }
+    }
+    return "its attribute is not a tensor of integers";
+}
+
+
+// Whether the leading dimension of `tensor` is not static (a run-time count --max-count may bound).
+bool leading_dim_open(const GraphScope& scope, const std::string& tensor) {
+    const onnx::TypeProto* type = scope.type(tensor);
+    if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return false;
+    const auto& shape = type->tensor_type().shape();
+    return shape.dim_size() > 0 && !shape.dim(0).has_dim_value();
+}
+
+// Where a kernel's run-time count stands (docs/spec-format.md, "Run-time counts"): on the leading dimension of
+// indices (and of a scatter's updates, which follow them), or of data for a Gather along an axis >= 1. The
+// tensors with a count are those `static_tensor` gave one; `axis` is normalized. Sets the shapes to the bound.
+std::optional<BoundedCount> place_count(Op op, int64_t axis, StaticTensor& data, StaticTensor& indices,
+                                        std::optional<StaticTensor>& updates, const std::vector<std::string>& roles,
+                                        std::string& problem) {
+    StaticTensor* const tensors[] = {&data, &indices, updates ? &*updates : nullptr};
+    for (size_t i = 0; i < 3; ++i) {
+        if (tensors[i] && tensors[i]->count && tensors[i]->count->axis != 0) {
+            problem = "data-dependent shape: " + roles[i] + " dimension " + std::to_string(tensors[i]->count->axis) +
+                      " is a run-time count (through " + tensors[i]->count->through.front() +
+                      "), and a kernel can count only a leading dimension";
+            return std::nullopt;
+        }
+    }
+    const bool counted_data = data.count.has_value(), counted_indices = indices.count.has_value();
+    const bool counted_updates = updates && updates->count;
+    auto refuse = [&](const std::string& why) {
+        problem = "data-dependent shape: " + why;
+        return std::nullopt;
+    };
+    auto made = [](const StaticTensor& from, const std::string& leads) {
+        return BoundedCount{from.count->bound, leads, from.count->through};
+    };
+    const std::string two_counts = "both " + roles[0] + " and " + roles[1] + " have a run-time count (a kernel takes one)";
+    if (op == Op::Gather) {
+        if (counted_data && counted_indices) return refuse(two_counts);
+        if (counted_indices) return made(indices, "indices");
+        if (axis == 0) {
+            return refuse(roles[0] + " has a run-time count on the gathered axis 0: its indices would be checked against "
+                          "the bound, not the count");
+        }
+        return made(data, "data");
+    }
+    if (is_scatter(op)) {
+        if (counted_data) return refuse(roles[0] + " has a run-time count, and a scatter's output has data's shape");
+        if (!counted_indices || !counted_updates) {
+            return refuse(roles[counted_indices ? 2 : 1] + " has a fixed leading dimension, but " +
+                          roles[counted_indices ? 1 : 2] + " a run-time count");
+        }
+    } else if (!counted_indices) {
+        return refuse(roles[0] + " has a run-time count, and its indices a fixed one");
+    } else if (counted_data && (op != Op::GatherElements || axis == 0)) {
+        return refuse(two_counts);
+    }
+    // The count's two tensors share it: the lower bound holds for both (GatherElements' data keeps its own as the
+    // size of its buffer).
+    const StaticTensor& other = counted_updates ? *updates : data;
+    const StaticTensor& lowest = other.count && other.count->bound < indices.count->bound ? other : indices;
+    BoundedCount bounded = made(lowest, "indices");
+    indices.shape[0] = bounded.bound;
+    if (updates) updates->shape[0] = bounded.bound;
+    return bounded;
+}
+
+
+}  // namespace
+
+std::optional<OpRule> find_rule(const onnx::NodeProto& node) {
+    if (!default_domain(node.domain())) return std::nullopt;
+    for (const auto& row : operators()) {
+        for (const auto& onnx : row.onnx) {
+            if (node.op_type() == onnx.op_type) return OpRule{onnx, row.id};
+        }
+    }
+    return std::nullopt;
+}
+
+
+std::string opset_problem(const OpRule& rule, int64_t opset) {
+    const OnnxOperator& onnx = rule.onnx;
+    const std::string imports = " (the model imports opset " + std::to_string(opset) + ")";
+    if (opset < onnx.since) return std::string(onnx.op_type) + " needs opset " + std::to_string(onnx.since) + imports;
+    if (onnx.until != 0 && opset > onnx.until) {
+        return std::string(onnx.op_type) + " is deprecated after opset " + std::to_string(onnx.until) + " (use " +
+               std::string(onnx.replaced_by) + "; the model imports opset " + std::to_string(opset) + ")";
+    }
+    return "";
+}
+
+
+int64_t default_opset(const onnx::ModelProto& model, bool& found) {
+    for (const auto& entry : model.opset_import()) {
+        if (default_domain(entry.domain())) {
+            found = true;
+            return entry.version();
+        }
+    }
+    found = false;
+    return 0;
+}
+
+
+std::string element_type_name(int32_t type) {
+    const auto dtype = dtype_of_onnx(type);
+    return dtype ? std::string(info(*dtype).name) : type_text(type);
+}
+
+namespace {
+
+// An indexing node's attributes, with ONNX's defaults where it leaves one out.
+struct NodeAttributes {
+    int64_t axis = 0;
+    int64_t batch_dims = 0;
+    std::string reduction = "none";
+};
+
+// The attributes of `node`, checked against those its operator takes and the opsets that have each; nothing with
+// `problem` set.
+std::optional<NodeAttributes> read_attributes(const onnx::NodeProto& node, const OpRule& rule, int64_t opset,
+                                              std::string& problem) {
+    NodeAttributes out;
+    std::set<std::string> seen;
+    for (const auto& attribute : node.attribute()) {
+        const std::string& key = attribute.name();
+        const auto& attributes = rule.onnx.attributes;
+        if (std::find(attributes.begin(), attributes.end(), key) == attributes.end()) {
+            problem = "unknown attribute " + in_quotes(key) + " (" + node.op_type() + " takes " + listed(attributes) + ")";
+            return std::nullopt;
+        }
+        if (!seen.insert(key).second) {
+            problem = "attribute " + in_quotes(key) + " is given more than once";
+            return std::nullopt;
+        }
+        const bool is_string = key == "reduction";
+        if (attribute.type() != (is_string ? onnx::AttributeProto::STRING : onnx::AttributeProto::INT)) {
+            problem = "attribute " + in_quotes(key) + " is not " + (is_string ? "a string" : "an integer");
+            return std::nullopt;
+        }
+        if (key == "axis") out.axis = attribute.i();
+        else if (key == "batch_dims") out.batch_dims = attribute.i();
+        else out.reduction = attribute.s();
+    }
+    if (seen.count("batch_dims") && opset < 12) {
+        problem = "attribute \"batch_dims\" needs opset 12 (the model imports opset " + std::to_string(opset) + ")";
+        return std::nullopt;
+    }
+    if (seen.count("reduction")) {
+        const auto parsed = parse_reduction(out.reduction);
+        if (!parsed) {
+            problem = "unknown reduction " + in_quotes(out.reduction) + " (none, add, mul, max, min)";
+            return std::nullopt;
+        }
+        const int64_t needs = *parsed == Reduction::Max || *parsed == Reduction::Min ? 18 : 16;
+        if (*parsed != Reduction::None && opset < needs) {
+            problem = "reduction " + in_quotes(out.reduction) + " needs opset " + std::to_string(needs) +
+                      " (the model imports opset " + std::to_string(opset) + ")";
+            return std::nullopt;
+        }
+    }
+    return out;
+}
+
+// The run-time count of `tensor`'s leading dimension: derived by the count analysis, or given by --max-count for a
+// leading dimension that is not static (lower than derived, or where none is).
+std::optional<CountedDim> count_of(const NodeContext& c, const std::string& tensor) {
+    const CountedDim* derived = c.counts.find(c.scope, tensor);
+    if (!c.max_count || (derived && derived->axis != 0) || (!derived && !leading_dim_open(c.scope, tensor))) {
+        return derived ? std::optional<CountedDim>(*derived) : std::nullopt;
+    }
+    CountedDim given = derived ? *derived : CountedDim{0, c.max_count->bound, {}};
+    if (!derived || c.max_count->bound < derived->bound) {
+        given.bound = c.max_count->bound;
+        given.through.push_back(c.max_count->option);
+    }
+    return given;
+}
+
+// The node's tensors (data, indices, and a scatter's updates, named by `roles` in messages), each with a static
+// shape but for one run-time count. Every unbound dimension of the three is named at once (a problem of another
+// kind that comes first is told alone; one that comes after an unbound dimension waits for the next import).
+bool read_tensors(const NodeContext& c, const std::vector<std::string>& roles, std::optional<StaticTensor> (&tensors)[3],
+                  std::string& problem) {
+    const std::string hint = "; give it a bound with --max-count " + c.path + "=N";
+    std::vector<UnboundDim> unbound;
+    for (size_t i = 0; i < roles.size(); ++i) {
+        const std::string& name = c.node.input(static_cast<int>(i));
+        std::string why;
+        tensors[i] = static_tensor(c.scope, c.analysis, name, roles[i], count_of(c, name), hint, unbound, why);
+        if (!why.empty() && unbound.empty()) {
+            problem = why;
+            return false;
+        }
+        if (!why.empty()) break;
+    }
+    if (!unbound.empty()) {
+        problem = unbound_message(unbound);
+        return false;
+    }
+    return true;
+}
+
+// Why the node's element types are not a kernel's (data of a type kernelgen has, updates of data's type, int32 or
+// int64 indices), or "".
+std::string element_type_problem(const onnx::NodeProto& node, const StaticTensor& data, const StaticTensor& indices,
+                                 const std::optional<StaticTensor>& updates) {
+    if (!dtype_of_onnx(data.elem_type)) {
+        return "unsupported element type: data " + in_quotes(node.input(0)) + " is " + type_text(data.elem_type);
+    }
+    if (updates && updates->elem_type != data.elem_type) {
+        return "updates " + in_quotes(node.input(2)) + " is " + type_text(updates->elem_type) + " but data is " +
+               type_text(data.elem_type);
+    }
+    if (indices.elem_type != onnx::TensorProto::INT32 && indices.elem_type != onnx::TensorProto::INT64) {
+        return "unsupported index type: indices " + in_quotes(node.input(1)) + " is " + type_text(indices.elem_type) +
+               " (INT32 or INT64)";
+    }
+    return "";
+}
+
+// Indices known at import time (an initializer, a Constant, or folded) become the spec's constant "indices";
+// false with `problem` set when they are constant but cannot be read.
+bool add_constant_indices(const NodeContext& c, const Shape& indices_shape, Json& spec, std::string& problem) {
+    const std::string& name = c.node.input(1);
+    const TensorValue* values = c.scope.value(name);
+    if (!values) {
+        const std::string why = unreadable_constant(c.scope, name);
+        if (!why.empty()) problem = "constant indices " + in_quotes(name) + " cannot be read: " + why;
+        return why.empty();
+    }
+    // Their own dims are the truth: a declaration (value_info, an output) that says otherwise would reshape the
+    // values silently.
+    const Shape dims(values->dims.begin(), values->dims.end());
+    if (dims != indices_shape) {
+        problem = "constant indices " + in_quotes(name) + " have dims " + format_shape(dims) + ", but the model declares " +
+                  format_shape(indices_shape);
+        return false;
+    }
+    // The value's own type too: a declaration may call float values int64 (their `ints` are then empty).
+    if (values->type != onnx::TensorProto::INT32 && values->type != onnx::TensorProto::INT64) {
+        problem = "constant indices " + in_quotes(name) + " cannot be read: it holds " + type_text(values->type) + " values";
+        return false;
+    }
+    // No known value holds more elements than constant indices may have.
+    static_assert(kMaxFoldElements <= kMaxConstantIndices);
+    // Nested as indices_shape when that adds no more arrays than there are values (no zero dimension); else flat
+    // (every dimension then multiplies to the count).
+    size_t at = 0;
+    const bool nested = std::find(dims.begin(), dims.end(), 0) == dims.end();
+    spec["indices"] = nested ? nest(values->ints, indices_shape, 0, at) : Json(values->ints);
+    return true;
+}
+
+}  // namespace
+
+std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, std::string& problem) {
+    problem = opset_problem(c.rule, c.opset);
+    if (!problem.empty()) return std::nullopt;
+    const onnx::NodeProto& node = c.node;
+    const std::vector<std::string> inputs = onnx_inputs(c.rule.op);
+    bool inputs_given = node.input_size() == static_cast<int>(inputs.size());
+    for (int i = 0; inputs_given && i < node.input_size(); ++i) inputs_given = !node.input(i).empty();
+    if (!inputs_given) {
+        problem = "has " + std::to_string(node.input_size()) + " inputs (" + node.op_type() + " takes " +
+                  std::to_string(inputs.size()) + ": " + listed(inputs) + ")";
+        return std::nullopt;
+    }
+    const auto attributes = read_attributes(node, c.rule, c.opset, problem);
+    if (!attributes) return std::nullopt;
+    std::optional<StaticTensor> tensors[3];
+    if (!read_tensors(c, inputs, tensors, problem)) return std::nullopt;
+    StaticTensor& data = *tensors[0];
+    StaticTensor& indices = *tensors[1];
+    std::optional<StaticTensor>& updates = tensors[2];
+    if (data.count || indices.count || (updates && updates->count)) {
+        std::vector<std::string> roles;
+        for (size_t i = 0; i < inputs.size(); ++i) roles.push_back(inputs[i] + " " + in_quotes(node.input(static_cast<int>(i))));
+        const auto rank = static_cast<int64_t>(data.shape.size());
+        const int64_t axis = attributes->axis < 0 ? attributes->axis + rank : attributes->axis;
+        bounded = place_count(c.rule.op, axis, data, indices, updates, roles, problem);
+        if (!bounded) return std::nullopt;
+    }
+    problem = element_type_problem(node, data, indices, updates);
+    if (!problem.empty()) return std::nullopt;
+
+    Json spec;  // keys in insertion order
+    spec["name"] = "";  // set by the caller
+    spec["op"] = std::string(name(c.rule.op));
+    spec["dtype"] = element_type_name(data.elem_type);
+    spec["index_dtype"] = indices.elem_type == onnx::TensorProto::INT32 ? "int32" : "int64";
+    spec["data_shape"] = data.shape;
+    spec["indices_shape"] = indices.shape;
+    // The operator's own keys (operators.h), in its order: its attributes (ONNX's defaults where the node leaves
+    // one out, as the deprecated Scatter always does its reduction) and the shape of updates. A key added to the
+    // table needs its value here: at() throws on a key it does not know, failing the operator's import tests.
+    const Json own{{"axis", attributes->axis}, {"batch_dims", attributes->batch_dims}, {"reduction", attributes->reduction},
+                   {"updates_shape", updates ? Json(updates->shape) : Json()}};
+    for (const auto& key : info(c.rule.op).keys) spec[std::string(key.name)] = own.at(std::string(key.name));
+    if (bounded) {
+        spec["count"] = "runtime";
+        if (bounded->leads == "data") spec["count_leads"] = "data";
+    }
+    if (!add_constant_indices(c, indices.shape, spec, problem)) return std::nullopt;
+    return spec;
+}
+}  // namespace kernelgen

@@ -1,0 +1,96 @@
+// The command line's import options as the library reads them: --dim, --input, --max-count, --time-limit,
+// --memory-limit, --prefix.
+#include <algorithm>
+#include <cctype>
+
+#include "common/c_names.h"
+#include "kernelgen/import.h"
+
+namespace kernelgen {
+
+std::optional<std::pair<std::string, int64_t>> parse_dim_option(const std::string& text, std::string& problem) {
+    const size_t equals = text.find('=');
+    if (equals == std::string::npos || equals == 0) {
+        problem = "--dim takes NAME=N (a dimension's name and its value), got " + in_quotes(text);
+        return std::nullopt;
+    }
+    const auto value = parse_decimal(text.substr(equals + 1), 0, kMaxElements);
+    if (!value) {
+        problem = "--dim " + text + ": the value must be a whole number from 0 to 2^40";
+        return std::nullopt;
+    }
+    return std::make_pair(text.substr(0, equals), static_cast<int64_t>(*value));
+}
+
+std::optional<InputShape> parse_input_option(const std::string& text, std::string& problem) {
+    const size_t equals = text.find('=');
+    if (equals == std::string::npos || equals == 0) {
+        problem = "--input takes NAME=SHAPE (an input's name and its shape, as 1x16000, or [] for rank 0), got " +
+                  in_quotes(text);
+        return std::nullopt;
+    }
+    InputShape input;
+    input.name = text.substr(0, equals);
+    input.text = "--input " + text;
+    const std::string shape = text.substr(equals + 1);
+    if (shape == "[]" || shape == "scalar") return input;
+    size_t at = 0;
+    while (true) {
+        const size_t end = std::min(shape.find('x', at), shape.size());
+        const auto dim = parse_decimal(shape.substr(at, end - at), 0, kMaxElements);
+        if (!dim || input.dims.size() == kMaxRank) {
+            problem = "--input " + text + ": SHAPE is dimensions from 0 to 2^40 joined by 'x' (1x16000), at most " +
+                      std::to_string(kMaxRank) + " of them, or [] for rank 0";
+            return std::nullopt;
+        }
+        input.dims.push_back(static_cast<int64_t>(*dim));
+        if (end == shape.size()) break;
+        at = end + 1;
+    }
+    return input;
+}
+
+std::optional<uint64_t> parse_limit_option(const std::string& option, const std::string& text, const std::string& unit,
+                                           uint64_t most, std::string& problem) {
+    const auto value = parse_decimal(text, 1, most);
+    if (!value) {
+        problem = option + " " + text + ": the limit must be a whole number of " + unit + " from 1 to " + std::to_string(most);
+    }
+    return value;
+}
+
+std::optional<std::pair<std::string, uint64_t>> parse_max_count_option(const std::string& text, std::string& problem) {
+    const size_t equals = text.rfind('=');
+    if (equals == std::string::npos || equals == 0) {
+        problem = "--max-count takes NODE=N (an indexing node's name and the most rows its run-time count has), got " +
+                  in_quotes(text);
+        return std::nullopt;
+    }
+    const auto value = parse_decimal(text.substr(equals + 1), 1, kMaxCountBound);
+    if (!value) {
+        problem = "--max-count " + text + ": the bound must be a whole number from 1 to " + std::to_string(kMaxCountBound) +
+                  " (a kernel's count is a uint32_t)";
+        return std::nullopt;
+    }
+    return std::make_pair(text.substr(0, equals), *value);
+}
+
+std::optional<std::string> prefix_problem(const std::string& prefix) {
+    if (prefix.empty()) return std::nullopt;
+    const bool identifier = std::isalpha(static_cast<unsigned char>(prefix[0])) &&
+                            std::all_of(prefix.begin(), prefix.end(), [](char ch) {
+                                return (std::isalnum(static_cast<unsigned char>(ch)) && static_cast<unsigned char>(ch) < 0x80) || ch == '_';
+                            });
+    if (!identifier) return "prefix " + in_quotes(prefix) + " is not the start of a C identifier (a letter, then letters, digits and '_')";
+    if (prefix.find("__") != std::string::npos) return "prefix " + in_quotes(prefix) + " contains \"__\"";
+    constexpr size_t kMaxPrefix = 32;
+    if (prefix.size() > kMaxPrefix) {
+        return "prefix " + in_quotes(prefix) + " is " + std::to_string(prefix.size()) + " characters long (at most " +
+               std::to_string(kMaxPrefix) + ")";
+    }
+    // The worst case for the rules on beginnings ("mem" or "str" and a lowercase letter, "kernelgen...").
+    if (auto problem = name_problem(prefix + "x")) return "prefix " + in_quotes(prefix) + " makes invalid names: " + *problem;
+    return std::nullopt;
+}
+
+}  // namespace kernelgen
