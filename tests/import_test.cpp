@@ -11,6 +11,7 @@
 //   - ImportOrt: a model with several indexing nodes (opset 18: ScatterND max, ScatterElements) imported, its
 //     kernels generated and run, and the same model run by ONNX Runtime: the outputs must agree.
 #include <gtest/gtest.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -38,8 +39,8 @@
 
 #include "c_program.h"
 #include "common/c_names.h"
-#include "import/child_process.h"
-#include "import/constant_folding.h"
+#include "import/analysis/child_process.h"
+#include "import/operators/onnx_operators.h"
 #include "kernelgen/generate.h"
 #include "kernelgen/import.h"
 #include "text_files.h"
@@ -1810,6 +1811,30 @@ std::string fold(const std::string& op, const json& attributes, const std::vecto
     auto out = kernelgen::fold_node(node, opset, in);
     if (!out) return "not folded";
     return json(out->front().dims).dump() + ": " + kernelgen::value_json(out->front()).dump();
+}
+
+// The table of ONNX operators import reads: each row names a real ONNX operator (a typo would silently turn a rule
+// off), once; what folds needs an operator ONNX defines for the model's opsets; a rank-making input exists.
+TEST(OnnxOperators, EveryRowIsAnOnnxOperatorOnce) {
+    std::set<std::string> seen;
+    for (const auto& row : kernelgen::onnx_operators()) {
+        const std::string name(row.op_type);
+        EXPECT_TRUE(seen.insert(name).second) << name << " has two rows";
+        // Opset 18's bitwise operators and Mish are newer than the ONNX library import links (1.12).
+        static const std::set<std::string> newer{"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "Mish"};
+        const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(name, 17, "");
+        EXPECT_TRUE(schema || newer.count(name)) << name << " is not an ONNX operator";
+        if (schema && row.rank_input >= 0) {
+            EXPECT_LT(row.rank_input, schema->max_input()) << name;
+        }
+        EXPECT_TRUE(row.fold || row.count) << name << " has a row but no rule";
+    }
+    // The producers of run-time counts are the five the docs name.
+    std::set<std::string> producers;
+    for (const auto& row : kernelgen::onnx_operators()) {
+        if (row.makes_count != kernelgen::MakesCount::no) producers.insert(std::string(row.op_type));
+    }
+    EXPECT_EQ(producers, (std::set<std::string>{"Compress", "NonMaxSuppression", "NonZero", "TopK", "Unique"}));
 }
 
 // Hand-worked values of ONNX's rules in the corners exporters reach: integer division and Mod's two signs,

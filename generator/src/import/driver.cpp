@@ -9,9 +9,9 @@
 #include <map>
 #include <set>
 
-#include "import/count_bounds.h"
+#include "import/analysis/count_bounds.h"
 #include "import/index_put.h"
-#include "import/model_analysis.h"
+#include "import/analysis/model_analysis.h"
 #include "import/names.h"
 #include "import/node_spec.h"
 #include "import/report.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "import/constant_folding.h"
+#include "import/operators/onnx_operators.h"
 
 namespace kernelgen {
 

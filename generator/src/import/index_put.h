@@ -6,7 +6,7 @@
 
 #include <optional>
 
-#include "import/model_analysis.h"
+#include "import/analysis/model_analysis.h"
 
 namespace kernelgen {
 

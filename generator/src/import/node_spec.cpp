@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "import/constant_folding.h"
+#include "import/operators/onnx_operators.h"
 
 namespace kernelgen {
 
@@ -44,7 +44,6 @@ struct StaticTensor {
 // The node that makes the number of elements of `name` depend on run-time values (NonZero, NonMaxSuppression,
 // Compress, Unique, TopK), found by walking back through the producers, or nothing.
 std::optional<std::string> data_dependent_source(const GraphScope& scope, const std::string& name) {
-    static const std::set<std::string> data_dependent{"NonZero", "NonMaxSuppression", "Compress", "Unique", "TopK"};
     std::vector<std::pair<const GraphScope*, std::string>> pending{{&scope, name}};
     std::set<std::pair<const GraphScope*, std::string>> seen;
     while (!pending.empty() && seen.size() < 4096) {
@@ -55,7 +54,7 @@ std::optional<std::string> data_dependent_source(const GraphScope& scope, const 
         auto producer = owner->producers.find(current);
         if (producer == owner->producers.end()) continue;
         const onnx::NodeProto& node = owner->graph->node(producer->second);
-        if (data_dependent.count(node.op_type()) && !(node.op_type() == "TopK" && node.input_size() > 1 && owner->value(node.input(1)))) {
+        if (makes_count(*owner, node)) {
             return node.op_type() + " node " + in_quotes(node.name());
         }
         if (owner->value(current)) continue;  // a known value has a known size

@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "import/count_bounds.h"
-#include "import/model_analysis.h"
+#include "import/analysis/count_bounds.h"
+#include "import/analysis/model_analysis.h"
 #include "kernelgen/import.h"
 
 namespace kernelgen {

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "import/model_analysis.h"
+#include "import/analysis/model_analysis.h"
 #include "kernelgen/import.h"
 
 namespace kernelgen {

@@ -1,4 +1,4 @@
-#include "import/child_process.h"
+#include "import/analysis/child_process.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,8 +1,5 @@
-// What kernelgen import knows about a model before it looks at its indexing nodes: the model with the caller's
-// dimensions bound, and for every graph (the main graph and each If, Loop and Scan body, at any depth) the
-// type of each name (declared, or inferred by ONNX's shape inference in a contained child process) and the value
-// of each name that does not depend on a graph input at run time (initializers, and what constant folding
-// computed). Inference and folding alternate until a round folds nothing new.
+// One graph of a model (the main graph, or an If, Loop or Scan body at any depth) and what import knows of its
+// names: where each is defined and made, its type, and its value when known at import time.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -14,9 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/import.h"
-#include "import/resource_guard.h"
-#include "import/tensor_value.h"
+#include "import/model/tensor_value.h"
 
 namespace kernelgen {
 
@@ -58,35 +53,11 @@ std::string branch_name(const std::string& attribute);
 // How a node is named in paths: its name, or "<Op>#<position>" when it has none.
 std::string node_label(const onnx::NodeProto& node, size_t position);
 
-struct ModelAnalysis {
-    onnx::ModelProto bound;                  // the model with --dim and --input applied
-    std::unique_ptr<GraphScope> main;
-    std::set<std::string> declared_dim_params;  // every dim_param the model itself names (before binding)
-    std::map<std::string, int64_t> bindings;    // every dimension name bound, by --dim or through --input
-    bool inference_ran = false;
-    std::string inference_note;
-    int rounds = 0;
-};
-
-// Binds the caller's dimensions and analyses `model` (which it takes). Problems with --dim and --input that do
-// not fit the model are `usage_errors` (then the analysis is incomplete); remarks go to `notes`. The work checks
-// `guard` as it goes (which throws LimitExceeded past the import's limits); each round's inference gets at most the
-// time left.
-ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportOptions& options, ResourceGuard& guard,
-                            std::vector<std::string>& usage_errors, std::vector<std::string>& notes);
+// The static shape of a type (a tensor type whose every dim has a value >= 0), or nothing.
+std::optional<std::vector<int64_t>> static_shape(const onnx::TypeProto* type);
 
 // For an If node (at `position` in the scope's graph) whose condition is known: the attribute of the branch it
 // takes ("then_branch" or "else_branch"). Nothing for any other node.
 std::optional<std::string> taken_branch(const GraphScope& scope, const onnx::NodeProto& node, int position);
-
-// Whether input `input` of `node` is a shape whose length becomes the rank of the node's output (ConstantOfShape's
-// shape, Reshape's and Expand's shape, Unsqueeze's axes).
-bool makes_rank(const onnx::NodeProto& node, int input);
-
-// For a tensor made by such a node: the length of that shape input, when known (its value or its static shape).
-std::optional<uint64_t> rank_input_length(const GraphScope& scope, const std::string& name);
-
-// The static shape of a type (a tensor type whose every dim has a value >= 0), or nothing.
-std::optional<std::vector<int64_t>> static_shape(const onnx::TypeProto* type);
 
 }  // namespace kernelgen

@@ -16,19 +16,12 @@
 #include <utility>
 #include <vector>
 
-#include "import/model_analysis.h"
+#include "import/counts/node_view.h"
+#include "import/model/resource_guard.h"
 
 namespace kernelgen {
 
-struct CountedDim {
-    size_t axis = 0;     // the dimension that is a count
-    uint64_t bound = 0;  // the count is at most this
-    // How the bound was derived: the producer first ("NonZero \"/NonZero\": at most 16, ..."), then each operator
-    // the count went through ("Transpose \"/Transpose\"").
-    std::vector<std::string> through;
-};
-
-class CountBounds {
+class CountBounds : public CountLookup {
 public:
     // Follows the counts of every graph of the analysis (the main graph and every body, at any depth), checking
     // `guard` at every node.
@@ -36,7 +29,7 @@ public:
 
     // The counted dimension of `name` as `scope` sees it, or nullptr when it has none (its shape is static, or
     // unknown for another reason, or the count could not be followed).
-    const CountedDim* find(const GraphScope& scope, const std::string& name) const;
+    const CountedDim* find(const GraphScope& scope, const std::string& name) const override;
 
 private:
     void walk(const GraphScope& scope, ResourceGuard& guard);

@@ -1,4 +1,4 @@
-#include "import/resource_guard.h"
+#include "import/model/resource_guard.h"
 
 #include <unistd.h>
 

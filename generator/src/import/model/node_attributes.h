@@ -6,10 +6,19 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace kernelgen {
+
+// Whether `domain` names ONNX's default operator set ("" or "ai.onnx"), the only one import and folding read.
+inline bool default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+// Whether `node` is of one of the operator sets `domains` (those the model imports).
+inline bool known_domain(const onnx::NodeProto& node, const std::set<std::string>& domains) {
+    return domains.count(node.domain()) > 0;
+}
 
 inline const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name) {
     for (const auto& attribute : node.attribute()) {

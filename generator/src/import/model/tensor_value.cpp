@@ -1,4 +1,4 @@
-#include "import/tensor_value.h"
+#include "import/model/tensor_value.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,0 +1,18 @@
+// The dimensions a caller binds: --dim names a model's dimension, --input gives an input's whole shape.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <vector>
+
+#include "import/analysis/model_analysis.h"
+
+namespace kernelgen {
+
+// Gives the dimensions the caller names their values in `model`, recording them and the model's own dimension
+// names in `analysis`. Returns false when the options do not fit the model (`usage_errors` say why).
+bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, ModelAnalysis& analysis,
+                     std::vector<std::string>& usage_errors, std::vector<std::string>& notes);
+
+}  // namespace kernelgen

@@ -1,0 +1,306 @@
+#include "import/analysis/model_analysis.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "common/hints.h"
+#include "import/analysis/dimensions.h"
+#include "import/analysis/work_graph.h"
+#include "import/model/bodies.h"
+#include "import/operators/onnx_operators.h"
+#include "kernelgen/spec.h"
+#include "import/model/node_attributes.h"
+
+namespace kernelgen {
+
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+// The most elements all folded values of a model may hold together (each value holds at most kMaxFoldElements).
+constexpr uint64_t kMaxFoldedTotal = uint64_t{1} << 24;
+
+// --- the scopes ----------------------------------------------------------------------------------------------------
+
+
+}  // namespace
+
+
+namespace {
+
+std::unique_ptr<GraphScope> build_scope(const onnx::GraphProto& graph, const GraphScope* parent, std::string path,
+                                        std::string name_prefix) {
+    auto scope = std::make_unique<GraphScope>();
+    scope->graph = &graph;
+    scope->parent = parent;
+    scope->path = std::move(path);
+    scope->name_prefix = std::move(name_prefix);
+    for (const auto& input : graph.input()) {
+        scope->defined.insert(input.name());
+        scope->graph_inputs.insert(input.name());
+    }
+    for (const auto& tensor : graph.initializer()) {
+        scope->defined.insert(tensor.name());
+        // An initializer that is also an input is only a default the caller may override at run time.
+        if (!scope->graph_inputs.count(tensor.name())) scope->initializers.emplace(tensor.name(), &tensor);
+    }
+    for (int n = 0; n < graph.node_size(); ++n) {
+        const onnx::NodeProto& node = graph.node(n);
+        for (const auto& output : node.output()) {
+            if (output.empty()) continue;
+            scope->defined.insert(output);
+            scope->producers.emplace(output, n);
+        }
+        for_each_body(node, [&](const std::string& key, const onnx::GraphProto& body) {
+            const std::string label = node_label(node, static_cast<size_t>(n));
+            const std::string branch = branch_name(key);
+            const std::string child_path = (scope->path.empty() ? "" : scope->path + "/") + label + "/" + branch;
+            const std::string naming = node.name().empty() ? node.op_type() + "_" + std::to_string(n) : node.name();
+            scope->body_keys[n].push_back(key);
+            scope->children.emplace(std::make_pair(n, key),
+                                    build_scope(body, scope.get(), child_path, naming + "_" + branch + "_"));
+        });
+    }
+    return scope;
+}
+
+// --- types and folding ---------------------------------------------------------------------------------------------
+
+onnx::TypeProto type_of_tensor(int32_t elem_type, const Dims& dims) {
+    onnx::TypeProto type;
+    type.mutable_tensor_type()->set_elem_type(elem_type);
+    auto* shape = type.mutable_tensor_type()->mutable_shape();
+    for (int64_t dim : dims) shape->add_dim()->set_dim_value(dim);
+    return type;
+}
+
+// The types of a scope: the model's declarations of the main graph's inputs first (the truth, and what messages
+// quote), then what inference found (when it ran), then the other declarations, then what folding knows.
+void load_types(GraphScope& scope, const onnx::GraphProto* inferred, const std::map<const GraphScope*, std::vector<int>>& index,
+                const std::set<const GraphScope*>& inlined) {
+    scope.types.clear();
+    auto add = [&](const onnx::ValueInfoProto& info) {
+        if (info.has_type()) scope.types.emplace(info.name(), info.type());
+    };
+    auto add_graph = [&](const onnx::GraphProto& graph) {
+        for (const auto& info : graph.input()) add(info);
+        for (const auto& info : graph.output()) add(info);
+        for (const auto& info : graph.value_info()) add(info);
+        for (const auto& tensor : graph.initializer()) {
+            scope.types.emplace(tensor.name(), type_of_tensor(tensor.data_type(), Dims(tensor.dims().begin(), tensor.dims().end())));
+        }
+    };
+    if (!scope.parent) {
+        for (const auto& info : scope.graph->input()) add(info);
+    }
+    if (inferred) add_graph(*inferred);
+    add_graph(*scope.graph);
+    for (const auto& [name, value] : scope.values) scope.types.emplace(name, type_of_tensor(value.type, value.dims));
+    const auto map = index.find(&scope);
+    for (auto& [key, child] : scope.children) {
+        const onnx::GraphProto* inferred_child = nullptr;
+        if (inlined.count(child.get())) {
+            inferred_child = inferred;  // its nodes were inferred as part of this graph
+        } else if (inferred && map != index.end()) {
+            const int at = map->second[static_cast<size_t>(key.first)];
+            if (at >= 0 && at < inferred->node_size()) {
+                inferred_child = body_named(inferred->node(at), key.second);
+            }
+        }
+        load_types(*child, inferred_child, index, inlined);
+    }
+}
+
+// Declares the rank of each Compress output that inference left without a shape (ONNX 1.12 infers only its element
+// type), so that the next round's inference carries shapes on through what follows it: the input's shape with the
+// compressed axis unknown, or one unknown dimension without an axis. Marks each NonZero of a rank-0 input, which the
+// next round shows inference as ONNX Runtime runs it (see GraphScope::nonzero_of_scalar). Returns how many it
+// declared or marked.
+size_t declare_selected_ranks(GraphScope& scope) {
+    size_t added = 0;
+    for (int n = 0; n < scope.graph->node_size(); ++n) {
+        const onnx::NodeProto& node = scope.graph->node(n);
+        if (node.op_type() == "NonZero" && default_domain(node.domain()) && node.input_size() == 1 &&
+            !scope.nonzero_of_scalar.count(n)) {
+            const onnx::TypeProto* input = scope.type(node.input(0));
+            if (input && input->has_tensor_type() && input->tensor_type().has_shape() &&
+                input->tensor_type().shape().dim_size() == 0) {
+                scope.nonzero_of_scalar.insert(n);
+                ++added;
+            }
+            continue;
+        }
+        if (node.op_type() != "Compress" || !default_domain(node.domain()) || node.input_size() < 2 ||
+            node.output_size() < 1 || node.output(0).empty() || scope.declared_ranks.count(node.output(0))) {
+            continue;
+        }
+        const onnx::TypeProto* output = scope.type(node.output(0));
+        const onnx::TypeProto* input = scope.type(node.input(0));
+        if (!output || !output->has_tensor_type() || output->tensor_type().has_shape() || !input ||
+            !input->has_tensor_type() || !input->tensor_type().has_shape()) {
+            continue;
+        }
+        onnx::TypeProto declared = *output;
+        auto* shape = declared.mutable_tensor_type()->mutable_shape();
+        const auto& dims = input->tensor_type().shape();
+        const auto axis = int_attribute(node, "axis", std::numeric_limits<int64_t>::min());
+        if (!axis) continue;
+        if (*axis == std::numeric_limits<int64_t>::min()) {
+            shape->add_dim();
+        } else {
+            const auto at = normalized_axis(*axis, static_cast<size_t>(dims.dim_size()));
+            if (!at) continue;
+            for (int d = 0; d < dims.dim_size(); ++d) *shape->add_dim() = dims.dim(d);
+            shape->mutable_dim(static_cast<int>(*at))->Clear();
+        }
+        scope.types[node.output(0)] = declared;
+        scope.declared_ranks.emplace(node.output(0), std::move(declared));
+        ++added;
+    }
+    for (auto& [key, child] : scope.children) added += declare_selected_ranks(*child);
+    return added;
+}
+
+// Folds every node of the scope (and its bodies) whose inputs are known; returns how many values it added.
+size_t fold_scope(GraphScope& scope, int64_t opset, const std::set<std::string>& domains, uint64_t& budget,
+                  ResourceGuard& guard) {
+    size_t added = 0;
+    for (int n = 0; n < scope.graph->node_size(); ++n) {
+        const onnx::NodeProto& node = scope.graph->node(n);
+        guard.check();
+        for (auto& [key, child] : scope.children) {
+            if (key.first == n) added += fold_scope(*child, opset, domains, budget, guard);
+        }
+        if (!known_domain(node, domains) || node.output_size() == 0 || scope.unfoldable.count(n)) continue;
+        bool done = true;
+        for (const auto& output : node.output()) done = done && (output.empty() || scope.values.count(output));
+        if (done) continue;
+        if (auto taken = taken_branch(scope, node, n)) {
+            // An If whose condition is known: its outputs are the taken branch's, values included.
+            const GraphScope& branch = *scope.children.at({n, *taken});
+            for (int k = 0; k < node.output_size() && k < branch.graph->output_size(); ++k) {
+                const TensorValue* value = branch.value(branch.graph->output(k).name());
+                if (node.output(k).empty() || !value || scope.values.count(node.output(k)) || value->count() > budget) continue;
+                budget -= value->count();
+                scope.types[node.output(k)] = type_of_tensor(value->type, value->dims);
+                scope.values.emplace(node.output(k), *value);
+                ++added;
+            }
+            continue;
+        }
+        const OnnxOperatorRule* rule = find_operator(node);
+        if (!rule || !rule->fold) continue;
+        // Every input it names must be known (but a Shape's or a Size's, of which the shape is enough): checked
+        // before any initializer is read.
+        const bool shape_only = rule->needs == FoldNeeds::first_shape;
+        bool available = true;
+        for (int i = shape_only ? 1 : 0; i < node.input_size(); ++i) {
+            available = available && (node.input(i).empty() || scope.may_have_value(node.input(i)));
+        }
+        if (!available) continue;
+        std::vector<FoldInput> inputs;
+        bool values_known = true;  // then the outcome is final: values never change once known
+        for (const auto& name : node.input()) {
+            FoldInput input;
+            input.present = !name.empty();
+            if (input.present) {
+                input.value = scope.value(name);
+                input.shape = static_shape(scope.type(name));
+                values_known = values_known && input.value;
+            }
+            inputs.push_back(std::move(input));
+        }
+        auto outputs = fold_node(node, opset, inputs, budget);
+        uint64_t size = 0;
+        if (outputs) {
+            for (const auto& value : *outputs) size += value.count();
+        }
+        if (!outputs || outputs->size() < static_cast<size_t>(node.output_size()) || size > budget) {
+            if (values_known) scope.unfoldable.insert(n);  // the budget only shrinks: over it now, over it later
+            continue;
+        }
+        budget -= size;
+        for (int k = 0; k < node.output_size(); ++k) {
+            if (node.output(k).empty()) continue;
+            auto& value = (*outputs)[static_cast<size_t>(k)];
+            scope.types[node.output(k)] = type_of_tensor(value.type, value.dims);
+            scope.values.emplace(node.output(k), std::move(value));
+            ++added;
+        }
+    }
+    return added;
+}
+
+}  // namespace
+
+std::optional<uint64_t> rank_input_length(const GraphScope& scope, const std::string& name) {
+    const GraphScope* owner = scope.owner(name);
+    if (!owner) return std::nullopt;
+    const auto producer = owner->producers.find(name);
+    if (producer == owner->producers.end()) return std::nullopt;
+    const onnx::NodeProto& node = owner->graph->node(producer->second);
+    for (int i = 0; i < node.input_size(); ++i) {
+        if (!makes_rank(node, i) || node.input(i).empty()) continue;
+        if (const TensorValue* value = owner->value(node.input(i))) return value->count();
+        const auto shape = static_shape(owner->type(node.input(i)));
+        if (shape && shape->size() == 1) return static_cast<uint64_t>((*shape)[0]);
+    }
+    return std::nullopt;
+}
+
+ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportOptions& options, ResourceGuard& guard,
+                            std::vector<std::string>& usage_errors, std::vector<std::string>& notes) {
+    ModelAnalysis analysis;
+    if (!bind_dimensions(model, options, analysis, usage_errors, notes)) return analysis;
+    analysis.bound = std::move(model);
+    analysis.main = build_scope(analysis.bound.graph(), nullptr, "", "");
+    std::set<std::string> domains{"", "ai.onnx"};
+    for (const auto& entry : analysis.bound.opset_import()) domains.insert(entry.domain());
+    std::set<std::string> rank_makers;
+    collect_rank_makers(*analysis.main, rank_makers);
+
+    uint64_t budget = kMaxFoldedTotal;
+    // What the model's own constants and declarations give, folded before the first inference: round 1 then
+    // shows inference these values (and withholds those that would make it build huge shapes).
+    load_types(*analysis.main, nullptr, {}, {});
+    fold_scope(*analysis.main, opset, domains, budget, guard);
+    bool ever_inferred = false;
+    std::string failure;
+    for (analysis.rounds = 1; analysis.rounds <= kMaxFoldRounds; ++analysis.rounds) {
+        onnx::ModelProto work;
+        work.set_ir_version(analysis.bound.ir_version());
+        *work.mutable_opset_import() = analysis.bound.opset_import();
+        *work.mutable_functions() = analysis.bound.functions();
+        guard.check();
+        WorkBuild build{domains, rank_makers, {}, {}, nullptr, {}};
+        build_work_graph(*analysis.main, work.mutable_graph(), build);
+        const auto& index = build.index;
+        const auto& inlined = build.inlined;
+        std::string round_failure;
+        // Each round's inference gets its own limits, but never more time than the whole import has left.
+        InferenceLimits limits = options.inference;
+        limits.wall_seconds = std::min(limits.wall_seconds, guard.seconds_left());
+        limits.cpu_seconds = std::min(limits.cpu_seconds, guard.seconds_left());
+        std::optional<onnx::ModelProto> inferred = infer_shapes(work, limits, round_failure);
+        work.Clear();
+        guard.check();
+        if (inferred) {
+            ever_inferred = true;
+            load_types(*analysis.main, &inferred->graph(), index, inlined);
+        } else {
+            failure = round_failure;
+            if (!ever_inferred) load_types(*analysis.main, nullptr, index, inlined);  // else the last inferred types stand
+        }
+        const size_t declared = declare_selected_ranks(*analysis.main);
+        if (fold_scope(*analysis.main, opset, domains, budget, guard) == 0 && declared == 0) break;
+    }
+    analysis.rounds = std::min(analysis.rounds, kMaxFoldRounds);
+    analysis.inference_ran = ever_inferred;
+    if (!ever_inferred) {
+        analysis.inference_note = "ONNX shape inference failed on this model (" + failure +
+                                  "); the shapes and types the model declares are used";
+    }
+    return analysis;
+}
+
+}  // namespace kernelgen

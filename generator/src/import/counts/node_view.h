@@ -1,0 +1,160 @@
+// What a count rule sees of one node: its inputs' run-time counts, ranks, static shapes and known values, and how
+// a count it makes or passes on is described. The rules themselves are in counts/rules.h; which operator has which
+// rule, in import/operators/onnx_operators.cpp.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "import/model/graph_scope.h"
+#include "import/model/node_attributes.h"
+
+namespace kernelgen {
+
+// A dimension of a value that is a number of rows known only at run time, and the bound it cannot exceed.
+struct CountedDim {
+    size_t axis = 0;     // the dimension that is a count
+    uint64_t bound = 0;  // the count is at most this
+    // How the bound was derived: the producer first ("NonZero \"/NonZero\": at most 16, ..."), then each operator
+    // the count went through ("Transpose \"/Transpose\"").
+    std::vector<std::string> through;
+};
+
+// Where the counts of the names a node reads are found (CountBounds, as it walks the graphs).
+class CountLookup {
+public:
+    virtual ~CountLookup() = default;
+    // The counted dimension of `name` as `scope` sees it, or nullptr.
+    virtual const CountedDim* find(const GraphScope& scope, const std::string& name) const = 0;
+};
+
+namespace counts {
+
+using Dims = std::vector<int64_t>;
+using Counted = std::optional<CountedDim>;
+
+// Bounds saturate here: far above any count a kernel can take (kernelgen refuses a bound above 2^32 - 1).
+constexpr uint64_t kSaturated = uint64_t{1} << 62;
+
+inline uint64_t times(uint64_t a, uint64_t b) {
+    if (a == 0 || b == 0) return 0;
+    return a > kSaturated / b ? kSaturated : a * b;
+}
+
+inline uint64_t plus(uint64_t a, uint64_t b) { return std::min(kSaturated, a + b); }
+
+// The elements of a shape, saturating.
+inline uint64_t elements_of(const std::vector<uint64_t>& dims) {
+    uint64_t elements = 1;
+    for (uint64_t d : dims) elements = times(elements, d);
+    return elements;
+}
+
+inline std::string shape_text(const std::vector<uint64_t>& dims) {
+    std::string out = "[";
+    for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + std::to_string(dims[i]);
+    return out + "]";
+}
+
+// What one node's computation sees: its inputs' counts, ranks, static shapes and known values.
+struct NodeView {
+    const GraphScope& scope;
+    const onnx::NodeProto& node;
+    const std::string label;  // Op "name" (or Op "Op#position" for an unnamed node)
+    int64_t opset;
+    const CountLookup& bounds;
+
+    bool has(int i) const { return node.input_size() > i && !node.input(i).empty(); }
+    const CountedDim* counted(int i) const { return has(i) ? bounds.find(scope, node.input(i)) : nullptr; }
+    const TensorValue* value(int i) const { return has(i) ? scope.value(node.input(i)) : nullptr; }
+
+    std::optional<size_t> rank(const std::string& name) const {
+        const onnx::TypeProto* type = scope.type(name);
+        if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return std::nullopt;
+        return static_cast<size_t>(type->tensor_type().shape().dim_size());
+    }
+    std::optional<size_t> input_rank(int i) const { return has(i) ? rank(node.input(i)) : std::nullopt; }
+    std::optional<size_t> output_rank(int i) const {
+        return node.output_size() > i && !node.output(i).empty() ? rank(node.output(i)) : std::nullopt;
+    }
+
+    // The shape of input i with its counted dimension (if any) at its bound: every other dimension static.
+    std::optional<std::vector<uint64_t>> bounded_shape(int i) const {
+        if (!has(i)) return std::nullopt;
+        const onnx::TypeProto* type = scope.type(node.input(i));
+        if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return std::nullopt;
+        const CountedDim* count = counted(i);
+        std::vector<uint64_t> dims;
+        const auto& shape = type->tensor_type().shape();
+        for (int d = 0; d < shape.dim_size(); ++d) {
+            const auto& dim = shape.dim(d);
+            if (count && count->axis == static_cast<size_t>(d)) dims.push_back(count->bound);
+            else if (dim.has_dim_value() && dim.dim_value() >= 0) dims.push_back(static_cast<uint64_t>(dim.dim_value()));
+            else return std::nullopt;
+        }
+        return dims;
+    }
+
+    // The static size of dimension d of input i (nothing when it is not static).
+    std::optional<int64_t> static_dim(int i, size_t d) const {
+        if (!has(i)) return std::nullopt;
+        const onnx::TypeProto* type = scope.type(node.input(i));
+        if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return std::nullopt;
+        const auto& shape = type->tensor_type().shape();
+        if (d >= static_cast<size_t>(shape.dim_size())) return std::nullopt;
+        const auto& dim = shape.dim(static_cast<int>(d));
+        if (!dim.has_dim_value() || dim.dim_value() < 0) return std::nullopt;
+        return dim.dim_value();
+    }
+
+    // A known integer list: input i's value (1-D, or a scalar when allowed).
+    std::optional<Dims> ints(int i, bool allow_scalar = false) const {
+        const TensorValue* v = value(i);
+        if (!v || (v->type != onnx::TensorProto::INT64 && v->type != onnx::TensorProto::INT32)) return std::nullopt;
+        if (v->dims.size() > 1 || (v->dims.empty() && !allow_scalar)) return std::nullopt;
+        return v->ints;
+    }
+
+    // Axes given by an attribute (before opset `since`) or by input 1 from it on.
+    std::optional<Dims> axes(int64_t since) const {
+        if (opset < since) return ints_attribute(node, "axes");
+        return ints(1, true);
+    }
+
+    // A count produced here: at most `bound`, on `axis`, for the reason given.
+    Counted source(size_t axis, uint64_t bound, const std::string& why) const {
+        return CountedDim{axis, bound, {label + ": at most " + std::to_string(bound) + ", " + why}};
+    }
+
+    // The count of `from` made a count of `bound` on `axis` by this node (which merges it with other dimensions,
+    // or splits it): the bound may grow as well as shrink.
+    Counted resized(const CountedDim& from, size_t axis, uint64_t bound) const {
+        CountedDim out = from;
+        out.axis = axis;
+        out.through.push_back(label + (bound == from.bound ? "" : ": at most " + std::to_string(bound)));
+        out.bound = bound;
+        return out;
+    }
+
+    // The count of `from` moved to `axis` (and lowered to `bound`, when given) by this node.
+    Counted moved(const CountedDim& from, size_t axis, std::optional<uint64_t> bound = std::nullopt) const {
+        CountedDim out = from;
+        out.axis = axis;
+        if (bound && *bound < out.bound) {
+            out.bound = *bound;
+            out.through.push_back(label + ": at most " + std::to_string(*bound));
+        } else {
+            out.through.push_back(label);
+        }
+        return out;
+    }
+};
+
+}  // namespace counts
+
+}  // namespace kernelgen

@@ -1,0 +1,51 @@
+// The count rules of import/operators/onnx_operators.cpp's table: for one node, the counted dimension (and bound)
+// of each output, from its inputs' counts (counts/passing.cpp) or made by the node itself (counts/producers.cpp).
+#pragma once
+
+#include <vector>
+
+#include "import/counts/node_view.h"
+
+namespace kernelgen::counts {
+
+using CountRule = std::vector<Counted> (*)(const NodeView&);
+
+// A rule for a node of one output.
+template <Counted (*Rule)(const NodeView&)>
+std::vector<Counted> one_output(const NodeView& v) {
+    return {Rule(v)};
+}
+
+// A rule for a node of one output whose count comes from its first input's (nothing when that has none).
+template <Counted (*Rule)(const NodeView&, const CountedDim&)>
+std::vector<Counted> from_first(const NodeView& v) {
+    const CountedDim* in = v.counted(0);
+    if (!in) return {};
+    return {Rule(v, *in)};
+}
+
+// counts/producers.cpp
+Counted nonzero(const NodeView& v);
+Counted non_max_suppression(const NodeView& v);
+Counted compress(const NodeView& v);
+std::vector<Counted> top_k(const NodeView& v);
+std::vector<Counted> unique(const NodeView& v);
+
+// counts/passing.cpp
+Counted broadcast(const NodeView& v);
+Counted same_axis(const NodeView& v, const CountedDim& in);
+Counted transpose(const NodeView& v, const CountedDim& in);
+Counted squeeze(const NodeView& v, const CountedDim& in);
+Counted unsqueeze(const NodeView& v, const CountedDim& in);
+Counted reshape(const NodeView& v, const CountedDim& in);
+Counted flatten(const NodeView& v, const CountedDim& in);
+Counted slice(const NodeView& v, const CountedDim& in);
+Counted expand(const NodeView& v, const CountedDim& in);
+Counted concat(const NodeView& v);
+Counted matmul(const NodeView& v);
+Counted gather(const NodeView& v);
+Counted gather_nd(const NodeView& v);
+std::vector<Counted> elements(const NodeView& v);
+std::vector<Counted> split(const NodeView& v);
+
+}  // namespace kernelgen::counts

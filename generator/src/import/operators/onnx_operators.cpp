@@ -1,0 +1,182 @@
+#include "import/operators/onnx_operators.h"
+
+#include <algorithm>
+
+#include "import/model/node_attributes.h"
+
+namespace kernelgen {
+
+namespace {
+
+using namespace folding;
+using namespace counts;
+
+constexpr FoldNeeds kValues = FoldNeeds::values;
+constexpr MakesCount kNo = MakesCount::no;
+
+// One row per operator, in ONNX's default domain. Columns: the operator; its fold rule (folding/) and what it needs
+// of the inputs; its count rule (counts/); whether it makes a run-time count; the input whose length is its
+// output's rank.
+const std::vector<OnnxOperatorRule>& rows() {
+    static const std::vector<OnnxOperatorRule> table{
+        // --- values and shapes
+        {"Constant", fold_constant, FoldNeeds::nothing, nullptr, kNo, -1},
+        {"Shape", fold_shape, FoldNeeds::first_shape, nullptr, kNo, -1},
+        {"Size", fold_size, FoldNeeds::first_shape, nullptr, kNo, -1},
+        {"Identity", fold_identity, kValues, from_first<same_axis>, kNo, -1},
+        {"Cast", fold_cast, kValues, from_first<same_axis>, kNo, -1},
+        {"Reshape", fold_reshape, kValues, from_first<counts::reshape>, kNo, 1},
+        {"Flatten", fold_flatten, kValues, from_first<counts::flatten>, kNo, -1},
+        {"Squeeze", fold_squeeze, kValues, from_first<counts::squeeze>, kNo, -1},
+        {"Unsqueeze", fold_unsqueeze, kValues, from_first<counts::unsqueeze>, kNo, 1},
+        {"Concat", fold_concat, kValues, one_output<counts::concat>, kNo, -1},
+        {"Split", nullptr, kValues, counts::split, kNo, -1},
+        {"Slice", fold_slice, kValues, from_first<counts::slice>, kNo, -1},
+        {"Transpose", fold_transpose, kValues, from_first<counts::transpose>, kNo, -1},
+        {"Expand", fold_expand, kValues, from_first<counts::expand>, kNo, 1},
+        {"Tile", fold_tile, kValues, nullptr, kNo, -1},
+        {"ConstantOfShape", fold_constant_of_shape, kValues, nullptr, kNo, 0},
+        {"Range", fold_range, kValues, nullptr, kNo, -1},
+        // --- element-wise, with numpy broadcasting
+        {"Add", fold_arithmetic, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Sub", fold_arithmetic, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Mul", fold_arithmetic, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Div", fold_arithmetic, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Mod", fold_arithmetic, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Min", fold_arithmetic, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Max", fold_arithmetic, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Equal", fold_comparison, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Less", fold_comparison, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Greater", fold_comparison, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"LessOrEqual", fold_comparison, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"GreaterOrEqual", fold_comparison, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"And", fold_logical, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Or", fold_logical, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Xor", fold_logical, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Where", fold_where, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Pow", nullptr, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Sum", nullptr, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"Mean", nullptr, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"BitShift", nullptr, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"PRelu", nullptr, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"BitwiseAnd", nullptr, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"BitwiseOr", nullptr, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"BitwiseXor", nullptr, kValues, one_output<counts::broadcast>, kNo, -1},
+        {"MatMul", nullptr, kValues, one_output<counts::matmul>, kNo, -1},
+        // --- element-wise, one input: a count stays on its axis
+        {"Neg", fold_unary, kValues, from_first<same_axis>, kNo, -1},
+        {"Abs", fold_unary, kValues, from_first<same_axis>, kNo, -1},
+        {"Not", fold_unary, kValues, from_first<same_axis>, kNo, -1},
+        {"Floor", fold_unary, kValues, from_first<same_axis>, kNo, -1},
+        {"Ceil", fold_unary, kValues, from_first<same_axis>, kNo, -1},
+        {"CastLike", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Relu", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Sigmoid", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Tanh", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Exp", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Log", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Sqrt", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Round", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Sign", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Reciprocal", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Softplus", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Softsign", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Erf", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"IsNaN", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"IsInf", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Clip", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"LeakyRelu", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Elu", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Selu", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Celu", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"HardSigmoid", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"HardSwish", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Softmax", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"LogSoftmax", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Dropout", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Sin", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Cos", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Mish", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"BitwiseNot", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"Shrink", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        {"ThresholdedRelu", nullptr, kValues, from_first<same_axis>, kNo, -1},
+        // --- reductions
+        {"ReduceSum", fold_reduce, kValues, nullptr, kNo, -1},
+        {"ReduceProd", fold_reduce, kValues, nullptr, kNo, -1},
+        {"ReduceMax", fold_reduce, kValues, nullptr, kNo, -1},
+        {"ReduceMin", fold_reduce, kValues, nullptr, kNo, -1},
+        // --- the producers of run-time counts
+        {"NonZero", nullptr, kValues, one_output<nonzero>, MakesCount::always, -1},
+        {"NonMaxSuppression", nullptr, kValues, one_output<non_max_suppression>, MakesCount::always, -1},
+        {"Compress", nullptr, kValues, one_output<compress>, MakesCount::always, -1},
+        {"Unique", nullptr, kValues, unique, MakesCount::always, -1},
+        {"TopK", nullptr, kValues, top_k, MakesCount::unless_input_1_known, -1},
+        // --- the indexing operators themselves
+        {"Gather", fold_gather, kValues, one_output<counts::gather>, kNo, -1},
+        {"GatherElements", fold_gather_elements, kValues, elements, kNo, -1},
+        {"GatherND", fold_gather_nd, kValues, one_output<gather_nd>, kNo, -1},
+        {"ScatterElements", fold_scatter_elements, kValues, elements, kNo, -1},
+        {"Scatter", fold_scatter_elements, kValues, elements, kNo, -1},
+        {"ScatterND", fold_scatter_nd, kValues, from_first<same_axis>, kNo, -1},
+    };
+    return table;
+}
+
+}  // namespace
+
+const std::vector<OnnxOperatorRule>& onnx_operators() { return rows(); }
+
+const OnnxOperatorRule* find_operator(const onnx::NodeProto& node) {
+    if (!default_domain(node.domain())) return nullptr;
+    const auto& table = rows();
+    const auto row = std::find_if(table.begin(), table.end(),
+                                  [&](const OnnxOperatorRule& r) { return r.op_type == node.op_type(); });
+    return row == table.end() ? nullptr : &*row;
+}
+
+std::optional<std::vector<TensorValue>> fold_node(const onnx::NodeProto& node, int64_t opset,
+                                                  const std::vector<FoldInput>& inputs, uint64_t limit) {
+    const OnnxOperatorRule* rule = find_operator(node);
+    if (!rule || !rule->fold) return std::nullopt;
+    FoldCall call{node, opset, inputs, {}, nullptr, limit};
+    if (rule->needs != FoldNeeds::nothing) {
+        if (inputs.empty() || !inputs[0].present) return std::nullopt;
+        if (rule->needs == FoldNeeds::first_shape) {
+            // Only the shape is needed, and only when it is static.
+            call.shape = inputs[0].value ? &inputs[0].value->dims : inputs[0].shape ? &*inputs[0].shape : nullptr;
+            if (!call.shape) return std::nullopt;
+        } else {
+            // The value of each input the node names; those it may leave out are optional.
+            for (const auto& input : inputs) {
+                if (input.present && !input.value) return std::nullopt;
+                call.values.push_back(input.value);
+            }
+        }
+    }
+    auto outputs = rule->fold(call);
+    // Whatever an operator computed, no value passes the limits of what import holds.
+    if (outputs) {
+        for (const auto& value : *outputs) {
+            if (!foldable_count(value.dims) || value.count() != *foldable_count(value.dims)) return std::nullopt;
+        }
+    }
+    return outputs;
+}
+
+bool makes_rank(const onnx::NodeProto& node, int input) {
+    const OnnxOperatorRule* rule = find_operator(node);
+    return rule && rule->rank_input >= 0 && rule->rank_input == input;
+}
+
+bool makes_count(const GraphScope& scope, const onnx::NodeProto& node) {
+    const OnnxOperatorRule* rule = find_operator(node);
+    if (!rule) return false;
+    switch (rule->makes_count) {
+        case MakesCount::no: return false;
+        case MakesCount::always: return true;
+        case MakesCount::unless_input_1_known: return !(node.input_size() > 1 && scope.value(node.input(1)));
+    }
+    return false;
+}
+
+}  // namespace kernelgen
