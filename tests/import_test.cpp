@@ -1863,6 +1863,15 @@ TEST(Folding, Elementwise) {
     const TensorValue g = floats_value({3}, {2.7, -2.7, 0.5});
     EXPECT_EQ(fold("Cast", {{"to", kInt64}}, {&g}), "[3]: [2,-2,0]");
     EXPECT_EQ(fold("Floor", {}, {&g}), "[3]: [2.0,-3.0,0.0]");
+    // Round halves to even; Reciprocal and Sqrt rounded once to float32 (1/3 is 0x3EAAAAAB, shown 0.33333334;
+    // sqrt(2) is 0x3FB504F3, 1.4142135); the root of a negative is left to run time.
+    const TensorValue halves = floats_value({4}, {0.5, 1.5, 2.5, -2.5});
+    EXPECT_EQ(fold("Round", {}, {&halves}), "[4]: [0.0,2.0,2.0,-2.0]");
+    const TensorValue three_two = floats_value({2}, {3.0, 2.0});
+    EXPECT_EQ(fold("Reciprocal", {}, {&three_two}), "[2]: [0.33333334,0.5]");
+    EXPECT_EQ(fold("Sqrt", {}, {&three_two}), "[2]: [1.7320508,1.4142135]");
+    const TensorValue minus = floats_value({1}, {-4.0});
+    EXPECT_EQ(fold("Sqrt", {}, {&minus}), "not folded");
     const TensorValue half = floats_value({}, {0.5});
     EXPECT_EQ(fold("Mul", {}, {&g, &half}), "[3]: [1.35,-1.35,0.25]");  // rounded to float32 once
 
@@ -2167,6 +2176,51 @@ std::vector<Bounded> bounded_kernels(const kernelgen::ImportResult& result) {
 
 const char* const kNonZero = "NonZero \"nonzero\": at most 20, the elements of its input [20]";
 const char* const kNms = "NonMaxSuppression \"nms\": at most 15, 1 batch x 3 classes x min(max_output_boxes_per_class 5, 20 boxes)";
+
+// A detector's input transform: Resize's sizes computed from the image's shape with float arithmetic (torchvision's
+// GeneralizedRCNNTransform: Cast, Reciprocal, Mul, Floor, Round, Cast back). With the image's dims bound, every
+// value folds, ONNX's inference shapes the Resize, and the Gather after it is a kernel of known shape.
+TEST(ImportModel, ShapesSurviveAResizeSizedByFloatArithmetic) {
+    Model m(13);
+    m.input("image", kFloat, {1, 3, kDynamic, kDynamic});
+    auto* dims = m.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+    dims->mutable_dim(2)->set_dim_param("height");
+    dims->mutable_dim(3)->set_dim_param("width");
+    m.input("rows", kInt64, {2});
+    m.initializer("two", kInt64, {}, {2});
+    m.initializer("three", kInt64, {}, {3});
+    m.initializer("target", kInt64, {}, {320});
+    m.initializer("axes0", kInt64, {1}, {0});
+    m.initializer("batch_channels", kInt64, {2}, {1, 3});
+    m.node("Shape", {"image"}, "shape");
+    m.node("Gather", {"shape", "two"}, "h");
+    m.node("Gather", {"shape", "three"}, "w");
+    Model::attribute(m.node("Cast", {"h"}, "hf"), "to", int64_t{kFloat});
+    Model::attribute(m.node("Cast", {"w"}, "wf"), "to", int64_t{kFloat});
+    Model::attribute(m.node("Cast", {"target"}, "target_f"), "to", int64_t{kFloat});
+    m.node("Reciprocal", {"wf"}, "inverse");
+    m.node("Mul", {"inverse", "target_f"}, "scale");
+    m.node("Mul", {"hf", "scale"}, "h_scaled");
+    m.node("Mul", {"wf", "scale"}, "w_scaled");
+    m.node("Floor", {"h_scaled"}, "h_floor");
+    m.node("Round", {"w_scaled"}, "w_round");
+    Model::attribute(m.node("Cast", {"h_floor"}, "h_new"), "to", int64_t{kInt64});
+    Model::attribute(m.node("Cast", {"w_round"}, "w_new"), "to", int64_t{kInt64});
+    m.node("Unsqueeze", {"h_new", "axes0"}, "h_1");
+    m.node("Unsqueeze", {"w_new", "axes0"}, "w_1");
+    Model::attribute(m.node("Concat", {"batch_channels", "h_1", "w_1"}, "sizes"), "axis", 0);
+    m.node("Resize", {"image", "", "", "sizes"}, "resized", "resize");
+    Model::attribute(m.node("Gather", {"resized", "rows"}, "picked", "pick_rows"), "axis", 2);
+    m.output("picked", kFloat, {1, 3, 2, kDynamic});
+    kernelgen::ImportOptions options;
+    options.dims = {{"height", 480}, {"width", 640}};
+    const auto result = kernelgen::import_model(m.bytes(), "transform.onnx", options);
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_EQ(result.kernels.size(), 1u) << result.report;
+    // 480 x 320/640 = 240 rows, 640 x 320/640 = 320 columns.
+    EXPECT_EQ(result.kernels[0].spec.data_shape, (kernelgen::Shape{1, 3, 240, 320}));
+    EXPECT_EQ(result.kernels[0].spec.indices_shape, (kernelgen::Shape{2}));
+}
 
 TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
     const auto result = kernelgen::import_model(counted_model().bytes(), "counted.onnx");

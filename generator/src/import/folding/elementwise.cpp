@@ -99,7 +99,7 @@ Outputs logical(const std::string& op, const TensorValue& a, const TensorValue& 
     return std::vector<TensorValue>{out};
 }
 
-// Neg, Abs, Not, Floor, Ceil.
+// Neg, Abs, Not, Floor, Ceil, Round, Reciprocal, Sqrt.
 Outputs unary(const std::string& op, const TensorValue& a) {
     const auto kind = element_kind(a.type);
     if (!kind) return std::nullopt;
@@ -107,9 +107,20 @@ Outputs unary(const std::string& op, const TensorValue& a) {
     if (op == "Not") {
         if (!kind->boolean) return std::nullopt;
         for (auto& v : out.ints) v = !v;
-    } else if (op == "Floor" || op == "Ceil") {
+    } else if (op == "Floor" || op == "Ceil" || op == "Round") {
         if (!kind->real || !kind->exact) return std::nullopt;
-        for (auto& v : out.reals) v = op == "Floor" ? std::floor(v) : std::ceil(v);
+        // Round: halves to even, as ONNX says and ONNX Runtime's std::nearbyint does in the default rounding mode.
+        for (auto& v : out.reals) v = op == "Floor" ? std::floor(v) : op == "Ceil" ? std::ceil(v) : std::nearbyint(v);
+    } else if (op == "Reciprocal" || op == "Sqrt") {
+        if (!kind->real || !kind->exact) return std::nullopt;
+        for (auto& v : out.reals) {
+            // Computed in double and rounded once to float32: correctly rounded, as ONNX Runtime's float
+            // division and square root (double has more than 2 * 24 + 2 bits). A NaN (the root of a negative) is
+            // left to run time: its sign bit is the platform's.
+            v = op == "Reciprocal" ? 1.0 / v : std::sqrt(v);
+            if (std::isnan(v)) return std::nullopt;
+            if (a.type == TensorProto::FLOAT) v = static_cast<double>(static_cast<float>(v));
+        }
     } else if (kind->boolean || (kind->real && !kind->exact)) {
         return std::nullopt;
     } else if (kind->real) {

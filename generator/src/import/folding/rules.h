@@ -46,7 +46,7 @@ using FoldRule = FoldOutputs (*)(const FoldCall&);
 
 // folding/elementwise.cpp
 FoldOutputs fold_arithmetic(const FoldCall& c);  // Add, Sub, Mul, Div, Mod, Min, Max
-FoldOutputs fold_unary(const FoldCall& c);       // Neg, Abs, Not, Floor, Ceil
+FoldOutputs fold_unary(const FoldCall& c);       // Neg, Abs, Not, Floor, Ceil, Round, Reciprocal, Sqrt
 FoldOutputs fold_comparison(const FoldCall& c);  // Equal, Less, Greater, LessOrEqual, GreaterOrEqual
 FoldOutputs fold_logical(const FoldCall& c);     // And, Or, Xor
 FoldOutputs fold_where(const FoldCall& c);
