@@ -2222,6 +2222,35 @@ TEST(ImportModel, ShapesSurviveAResizeSizedByFloatArithmetic) {
     EXPECT_EQ(result.kernels[0].spec.indices_shape, (kernelgen::Shape{2}));
 }
 
+// A Slice by run-time starts leaves ONNX 1.12's inference without even a rank: a Gather of its Shape is a lost
+// rank (not a run-time count, whatever produced the starts: no --max-count hint), and a Gather of the Slice itself
+// names the node where inference stopped.
+TEST(ImportModel, ALostRankIsNamedWhereInferenceStopped) {
+    Model m(13);
+    m.input("x", kFloat, {6, 4});
+    m.input("scores", kFloat, {6});
+    m.input("k", kInt64, {1});
+    m.initializer("zero", kInt64, {}, {0});
+    m.initializer("starts_axis", kInt64, {1}, {0});
+    m.node("TopK", {"scores", "k"}, "top");  // a run-time k: a count producer upstream of the starts
+    m.proto().mutable_graph()->mutable_node(0)->add_output("top_indices");
+    m.node("Slice", {"x", "top_indices", "k", "starts_axis"}, "part", "cut");
+    m.node("Shape", {"part"}, "part_shape", "measure");
+    m.node("Gather", {"part_shape", "zero"}, "rows", "rows_of_part");
+    m.node("Gather", {"part", "zero"}, "first", "first_of_part");
+    m.output("rows", kInt64, {});
+    m.output("first", kFloat, {4});
+    const auto result = kernelgen::import_model(m.bytes(), "lost.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    EXPECT_EQ(skipped_lines(result),
+              (std::vector<std::string>{
+                  "node \"rows_of_part\" (Gather, #3): dynamic shape: data \"part_shape\" dimension 0 could not be "
+                  "inferred: it comes from Shape \"measure\" of \"part\", whose rank is unknown from Slice \"cut\" on",
+                  "node \"first_of_part\" (Gather, #4): dynamic shape: data \"part\" has an unknown rank (shape inference "
+                  "gave none from Slice \"cut\" on)",
+              }));
+}
+
 TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
     const auto result = kernelgen::import_model(counted_model().bytes(), "counted.onnx");
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();

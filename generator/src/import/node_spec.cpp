@@ -41,11 +41,39 @@ struct StaticTensor {
     std::optional<CountedDim> count;
 };
 
-// The node that makes the number of elements of `name` depend on run-time values (NonZero, NonMaxSuppression,
-// Compress, Unique, TopK), found by walking back through the producers, or nothing.
-std::optional<std::string> data_dependent_source(const GraphScope& scope, const std::string& name) {
+bool has_rank(const GraphScope& scope, const std::string& name) {
+    const onnx::TypeProto* type = scope.type(name);
+    return type && type->has_tensor_type() && type->tensor_type().has_shape();
+}
+
+// The node where shape inference lost the rank of `name`: walking back through producers whose outputs have no
+// shape, the first whose inputs all have one (or nothing when that is not found).
+std::optional<std::string> rank_lost_at(const GraphScope& scope, std::string name) {
+    for (int steps = 0; steps < 4096; ++steps) {
+        const GraphScope* owner = scope.owner(name);
+        if (!owner) return std::nullopt;
+        const auto producer = owner->producers.find(name);
+        if (producer == owner->producers.end()) return std::nullopt;
+        const onnx::NodeProto& node = owner->graph->node(producer->second);
+        const auto unranked = std::find_if(node.input().begin(), node.input().end(), [&](const std::string& input) {
+            return !input.empty() && !owner->value(input) && !has_rank(*owner, input);
+        });
+        if (unranked == node.input().end()) {
+            return node.op_type() + " " + in_quotes(node_label(node, static_cast<size_t>(producer->second)));
+        }
+        name = *unranked;
+    }
+    return std::nullopt;
+}
+
+// What makes the number of elements of `name` unknown at import time, found by walking back through the
+// producers: a node that makes it depend on run-time values (NonZero, NonMaxSuppression, Compress, Unique, TopK
+// with a run-time k; `run_time` is then true), or a Shape or Size of a tensor whose rank inference lost (the
+// length of a shape is a rank, never a run-time count). Nothing when neither is found.
+std::optional<std::string> unknown_size_cause(const GraphScope& scope, const std::string& name, bool& run_time) {
     std::vector<std::pair<const GraphScope*, std::string>> pending{{&scope, name}};
     std::set<std::pair<const GraphScope*, std::string>> seen;
+    std::optional<std::string> lost_rank;
     while (!pending.empty() && seen.size() < 4096) {
         auto [at, current] = pending.back();
         pending.pop_back();
@@ -55,14 +83,25 @@ std::optional<std::string> data_dependent_source(const GraphScope& scope, const 
         if (producer == owner->producers.end()) continue;
         const onnx::NodeProto& node = owner->graph->node(producer->second);
         if (makes_count(*owner, node)) {
+            run_time = true;
             return node.op_type() + " node " + in_quotes(node.name());
         }
         if (owner->value(current)) continue;  // a known value has a known size
+        const OnnxOperatorRule* rule = find_operator(node);
+        if (rule && rule->needs == FoldNeeds::first_shape && node.input_size() > 0 && !has_rank(*owner, node.input(0))) {
+            if (!lost_rank) {
+                lost_rank = node.op_type() + " " + in_quotes(node_label(node, static_cast<size_t>(producer->second))) +
+                            " of " + in_quotes(node.input(0)) + ", whose rank is unknown";
+                if (const auto stopped = rank_lost_at(*owner, node.input(0))) lost_rank = *lost_rank + " from " + *stopped + " on";
+            }
+            continue;  // its values may still be counts, but its length is a rank
+        }
         for (const auto& input : node.input()) {
             if (!input.empty()) pending.emplace_back(owner, input);
         }
     }
-    return std::nullopt;
+    run_time = false;
+    return lost_rank;
 }
 
 // A dimension left unbound: `what` ("data \"x\"") dimension `index`, whose name is `name` (a dim_param of the model),
@@ -153,6 +192,7 @@ std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAn
     out.elem_type = tensor_type.elem_type();
     if (!tensor_type.has_shape()) {
         problem = "dynamic shape: " + what + " has an unknown rank";
+        if (const auto stopped = rank_lost_at(scope, tensor)) problem += " (shape inference gave none from " + *stopped + " on)";
         return std::nullopt;
     }
     if (static_cast<size_t>(tensor_type.shape().dim_size()) > kMaxRank) {
@@ -174,9 +214,11 @@ std::optional<StaticTensor> static_tensor(const GraphScope& scope, const ModelAn
             continue;
         }
         if (!dim.has_dim_value()) {
-            if (auto source = data_dependent_source(scope, tensor)) {
-                problem = "data-dependent shape: " + where + " depends on run-time values (through " + *source + ")" +
-                          (d == 0 ? hint : "");
+            bool run_time = false;
+            if (auto cause = unknown_size_cause(scope, tensor, run_time)) {
+                problem = run_time ? "data-dependent shape: " + where + " depends on run-time values (through " + *cause +
+                                         ")" + (d == 0 ? hint : "")
+                                   : "dynamic shape: " + where + " could not be inferred: it comes from " + *cause;
                 return std::nullopt;
             }
             // A name ONNX's inference made up (unk__8) is nowhere in the model: the dimension has no name.
