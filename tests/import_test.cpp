@@ -1829,12 +1829,12 @@ TEST(OnnxOperators, EveryRowIsAnOnnxOperatorOnce) {
         }
         EXPECT_TRUE(row.fold || row.count) << name << " has a row but no rule";
     }
-    // The producers of run-time counts are the five the docs name.
+    // The producers of run-time counts are those the docs name.
     std::set<std::string> producers;
     for (const auto& row : kernelgen::onnx_operators()) {
         if (row.makes_count != kernelgen::MakesCount::no) producers.insert(std::string(row.op_type));
     }
-    EXPECT_EQ(producers, (std::set<std::string>{"Compress", "NonMaxSuppression", "NonZero", "TopK", "Unique"}));
+    EXPECT_EQ(producers, (std::set<std::string>{"Compress", "NonMaxSuppression", "NonZero", "Slice", "TopK", "Unique"}));
 }
 
 // Hand-worked values of ONNX's rules in the corners exporters reach, one test per family of fold rules
@@ -2222,19 +2222,17 @@ TEST(ImportModel, ShapesSurviveAResizeSizedByFloatArithmetic) {
     EXPECT_EQ(result.kernels[0].spec.indices_shape, (kernelgen::Shape{2}));
 }
 
-// A Slice by run-time starts leaves ONNX 1.12's inference without even a rank: a Gather of its Shape is a lost
-// rank (not a run-time count, whatever produced the starts: no --max-count hint), and a Gather of the Slice itself
-// names the node where inference stopped.
+// A Reshape to a shape of run-time length leaves inference without even a rank: a Gather of its Shape is a lost
+// rank (not a run-time count, though a TopK with a run-time k made the shape: no --max-count hint), and a Gather
+// of the Reshape itself names the node where inference stopped.
 TEST(ImportModel, ALostRankIsNamedWhereInferenceStopped) {
     Model m(13);
     m.input("x", kFloat, {6, 4});
-    m.input("scores", kFloat, {6});
+    m.input("scores", kInt64, {6});
     m.input("k", kInt64, {1});
     m.initializer("zero", kInt64, {}, {0});
-    m.initializer("starts_axis", kInt64, {1}, {0});
-    m.node("TopK", {"scores", "k"}, "top");  // a run-time k: a count producer upstream of the starts
-    m.proto().mutable_graph()->mutable_node(0)->add_output("top_indices");
-    m.node("Slice", {"x", "top_indices", "k", "starts_axis"}, "part", "cut");
+    m.node("TopK", {"scores", "k"}, "target").add_output("target_indices");  // [k] values, a run-time length
+    m.node("Reshape", {"x", "target"}, "part", "cut");
     m.node("Shape", {"part"}, "part_shape", "measure");
     m.node("Gather", {"part_shape", "zero"}, "rows", "rows_of_part");
     m.node("Gather", {"part", "zero"}, "first", "first_of_part");
@@ -2242,12 +2240,13 @@ TEST(ImportModel, ALostRankIsNamedWhereInferenceStopped) {
     m.output("first", kFloat, {4});
     const auto result = kernelgen::import_model(m.bytes(), "lost.onnx");
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    EXPECT_EQ(result.report.find("inference failed"), std::string::npos) << result.report;
     EXPECT_EQ(skipped_lines(result),
               (std::vector<std::string>{
                   "node \"rows_of_part\" (Gather, #3): dynamic shape: data \"part_shape\" dimension 0 could not be "
-                  "inferred: it comes from Shape \"measure\" of \"part\", whose rank is unknown from Slice \"cut\" on",
+                  "inferred: it comes from Shape \"measure\" of \"part\", whose rank is unknown from Reshape \"cut\" on",
                   "node \"first_of_part\" (Gather, #4): dynamic shape: data \"part\" has an unknown rank (shape inference "
-                  "gave none from Slice \"cut\" on)",
+                  "gave none from Reshape \"cut\" on)",
               }));
 }
 
@@ -2313,6 +2312,55 @@ TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
             "NonMaxSuppression \"nms\": at most 15, 1 batch x 3 classes x min(max_output_boxes_per_class 5, 20 boxes)",
             "Gather \"column\"", "Squeeze \"squeeze\""]})J"));
     }
+}
+
+// Counts of detection heads and embedding bags: a Slice by run-time starts and ends makes a count (at most the
+// sliced axis's size: EmbeddingBag's indices[offsets[i]:offsets[i+1]]); Gemm and RoiAlign carry a count of rows.
+TEST(ImportCounts, RuntimeSlicesGemmAndRoiAlign) {
+    Model m(13);
+    m.input("ids", kInt64, {10});
+    m.input("table", kFloat, {30, 2});
+    m.input("begin", kInt64, {1});
+    m.input("end", kInt64, {1});
+    m.input("mask", kFloat, {5});
+    m.input("feat", kFloat, {5, 8});
+    m.input("weights", kFloat, {8, 3});
+    m.input("image", kFloat, {1, 2, 8, 8});
+    m.input("boxes", kFloat, {5, 4});
+    m.initializer("zeros", kInt64, {5}, {0, 0, 0, 0, 0});
+    m.initializer("zero", kInt64, {}, {0});
+    m.initializer("axes1", kInt64, {1}, {1});
+    m.node("Slice", {"ids", "begin", "end"}, "bag", "bag_ids");          // [<=10]
+    m.node("Gather", {"table", "bag"}, "bag_rows", "bag_rows");
+    m.node("NonZero", {"mask"}, "nz", "nonzero");                       // [1, <=5]
+    m.node("Transpose", {"nz"}, "nzt", "transpose");                     // [<=5, 1]
+    m.node("GatherND", {"feat", "nzt"}, "picked", "picked");            // [<=5, 8]
+    m.node("Gemm", {"picked", "weights"}, "logits", "fc");               // [<=5, 3]
+    Model::attribute(m.node("Gather", {"logits", "zero"}, "first_logit", "first_logit"), "axis", 1);
+    m.node("GatherND", {"boxes", "nzt"}, "rois", "rois");               // [<=5, 4]
+    m.node("Squeeze", {"nzt", "axes1"}, "nz_rows", "squeeze");           // [<=5]
+    m.node("Gather", {"zeros", "nz_rows"}, "batch_index", "batch_index");
+    Model::attribute(m.node("RoiAlign", {"image", "rois", "batch_index"}, "pooled", "pool"), "output_height", 2);
+    Model::attribute(m.node("Gather", {"pooled", "zero"}, "first_channel", "first_channel"), "axis", 1);
+    m.output("bag_rows", kFloat, {kDynamic, 2});
+    m.output("first_logit", kFloat, {kDynamic});
+    m.output("first_channel", kFloat, {kDynamic, 2, 1});
+    const auto result = kernelgen::import_model(m.bytes(), "heads.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    const std::string nonzero = "NonZero \"nonzero\": at most 5, the elements of its input [5]";
+    const std::vector<Bounded> bounded = bounded_kernels(result);
+    const auto find = [&](const std::string& name) {
+        const auto it = std::find_if(bounded.begin(), bounded.end(), [&](const Bounded& b) { return b.kernel == name; });
+        return it == bounded.end() ? Bounded{name, 0, "missing", {}} : *it;
+    };
+    EXPECT_EQ(find("bag_rows"), (Bounded{"bag_rows", 10, "indices",
+                                         {"Slice \"bag_ids\": at most 10, the size of axis 0 of its input (starts or "
+                                          "ends are known only at run time)"}}));
+    EXPECT_EQ(find("first_logit"), (Bounded{"first_logit", 5, "data", {nonzero, "Transpose \"transpose\"",
+                                                                         "GatherND \"picked\"", "Gemm \"fc\""}}));
+    EXPECT_EQ(find("first_channel"),
+              (Bounded{"first_channel", 5, "data",
+                       {nonzero, "Transpose \"transpose\"", "GatherND \"rois\"", "RoiAlign \"pool\""}}));
 }
 
 TEST(ImportCounts, MaxCountSetsOrLowersABound) {

@@ -3,7 +3,7 @@
 Builds random ONNX graphs (onnx.helper, opset 17): a producer whose output has a number of rows known only at run
 time (NonZero, TopK with a run-time k, NonMaxSuppression, Compress, Unique), then one to four operators the count
 goes through (casts and element-wise operators, broadcasting against constants and against a second count,
-Transpose, Squeeze, Unsqueeze, Reshape, Flatten, Slice, Expand, Concat along the counted axis and beside it, MatMul,
+Transpose, Squeeze, Unsqueeze, Reshape, Flatten, Slice (and Slice by run-time starts and ends, a producer), Expand, Concat along the counted axis and beside it, MatMul,
 a Gather of a column, Split, If), and last an indexing node "probe": a Gather whose indices are the counted tensor
 (moved to the front, made int64 and multiplied by 0, so that every run is valid). `kernelgen import` gives the
 probe a bound (its report's "bounded" entry); ONNX Runtime then runs each graph on inputs chosen to reach the
@@ -134,8 +134,28 @@ class Builder:
             return Counted(outs[0], [None, dims[1]], 0, T.FLOAT)
         return Counted(outs[which], [None], 0, T.FLOAT if which == 0 else T.INT64)
 
+    def runtime_slice(self):
+        dims = [self.rng.choice([2, 5]), self.rng.choice([3, 4])]
+        x = self.input(T.FLOAT, dims, "values")
+        axis = self.rng.choice([0, 1, -1, None])  # None: axes left out (axis 0)
+        size = dims[0 if axis is None else axis]
+        starts = self.input(T.INT64, [1], f"s:{size}")
+        ends = self.input(T.INT64, [1], f"s:{size}")
+        inputs = [x, starts, ends]
+        step = self.rng.choice([None, 1, 2, -1, -3])
+        if axis is not None or step is not None:
+            inputs.append(self.const(np.array([0 if axis is None else axis], dtype=np.int64)))
+        if step is not None:
+            inputs.append(self.const(np.array([step], dtype=np.int64)))
+        self.ops.append(f"Slice{dims} axis {axis} step {step} by run-time starts and ends")
+        shape = list(dims)
+        at = 0 if axis is None else axis % 2
+        shape[at] = None
+        return Counted(self.node("Slice", inputs), shape, at, T.FLOAT)
+
     def producer(self):
-        return self.rng.choice([self.nonzero, self.top_k, self.nms, self.compress, self.unique])()
+        return self.rng.choice([self.nonzero, self.top_k, self.nms, self.compress, self.unique,
+                                self.runtime_slice])()
 
     # --- the operators a count goes through --------------------------------------------------------------
 
@@ -355,6 +375,10 @@ def make_graph(rng):
 def feed(rng, elem, dims, kind, variant):
     """One run's value of an input: variant 0 all zeros (nothing selected), 1 all ones, 2 exactly one set, then random."""
     size = int(np.prod(dims)) if dims else 1
+    if kind.startswith("s:"):  # a Slice's start or end: in range, beyond either end, negative
+        most = int(kind[2:]) + 3
+        value = [0, most, -most][variant] if variant < 3 else rng.randint(-most, most)
+        return np.array([value], dtype=np.int64)
     if kind.startswith("k:"):
         most = int(kind[2:])
         value = [0, most, 1][variant] if variant < 3 else rng.randint(0, most)

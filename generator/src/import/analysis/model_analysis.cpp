@@ -111,9 +111,50 @@ void load_types(GraphScope& scope, const onnx::GraphProto* inferred, const std::
     }
 }
 
-// Declares the rank of each Compress output that inference left without a shape (ONNX 1.12 infers only its element
-// type), so that the next round's inference carries shapes on through what follows it: the input's shape with the
-// compressed axis unknown, or one unknown dimension without an axis. Marks each NonZero of a rank-0 input, which the
+// The shape of a Compress or Slice output that inference left without one, from its input's `dims`: the input's
+// rank, with the selected axes unknown (Compress along an axis, Slice along the axes it names), or one unknown
+// dimension (Compress without an axis). Nothing when the axes are not known.
+std::optional<onnx::TensorShapeProto> selected_shape(const GraphScope& scope, const onnx::NodeProto& node,
+                                                     const onnx::TensorShapeProto& dims) {
+    const auto rank = static_cast<size_t>(dims.dim_size());
+    std::vector<size_t> selected;
+    if (node.op_type() == "Compress") {
+        const auto axis = int_attribute(node, "axis", std::numeric_limits<int64_t>::min());
+        if (!axis) return std::nullopt;
+        if (*axis == std::numeric_limits<int64_t>::min()) {
+            onnx::TensorShapeProto flat;
+            flat.add_dim();
+            return flat;
+        }
+        const auto at = normalized_axis(*axis, rank);
+        if (!at) return std::nullopt;
+        selected.push_back(*at);
+    } else {
+        // Slice (opset 10 on: starts, ends, axes, steps as inputs): the axes given, or the first len(starts).
+        std::vector<int64_t> axes;
+        if (node.input_size() > 3 && !node.input(3).empty()) {
+            const TensorValue* given = scope.value(node.input(3));
+            if (!given || given->dims.size() != 1) return std::nullopt;
+            axes = given->ints;
+        } else {
+            const auto starts = static_shape(scope.type(node.input(1)));
+            if (!starts || starts->size() != 1) return std::nullopt;
+            for (int64_t a = 0; a < (*starts)[0]; ++a) axes.push_back(a);
+        }
+        for (int64_t a : axes) {
+            const auto at = normalized_axis(a, rank);
+            if (!at) return std::nullopt;
+            selected.push_back(*at);
+        }
+    }
+    onnx::TensorShapeProto shape = dims;
+    for (size_t at : selected) shape.mutable_dim(static_cast<int>(at))->Clear();
+    return shape;
+}
+
+// Declares the rank of each Compress output, and of each Slice output by run-time starts or ends, that inference
+// left without a shape (ONNX 1.12 infers only its element type), so that the next round's inference carries shapes
+// on through what follows it (see selected_shape). Marks each NonZero of a rank-0 input, which the
 // next round shows inference as ONNX Runtime runs it (see GraphScope::nonzero_of_scalar). Returns how many it
 // declared or marked.
 size_t declare_selected_ranks(GraphScope& scope) {
@@ -130,8 +171,9 @@ size_t declare_selected_ranks(GraphScope& scope) {
             }
             continue;
         }
-        if (node.op_type() != "Compress" || !default_domain(node.domain()) || node.input_size() < 2 ||
-            node.output_size() < 1 || node.output(0).empty() || scope.declared_ranks.count(node.output(0))) {
+        if ((node.op_type() != "Compress" && node.op_type() != "Slice") || !default_domain(node.domain()) ||
+            node.input_size() < 2 || node.output_size() < 1 || node.output(0).empty() ||
+            scope.declared_ranks.count(node.output(0))) {
             continue;
         }
         const onnx::TypeProto* output = scope.type(node.output(0));
@@ -141,18 +183,9 @@ size_t declare_selected_ranks(GraphScope& scope) {
             continue;
         }
         onnx::TypeProto declared = *output;
-        auto* shape = declared.mutable_tensor_type()->mutable_shape();
-        const auto& dims = input->tensor_type().shape();
-        const auto axis = int_attribute(node, "axis", std::numeric_limits<int64_t>::min());
-        if (!axis) continue;
-        if (*axis == std::numeric_limits<int64_t>::min()) {
-            shape->add_dim();
-        } else {
-            const auto at = normalized_axis(*axis, static_cast<size_t>(dims.dim_size()));
-            if (!at) continue;
-            for (int d = 0; d < dims.dim_size(); ++d) *shape->add_dim() = dims.dim(d);
-            shape->mutable_dim(static_cast<int>(*at))->Clear();
-        }
+        const auto shape = selected_shape(scope, node, input->tensor_type().shape());
+        if (!shape) continue;
+        *declared.mutable_tensor_type()->mutable_shape() = *shape;
         scope.types[node.output(0)] = declared;
         scope.declared_ranks.emplace(node.output(0), std::move(declared));
         ++added;

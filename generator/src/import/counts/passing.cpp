@@ -154,6 +154,46 @@ Counted slice(const NodeView& v, const CountedDim& in) {
     return v.moved(in, in.axis);
 }
 
+// Slice: a count goes through (see slice above); by run-time starts or ends (opset 10 on) along one axis, it makes
+// a new count there, at most that axis's size.
+std::vector<Counted> slice_outputs(const NodeView& v) {
+    if (const CountedDim* in = v.counted(0)) return {slice(v, *in)};
+    if (v.opset < 10 || (v.value(1) && v.value(2))) return {};
+    const auto rank = v.input_rank(0);
+    if (!rank) return {};
+    Dims axes;
+    if (v.has(3)) {
+        const auto given = v.ints(3);
+        if (!given) return {};
+        axes = *given;
+    } else if (const auto starts = v.static_dim(1, 0); starts && *starts == 1) {
+        axes = {0};
+    }
+    if (axes.size() != 1) return {};
+    const auto axis = normalized_axis(axes[0], *rank);
+    if (!axis) return {};
+    const auto size = v.static_dim(0, *axis);
+    if (!size) return {};
+    return {v.source(*axis, static_cast<uint64_t>(*size),
+                     "the size of axis " + std::to_string(*axis) + " of its input (starts or ends are known only at run time)")};
+}
+
+// RoiAlign: one output row per region of interest (rois' and batch_indices' leading dimension).
+Counted roi_align(const NodeView& v) {
+    const CountedDim* rois = v.counted(1) ? v.counted(1) : v.counted(2);
+    if (!rois || rois->axis != 0 || v.counted(0)) return std::nullopt;
+    return v.moved(*rois, 0);
+}
+
+// Gemm: A's rows (its columns with transA) are the output's rows.
+Counted gemm(const NodeView& v) {
+    const CountedDim* a = v.counted(0);
+    const auto trans_a = int_attribute(v.node, "transA", 0);
+    if (!a || v.counted(1) || v.counted(2) || !trans_a || v.input_rank(0) != std::optional<size_t>(2)) return std::nullopt;
+    if (a->axis != (*trans_a ? 1u : 0u)) return std::nullopt;
+    return v.moved(*a, 0);
+}
+
 Counted expand(const NodeView& v, const CountedDim& in) {
     const auto shape = v.ints(1);
     const auto rank = v.input_rank(0);

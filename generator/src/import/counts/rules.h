@@ -41,6 +41,9 @@ Counted reshape(const NodeView& v, const CountedDim& in);
 Counted flatten(const NodeView& v, const CountedDim& in);
 Counted slice(const NodeView& v, const CountedDim& in);
 Counted expand(const NodeView& v, const CountedDim& in);
+std::vector<Counted> slice_outputs(const NodeView& v);  // a count through it, or made by run-time starts or ends
+Counted roi_align(const NodeView& v);
+Counted gemm(const NodeView& v);
 Counted concat(const NodeView& v);
 Counted matmul(const NodeView& v);
 Counted gather(const NodeView& v);

@@ -31,7 +31,7 @@ const std::vector<OnnxOperatorRule>& rows() {
         {"Unsqueeze", fold_unsqueeze, kValues, from_first<counts::unsqueeze>, kNo, 1},
         {"Concat", fold_concat, kValues, one_output<counts::concat>, kNo, -1},
         {"Split", nullptr, kValues, counts::split, kNo, -1},
-        {"Slice", fold_slice, kValues, from_first<counts::slice>, kNo, -1},
+        {"Slice", fold_slice, kValues, slice_outputs, MakesCount::unless_inputs_1_2_known, -1},
         {"Transpose", fold_transpose, kValues, from_first<counts::transpose>, kNo, -1},
         {"Expand", fold_expand, kValues, from_first<counts::expand>, kNo, 1},
         {"Tile", fold_tile, kValues, nullptr, kNo, -1},
@@ -63,6 +63,8 @@ const std::vector<OnnxOperatorRule>& rows() {
         {"BitwiseOr", nullptr, kValues, one_output<counts::broadcast>, kNo, -1},
         {"BitwiseXor", nullptr, kValues, one_output<counts::broadcast>, kNo, -1},
         {"MatMul", nullptr, kValues, one_output<counts::matmul>, kNo, -1},
+        {"Gemm", nullptr, kValues, one_output<gemm>, kNo, -1},
+        {"RoiAlign", nullptr, kValues, one_output<roi_align>, kNo, -1},
         // --- element-wise, one input: a count stays on its axis
         {"Neg", fold_unary, kValues, from_first<same_axis>, kNo, -1},
         {"Abs", fold_unary, kValues, from_first<same_axis>, kNo, -1},
@@ -175,6 +177,8 @@ bool makes_count(const GraphScope& scope, const onnx::NodeProto& node) {
         case MakesCount::no: return false;
         case MakesCount::always: return true;
         case MakesCount::unless_input_1_known: return !(node.input_size() > 1 && scope.value(node.input(1)));
+        case MakesCount::unless_inputs_1_2_known:
+            return node.input_size() > 2 && !(scope.value(node.input(1)) && scope.value(node.input(2)));
     }
     return false;
 }

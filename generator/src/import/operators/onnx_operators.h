@@ -27,6 +27,7 @@ enum class MakesCount {
     no,
     always,              // NonZero, NonMaxSuppression, Compress, Unique
     unless_input_1_known,  // TopK: only when k is a run-time value
+    unless_inputs_1_2_known,  // Slice: only when its starts or ends are run-time values
 };
 
 struct OnnxOperatorRule {
