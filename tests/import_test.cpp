@@ -2363,6 +2363,34 @@ TEST(ImportCounts, RuntimeSlicesGemmAndRoiAlign) {
                        {nonzero, "Transpose \"transpose\"", "GatherND \"rois\"", "RoiAlign \"pool\""}}));
 }
 
+// torchvision's x.shape[1] of boxes whose rows are a run-time count: the Shape is not static, but the dimension
+// picked is, so the Gather (and a Shape with start) folds; the count itself does not.
+TEST(ImportCounts, StaticDimensionsOfACountedShapeFold) {
+    Model m(13);
+    m.input("mask", kFloat, {5});
+    m.initializer("one", kInt64, {}, {1});
+    m.initializer("zero", kInt64, {}, {0});
+    m.node("NonZero", {"mask"}, "nz", "nonzero");
+    m.node("Transpose", {"nz"}, "nzt", "transpose");  // [<=5, 1]
+    m.node("Shape", {"nzt"}, "shape", "shape");
+    m.node("Gather", {"shape", "one"}, "columns", "columns");
+    m.node("Gather", {"shape", "zero"}, "rows", "rows");
+    Model::attribute(m.node("Shape", {"nzt"}, "tail", "tail"), "start", 1);
+    Model::attribute(m.node("Concat", {"tail", "tail"}, "tails", "concat"), "axis", 0);
+    m.node("Gather", {"tails", "zero"}, "first_tail", "first_tail");
+    m.output("columns", kInt64, {});
+    m.output("rows", kInt64, {});
+    m.output("first_tail", kInt64, {});
+    const auto result = kernelgen::import_model(m.bytes(), "partial.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    const json report = json::parse(result.report);
+    std::map<std::string, json> folded;
+    for (const auto& node : report.at("nodes")) {
+        if (node.contains("folded")) folded[node.at("name")] = node.at("folded");
+    }
+    EXPECT_EQ(folded, (std::map<std::string, json>{{"columns", 1}, {"first_tail", 1}})) << result.report;
+}
+
 TEST(ImportCounts, MaxCountSetsOrLowersABound) {
     kernelgen::ImportOptions options;
     options.max_counts = {{"cumulative", 10}, {"kept", 4}, {"confident", 100}, {"static_lookup", 3}, {"dynamic_lookup", 16}};

@@ -194,6 +194,44 @@ size_t declare_selected_ranks(GraphScope& scope) {
     return added;
 }
 
+// Marks, in a partial shape, a dimension that is not static (no dimension is negative).
+constexpr int64_t kUnknownDim = std::numeric_limits<int64_t>::min();
+
+// The dimensions of a tensor whose rank is known, kUnknownDim where a dimension is not static; nothing when the
+// rank is unknown.
+std::optional<Dims> partial_dims(const onnx::TypeProto* type) {
+    if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return std::nullopt;
+    Dims dims;
+    for (const auto& dim : type->tensor_type().shape().dim()) {
+        dims.push_back(dim.has_dim_value() && dim.dim_value() >= 0 ? dim.dim_value() : kUnknownDim);
+    }
+    return dims;
+}
+
+// The value of `name` when a Shape node makes it from a tensor of known rank whose dimensions are not all static:
+// the static ones, kUnknownDim for the others. Nothing otherwise.
+std::optional<TensorValue> partial_shape(const GraphScope& scope, const std::string& name, int64_t opset) {
+    const GraphScope* owner = scope.owner(name);
+    if (!owner || owner->value(name)) return std::nullopt;
+    const auto producer = owner->producers.find(name);
+    if (producer == owner->producers.end()) return std::nullopt;
+    const onnx::NodeProto& node = owner->graph->node(producer->second);
+    if (node.op_type() != "Shape" || !default_domain(node.domain()) || node.input_size() != 1) return std::nullopt;
+    FoldInput input;
+    input.present = true;
+    input.shape = partial_dims(owner->type(node.input(0)));
+    if (!input.shape) return std::nullopt;
+    auto outputs = fold_node(node, opset, {input});
+    if (!outputs || outputs->size() != 1) return std::nullopt;
+    return std::move(outputs->front());
+}
+
+bool holds_unknown_dim(const std::vector<TensorValue>& values) {
+    return std::any_of(values.begin(), values.end(), [](const TensorValue& v) {
+        return std::find(v.ints.begin(), v.ints.end(), kUnknownDim) != v.ints.end();
+    });
+}
+
 // Folds every node of the scope (and its bodies) whose inputs are known; returns how many values it added.
 size_t fold_scope(GraphScope& scope, int64_t opset, const std::set<std::string>& domains, uint64_t& budget,
                   ResourceGuard& guard) {
@@ -230,20 +268,36 @@ size_t fold_scope(GraphScope& scope, int64_t opset, const std::set<std::string>&
         for (int i = shape_only ? 1 : 0; i < node.input_size(); ++i) {
             available = available && (node.input(i).empty() || scope.may_have_value(node.input(i)));
         }
-        if (!available) continue;
+        // A Gather or Slice of a Shape whose input has dimensions that are not static may still pick only static
+        // ones (torchvision's x.shape[1] of a tensor of [count, 1]): folded from the partial shape, and kept
+        // only when no unknown dimension reached the result. A Shape with start and end likewise.
+        std::optional<TensorValue> partial;
+        const bool picks_from_shape = (node.op_type() == "Gather" || node.op_type() == "Slice") && node.input_size() > 1;
+        if (picks_from_shape && !scope.value(node.input(0))) partial = partial_shape(scope, node.input(0), opset);
+        if (!available && !partial) continue;
         std::vector<FoldInput> inputs;
-        bool values_known = true;  // then the outcome is final: values never change once known
-        for (const auto& name : node.input()) {
+        bool values_known = !partial;  // then the outcome is final: values never change once known
+        for (int i = 0; i < node.input_size(); ++i) {
+            const std::string& name = node.input(i);
             FoldInput input;
             input.present = !name.empty();
             if (input.present) {
-                input.value = scope.value(name);
+                input.value = i == 0 && partial ? &*partial : scope.value(name);
                 input.shape = static_shape(scope.type(name));
+                if (shape_only && !input.shape) {
+                    input.shape = partial_dims(scope.type(name));
+                    values_known = false;
+                }
                 values_known = values_known && input.value;
+                if (!input.value && (i > 0 || !shape_only)) values_known = false;
             }
             inputs.push_back(std::move(input));
         }
+        if (!shape_only && std::any_of(inputs.begin(), inputs.end(), [](const FoldInput& in) { return in.present && !in.value; })) {
+            continue;
+        }
         auto outputs = fold_node(node, opset, inputs, budget);
+        if (outputs && holds_unknown_dim(*outputs)) continue;
         uint64_t size = 0;
         if (outputs) {
             for (const auto& value : *outputs) size += value.count();
