@@ -2391,6 +2391,36 @@ TEST(ImportCounts, StaticDimensionsOfACountedShapeFold) {
     EXPECT_EQ(folded, (std::map<std::string, json>{{"columns", 1}, {"first_tail", 1}})) << result.report;
 }
 
+// torchvision's _topk_min: k = min(10, scores.shape[0]) as ReduceMin(Concat([10], shape[0])): the TopK keeps at
+// most 10 rows, whatever the run-time count of scores.
+TEST(ImportCounts, TopKBoundedByTheConstantItsKIsTheMinimumOf) {
+    Model m(13);
+    m.input("x", kFloat, {50});
+    m.input("mask", kFloat, {50});
+    m.input("table", kFloat, {50, 2});
+    m.initializer("zero", kInt64, {}, {0});
+    m.initializer("axes0", kInt64, {1}, {0});
+    m.initializer("ten", kInt64, {1}, {10});
+    m.initializer("one_shape", kInt64, {1}, {1});
+    m.initializer("half", kFloat, {}, {0});
+    m.node("Greater", {"mask", "half"}, "keep");
+    Model::attribute(m.node("Compress", {"x", "keep"}, "scores", "compress"), "axis", 0);  // [<=50]
+    m.node("Shape", {"scores"}, "shape");
+    m.node("Gather", {"shape", "zero"}, "n");
+    m.node("Unsqueeze", {"n", "axes0"}, "n1");
+    Model::attribute(m.node("Concat", {"ten", "n1"}, "candidates"), "axis", 0);
+    Model::attribute(m.node("ReduceMin", {"candidates"}, "k0"), "keepdims", 0);
+    m.node("Reshape", {"k0", "one_shape"}, "k");
+    m.node("TopK", {"scores", "k"}, "top_values", "topk").add_output("top");
+    m.node("Gather", {"table", "top"}, "rows", "rows");
+    m.output("rows", kFloat, {kDynamic, 2});
+    const auto result = kernelgen::import_model(m.bytes(), "topk_min.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    EXPECT_EQ(bounded_kernels(result),
+              (std::vector<Bounded>{{"rows", 10, "indices", {"TopK \"topk\": at most 10, its k, which is at most 10"}}}))
+        << result.report;
+}
+
 TEST(ImportCounts, MaxCountSetsOrLowersABound) {
     kernelgen::ImportOptions options;
     options.max_counts = {{"cumulative", 10}, {"kept", 4}, {"confident", 100}, {"static_lookup", 3}, {"dynamic_lookup", 16}};

@@ -87,6 +87,12 @@ class Builder:
         axis = self.rng.choice([0, 1, -1])
         x = self.input(T.FLOAT, dims, "values")
         k = self.input(T.INT64, [1], f"k:{dims[axis]}")
+        if self.rng.random() < 0.4:  # torchvision's k = min(c, n): at most c
+            c = self.rng.choice([0, 1, 2, 3, 5])
+            both = self.node("Concat", [self.const(np.array([c], dtype=np.int64)), k], axis=0)
+            k = self.node("Reshape", [self.node("ReduceMin", [both], keepdims=0),
+                                      self.const(np.array([1], dtype=np.int64))])
+            self.ops.append(f"k = min({c}, k)")
         values, indices = self.node("TopK", [x, k], outputs=2, axis=axis)
         out = self.rng.choice([values, indices])
         self.ops.append(f"TopK{dims} axis {axis}")

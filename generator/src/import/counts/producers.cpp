@@ -1,5 +1,6 @@
 // The nodes that make a run-time count: NonZero, NonMaxSuppression, Compress, TopK with a run-time k, Unique.
 #include "import/counts/rules.h"
+#include "import/counts/value_bounds.h"
 
 #include <limits>
 
@@ -77,6 +78,10 @@ Counted top_k_output(const NodeView& v) {
     if (input && input->axis != *axis) return std::nullopt;  // two counts
     const auto shape = v.bounded_shape(0);
     if (!shape) return std::nullopt;
+    // k may be the minimum of a constant and the run-time size (torchvision's min(300, boxes.shape[0])).
+    if (const auto k = value_at_most(v.scope, v.node.input(1)); k && static_cast<uint64_t>(std::max<int64_t>(*k, 0)) < (*shape)[*axis]) {
+        return v.source(*axis, static_cast<uint64_t>(std::max<int64_t>(*k, 0)), "its k, which is at most " + std::to_string(*k));
+    }
     return v.source(*axis, (*shape)[*axis],
                     "the size of axis " + std::to_string(*axis) + " of its input (k is known only at run time)");
 }
