@@ -252,8 +252,10 @@ def main(argv):
             json.dump(manifest, f, indent=1)
         counted = sum("count" in c for c in dumped)
         data_rows = sum(c["spec"].get("count_leads") == "data" for c in dumped)
+        data_counts = sum("data_count" in c for c in dumped)
         print(f"make_models: {len(manifest)} {op} models in {op_dir} ({counted} cases with a run-time count, "
-              f"{data_rows} of them of data rows; {above_bound} above the bound are left out)")
+              f"{data_rows} of them of data rows; {data_counts} with a run-time data count; {above_bound} above a "
+              f"bound are left out)")
     if found == 0:
         sys.exit(f"make_models: no <Op>.json case files in {cases_dir}")
 

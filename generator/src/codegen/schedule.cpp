@@ -158,8 +158,12 @@ private:
                                           [](const IndexComponent& component) { return component.bound == 0; });
     }
 
-    // "auto"'s weight of n statements of copies (see kReductionWeight).
-    uint64_t weighed(uint64_t statements) const { return reduce_ ? statements * kReductionWeight : statements; }
+    // "auto"'s weight of n statements of copies (see kReductionWeight). A copy wrapped by a run-time data count
+    // weighs as much as a combine: the wrap's power-of-two test, which folds away for a literal size, then runs at
+    // every copy, and written out it cost more instructions than a loop on Cortex-M0.
+    uint64_t weighed(uint64_t statements) const {
+        return reduce_ || copy_.data_count_bound != 0 ? statements * kReductionWeight : statements;
+    }
 
     void plan_levels() {
         const size_t depth = copy_.loops.size();
