@@ -205,6 +205,8 @@ def kernel_call(spec, header, target, label=None, function=None):
     if spec.get("count") == "runtime":  # a run-time count, measured at its bound, after indices (or data)
         bound = spec["data_shape" if spec.get("count_leads") == "data" else "indices_shape"][0]
         call.args.insert(call.args.index("indices" if "indices" in call.args else "data") + 1, f"{bound}u")
+    if spec.get("data_count") == "runtime":  # a run-time data count, measured at its bound, right after data
+        call.args.insert(call.args.index("data") + 1, f"{spec['data_shape'][0]}u")
     return call
 
 

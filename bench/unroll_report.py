@@ -123,6 +123,8 @@ def driver(kernels):
         element = C_TYPES[k["dtype"]]
         index = "int32_t" if k.get("index_dtype") == "int32" else "int64_t"
         args = [f"{name}_data"]
+        if k.get("data_count") == "runtime":
+            args.append(f"{macro}_MAX_DATA_COUNT")  # a run-time data count, at its bound
         lines.append(f"static {element} {name}_data[{macro}_DATA_SIZE + 1];")
         lines.append(f"static {element} {name}_output[{macro}_OUTPUT_SIZE + 1];")
         if "indices" not in k:

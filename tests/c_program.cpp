@@ -235,6 +235,11 @@ namespace {
 // keeps its 32 bits where int has 16.
 std::string count_argument(const Case& c) { return c.count ? std::to_string(*c.count) + "ul, " : ""; }
 
+// The data argument: `data` (or what `input` names), then its run-time data count if the kernel takes one.
+std::string data_argument(const Case& c, const std::string& input) {
+    return input + ", " + (c.data_count ? std::to_string(*c.data_count) + "ul, " : "");
+}
+
 // A string case: tensors are arrays of pointers, each in its own heap block with their characters in another;
 // the output starts as pointers to the sentinel string, which must all remain on error.
 std::string string_case(const Case& c, const std::string& id, const std::string& names, std::string& arrays) {
@@ -263,7 +268,7 @@ std::string string_case(const Case& c, const std::string& id, const std::string&
         }
     }
     const std::string input = c.in_place ? "output" : "(const char *const *)data";
-    body += "        status = " + c.kernel + "(" + input + ", " + (c.constant_indices ? "" : "indices, ") + count_argument(c) +
+    body += "        status = " + c.kernel + "(" + data_argument(c, input) + (c.constant_indices ? "" : "indices, ") + count_argument(c) +
             (c.has_updates ? "(const char *const *)updates, " : "") + "output);\n";
     body += "        check_strings(" + names + ", status, " + std::to_string(c.expected_status) + ", output, " +
             pointer_to(id + "_expected", expected) + ", " + std::to_string(count) + ");\n";
@@ -307,7 +312,7 @@ std::string program(const std::vector<Case>& cases) {
                 (c.in_place ? "copy_of(" + pointer_to(id + "_data", c.data) + ");\n"
                             : "filled(" + std::to_string(c.expected_output.size()) + "u);\n");
         const std::string input = c.in_place ? "output" : "data";
-        body += "        int status = " + c.kernel + "(" + input + ", " + (c.constant_indices ? "" : "indices, ") +
+        body += "        int status = " + c.kernel + "(" + data_argument(c, input) + (c.constant_indices ? "" : "indices, ") +
                 count_argument(c) + (c.has_updates ? "updates, " : "") + "output);\n";
         body += "        check(" + names + ", status, " + std::to_string(c.expected_status) + ", output, " +
                 pointer_to(id + "_expected", c.expected_output) + ", " + std::to_string(c.element_size) + "u, " +
@@ -363,6 +368,7 @@ nlohmann::json to_json(const Case& c) {
                         {"updates", hex(c.updates)}, {"expected_status", c.expected_status},
                         {"expected_output", hex(c.expected_output)}};
     if (c.count) item["count"] = *c.count;
+    if (c.data_count) item["data_count"] = *c.data_count;
     if (c.compare == Compare::String) {  // string tensors as JSON arrays instead of bytes
         item["data_strings"] = c.data_strings;
         item["updates_strings"] = c.updates_strings;
@@ -379,6 +385,7 @@ Case case_from_json(const nlohmann::json& item) {
     c.in_place = item.at("in_place").get<bool>();
     c.constant_indices = item.value("constant_indices", false);
     if (item.contains("count")) c.count = item.at("count").get<uint32_t>();
+    if (item.contains("data_count")) c.data_count = item.at("data_count").get<uint32_t>();
     const std::string compare = item.at("compare").get<std::string>();
     for (Compare candidate : {Compare::Bytes, Compare::Float, Compare::Double, Compare::Float16, Compare::BFloat16,
                               Compare::String}) {

@@ -27,6 +27,9 @@ struct Case {
     // A kernel with a run-time count ("count": "runtime") takes this count after its indices; the tensors hold
     // every row up to the bound.
     std::optional<uint32_t> count;
+    // A kernel with a run-time data count ("data_count": "runtime") takes this count right after data; `data` then
+    // holds only those rows (in its own exactly-sized block, so that a read beyond them is caught).
+    std::optional<uint32_t> data_count;
     Compare compare = Compare::Bytes;
     size_t element_size = 0;  // the unit of comparison (a complex number compares as two parts)
     std::vector<uint8_t> data, indices, updates;

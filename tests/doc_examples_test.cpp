@@ -12,6 +12,7 @@
 #include <cstring>
 #include <iomanip>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -42,6 +43,9 @@
 #include "kept_boxes.h"
 #include "mark_detections.h"
 #include "nms_box_indices.h"
+#include "column_picks.h"
+#include "pair_rows.h"
+#include "top_boxes.h"
 
 namespace {
 
@@ -881,6 +885,138 @@ TEST(RuntimeCountOfDataRows, EveryIndexIsCheckedWhateverTheCount) {
     expect_detection_fields({std::numeric_limits<int32_t>::min(), 0}, 6, DETECTION_FIELDS_ERROR_INDEX_OUT_OF_RANGE, {});
     expect_detection_fields({5, 0}, 7, DETECTION_FIELDS_ERROR_COUNT_OUT_OF_RANGE, {});
     expect_detection_fields({0, 1}, 0xFFFFFFFFu, DETECTION_FIELDS_ERROR_COUNT_OUT_OF_RANGE, {});
+}
+
+// ==========================================================================================================
+// Two counts (specs/runtime_counts.json, "data_count": "runtime"): hand-worked. Data is a buffer of exactly
+// its first data_count rows (a read beyond them is caught by AddressSanitizer); the rows of indices beyond the
+// count hold values far out of range.
+// ==========================================================================================================
+
+// `rows` rows of `width` values, value (r, c) = 10 * r + c, as T.
+template <typename T>
+std::vector<T> numbered_rows(uint32_t rows, int width) {
+    std::vector<T> out;
+    for (uint32_t r = 0; r < rows; ++r) {
+        for (int c = 0; c < width; ++c) out.push_back(static_cast<T>(10 * static_cast<int>(r) + c));
+    }
+    return out;
+}
+
+template <typename T, typename I>
+void export_two_counts(const char* kernel, const std::vector<T>& data, uint32_t data_count, const std::vector<I>& indices,
+                       std::optional<uint32_t> count, int status, const std::vector<T>& expected) {
+    const std::string label = std::string(kernel) + " with data_count " + std::to_string(data_count) +
+                              (count ? " and count " + std::to_string(*count) : "");
+    cprogram::Case c = cprogram::typed_case<T>(kernel, label, data, {}, nullptr, false, status, expected);
+    c.indices = cprogram::bytes_of(indices);
+    c.count = count;
+    c.data_count = data_count;
+    cprogram::export_case(c);
+}
+
+// top_boxes: Gather along axis 0 of [100, 4] float32 with both counts; row r of data is box_table()'s row r.
+void expect_top_boxes(const std::vector<int64_t>& first, uint32_t data_count, uint32_t count, int status,
+                      const std::vector<float>& rows) {
+    SCOPED_TRACE("top_boxes with " + show_indices(first) + ", data_count " + std::to_string(data_count) + " and count " +
+                 std::to_string(count));
+    const std::vector<float> table = box_table();
+    const std::vector<float> data(table.begin(), table.begin() + 4 * std::min<uint32_t>(data_count, 100));
+    const std::vector<int64_t> indices = padded(first, TOP_BOXES_INDICES_SIZE, kInt64Min);
+    const std::vector<float> expected = expect_counted_gather<float>(
+        [&](float* output) { return top_boxes(data.data(), data_count, indices.data(), count, output); }, Shape{10, 4},
+        status, rows);
+    export_two_counts<float, int64_t>("top_boxes", data, data_count, indices, count, status, expected);
+}
+
+TEST(TwoCounts, GatherSelectsAmongTheFirstDataCountRows) {
+    EXPECT_EQ(TOP_BOXES_MAX_COUNT, 10);
+    EXPECT_EQ(TOP_BOXES_MAX_DATA_COUNT, 100);
+    EXPECT_EQ(TOP_BOXES_DATA_SIZE, 400);
+    EXPECT_EQ(TOP_BOXES_ERROR_DATA_COUNT_OUT_OF_RANGE, -3);
+    // Five valid rows: 4, -1 = 5 - 1 = 4 (not 99: negative indices count back from data_count) and -5 = 0.
+    expect_top_boxes({4, -1, -5}, 5, 3, TOP_BOXES_OK,
+                     {4.0f, 4.25f, 4.5f, 4.75f, 4.0f, 4.25f, 4.5f, 4.75f, 0.0f, 0.25f, 0.5f, 0.75f});
+    // At the bounds: -1 is row 99.
+    expect_top_boxes({-1, 0}, 100, 2, TOP_BOXES_OK, {99.0f, 99.25f, 99.5f, 99.75f, 0.0f, 0.25f, 0.5f, 0.75f});
+    // No index rows: nothing read or written, whatever data_count (0 included).
+    expect_top_boxes({}, 0, 0, TOP_BOXES_OK, {});
+    expect_top_boxes({}, 7, 0, TOP_BOXES_OK, {});
+}
+
+TEST(TwoCounts, GatherIndicesOutsideTheDataCountAreRefused) {
+    // With 5 rows, 5 and -6 are the first values out of range, though the bound holds 100 rows.
+    for (int64_t bad : {int64_t{5}, int64_t{-6}, int64_t{99}, int64_t{-100}, int64_t{100}, kInt64Max, kInt64Min}) {
+        expect_top_boxes({0, bad}, 5, 2, TOP_BOXES_ERROR_INDEX_OUT_OF_RANGE, {});
+    }
+    // data_count 0: no index is valid.
+    expect_top_boxes({0}, 0, 1, TOP_BOXES_ERROR_INDEX_OUT_OF_RANGE, {});
+    // Beyond the count of index rows, a bad value is never read.
+    expect_top_boxes({1, 5}, 5, 1, TOP_BOXES_OK, {1.0f, 1.25f, 1.5f, 1.75f});
+}
+
+TEST(TwoCounts, EachCountAboveItsBoundHasItsOwnError) {
+    for (uint32_t data_count : {101u, 0x80000000u, 0xFFFFFFFFu}) {
+        expect_top_boxes({0}, data_count, 1, TOP_BOXES_ERROR_DATA_COUNT_OUT_OF_RANGE, {});
+        expect_top_boxes({0}, data_count, 11, TOP_BOXES_ERROR_DATA_COUNT_OUT_OF_RANGE, {});  // data_count first
+    }
+    for (uint32_t count : {11u, 0xFFFFFFFFu}) expect_top_boxes({0}, 100, count, TOP_BOXES_ERROR_COUNT_OUT_OF_RANGE, {});
+}
+
+// pair_rows: GatherND of [6, 3, 2] int16 by int32 tuples of 2, both counts; value (a, b, c) = 100a + 10b + c.
+void expect_pair_rows(const std::vector<int32_t>& first, uint32_t data_count, uint32_t count, int status,
+                      const std::vector<int16_t>& rows) {
+    SCOPED_TRACE("pair_rows with " + show_indices(std::vector<int64_t>(first.begin(), first.end())) + ", data_count " + std::to_string(data_count) + " and count " +
+                 std::to_string(count));
+    std::vector<int16_t> data;
+    for (uint32_t a = 0; a < std::min<uint32_t>(data_count, 6); ++a) {
+        for (int b = 0; b < 3; ++b) {
+            for (int c = 0; c < 2; ++c) data.push_back(static_cast<int16_t>(100 * static_cast<int>(a) + 10 * b + c));
+        }
+    }
+    const std::vector<int32_t> indices = padded<int32_t>(first, PAIR_ROWS_INDICES_SIZE, std::numeric_limits<int32_t>::max());
+    const std::vector<int16_t> expected = expect_counted_gather<int16_t>(
+        [&](int16_t* output) { return pair_rows(data.data(), data_count, indices.data(), count, output); }, Shape{4, 2},
+        status, rows);
+    export_two_counts<int16_t, int32_t>("pair_rows", data, data_count, indices, count, status, expected);
+}
+
+TEST(TwoCounts, GatherNDChecksTheFirstTupleEntryAgainstTheDataCount) {
+    EXPECT_EQ(PAIR_ROWS_MAX_COUNT, 4);
+    EXPECT_EQ(PAIR_ROWS_MAX_DATA_COUNT, 6);
+    // Two valid rows: (1, 2) and (-2, -1) = (0, 2).
+    expect_pair_rows({1, 2, -2, -1}, 2, 2, PAIR_ROWS_OK, {120, 121, 20, 21});
+    // All six: (-6, 0) = (0, 0), (5, -3) = (5, 0).
+    expect_pair_rows({-6, 0, 5, -3}, 6, 2, PAIR_ROWS_OK, {0, 1, 500, 501});
+    // The first entry against data_count 2, the second against its fixed axis of 3.
+    expect_pair_rows({1, 0, 2, 0}, 2, 2, PAIR_ROWS_ERROR_INDEX_OUT_OF_RANGE, {});
+    expect_pair_rows({1, 0, -3, 0}, 2, 2, PAIR_ROWS_ERROR_INDEX_OUT_OF_RANGE, {});
+    expect_pair_rows({1, 3, 0, 0}, 2, 2, PAIR_ROWS_ERROR_INDEX_OUT_OF_RANGE, {});
+    expect_pair_rows({1, 0, 2, 0}, 2, 1, PAIR_ROWS_OK, {100, 101});
+    expect_pair_rows({0, 0}, 7, 1, PAIR_ROWS_ERROR_DATA_COUNT_OUT_OF_RANGE, {});
+    expect_pair_rows({0, 0}, 6, 5, PAIR_ROWS_ERROR_COUNT_OUT_OF_RANGE, {});
+}
+
+// column_picks: GatherElements along axis 0 of [5, 3] uint8 by [2, 3] indices, data_count alone: no count argument.
+void expect_column_picks(const std::vector<int64_t>& indices, uint32_t data_count, int status,
+                         const std::vector<uint8_t>& values) {
+    SCOPED_TRACE("column_picks with " + show_indices(indices) + " and data_count " + std::to_string(data_count));
+    const std::vector<uint8_t> data = numbered_rows<uint8_t>(std::min<uint32_t>(data_count, 5), 3);
+    const std::vector<uint8_t> expected = expect_counted_gather<uint8_t>(
+        [&](uint8_t* output) { return column_picks(data.data(), data_count, indices.data(), output); }, Shape{2, 3},
+        status, values);
+    export_two_counts<uint8_t, int64_t>("column_picks", data, data_count, indices, std::nullopt, status, expected);
+}
+
+TEST(TwoCounts, GatherElementsAlongAxis0WithADataCountAlone) {
+    EXPECT_EQ(COLUMN_PICKS_MAX_DATA_COUNT, 5);
+    // Three valid rows: output[i][j] = data[indices[i][j]][j], -1 = row 2 and -3 = row 0.
+    expect_column_picks({0, 2, -1, -3, 1, 2}, 3, COLUMN_PICKS_OK, {0, 21, 22, 0, 11, 22});
+    expect_column_picks({4, -1, -5, 0, 0, 0}, 5, COLUMN_PICKS_OK, {40, 41, 2, 0, 1, 2});
+    expect_column_picks({0, 2, 3, 0, 0, 0}, 3, COLUMN_PICKS_ERROR_INDEX_OUT_OF_RANGE, {});
+    expect_column_picks({0, 0, 0, 0, 0, -4}, 3, COLUMN_PICKS_ERROR_INDEX_OUT_OF_RANGE, {});
+    expect_column_picks({0, 0, 0, 0, 0, 0}, 0, COLUMN_PICKS_ERROR_INDEX_OUT_OF_RANGE, {});
+    expect_column_picks({0, 0, 0, 0, 0, 0}, 6, COLUMN_PICKS_ERROR_DATA_COUNT_OUT_OF_RANGE, {});
 }
 
 }  // namespace

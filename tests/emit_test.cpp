@@ -650,4 +650,28 @@ TEST(EmitCountData, RunTimeIndicesAreAllCheckedWhateverTheCount) {
     EXPECT_NE(trusted.header.find(" * Every index is read, whatever the count.\n"), std::string::npos) << trusted.header;
 }
 
+// A data count: the second uint32_t right after data, its macros, its check before the count's, and every index
+// along axis 0 compared with it (in int64_t) and wrapped by it; the other entries of a GatherND tuple keep their
+// literal bounds. In every unroll mode.
+TEST(Emit, DataCountIsCheckedFirstAndBoundsTheIndicesAlongAxis0) {
+    for (const std::string unroll : {"\"auto\"", "\"none\"", "\"full\"", "4"}) {
+        SCOPED_TRACE(unroll);
+        auto kernel = emit_json(R"({"name": "g", "op": "GatherND", "dtype": "float32", "index_dtype": "int32",
+                                     "data_shape": [5, 3, 2], "indices_shape": [4, 2], "count": "runtime",
+                                     "data_count": "runtime", "unroll": )" + unroll + "}");
+        EXPECT_NE(kernel.header.find("int g(const float *data, uint32_t data_count, const int32_t *indices, uint32_t count, "
+                                     "float *output);"),
+                  std::string::npos) << kernel.header;
+        EXPECT_NE(kernel.header.find("#define G_MAX_DATA_COUNT 5\n"), std::string::npos);
+        EXPECT_NE(kernel.header.find("#define G_ERROR_DATA_COUNT_OUT_OF_RANGE (-3)\n"), std::string::npos);
+        const size_t data_check = kernel.source.find("if (data_count > G_MAX_DATA_COUNT)");
+        ASSERT_NE(data_check, std::string::npos) << kernel.source;
+        EXPECT_LT(data_check, kernel.source.find("if (count > G_MAX_COUNT)"));
+        EXPECT_GT(count(kernel.source, "< -(int64_t)data_count"), 0u) << kernel.source;
+        EXPECT_GT(count(kernel.source, "< -3"), 0u) << kernel.source;
+        EXPECT_GT(count(kernel.source, "kernelgen_wrap_i32_u32(indices["), 0u);
+        EXPECT_GT(count(kernel.source, ", data_count) * 6u"), 0u) << kernel.source;
+    }
+}
+
 }  // namespace

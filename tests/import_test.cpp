@@ -1246,6 +1246,88 @@ bool have_ort() {
            fs::exists(fs::path(KERNELGEN_ORT_DIR) / "node_modules" / "onnxruntime-node" / "package.json");
 }
 
+// Two counts: boxes kept by a mask (NonZero: K rows, at most 20), and the best k of them by score (TopK, k at run
+// time): Gather(kept_boxes, top_idx) imports as one spec with both counts, and its kernel, called with ONNX Runtime's
+// K rows of kept_boxes as data (data_count K), its top_idx as the first k rows of indices (the rest hostile) and k,
+// gives ONNX Runtime's result bit for bit, the output rows beyond k untouched.
+TEST(ImportOrt, TwoCountsAgreeWithOnnxRuntime) {
+    if (!have_ort()) GTEST_SKIP() << "node or onnxruntime-node missing (see tests/ort_crosscheck/README.md)";
+    Model m(18);
+    m.input("scores", kFloat, {20});
+    m.input("boxes", kFloat, {20, 4});
+    m.input("t", kFloat, {});
+    m.input("k", kInt64, {1});
+    m.initializer("axes0", kInt64, {1}, {0});
+    m.node("Greater", {"scores", "t"}, "mask", "greater");
+    m.node("NonZero", {"mask"}, "nz", "nonzero");                          // [1, K]
+    m.node("Squeeze", {"nz", "axes0"}, "idx", "squeeze");                  // [K]
+    m.node("Gather", {"boxes", "idx"}, "kept_boxes", "kept_boxes");        // [K, 4]
+    m.node("Gather", {"scores", "idx"}, "kept_scores", "kept_scores");     // [K]
+    m.node("TopK", {"kept_scores", "k"}, "top_values", "topk").add_output("top_idx");  // [k], each in [0, K-1]
+    m.node("Gather", {"kept_boxes", "top_idx"}, "best", "best");           // both counted
+    for (const std::string name : {"kept_boxes", "top_idx", "best"}) {      // outputs of run-time shapes
+        auto* output = m.proto().mutable_graph()->add_output();
+        output->set_name(name);
+        output->mutable_type()->mutable_tensor_type()->set_elem_type(name == "top_idx" ? kInt64 : kFloat);
+    }
+    const auto result = kernelgen::import_model(m.bytes(), "two_counts.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+    const kernelgen::ImportedKernel* best = nullptr;
+    for (const auto& kernel : result.kernels) best = kernel.name == "best" ? &kernel : best;
+    ASSERT_NE(best, nullptr);
+    EXPECT_TRUE(best->spec.runtime_count && best->spec.runtime_data_count);
+    EXPECT_EQ(best->spec.data_shape, (kernelgen::Shape{20, 4}));
+    EXPECT_EQ(best->spec.indices_shape, (kernelgen::Shape{20}));
+    ASSERT_TRUE(best->bounded && best->bounded->data_count);
+    EXPECT_EQ(best->bounded->data_count->bound, 20u);
+
+    const fs::path dir = fresh_dir("two_counts");
+    write_text(dir / "model.onnx", m.bytes());
+    std::mt19937 random(33);
+    std::vector<cprogram::Case> cases;
+    // (scores above 0, k): some boxes and a few of them, every box and all of them, no box at all.
+    for (const auto& [kept, k] : std::vector<std::pair<int, int64_t>>{{7, 3}, {20, 20}, {5, 0}, {0, 0}}) {
+        std::vector<float> scores(20), boxes(80);
+        for (int i = 0; i < 20; ++i) scores[static_cast<size_t>(i)] = i < kept ? 1.0f + static_cast<float>(random() % 1000) : -1.0f;
+        std::shuffle(scores.begin(), scores.end(), random);
+        for (auto& v : boxes) v = static_cast<float>(random() % 4001) / 8.0f;
+        json feeds = {{"scores", {{"type", "float32"}, {"dims", {20}}, {"hex", cprogram::hex(cprogram::bytes_of(scores))}}},
+                      {"boxes", {{"type", "float32"}, {"dims", {20, 4}}, {"hex", cprogram::hex(cprogram::bytes_of(boxes))}}},
+                      {"t", {{"type", "float32"}, {"dims", json::array()}, {"hex", cprogram::hex(cprogram::bytes_of(std::vector<float>{0.0f}))}}},
+                      {"k", {{"type", "int64"}, {"dims", {1}}, {"hex", cprogram::hex(cprogram::bytes_of(std::vector<int64_t>{k}))}}}};
+        const std::string run = std::to_string(kept) + "_" + std::to_string(k);
+        write_text(dir / ("inputs_" + run + ".json"), feeds.dump(1));
+        std::string log;
+        const json ort = run_ort(dir / "model.onnx", dir / ("inputs_" + run + ".json"), dir / ("outputs_" + run + ".json"), log);
+        ASSERT_FALSE(ort.is_null()) << log;
+        const uint32_t data_count = static_cast<uint32_t>(ort.at("kept_boxes").at("dims").at(0).get<int64_t>());
+        const uint32_t count = static_cast<uint32_t>(ort.at("top_idx").at("dims").at(0).get<int64_t>());
+        EXPECT_EQ(data_count, static_cast<uint32_t>(kept));
+        EXPECT_EQ(count, static_cast<uint32_t>(k));
+        std::vector<uint8_t> indices = cprogram::unhex(ort.at("top_idx").at("hex").get<std::string>());
+        std::vector<uint8_t> expected = cprogram::unhex(ort.at("best").at("hex").get<std::string>());
+        const std::vector<uint8_t> poison = cprogram::bytes_of(std::vector<int64_t>(20 - count, std::numeric_limits<int64_t>::min()));
+        indices.insert(indices.end(), poison.begin(), poison.end());  // the rows beyond the count: never read
+        expected.resize(80 * sizeof(float), cprogram::kSentinel);     // the output rows beyond the count: untouched
+        cprogram::Case c = make_case(best->spec, "best, " + run, cprogram::unhex(ort.at("kept_boxes").at("hex").get<std::string>()),
+                                     indices, {}, expected);
+        c.count = count;
+        c.data_count = data_count;
+        cases.push_back(c);
+        if (count > 0) {  // an index of the first row at data_count: out of range for the rows data holds
+            cprogram::Case bad = c;
+            bad.label += ", index data_count";
+            const std::vector<uint8_t> at_count = cprogram::bytes_of(std::vector<int64_t>{static_cast<int64_t>(data_count)});
+            std::copy(at_count.begin(), at_count.end(), bad.indices.begin());
+            bad.expected_status = -1;
+            bad.expected_output.assign(80 * sizeof(float), cprogram::kSentinel);
+            cases.push_back(bad);
+        }
+    }
+    run_cases(dir / "c", {best->spec}, cases);
+}
+
 // The elements of a folded value, flattened, as the doubles (or int64s) they are.
 void flatten_json(const json& value, std::vector<double>& out) {
     if (value.is_array()) {
@@ -2266,6 +2348,7 @@ TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
                   {"unique_rows", 12, "indices", {"Unique \"unique\": at most 12, the elements of its input [12]"}},
                   {"flat", 20, "indices", {kNonZero, "Reshape \"reshape\""}},
                   {"rewrite", 20, "indices", {kNonZero, "Transpose \"transpose\""}},
+                  {"both", 15, "indices", {kNms, "Gather \"column\"", "Squeeze \"squeeze\""}},
                   {"after_if", 15, "indices",
                    {kNms, "Gather \"column\"", "Squeeze \"squeeze\"", "Identity \"Identity#0\"", "If \"choose\""}},
               }));
@@ -2282,6 +2365,12 @@ TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
             EXPECT_NE(kernel.spec_text.find("\"count_leads\": \"data\""), std::string::npos) << kernel.spec_text;
             EXPECT_NE(kernel.spec_text.find("\"indices\": [2]"), std::string::npos) << kernel.spec_text;
         }
+        if (kernel.name == "both") {  // two counts: the rows Compress kept, and NonMaxSuppression's among them
+            EXPECT_EQ(kernel.spec_text, "{\n  \"name\": \"both\",\n  \"op\": \"Gather\",\n  \"dtype\": \"float32\",\n"
+                                        "  \"index_dtype\": \"int64\",\n  \"data_shape\": [20, 4],\n  \"indices_shape\": [15],\n"
+                                        "  \"axis\": 0,\n  \"count\": \"runtime\",\n  \"data_count\": \"runtime\"\n}\n");
+            EXPECT_TRUE(kernel.spec.runtime_count && kernel.spec.runtime_data_count);
+        }
         if (kernel.name == "rewrite") {
             EXPECT_EQ(kernel.spec.indices_shape, (kernelgen::Shape{20, 1}));
             EXPECT_EQ(kernel.spec.updates_shape, (kernelgen::Shape{20, 4}));
@@ -2294,19 +2383,21 @@ TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
                   "count (through " + std::string(kNonZero) + "), and a kernel can count only a leading dimension",
                   "node \"cumulative\" (Gather, #22): data-dependent shape: indices \"running\" dimension 0 depends on "
                   "run-time values " + nms_dependent + "; give it a bound with --max-count cumulative=N",
-                  "node \"both\" (Gather, #23): data-dependent shape: both data \"compressed\" and indices \"keep\" have a "
-                  "run-time count (a kernel takes one)",
                   "node \"first_kept\" (Gather, #24): data-dependent shape: data \"compressed\" has a run-time count on the "
                   "gathered axis 0: its indices would be checked against the bound, not the count",
                   "node \"dynamic_lookup\" (Gather, #26): dynamic shape: indices \"dyn_ids\" dimension 0 is \"N\"; fix it "
                   "with --dim N=<value>"}));
-    EXPECT_EQ(result.bounded_kernels(), 9u);
+    EXPECT_EQ(result.bounded_kernels(), 10u);
     EXPECT_EQ(kernelgen::import_summary(result, "counted.onnx"),
-              "counted.onnx: 10 specs (0 in subgraphs, 9 bounded), 0 folded, 5 skipped");
+              "counted.onnx: 11 specs (0 in subgraphs, 10 bounded), 0 folded, 4 skipped");
     // The report marks each bounded node with its bound and the path that gave it.
     const json report = json::parse(result.report);
-    EXPECT_EQ(report.at("summary").at("bounded"), 9);
+    EXPECT_EQ(report.at("summary").at("bounded"), 10);
     for (const auto& entry : report.at("nodes")) {
+        if (entry.at("name") == "both") {
+            EXPECT_EQ(entry.at("bounded").at("data_count"),
+                      json::parse(R"J({"bound": 20, "through": ["Compress \"compress\": at most 20, the length of its condition"]})J"));
+        }
         if (entry.at("name") != "kept") continue;
         EXPECT_EQ(entry.at("bounded"), json::parse(R"J({"bound": 15, "count_leads": "indices", "through": [
             "NonMaxSuppression \"nms\": at most 15, 1 batch x 3 classes x min(max_output_boxes_per_class 5, 20 boxes)",
@@ -2469,7 +2560,7 @@ TEST(ImportCounts, MaxCountOnTheCommandLine) {
     }
     CliRun run = kernelgen_run("import " + model + out + " --max-count kept=4 --max-count cumulative=6");
     EXPECT_EQ(run.status, 0);
-    EXPECT_NE(run.out.find("\n" + model + ": 11 specs (0 in subgraphs, 10 bounded), 0 folded, 4 skipped\n"), std::string::npos)
+    EXPECT_NE(run.out.find("\n" + model + ": 12 specs (0 in subgraphs, 11 bounded), 0 folded, 3 skipped\n"), std::string::npos)
         << run.out;
     const json report = json::parse(read_text(dir / "out" / "counted.import.json"));
     for (const auto& entry : report.at("nodes")) {

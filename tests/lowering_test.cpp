@@ -488,6 +488,30 @@ TEST(LoweringCount, IndexRowsScaleTheLoopThatWalksTheIndices) {
     EXPECT_TRUE(copy.counts_index_rows());
 }
 
+// A data count: the component that selects along data's axis 0 has a run-time bound (at most data_shape[0]); no
+// loop depends on it. Gather and GatherElements: their one component; GatherND: the tuple's first entry only.
+TEST(LoweringCount, DataCountBoundsTheComponentAlongAxis0) {
+    auto gather = lower_json(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [10, 4],
+        "indices_shape": [6], "count": "runtime", "data_count": "runtime"})json");
+    EXPECT_EQ(gather.data_count_bound, 10u);
+    EXPECT_EQ(gather.count_bound, 6u);
+    ASSERT_EQ(gather.components.size(), 1u);
+    EXPECT_TRUE(gather.components[0].runtime_bound);
+    EXPECT_EQ(gather.components[0].bound, 10u);
+    EXPECT_EQ(scales_of(gather), "[1]");
+    auto nd = lower_json(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [5, 3, 2],
+        "indices_shape": [4, 2], "data_count": "runtime"})json");
+    EXPECT_EQ(nd.data_count_bound, 5u);
+    EXPECT_EQ(nd.count_bound, 0u);
+    ASSERT_EQ(nd.components.size(), 2u);
+    EXPECT_TRUE(nd.components[0].runtime_bound);
+    EXPECT_FALSE(nd.components[1].runtime_bound);
+    auto fixed = lower_json(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [10, 4],
+        "indices_shape": [6]})json");
+    EXPECT_EQ(fixed.data_count_bound, 0u);
+    EXPECT_FALSE(fixed.components[0].runtime_bound);
+}
+
 // A count of data rows: Gather of [5, 2, 7] along axis 2 by indices [3, 2]. Output is [5, 2, 3, 2]; the
 // outer loop over data[:2] (10 points: data stride 7, output stride 6) runs count * 2 times, its first count * 2
 // points being the first count rows of data and of output. The loop over the 6 index values is fixed, and so

@@ -296,17 +296,61 @@ uint32_t pick_count(Generator& g, int64_t bound) {
     }
 }
 
+// Whether a problem can take a run-time data count ("data_count": "runtime"): Gather or GatherElements along
+// axis 0, GatherND with batch_dims 0, data with rows (the bound) and elements along every axis indices select.
+bool data_count_able(const reference::Problem& p) {
+    const auto& data = p.data_shape;
+    const auto rank = static_cast<int64_t>(data.size());
+    if (data[0] == 0) return false;
+    if (p.op == "GatherND") {
+        if (p.batch_dims != 0) return false;
+        for (int64_t j = 0; j < p.indices_shape.back(); ++j) {
+            if (data[static_cast<size_t>(j)] == 0) return false;
+        }
+        return true;
+    }
+    return (p.op == "Gather" || p.op == "GatherElements") && (p.axis < 0 ? p.axis + rank : p.axis) == 0;
+}
+
+// Indices for a kernel with a run-time data count `data_count`: now and then the values along axis 0 that lie in
+// the bound's range are brought into the data count's (half of them negative), and now and then one of them is
+// hostile: just inside or outside the data count, the bound, or the ends of the index type.
+std::vector<int64_t> data_count_indices(Generator& h, const reference::Problem& p, std::vector<int64_t> indices,
+                                        uint32_t data_count, bool int32) {
+    const int64_t bound = p.data_shape[0];
+    const size_t step = p.op == "GatherND" ? static_cast<size_t>(p.indices_shape.back()) : 1;  // axis 0's values
+    const auto rows = static_cast<int64_t>(data_count);
+    if (data_count > 0 && data_count <= bound && h.chance(0.7)) {
+        for (size_t at = 0; at < indices.size(); at += step) {
+            int64_t& v = indices[at];
+            if (v < -bound || v >= bound) continue;  // already out of range: kept
+            v = ((v % rows) + rows) % rows - (h.chance(0.3) ? rows : 0);
+        }
+    }
+    if (!indices.empty() && h.chance(0.35)) {
+        const int64_t low = int32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
+        const int64_t high = int32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
+        const std::array<int64_t, 10> hostile{rows, -rows - 1, -rows, rows - 1, bound, -bound, -bound - 1, bound - 1, low, high};
+        const auto positions = static_cast<int64_t>((indices.size() - 1) / step);
+        indices[static_cast<size_t>(h.uniform(0, positions)) * step] = hostile[static_cast<size_t>(h.uniform(0, hostile.size() - 1))];
+    }
+    return indices;
+}
+
 // One case of a kernel: random data (and updates), the given indices, and the reference's verdict: the
 // expected output, or the error code with the output buffer untouched. With a run-time count the reference
 // sees only the first `count` rows of indices (and updates), and a gather's output rows beyond them stay
 // untouched; a count above the bound is refused (-2). A count of data rows ("count_leads": "data") cuts data
 // instead: the reference sees its first `count` rows and every index, and the case passes the kernel only those
-// rows (an exactly-sized buffer, so that AddressSanitizer catches a read beyond them).
+// rows (an exactly-sized buffer, so that AddressSanitizer catches a read beyond them). A run-time data count
+// ("data_count") cuts data too, to its first `data_count` rows, the problem the reference sees (then the count of
+// index rows, if any, cuts indices); one above its bound is refused first (-3), before the count (-2).
 cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& spec, const TypeRow& type,
                          const std::vector<int64_t>& indices, bool int32, bool in_place,
-                         std::optional<uint32_t> count = std::nullopt) {
+                         std::optional<uint32_t> count = std::nullopt, std::optional<uint32_t> data_count = std::nullopt) {
     cprogram::Case c;
     c.count = count;
+    c.data_count = data_count;
     c.kernel = spec["name"].get<std::string>();
     c.label = spec.dump();
     c.has_updates = p.op == "ScatterND" || p.op == "ScatterElements";
@@ -334,15 +378,22 @@ cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& 
         const auto size = static_cast<size_t>(reference::count(reference::output_shape(p)));
         bool ok = false;
         c.expected_status = -1;
-        if (!count) {
-            ok = reference::run(p, data, indices, updates, output);
+        reference::Problem seen = p;  // with a data count, the problem of data's first data_count rows
+        if (data_count && *data_count <= static_cast<uint64_t>(p.data_shape[0])) {
+            seen.data_shape[0] = *data_count;
+            data.resize(static_cast<size_t>(reference::count(seen.data_shape)));
+        }
+        if (data_count && *data_count > static_cast<uint64_t>(p.data_shape[0])) {
+            c.expected_status = -3;
+        } else if (!count) {
+            ok = reference::run(seen, data, indices, updates, output);
         } else if (data_rows && *count <= static_cast<uint64_t>(bound)) {
             reference::Problem first = p;  // the first `count` rows of data
             first.data_shape[0] = *count;
             data.resize(static_cast<size_t>(reference::count(first.data_shape)));
             ok = reference::run(first, data, indices, updates, output);
         } else if (*count <= static_cast<uint64_t>(bound)) {
-            reference::Problem first = p;  // the first `count` rows
+            reference::Problem first = seen;  // the first `count` rows
             first.indices_shape[0] = *count;
             const std::vector<int64_t> used(indices.begin(), indices.begin() + reference::count(first.indices_shape));
             std::vector<T> used_updates;
@@ -434,7 +485,9 @@ fs::path scratch(const std::string& what) {
 
 void run_random_cases(const std::string& op) {
     Generator g(seed_for(op));
+    Generator h(seed_for(op + " data_count"));
     const size_t n = case_count();
+    size_t data_count_cases = 0, two_count_cases = 0, data_count_errors = 0;
     std::vector<cprogram::Case> cases;
     std::vector<kernelgen::KernelSpec> kernels;
     size_t errors_expected = 0, constant_cases = 0, counted_cases = 0, data_counted_cases = 0, data_counted_constant_cases = 0;
@@ -484,6 +537,7 @@ void run_random_cases(const std::string& op) {
             }
             ++counted_cases;
         }
+        const Generator before = g;  // a data count below remakes the case from the same draws
         cprogram::Case c = make_case(g, p, spec, type, indices, int32, in_place, count);
         // Now and then a case whose indices are all in range trusts them: "index_check": "none" must give the
         // same output, and ASan still watches every access.
@@ -504,6 +558,21 @@ void run_random_cases(const std::string& op) {
             spec["prefetch"] = g.uniform(1, 3);
             c.label = spec.dump();
         }
+        // About two in five of the kernels that can take one get a run-time data count ("data_count"), drawn from a
+        // generator of their own so that every other case stays as it was: beside a count of index rows or alone,
+        // the call passes 0, the bound, a value between or above it, and data of exactly its first rows.
+        if (data_count_able(p) && !c.constant_indices && !data_rows && !spec.contains("prefetch") && h.chance(0.4)) {
+            spec["data_count"] = "runtime";
+            const uint32_t data_count = pick_count(h, p.data_shape[0]);
+            indices = data_count_indices(h, p, indices, data_count, int32);
+            Generator again = before;
+            c = make_case(again, p, spec, type, indices, int32, in_place, count, data_count);
+            if (c.expected_status != 0) spec.erase("index_check");  // unchecked, an index out of range is undefined
+            c.label = spec.dump();
+            ++data_count_cases;
+            two_count_cases += count.has_value();
+            data_count_errors += c.expected_status == -1;
+        }
         std::vector<kernelgen::Diagnostic> diagnostics;
         auto parsed = kernelgen::parse_spec_text(spec.dump(), "random.json", diagnostics);
         ASSERT_TRUE(diagnostics.empty()) << spec.dump() << "\n" << diagnostics.front().str();
@@ -521,6 +590,11 @@ void run_random_cases(const std::string& op) {
         EXPECT_LT(errors_expected, n / 2) << "too few in-range cases";
         EXPECT_GT(constant_cases, n / 40) << "too few cases with constant indices";
         EXPECT_GT(counted_cases, n / 40) << "too few cases with a run-time count";
+        if (op == "Gather" || op == "GatherND" || op == "GatherElements") {
+            EXPECT_GT(data_count_cases, n / 40) << "too few cases with a run-time data count";
+            EXPECT_GT(two_count_cases, 0u) << "no case with two run-time counts";
+            EXPECT_GT(data_count_errors, 0u) << "no case with an index outside its run-time data count";
+        }
         if (op == "Gather") {
             EXPECT_GT(data_counted_cases, n / 40) << "too few cases with a run-time count of data rows";
             EXPECT_GT(data_counted_constant_cases, 0u) << "no case with a count of data rows and constant indices";

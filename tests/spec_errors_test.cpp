@@ -26,7 +26,7 @@ const std::string kIndexTypes = "int32 or int64; default int64";
 const std::string kShapeRule = "an array of integers >= 0";
 const std::string kUnrollRule = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
 const std::string kReductions = "none, add, mul, max or min; default none";
-const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, indices, unroll, prefetch, index_check, count, count_leads";
+const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, indices, unroll, prefetch, index_check, count, count_leads, data_count";
 
 struct Parsed {
     std::vector<KernelSpec> kernels;
@@ -1372,6 +1372,28 @@ TEST(SpecAccepted, CountLeads) {
     EXPECT_EQ(runtime.output_shape, (Shape{5, 2, 3, 2}));
     EXPECT_EQ(parse_one(gather_with("[5, 7]", "[0]", R"(, "axis": 1, "count": "runtime", "count_leads": "data")")).output_shape,
               (Shape{5, 0}));
+}
+
+TEST(SpecAccepted, DataCount) {
+    // Beside a count of index rows, on each operator it applies to; a run's prefetch leaves such kernels alone.
+    const KernelSpec both = parse_one(gather_with("[6, 4]", "[3]", R"(, "count": "runtime", "data_count": "runtime")"));
+    EXPECT_TRUE(both.runtime_count);
+    EXPECT_TRUE(both.runtime_data_count);
+    EXPECT_EQ(both.count_leads, CountLeads::Indices);
+    EXPECT_EQ(both.prefetch.kind, kernelgen::Prefetch::Kind::None);
+    EXPECT_TRUE(parse_one(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [8, 4],
+                                  "indices_shape": [3, 2], "count": "runtime", "data_count": "runtime"})json")
+                    .runtime_data_count);
+    EXPECT_TRUE(parse_one(R"json({"name": "k", "op": "GatherElements", "dtype": "float32", "data_shape": [8, 4],
+                                  "indices_shape": [9, 2], "data_count": "runtime"})json")
+                    .runtime_data_count);
+    // Alone, with rank-0 indices, along axis -2 (axis 0 of rank 2), with "prefetch": "none" and unchecked indices.
+    const KernelSpec alone = parse_one(gather_with("[6, 4]", "[]", R"(, "axis": -2, "data_count": "runtime", "prefetch": "none", "index_check": "none")"));
+    EXPECT_FALSE(alone.runtime_count);
+    EXPECT_TRUE(alone.runtime_data_count);
+    EXPECT_EQ(alone.output_shape, (Shape{4}));
+    // Left out: no data count.
+    EXPECT_FALSE(parse_one(gather_with("[6, 4]", "[3]", R"(, "count": "runtime")")).runtime_data_count);
 }
 
 }  // namespace

@@ -107,10 +107,26 @@ def output_shape(spec):
     return list(data)  # ScatterND, ScatterElements
 
 
+def at_data_rows(case):
+    """With a run-time data count ("data_count"): the ONNX problem of data's first `data_count` rows (the case
+    already holds only those, as the kernel was given them); None when the data count is above its bound."""
+    if "data_count" not in case:
+        return case
+    spec = dict(case["spec"])
+    if case["data_count"] > spec["data_shape"][0]:
+        return None
+    del spec["data_count"]
+    spec["data_shape"] = [case["data_count"]] + list(spec["data_shape"][1:])
+    out = dict(case, spec=spec)
+    del out["data_count"]
+    return out
+
+
 def at_count(case):
     """The case as ONNX sees it: with a run-time count, the problem of its first `count` rows; None when the
-    count is above the bound (no ONNX counterpart)."""
-    if "count" not in case:
+    count (or a data count) is above its bound (no ONNX counterpart)."""
+    case = at_data_rows(case)
+    if case is None or "count" not in case:
         return case
     spec = dict(case["spec"])
     if spec.get("count_leads") == "data":
@@ -236,8 +252,10 @@ def main(argv):
             json.dump(manifest, f, indent=1)
         counted = sum("count" in c for c in dumped)
         data_rows = sum(c["spec"].get("count_leads") == "data" for c in dumped)
+        data_counts = sum("data_count" in c for c in dumped)
         print(f"make_models: {len(manifest)} {op} models in {op_dir} ({counted} cases with a run-time count, "
-              f"{data_rows} of them of data rows; {above_bound} above the bound are left out)")
+              f"{data_rows} of them of data rows; {data_counts} with a run-time data count; {above_bound} above a "
+              f"bound are left out)")
     if found == 0:
         sys.exit(f"make_models: no <Op>.json case files in {cases_dir}")
 

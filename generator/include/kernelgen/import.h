@@ -106,6 +106,13 @@ struct BoundedCount {
     uint64_t bound = 0;
     std::string leads;                 // the tensor whose leading dimension is the count: "indices" or "data"
     std::vector<std::string> through;  // how the bound was found: the producer first, then each operator after it
+    // A second count, of data's valid rows ("data_count": "runtime"), beside one of index rows: its bound (data's
+    // leading dimension in the spec) and how it was found.
+    struct DataCount {
+        uint64_t bound = 0;
+        std::vector<std::string> through;
+    };
+    std::optional<DataCount> data_count;
 };
 
 struct ImportedKernel {

@@ -83,6 +83,11 @@ struct KernelSpec {
     // bounded by data_shape[0]; the indices (run-time or constant) are then all read and checked.
     bool runtime_count = false;
     CountLeads count_leads = CountLeads::Indices;
+    // "data_count": "runtime" (Gather along axis 0, GatherND with batch_dims 0, GatherElements along axis 0): only
+    // the first data_count rows of data are valid, 0..data_shape[0] (its bound), passed at run time. The indices
+    // along data's axis 0 select among those rows: each lies in [-data_count, data_count - 1], negative ones
+    // wrapped by data_count. Beside "count" or alone; the shapes above are those at the bound.
+    bool runtime_data_count = false;
     // Constant indices ("indices" in the spec): the index values, row-major, known when the kernel is
     // generated (an initializer of the model). Each was checked against its bound when read; the kernel then
     // takes no indices parameter and its copies are resolved at generation time.

@@ -43,8 +43,10 @@ std::string indices_note(const KernelSpec& spec, const IndexedCopy& copy) {
     bool empty_axis = false;
     for (const auto& component : copy.components) {
         empty_axis = empty_axis || component.bound == 0;
-        bounds += (bounds.empty() ? "" : ", ") + std::string("[-") + std::to_string(component.bound) + ", " +
-                  std::to_string(static_cast<int64_t>(component.bound) - 1) + "]";
+        bounds += (bounds.empty() ? "" : ", ") +
+                  (component.runtime_bound ? std::string("[-data_count, data_count-1]")
+                                           : "[-" + std::to_string(component.bound) + ", " +
+                                                 std::to_string(static_cast<int64_t>(component.bound) - 1) + "]");
     }
     if (empty_axis) return ", none in range (an axis of size 0)";
     return copy.components.size() > 1 ? ", tuples of " + std::to_string(copy.components.size()) + " in " + bounds
@@ -60,6 +62,7 @@ std::string indices_note(const KernelSpec& spec, const IndexedCopy& copy) {
 std::string parameter_list(const KernelSpec& spec, bool restrict_qualified) {
     const std::string apart = restrict_qualified ? "restrict " : "";
     std::string out = pointer_to_element(spec, true) + "data, ";
+    if (spec.runtime_data_count) out += "uint32_t data_count, ";
     if (!spec.constant_indices) out += "const " + std::string(c_type(spec.index_dtype)) + " *" + apart + "indices, ";
     if (spec.runtime_count) out += "uint32_t count, ";
     if (is_scatter(spec.op)) out += pointer_to_element(spec, true) + apart + "updates, ";
@@ -87,6 +90,10 @@ TemplateValues header_contract(const KernelSpec& spec, const IndexedCopy& copy) 
     values.text["error_index"] = ids.error_index;
     values.text["error_count"] = ids.error_count;
     values.text["max_count_macro"] = ids.max_count;
+    values.text["error_data_count"] = ids.error_data_count;
+    values.text["max_data_count_macro"] = ids.max_data_count;
+    values.flags["runtime_data_count"] = spec.runtime_data_count;
+    values.text["max_data_count"] = std::to_string(copy.data_count_bound);
     values.flags["bool"] = type.id == DType::Bool;
     values.flags["complex"] = type.category == Category::Complex;
     values.text["element_type"] = std::string(type.c_type);
@@ -114,6 +121,10 @@ TemplateValues header_contract(const KernelSpec& spec, const IndexedCopy& copy) 
     values.text["duplicates"] = duplicates_wording(spec, copy);
     values.flags["constant"] = spec.constant_indices.has_value();
     values.flags["runtime_count"] = spec.runtime_count;
+    values.text["sizes_note"] = spec.runtime_count && spec.runtime_data_count ? ", at the largest counts"
+                                : spec.runtime_count                          ? ", at the largest count"
+                                : spec.runtime_data_count                     ? ", at the largest data count"
+                                                                              : "";
     values.text["max_count"] = std::to_string(copy.count_bound);
     values.flags["data_rows"] = spec.count_leads == CountLeads::Data;
     values.text["counted"] = spec.count_leads == CountLeads::Data ? "data and output"

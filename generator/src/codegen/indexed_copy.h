@@ -34,6 +34,9 @@ struct IndexComponent {
     uint64_t offset;  // position within the index tuple
     uint64_t bound;   // size s of the data axis it selects along
     uint64_t stride;  // elements between neighbours along that axis
+    // A run-time data count (KernelSpec::runtime_data_count): the axis' size is the count the caller passes, at
+    // most `bound`; the value is checked against, and wrapped by, that count.
+    bool runtime_bound = false;
 };
 
 // With constant indices: `length` contiguous elements from source offset `source` to destination offset
@@ -65,6 +68,9 @@ struct IndexedCopy {
     CountLeads count_leads = CountLeads::Indices;
     uint64_t count_bound = 0;
     uint64_t tuples_per_count = 0;
+    // A run-time data count: its bound, data_shape[0] (0: none). The component selecting along data's axis 0 has a
+    // runtime_bound; no loop depends on it.
+    uint64_t data_count_bound = 0;
     // Element counts of the tensors, for the size macros and the offset type.
     uint64_t data_size = 0, indices_size = 0, updates_size = 0, output_size = 0;
     // Constant indices: every index tuple resolved at generation time. `loops` keeps only the outer levels that

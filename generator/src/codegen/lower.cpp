@@ -289,6 +289,12 @@ IndexedCopy lower(const KernelSpec& spec) {
             break;
         }
     }
+    if (spec.runtime_data_count) {
+        // The index along data's axis 0: Gather's and GatherElements' (axis 0), GatherND's first tuple entry
+        // (batch_dims 0).
+        copy.data_count_bound = spec.data_shape[0];
+        copy.components.front().runtime_bound = true;
+    }
     simplify(copy);
     if (spec.constant_indices) fold_constant_indices(copy, *spec.constant_indices);
     return copy;

@@ -146,7 +146,7 @@ private:
             case Term::Kind::WrappedIndex:
                 return "kernelgen_wrap_" + std::string(spec_.index_dtype == IndexType::Int32 ? "i32" : "i64") +
                        (schedule_.wide_offsets ? "_u64(" : "_u32(") + view_name(term.view) + "[" + expression(term.position.front()) + "], " +
-                       literal(term.bound) + ")";
+                       (term.runtime_bound ? "data_count" : literal(term.bound)) + ")";
             case Term::Kind::TableEntry: return (term.widened ? "(" + offset_ + ")" : "") + table_entry(term);
         }
         return "";
@@ -213,8 +213,9 @@ private:
         for (const Check& check : checks.checks) {
             TemplateValues item;
             item.text["value"] = index_value(check.value);
-            item.text["bound"] = std::to_string(check.bound);
-            item.text["last"] = std::to_string(check.bound - 1);
+            // A run-time data count (at most a uint32_t) compares in int64_t, which holds it and every index.
+            item.text["bound"] = check.runtime_bound ? "(int64_t)data_count" : std::to_string(check.bound);
+            item.text["last"] = check.runtime_bound ? "(int64_t)data_count - 1" : std::to_string(check.bound - 1);
             each.push_back(item);
         }
         values.lists["written_out"] = checks.loop ? std::vector<TemplateValues>{} : each;
@@ -223,7 +224,15 @@ private:
         w.block(render_template("index_checks.c.mustache", values));
     }
 
-    void print(CodeWriter& w, const CheckCount&) const {
+    void print(CodeWriter& w, const CheckCount& check) const {
+        if (check.data_count) {
+            w.line("/* data_count valid rows of data, at most " + ids_.max_data_count +
+                   "; the indices along axis 0 select among them. */");
+            w.open("if (data_count > " + ids_.max_data_count + ")");
+            w.line("return " + ids_.error_data_count + ";");
+            w.close();
+            return;
+        }
         const std::string rows = copy_.count_leads == CountLeads::Data ? "data and output" : "indices";
         w.line("/* count rows of " + rows + ", at most " + ids_.max_count + "; nothing is read or written beyond them. */");
         w.open("if (count > " + ids_.max_count + ")");

@@ -7,9 +7,10 @@ namespace {
 
 // Whether the index type can leave [-s, s-1] for the size s: an int32 index never can when s >= 2^31 (and
 // an int64 one never meets such an s). A size of 0 is handled apart: no value is in range.
+// A run-time bound always needs one: the count may be below any value of the type.
 bool needs_check(const IndexComponent& component, IndexType index_dtype) {
     const uint64_t limit = index_dtype == IndexType::Int32 ? uint64_t{1} << 31 : uint64_t{1} << 63;
-    return component.bound != 0 && component.bound < limit;
+    return component.runtime_bound || (component.bound != 0 && component.bound < limit);
 }
 
 // Statements one copy of `length` elements takes when written out: a reduction combines element by element;
@@ -157,8 +158,12 @@ private:
                                           [](const IndexComponent& component) { return component.bound == 0; });
     }
 
-    // "auto"'s weight of n statements of copies (see kReductionWeight).
-    uint64_t weighed(uint64_t statements) const { return reduce_ ? statements * kReductionWeight : statements; }
+    // "auto"'s weight of n statements of copies (see kReductionWeight). A copy wrapped by a run-time data count
+    // weighs as much as a combine: the wrap's power-of-two test, which folds away for a literal size, then runs at
+    // every copy, and written out it cost more instructions than a loop on Cortex-M0.
+    uint64_t weighed(uint64_t statements) const {
+        return reduce_ || copy_.data_count_bound != 0 ? statements * kReductionWeight : statements;
+    }
 
     void plan_levels() {
         const size_t depth = copy_.loops.size();
@@ -310,6 +315,9 @@ private:
         if (spec_.index_check == IndexCheck::Checked) {
             checks = decided_.checks_straight ? ", straight-line index checks" : ", a loop of index checks";
         }
+        if (copy_.data_count_bound) {
+            checks += " (along axis 0 against the run-time data count, at most " + std::to_string(copy_.data_count_bound) + ")";
+        }
         const std::string prefetch = decided_.prefetch_distance
                                          ? ", prefetch " + std::to_string(decided_.prefetch_distance) + " tuples ahead"
                                          : "";
@@ -374,7 +382,8 @@ private:
         if (!spec_.constant_indices) parameters.push_back(Tensor::Indices);
         if (is_scatter(spec_.op)) parameters.push_back(Tensor::Updates);
         parameters.push_back(Tensor::Output);
-        if (copy_.count_bound) body.push_back(wrap(CheckCount{copy_.count_bound}));
+        if (copy_.data_count_bound) body.push_back(wrap(CheckCount{copy_.data_count_bound, true}));
+        if (copy_.count_bound) body.push_back(wrap(CheckCount{copy_.count_bound, false}));
         if (always_out_of_range()) {
             body.push_back(wrap(Unused{parameters}));
             body.push_back(wrap(Comment{"An axis of size 0: no index value is in range, and there are indices."}));
@@ -422,7 +431,8 @@ private:
             for (uint64_t t = 0; t < copy_.tuple_count; ++t) {
                 for (size_t j = 0; j < k; ++j) {
                     if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
-                    checks.checks.push_back(Check{{IndexValue::Kind::Element, t * k + j}, copy_.components[j].bound});
+                    checks.checks.push_back(Check{{IndexValue::Kind::Element, t * k + j}, copy_.components[j].bound,
+                                                  copy_.components[j].runtime_bound});
                 }
             }
             return checks;
@@ -433,7 +443,7 @@ private:
         for (size_t j = 0; j < k; ++j) {
             if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
             const auto kind = k == 1 ? IndexValue::Kind::Local : IndexValue::Kind::TupleElement;
-            checks.checks.push_back(Check{{kind, j}, copy_.components[j].bound});
+            checks.checks.push_back(Check{{kind, j}, copy_.components[j].bound, copy_.components[j].runtime_bound});
         }
         return checks;
     }
@@ -515,6 +525,7 @@ private:
             index.view = place.indices;
             index.position = {tuple.plus(component.offset)};
             index.bound = component.bound;
+            index.runtime_bound = component.runtime_bound;
             out.terms.push_back(std::move(index));
         }
         return out;

@@ -73,6 +73,7 @@ struct Term {
     View view{Tensor::Indices};
     std::vector<Expr> position;  // WrappedIndex: exactly one
     uint64_t bound = 0;
+    bool runtime_bound = false;  // WrappedIndex: the axis' size is the run-time data count, at most `bound`
     bool widened = false;  // TableEntry: a table narrower than the offset type, converted explicitly
     unsigned bits = 0;     // TableEntry: the table's element width (8, 16, 32 or 64)
 };
@@ -116,6 +117,7 @@ struct IndexValue {
 struct Check {
     IndexValue value;
     uint64_t bound = 0;
+    bool runtime_bound = false;  // the bound is the run-time data count, at most `bound`
 };
 struct CheckIndices {
     bool loop = false;           // false: `checks` written out, each returning the error
@@ -125,9 +127,11 @@ struct CheckIndices {
     std::vector<Check> checks;   // written out: every value; loop: the values of tuple t
 };
 
-// A run-time count above its bound fails before anything is read or written.
+// A run-time count above its bound fails before anything is read or written: the count of index (or, with
+// CountLeads::Data, data) rows, or the data count.
 struct CheckCount {
     uint64_t bound = 0;
+    bool data_count = false;
 };
 
 // ScatterND's output starting as a copy of data: an element loop (an in-place update runs it too), or one

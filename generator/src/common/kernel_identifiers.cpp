@@ -8,8 +8,14 @@ std::string KernelIdentifiers::size(const std::string& tensor) const { return gu
 
 KernelIdentifiers identifiers_of(const std::string& kernel) {
     const std::string macro = macro_case(kernel);
-    return KernelIdentifiers{kernel,          macro + "_H",  macro + "_MAX_COUNT", macro + "_OK",
-                             macro + "_ERROR_INDEX_OUT_OF_RANGE", macro + "_ERROR_COUNT_OUT_OF_RANGE"};
+    return KernelIdentifiers{kernel,
+                             macro + "_H",
+                             macro + "_MAX_COUNT",
+                             macro + "_OK",
+                             macro + "_ERROR_INDEX_OUT_OF_RANGE",
+                             macro + "_ERROR_COUNT_OUT_OF_RANGE",
+                             macro + "_MAX_DATA_COUNT",
+                             macro + "_ERROR_DATA_COUNT_OUT_OF_RANGE"};
 }
 
 std::vector<std::string> header_identifiers(const KernelSpec& spec) {
@@ -18,8 +24,10 @@ std::vector<std::string> header_identifiers(const KernelSpec& spec) {
     if (is_scatter(spec.op)) out.push_back(ids.size("UPDATES"));
     out.push_back(ids.size("OUTPUT"));
     if (spec.runtime_count) out.push_back(ids.max_count);
+    if (spec.runtime_data_count) out.push_back(ids.max_data_count);
     out.insert(out.end(), {ids.ok, ids.error_index});
     if (spec.runtime_count) out.push_back(ids.error_count);
+    if (spec.runtime_data_count) out.push_back(ids.error_data_count);
     return out;
 }
 

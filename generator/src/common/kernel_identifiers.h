@@ -18,6 +18,8 @@ struct KernelIdentifiers {
     std::string ok;           // <NAME>_OK
     std::string error_index;  // <NAME>_ERROR_INDEX_OUT_OF_RANGE
     std::string error_count;  // <NAME>_ERROR_COUNT_OUT_OF_RANGE (a run-time count)
+    std::string max_data_count;    // <NAME>_MAX_DATA_COUNT (a run-time data count)
+    std::string error_data_count;  // <NAME>_ERROR_DATA_COUNT_OUT_OF_RANGE (a run-time data count)
     // <NAME>_<TENSOR>_SIZE, for tensor DATA, INDICES, UPDATES (a scatter's) or OUTPUT.
     std::string size(const std::string& tensor) const;
 };

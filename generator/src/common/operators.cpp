@@ -36,7 +36,7 @@ const std::vector<SpecKey>& common_keys() {
     static const std::vector<SpecKey> keys{
         {"name", true}, {"op", true}, {"dtype", true}, {"index_dtype", false}, {"data_shape", true},
         {"indices_shape", true}, {"indices", false}, {"unroll", false}, {"prefetch", false}, {"index_check", false},
-        {"count", false}, {"count_leads", false}};
+        {"count", false}, {"count_leads", false}, {"data_count", false}};
     return keys;
 }
 

@@ -211,6 +211,9 @@ private:
         entry["kernel"] = kernel.name;
         if (bounded) {
             entry["bounded"] = {{"bound", bounded->bound}, {"count_leads", bounded->leads}, {"through", bounded->through}};
+            if (bounded->data_count) {
+                entry["bounded"]["data_count"] = {{"bound", bounded->data_count->bound}, {"through", bounded->data_count->through}};
+            }
             kernel.bounded = std::move(bounded);
         }
         result_.kernels.push_back(std::move(kernel));

@@ -298,9 +298,18 @@ std::optional<BoundedCount> place_count(Op op, int64_t axis, StaticTensor& data,
     auto made = [](const StaticTensor& from, const std::string& leads) {
         return BoundedCount{from.count->bound, leads, from.count->through};
     };
-    const std::string two_counts = "both " + roles[0] + " and " + roles[1] + " have a run-time count (a kernel takes one)";
+    // Both counted, where data's rows are what the indices select among: a count of index rows and a data count.
+    auto both = [&] {
+        BoundedCount bounded = made(indices, "indices");
+        bounded.data_count = BoundedCount::DataCount{data.count->bound, data.count->through};
+        return bounded;
+    };
     if (op == Op::Gather) {
-        if (counted_data && counted_indices) return refuse(two_counts);
+        if (counted_data && counted_indices && axis == 0) return both();
+        if (counted_data && counted_indices) {
+            return refuse("both " + roles[0] + " and " + roles[1] + " have a run-time count, and along axis " +
+                          std::to_string(axis) + " data's rows lead the output, with the rows of indices inside it");
+        }
         if (counted_indices) return made(indices, "indices");
         if (axis == 0) {
             return refuse(roles[0] + " has a run-time count on the gathered axis 0: its indices would be checked against "
@@ -317,7 +326,7 @@ std::optional<BoundedCount> place_count(Op op, int64_t axis, StaticTensor& data,
     } else if (!counted_indices) {
         return refuse(roles[0] + " has a run-time count, and its indices a fixed one");
     } else if (counted_data && (op != Op::GatherElements || axis == 0)) {
-        return refuse(two_counts);
+        return both();
     }
     // The count's two tensors share it: the lower bound holds for both (GatherElements' data keeps its own as the
     // size of its buffer).
@@ -565,6 +574,7 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     if (bounded) {
         spec["count"] = "runtime";
         if (bounded->leads == "data") spec["count_leads"] = "data";
+        if (bounded->data_count) spec["data_count"] = "runtime";
     }
     if (!add_constant_indices(c, indices.shape, spec, problem)) return std::nullopt;
     return spec;

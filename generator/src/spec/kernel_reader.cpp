@@ -66,6 +66,7 @@ std::optional<KernelSpec> KernelReader::read() {
         fail("", "updates shape " + format_shape(spec.updates_shape) + " has too many elements (at most 2^40)");
     }
     if (clean_since(before_rules)) read_count(spec);
+    if (clean_since(before_rules)) read_data_count(spec);
     if (clean_since(before_rules)) read_constant_indices(spec);
     if (!ok_) return std::nullopt;
     apply_run_options(spec, RunOptions{});

@@ -118,6 +118,9 @@ private:
     // lead every tensor it sizes, so that the first `count` rows of each are one dense prefix.
     void read_count(KernelSpec& spec);
 
+    // A count's key ("count", "data_count"), whose one value is "runtime": true when it says so; otherwise reported.
+    bool read_runtime_setting(const std::string& key, const std::string& allowed);
+
     // "count_leads": "indices" (the default) or "data", which only Gather takes; nothing when refused (reported).
     std::optional<CountLeads> read_count_leads(const KernelSpec& spec);
 
@@ -128,6 +131,15 @@ private:
     // A count of data rows (Gather): along axis 1 or later, data's leading dimension leads the output too
     // (data_shape[:axis] + indices_shape + data_shape[axis + 1:]). True when it applies; otherwise reported.
     bool data_rows_countable(const KernelSpec& spec);
+
+    // "data_count": "runtime": data's leading dimension holds a count of valid rows passed at run time, up to
+    // data_shape[0], which the indices along data's axis 0 select among (Gather along axis 0, GatherND with
+    // batch_dims 0, GatherElements along axis 0); beside "count" or alone.
+    void read_data_count(KernelSpec& spec);
+
+    // Every data axis the indices select along has elements (a count leaves nothing to count otherwise).
+    // True when it holds; otherwise reported.
+    bool selected_axes_have_elements(const KernelSpec& spec);
 
     // The data axis the value at flat position `at` of indices selects along.
     static size_t selected_axis(const KernelSpec& spec, uint64_t at);

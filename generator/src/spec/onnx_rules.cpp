@@ -184,6 +184,16 @@ void KernelReader::resolve_scatter_nd(KernelSpec& spec) {
     read_updates_shape(spec, updates, "indices_shape[:-1] + data_shape[k:], with k = indices_shape[-1] = " + std::to_string(*k));
 }
 
+// A count's key, whose one value is "runtime": true when it says so; otherwise reported.
+bool KernelReader::read_runtime_setting(const std::string& key, const std::string& allowed) {
+    auto text = read_string(key, allowed);
+    if (!text) return false;
+    if (*text == "runtime") return true;
+    fail(key, "unknown " + key + " setting " + in_quotes(*text) + " (" + allowed + ")" +
+                  did_you_mean_value(*text, {"runtime"}, {{"dynamic", "runtime"}, {"variable", "runtime"}}));
+    return false;
+}
+
 // "count": "runtime": a leading dimension is a count passed at run time, up to its bound: that of indices
 // (up to indices_shape[0]), or with "count_leads": "data" that of data (up to data_shape[0]). The count must
 // lead every tensor it sizes, so that the first `count` rows of each are one dense prefix.
@@ -195,13 +205,8 @@ void KernelReader::read_count(KernelSpec& spec) {
         }
         return;
     }
-    const std::string allowed = "\"runtime\": indices_shape[0] bounds a count the caller passes; leave \"count\" out "
-                                "for a fixed count";
-    auto text = read_string("count", allowed);
-    if (!text) return;
-    if (*text != "runtime") {
-        fail("count", "unknown count setting " + in_quotes(*text) + " (" + allowed + ")" +
-                          did_you_mean_value(*text, {"runtime"}, {{"dynamic", "runtime"}, {"variable", "runtime"}}));
+    if (!read_runtime_setting("count", "\"runtime\": indices_shape[0] bounds a count the caller passes; leave "
+                                       "\"count\" out for a fixed count")) {
         return;
     }
     const auto leads = read_count_leads(spec);
@@ -225,6 +230,12 @@ void KernelReader::read_count(KernelSpec& spec) {
                                   ", more than its uint32_t count can reach (at most " + std::to_string(UINT32_MAX) + ")");
         return;
     }
+    if (!selected_axes_have_elements(spec)) return;
+    spec.runtime_count = true;
+    spec.count_leads = *leads;
+}
+
+bool KernelReader::selected_axes_have_elements(const KernelSpec& spec) {
     const uint64_t tuple = spec.op == Op::GatherND || spec.op == Op::ScatterND ? spec.indices_shape.back() : 1;
     for (uint64_t at = 0; at < tuple; ++at) {
         const size_t selected = selected_axis(spec, at);
@@ -232,11 +243,72 @@ void KernelReader::read_count(KernelSpec& spec) {
             fail("data_shape/" + std::to_string(selected),
                  "a run-time count needs every data axis the indices select along to have elements (axis " +
                      std::to_string(selected) + " has size 0, where no index is valid)");
-            return;
+            return false;
         }
     }
-    spec.runtime_count = true;
-    spec.count_leads = *leads;
+    return true;
+}
+
+// "data_count": "runtime": data holds data_count valid rows (0..data_shape[0]), and the kernel is ONNX's operator on
+// data of shape [data_count, ...]. It applies where the indices select among data's rows (along axis 0) and data's
+// rows do not lead the output: Gather along axis 0, GatherND with batch_dims 0, GatherElements along axis 0.
+void KernelReader::read_data_count(KernelSpec& spec) {
+    if (!find("data_count")) return;
+    if (!read_runtime_setting("data_count", "\"runtime\": data_shape[0] bounds a count of data's valid rows the "
+                                            "caller passes; leave \"data_count\" out for a fixed one")) {
+        return;
+    }
+    if (is_scatter(spec.op)) {
+        fail("data_count", "a run-time data count applies to Gather, GatherND and GatherElements only: " +
+                               std::string(name(spec.op)) + "'s output is all of data, so a count of data's rows would "
+                               "be output's too (count the rows of indices and updates with \"count\": \"runtime\")");
+        return;
+    }
+    if (spec.runtime_count && spec.count_leads == CountLeads::Data) {
+        fail("data_count", "\"data_count\" does not combine with \"count_leads\": \"data\", whose count already is "
+                           "data's leading dimension (along axis 1 or later); \"data_count\" bounds the indices along "
+                           "axis 0 (remove one of them)");
+        return;
+    }
+    if (find("indices")) {
+        fail("data_count", "a run-time data count does not apply to constant indices, which are checked against "
+                           "data_shape when the kernel is generated (remove \"data_count\" or \"indices\")");
+        return;
+    }
+    if (spec.prefetch_in_spec && spec.prefetch_in_spec->kind != Prefetch::Kind::None) {
+        fail("prefetch", "\"prefetch\" does not combine with a run-time data count: the hints could look at rows "
+                         "beyond it (remove \"prefetch\", or set it to \"none\")");
+        return;
+    }
+    if (spec.op == Op::Gather && spec.axis != 0) {
+        fail("axis", "a run-time data count bounds the indices along data's axis 0: gather along axis 0 (here axis " +
+                         std::to_string(spec.axis) + "), or, as data's rows then lead the output, count them with "
+                         "\"count\": \"runtime\", \"count_leads\": \"data\"");
+        return;
+    }
+    if (spec.op == Op::GatherElements && spec.axis != 0) {
+        fail("axis", "a run-time data count bounds the indices along data's axis 0 (here axis " +
+                         std::to_string(spec.axis) + "): along another axis each row of output reads the same row of "
+                         "data, so one count of index rows covers both (\"count\": \"runtime\" alone)");
+        return;
+    }
+    if (spec.op == Op::GatherND && spec.batch_dims != 0) {
+        fail("batch_dims", "a run-time data count needs batch_dims 0: data's leading dimension is then the range of "
+                           "each tuple's first index, not a batch dimension");
+        return;
+    }
+    const uint64_t bound = spec.data_shape[0];
+    if (bound == 0) {
+        fail("data_shape/0", "the bound of a run-time data count, data_shape[0], must be at least 1");
+        return;
+    }
+    if (bound > UINT32_MAX) {
+        fail("data_shape/0", "the bound of a run-time data count, data_shape[0], is " + std::to_string(bound) +
+                                 ", more than its uint32_t count can reach (at most " + std::to_string(UINT32_MAX) + ")");
+        return;
+    }
+    if (!selected_axes_have_elements(spec)) return;
+    spec.runtime_data_count = true;
 }
 
 // "count_leads": "indices" (the default) or "data", which only Gather takes; nothing when refused (reported).

@@ -39,8 +39,8 @@ std::optional<Prefetch> parse_prefetch(const std::string& text) {
 void apply_run_options(KernelSpec& spec, const RunOptions& run) {
     spec.unroll = spec.unroll_in_spec.value_or(run.unroll.value_or(Unroll{}));
     spec.prefetch = spec.prefetch_in_spec.value_or(run.prefetch.value_or(Prefetch{}));
-    // A run-time count never prefetches (its hints would look past the count): a run's --prefetch leaves it out.
-    if (spec.runtime_count) spec.prefetch = Prefetch{Prefetch::Kind::None, 0};
+    // A run-time count (of either kind) never prefetches (its hints would look past the count): a run's --prefetch leaves it out.
+    if (spec.runtime_count || spec.runtime_data_count) spec.prefetch = Prefetch{Prefetch::Kind::None, 0};
 }
 
 void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics) {
