@@ -25,20 +25,22 @@ const onnx::NodeProto* producer_of(const GraphScope& scope, const std::string& n
     return default_domain(node.domain()) && node.input_size() > 0 ? &node : nullptr;
 }
 
+bool signed_index_type(int32_t type) { return type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32; }
+
 const TensorValue* integer_value(const GraphScope& scope, const std::string& name) {
     const TensorValue* value = scope.value(name);
-    if (!value || value->ints.empty() || value->type == onnx::TensorProto::BOOL || value->is_real()) return nullptr;
+    if (!value || value->ints.empty() || !signed_index_type(value->type)) return nullptr;
     return value;
 }
 
-// Operators that keep every element's value (an integer Cast too: a bound of the source bounds the result
-// only when the cast cannot wrap, so only casts between int32 and int64 count).
-bool keeps_values(const onnx::NodeProto& node) {
+// Operators that keep every element's value, a Cast only where it cannot wrap: from int32 or int64 to int64.
+bool keeps_values(const GraphScope& scope, const onnx::NodeProto& node) {
     const std::string& op = node.op_type();
     if (op == "Identity" || op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" || op == "Flatten") return true;
     if (op == "Cast") {
-        const auto to = int_attribute(node, "to", 0);
-        return to && (*to == onnx::TensorProto::INT64 || *to == onnx::TensorProto::INT32);
+        const onnx::TypeProto* from = scope.type(node.input(0));
+        return int_attribute(node, "to", 0) == std::optional<int64_t>(onnx::TensorProto::INT64) && from &&
+               from->has_tensor_type() && signed_index_type(from->tensor_type().elem_type());
     }
     return false;
 }
@@ -49,7 +51,7 @@ std::optional<int64_t> at_most(const GraphScope& scope, const std::string& name,
     const onnx::NodeProto* node = depth < kMaxDepth ? producer_of(scope, name, owner) : nullptr;
     if (!node) return std::nullopt;
     const std::string& op = node->op_type();
-    if (keeps_values(*node)) return at_most(*owner, node->input(0), depth + 1);
+    if (keeps_values(*owner, *node)) return at_most(*owner, node->input(0), depth + 1);
     if (op == "Min") {  // at most any input's bound
         std::optional<int64_t> best;
         for (const auto& input : node->input()) {
@@ -79,7 +81,7 @@ std::optional<int64_t> smallest_at_most(const GraphScope& scope, const std::stri
     if (const TensorValue* value = integer_value(scope, name)) return *std::min_element(value->ints.begin(), value->ints.end());
     const GraphScope* owner = nullptr;
     const onnx::NodeProto* node = depth < kMaxDepth ? producer_of(scope, name, owner) : nullptr;
-    if (node && keeps_values(*node)) return smallest_at_most(*owner, node->input(0), depth + 1);
+    if (node && keeps_values(*owner, *node)) return smallest_at_most(*owner, node->input(0), depth + 1);
     if (node && node->op_type() == "Concat") {  // the smallest element is at most any part's smallest
         std::optional<int64_t> best;
         for (const auto& input : node->input()) {
