@@ -41,11 +41,6 @@ struct StaticTensor {
     std::optional<CountedDim> count;
 };
 
-bool has_rank(const GraphScope& scope, const std::string& name) {
-    const onnx::TypeProto* type = scope.type(name);
-    return type && type->has_tensor_type() && type->tensor_type().has_shape();
-}
-
 // The node where shape inference lost the rank of `name`: walking back through producers whose outputs have no
 // shape, the first whose inputs all have one (or nothing when that is not found).
 std::optional<std::string> rank_lost_at(const GraphScope& scope, std::string name) {
@@ -56,7 +51,7 @@ std::optional<std::string> rank_lost_at(const GraphScope& scope, std::string nam
         if (producer == owner->producers.end()) return std::nullopt;
         const onnx::NodeProto& node = owner->graph->node(producer->second);
         const auto unranked = std::find_if(node.input().begin(), node.input().end(), [&](const std::string& input) {
-            return !input.empty() && !owner->value(input) && !has_rank(*owner, input);
+            return !input.empty() && !owner->value(input) && !has_rank(owner->type(input));
         });
         if (unranked == node.input().end()) {
             return node.op_type() + " " + in_quotes(node_label(node, static_cast<size_t>(producer->second)));
@@ -88,7 +83,7 @@ std::optional<std::string> unknown_size_cause(const GraphScope& scope, const std
         }
         if (owner->value(current)) continue;  // a known value has a known size
         const OnnxOperatorRule* rule = find_operator(node);
-        if (rule && rule->needs == FoldNeeds::first_shape && node.input_size() > 0 && !has_rank(*owner, node.input(0))) {
+        if (rule && rule->needs == FoldNeeds::first_shape && node.input_size() > 0 && !has_rank(owner->type(node.input(0)))) {
             if (!lost_rank) {
                 lost_rank = node.op_type() + " " + in_quotes(node_label(node, static_cast<size_t>(producer->second))) +
                             " of " + in_quotes(node.input(0)) + ", whose rank is unknown";
@@ -269,7 +264,7 @@ std::string unreadable_constant(const GraphScope& scope, const std::string& name
 // Whether the leading dimension of `tensor` is not static (a run-time count --max-count may bound).
 bool leading_dim_open(const GraphScope& scope, const std::string& tensor) {
     const onnx::TypeProto* type = scope.type(tensor);
-    if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return false;
+    if (!has_rank(type)) return false;
     const auto& shape = type->tensor_type().shape();
     return shape.dim_size() > 0 && !shape.dim(0).has_dim_value();
 }

@@ -140,6 +140,11 @@ private:
     // Every data axis the indices select along has elements (a count leaves nothing to count otherwise).
     // True when it holds; otherwise reported.
     bool selected_axes_have_elements(const KernelSpec& spec);
+    // Whether a run-time count's bound, `shape_key`[0], fits the uint32_t the caller passes (reported when not);
+    // `what` names the count ("run-time count", "run-time data count").
+    bool bound_fits_uint32(const std::string& shape_key, const std::string& what, uint64_t bound);
+    // Refuses a "prefetch" beside a run-time count, for the reason given; false when it refused.
+    bool no_prefetch_with(const KernelSpec& spec, const std::string& what, const std::string& why);
 
     // The data axis the value at flat position `at` of indices selects along.
     static size_t selected_axis(const KernelSpec& spec, uint64_t at);

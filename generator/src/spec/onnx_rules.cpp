@@ -216,23 +216,30 @@ void KernelReader::read_count(KernelSpec& spec) {
                       "\"indices\")");
         return;
     }
-    if (spec.prefetch_in_spec && spec.prefetch_in_spec->kind != Prefetch::Kind::None) {
-        fail("prefetch", "\"prefetch\" does not combine with a run-time count: the hints would look ahead past the "
-                         "count (remove \"prefetch\", or set it to \"none\")");
-        return;
-    }
+    if (!no_prefetch_with(spec, "a run-time count", "the hints would look ahead past the count")) return;
     if (!(*leads == CountLeads::Data ? data_rows_countable(spec) : index_rows_countable(spec))) return;
-    // The count is a uint32_t: a larger bound could never be reached, and its check would never fail.
     const std::string bound_of = *leads == CountLeads::Data ? "data_shape" : "indices_shape";
-    const uint64_t bound = (*leads == CountLeads::Data ? spec.data_shape : spec.indices_shape)[0];
-    if (bound > UINT32_MAX) {
-        fail(bound_of + "/0", "the bound of a run-time count, " + bound_of + "[0], is " + std::to_string(bound) +
-                                  ", more than its uint32_t count can reach (at most " + std::to_string(UINT32_MAX) + ")");
+    if (!bound_fits_uint32(bound_of, "run-time count", (*leads == CountLeads::Data ? spec.data_shape : spec.indices_shape)[0])) {
         return;
     }
     if (!selected_axes_have_elements(spec)) return;
     spec.runtime_count = true;
     spec.count_leads = *leads;
+}
+
+// The count is a uint32_t: a larger bound could never be reached, and its check would never fail.
+bool KernelReader::bound_fits_uint32(const std::string& shape_key, const std::string& what, uint64_t bound) {
+    if (bound <= UINT32_MAX) return true;
+    fail(shape_key + "/0", "the bound of a " + what + ", " + shape_key + "[0], is " + std::to_string(bound) +
+                               ", more than its uint32_t count can reach (at most " + std::to_string(UINT32_MAX) + ")");
+    return false;
+}
+
+bool KernelReader::no_prefetch_with(const KernelSpec& spec, const std::string& what, const std::string& why) {
+    if (!spec.prefetch_in_spec || spec.prefetch_in_spec->kind == Prefetch::Kind::None) return true;
+    fail("prefetch", "\"prefetch\" does not combine with " + what + ": " + why +
+                         " (remove \"prefetch\", or set it to \"none\")");
+    return false;
 }
 
 bool KernelReader::selected_axes_have_elements(const KernelSpec& spec) {
@@ -275,11 +282,7 @@ void KernelReader::read_data_count(KernelSpec& spec) {
                            "data_shape when the kernel is generated (remove \"data_count\" or \"indices\")");
         return;
     }
-    if (spec.prefetch_in_spec && spec.prefetch_in_spec->kind != Prefetch::Kind::None) {
-        fail("prefetch", "\"prefetch\" does not combine with a run-time data count: the hints could look at rows "
-                         "beyond it (remove \"prefetch\", or set it to \"none\")");
-        return;
-    }
+    if (!no_prefetch_with(spec, "a run-time data count", "the hints could look at rows beyond it")) return;
     if (spec.op == Op::Gather && spec.axis != 0) {
         fail("axis", "a run-time data count bounds the indices along data's axis 0: gather along axis 0 (here axis " +
                          std::to_string(spec.axis) + "), or, as data's rows then lead the output, count them with "
@@ -302,11 +305,7 @@ void KernelReader::read_data_count(KernelSpec& spec) {
         fail("data_shape/0", "the bound of a run-time data count, data_shape[0], must be at least 1");
         return;
     }
-    if (bound > UINT32_MAX) {
-        fail("data_shape/0", "the bound of a run-time data count, data_shape[0], is " + std::to_string(bound) +
-                                 ", more than its uint32_t count can reach (at most " + std::to_string(UINT32_MAX) + ")");
-        return;
-    }
+    if (!bound_fits_uint32("data_shape", "run-time data count", bound)) return;
     if (!selected_axes_have_elements(spec)) return;
     spec.runtime_data_count = true;
 }

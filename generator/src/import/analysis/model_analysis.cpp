@@ -130,18 +130,9 @@ std::optional<onnx::TensorShapeProto> selected_shape(const GraphScope& scope, co
         if (!at) return std::nullopt;
         selected.push_back(*at);
     } else {
-        // Slice (opset 10 on: starts, ends, axes, steps as inputs): the axes given, or the first len(starts).
-        std::vector<int64_t> axes;
-        if (node.input_size() > 3 && !node.input(3).empty()) {
-            const TensorValue* given = scope.value(node.input(3));
-            if (!given || given->dims.size() != 1) return std::nullopt;
-            axes = given->ints;
-        } else {
-            const auto starts = static_shape(scope.type(node.input(1)));
-            if (!starts || starts->size() != 1) return std::nullopt;
-            for (int64_t a = 0; a < (*starts)[0]; ++a) axes.push_back(a);
-        }
-        for (int64_t a : axes) {
+        const auto axes = counts::slice_axes(scope, node);
+        if (!axes) return std::nullopt;
+        for (int64_t a : *axes) {
             const auto at = normalized_axis(a, rank);
             if (!at) return std::nullopt;
             selected.push_back(*at);
@@ -164,8 +155,7 @@ size_t declare_selected_ranks(GraphScope& scope) {
         if (node.op_type() == "NonZero" && default_domain(node.domain()) && node.input_size() == 1 &&
             !scope.nonzero_of_scalar.count(n)) {
             const onnx::TypeProto* input = scope.type(node.input(0));
-            if (input && input->has_tensor_type() && input->tensor_type().has_shape() &&
-                input->tensor_type().shape().dim_size() == 0) {
+            if (has_rank(input) && input->tensor_type().shape().dim_size() == 0) {
                 scope.nonzero_of_scalar.insert(n);
                 ++added;
             }
@@ -178,8 +168,7 @@ size_t declare_selected_ranks(GraphScope& scope) {
         }
         const onnx::TypeProto* output = scope.type(node.output(0));
         const onnx::TypeProto* input = scope.type(node.input(0));
-        if (!output || !output->has_tensor_type() || output->tensor_type().has_shape() || !input ||
-            !input->has_tensor_type() || !input->tensor_type().has_shape()) {
+        if (!output || !output->has_tensor_type() || output->tensor_type().has_shape() || !has_rank(input)) {
             continue;
         }
         onnx::TypeProto declared = *output;
@@ -200,7 +189,7 @@ constexpr int64_t kUnknownDim = std::numeric_limits<int64_t>::min();
 // The dimensions of a tensor whose rank is known, kUnknownDim where a dimension is not static; nothing when the
 // rank is unknown.
 std::optional<Dims> partial_dims(const onnx::TypeProto* type) {
-    if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return std::nullopt;
+    if (!has_rank(type)) return std::nullopt;
     Dims dims;
     for (const auto& dim : type->tensor_type().shape().dim()) {
         dims.push_back(dim.has_dim_value() && dim.dim_value() >= 0 ? dim.dim_value() : kUnknownDim);
@@ -284,12 +273,8 @@ size_t fold_scope(GraphScope& scope, int64_t opset, const std::set<std::string>&
             if (input.present) {
                 input.value = i == 0 && partial ? &*partial : scope.value(name);
                 input.shape = static_shape(scope.type(name));
-                if (shape_only && !input.shape) {
-                    input.shape = partial_dims(scope.type(name));
-                    values_known = false;
-                }
+                if (shape_only && !input.shape) input.shape = partial_dims(scope.type(name));
                 values_known = values_known && input.value;
-                if (!input.value && (i > 0 || !shape_only)) values_known = false;
             }
             inputs.push_back(std::move(input));
         }

@@ -75,7 +75,7 @@ struct NodeView {
 
     std::optional<size_t> rank(const std::string& name) const {
         const onnx::TypeProto* type = scope.type(name);
-        if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return std::nullopt;
+        if (!has_rank(type)) return std::nullopt;
         return static_cast<size_t>(type->tensor_type().shape().dim_size());
     }
     std::optional<size_t> input_rank(int i) const { return has(i) ? rank(node.input(i)) : std::nullopt; }
@@ -87,7 +87,7 @@ struct NodeView {
     std::optional<std::vector<uint64_t>> bounded_shape(int i) const {
         if (!has(i)) return std::nullopt;
         const onnx::TypeProto* type = scope.type(node.input(i));
-        if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return std::nullopt;
+        if (!has_rank(type)) return std::nullopt;
         const CountedDim* count = counted(i);
         std::vector<uint64_t> dims;
         const auto& shape = type->tensor_type().shape();
@@ -104,7 +104,7 @@ struct NodeView {
     std::optional<int64_t> static_dim(int i, size_t d) const {
         if (!has(i)) return std::nullopt;
         const onnx::TypeProto* type = scope.type(node.input(i));
-        if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return std::nullopt;
+        if (!has_rank(type)) return std::nullopt;
         const auto& shape = type->tensor_type().shape();
         if (d >= static_cast<size_t>(shape.dim_size())) return std::nullopt;
         const auto& dim = shape.dim(static_cast<int>(d));

@@ -154,23 +154,29 @@ Counted slice(const NodeView& v, const CountedDim& in) {
     return v.moved(in, in.axis);
 }
 
+std::optional<Dims> slice_axes(const GraphScope& scope, const onnx::NodeProto& node) {
+    if (node.input_size() > 3 && !node.input(3).empty()) {
+        const TensorValue* given = scope.value(node.input(3));
+        if (!given || given->dims.size() != 1 || given->is_real()) return std::nullopt;
+        return given->ints;
+    }
+    if (node.input_size() < 2) return std::nullopt;
+    const auto starts = static_shape(scope.type(node.input(1)));
+    if (!starts || starts->size() != 1) return std::nullopt;
+    Dims axes;
+    for (int64_t a = 0; a < (*starts)[0]; ++a) axes.push_back(a);
+    return axes;
+}
+
 // Slice: a count goes through (see slice above); by run-time starts or ends (opset 10 on) along one axis, it makes
 // a new count there, at most that axis's size.
 std::vector<Counted> slice_outputs(const NodeView& v) {
     if (const CountedDim* in = v.counted(0)) return {slice(v, *in)};
     if (v.opset < 10 || (v.value(1) && v.value(2))) return {};
     const auto rank = v.input_rank(0);
-    if (!rank) return {};
-    Dims axes;
-    if (v.has(3)) {
-        const auto given = v.ints(3);
-        if (!given) return {};
-        axes = *given;
-    } else if (const auto starts = v.static_dim(1, 0); starts && *starts == 1) {
-        axes = {0};
-    }
-    if (axes.size() != 1) return {};
-    const auto axis = normalized_axis(axes[0], *rank);
+    const auto axes = slice_axes(v.scope, v.node);
+    if (!rank || !axes || axes->size() != 1) return {};
+    const auto axis = normalized_axis(axes->front(), *rank);
     if (!axis) return {};
     const auto size = v.static_dim(0, *axis);
     if (!size) return {};

@@ -41,7 +41,9 @@ Counted reshape(const NodeView& v, const CountedDim& in);
 Counted flatten(const NodeView& v, const CountedDim& in);
 Counted slice(const NodeView& v, const CountedDim& in);
 Counted expand(const NodeView& v, const CountedDim& in);
-std::vector<Counted> slice_outputs(const NodeView& v);  // a count through it, or made by run-time starts or ends
+std::vector<Counted> slice_outputs(const NodeView& v);
+// The axes a Slice of opset 10 on slices: its axes input when known, else the first len(starts); nothing otherwise.
+std::optional<Dims> slice_axes(const GraphScope& scope, const onnx::NodeProto& node);  // a count through it, or made by run-time starts or ends
 Counted roi_align(const NodeView& v);
 Counted gemm(const NodeView& v);
 Counted concat(const NodeView& v);

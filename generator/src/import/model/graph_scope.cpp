@@ -53,8 +53,12 @@ std::string node_label(const onnx::NodeProto& node, size_t position) {
     return node.name().empty() ? node.op_type() + "#" + std::to_string(position) : node.name();
 }
 
+bool has_rank(const onnx::TypeProto* type) {
+    return type && type->has_tensor_type() && type->tensor_type().has_shape();
+}
+
 std::optional<std::vector<int64_t>> static_shape(const onnx::TypeProto* type) {
-    if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return std::nullopt;
+    if (!has_rank(type)) return std::nullopt;
     Dims dims;
     for (const auto& dim : type->tensor_type().shape().dim()) {
         if (!dim.has_dim_value() || dim.dim_value() < 0) return std::nullopt;

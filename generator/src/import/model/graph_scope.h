@@ -56,6 +56,9 @@ std::string node_label(const onnx::NodeProto& node, size_t position);
 // The static shape of a type (a tensor type whose every dim has a value >= 0), or nothing.
 std::optional<std::vector<int64_t>> static_shape(const onnx::TypeProto* type);
 
+// Whether a type is a tensor type with a shape (of known rank; its dimensions may be unknown).
+bool has_rank(const onnx::TypeProto* type);
+
 // For an If node (at `position` in the scope's graph) whose condition is known: the attribute of the branch it
 // takes ("then_branch" or "else_branch"). Nothing for any other node.
 std::optional<std::string> taken_branch(const GraphScope& scope, const onnx::NodeProto& node, int position);
