@@ -2512,6 +2512,109 @@ TEST(ImportCounts, TopKBoundedByTheConstantItsKIsTheMinimumOf) {
         << result.report;
 }
 
+// A count read off a shape and made a dimension again, as torchvision writes full_like(scores, label),
+// boxes.reshape(boxes.shape[0], -1, 4) and levels.expand(rois.shape[0], ...): Shape, Gather, Unsqueeze and Concat
+// carry the count as an element of a value, and ConstantOfShape, Expand, Range and Reshape make it a counted
+// dimension with the same bound. A Reshape's -1 beside the count is static only where that count is the input's
+// own (the same run-time value), not another count of the same bound.
+TEST(ImportCounts, CountsThroughShapeValues) {
+    Model m(13);
+    m.input("mask", kFloat, {6});
+    m.input("other_mask", kFloat, {6});
+    m.input("feat", kFloat, {6, 4});
+    m.input("table", kFloat, {40, 2});
+    m.initializer("zero", kInt64, {}, {0});
+    m.initializer("minus_two", kInt64, {}, {-2});
+    m.initializer("one", kInt64, {}, {1});
+    m.initializer("two", kInt64, {}, {2});
+    m.initializer("axes0", kInt64, {1}, {0});
+    m.initializer("axes1", kInt64, {1}, {1});
+    m.initializer("axes2", kInt64, {1}, {2});
+    m.initializer("three", kInt64, {1}, {3});
+    m.initializer("minus_one", kInt64, {1}, {-1});
+    m.initializer("ones", kInt64, {1, 1}, {1});
+    m.node("NonZero", {"mask"}, "nz", "nonzero");                                   // [1, <=6]
+    m.node("Transpose", {"nz"}, "nzt", "transpose");
+    m.node("Squeeze", {"nzt", "axes1"}, "rows", "squeeze");                          // [<=6]
+    m.node("Gather", {"feat", "rows"}, "x", "picked");                               // [<=6, 4]
+    m.node("Shape", {"x"}, "shape", "shape");
+    m.node("Gather", {"shape", "zero"}, "n", "n");                                   // the count, a scalar
+    m.node("Unsqueeze", {"n", "axes0"}, "n1", "n1");
+    Model::attribute(m.node("Concat", {"n1", "three"}, "n_by_3", "n_by_3"), "axis", 0);
+    m.node("ConstantOfShape", {"n_by_3"}, "filled", "full_like");                    // [<=6, 3] of 0.0
+    Model::attribute(m.node("Cast", {"filled"}, "labels", "labels"), "to", kInt64);
+    m.node("Gather", {"table", "labels"}, "label_rows", "label_rows");
+    Model::attribute(m.node("Concat", {"n1", "three"}, "expand_to", "expand_to"), "axis", 0);
+    m.node("Expand", {"ones", "expand_to"}, "expanded", "expand");                   // [<=6, 3]
+    m.node("Gather", {"table", "expanded"}, "expanded_rows", "expanded_rows");
+    m.node("Range", {"zero", "n", "one"}, "arange", "arange");                       // [<=6]
+    m.node("Gather", {"table", "arange"}, "arange_rows", "arange_rows");
+    m.node("Range", {"minus_two", "n", "two"}, "evens", "evens");                    // [<=ceil((6+2)/2) = 4]
+    m.node("Gather", {"table", "evens"}, "even_rows", "even_rows");
+    m.node("Unsqueeze", {"x", "axes2"}, "x3", "x3");                                 // [<=6, 4, 1]
+    Model::attribute(m.node("Concat", {"n1", "minus_one"}, "n_by_rest", "n_by_rest"), "axis", 0);
+    m.node("Reshape", {"x3", "n_by_rest"}, "regrouped", "regroup");                  // [<=6, 4]: -1 is 4
+    Model::attribute(m.node("Gather", {"regrouped", "one"}, "second_column", "second_column"), "axis", 1);
+    // The same bound, another run-time value: the -1 stays unknown.
+    m.node("NonZero", {"other_mask"}, "other_nz", "other_nonzero");
+    m.node("Shape", {"other_nz"}, "other_shape", "other_shape");
+    m.node("Gather", {"other_shape", "one"}, "other_n", "other_n");
+    m.node("Unsqueeze", {"other_n", "axes0"}, "other_n1", "other_n1");
+    Model::attribute(m.node("Concat", {"other_n1", "minus_one"}, "other_by_rest", "other_by_rest"), "axis", 0);
+    m.node("Reshape", {"x3", "other_by_rest"}, "mixed", "mixed");
+    Model::attribute(m.node("Gather", {"mixed", "one"}, "mixed_column", "mixed_column"), "axis", 1);
+    for (const char* out : {"label_rows", "expanded_rows"}) m.output(out, kFloat, {kDynamic, 3, 2});
+    for (const char* out : {"arange_rows", "even_rows"}) m.output(out, kFloat, {kDynamic, 2});
+    for (const char* out : {"second_column", "mixed_column"}) m.output(out, kFloat, {kDynamic});
+    const auto result = kernelgen::import_model(m.bytes(), "shape_values.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    std::map<std::string, std::pair<uint64_t, std::string>> bounds;
+    for (const auto& b : bounded_kernels(result)) bounds[b.kernel] = {b.bound, b.leads};
+    EXPECT_EQ(bounds, (std::map<std::string, std::pair<uint64_t, std::string>>{
+                          {"picked", {6, "indices"}},
+                          {"label_rows", {6, "indices"}},
+                          {"expanded_rows", {6, "indices"}},
+                          {"arange_rows", {6, "indices"}},
+                          {"even_rows", {4, "indices"}},
+                          {"second_column", {6, "data"}}}))
+        << result.report;
+    const std::string nonzero = "NonZero \"nonzero\": at most 6, the elements of its input [6]";
+    for (const auto& b : bounded_kernels(result)) {
+        if (b.kernel == "label_rows") {
+            EXPECT_EQ(b.through, (std::vector<std::string>{nonzero, "Transpose \"transpose\"", "Squeeze \"squeeze\"",
+                                                           "Gather \"picked\"", "Shape \"shape\"", "Gather \"n\"",
+                                                           "Unsqueeze \"n1\"", "Concat \"n_by_3\"",
+                                                           "ConstantOfShape \"full_like\"", "Cast \"labels\""}));
+        }
+        if (b.kernel == "even_rows") EXPECT_EQ(b.through.back(), "Range \"evens\": at most 4");
+    }
+    for (const auto& kernel : result.kernels) {
+        if (kernel.name == "second_column") EXPECT_EQ(kernel.spec.data_shape, (kernelgen::Shape{6, 4}));
+    }
+    ASSERT_EQ(skipped_lines(result).size(), 1u);
+    EXPECT_EQ(skipped_lines(result)[0].rfind("node \"mixed_column\" (Gather, #", 0), 0u) << skipped_lines(result)[0];
+}
+
+// ONNX 1.12 gives a TopK by a run-time k no shape: import declares it (the input's, unknown along the axis), so
+// that the static dimensions reach what follows.
+TEST(ImportCounts, TopKByARuntimeKKeepsItsStaticDimensions) {
+    Model m(13);
+    m.input("scores", kFloat, {3, 8});
+    m.input("k", kInt64, {1});
+    m.input("table", kFloat, {8, 2});
+    m.initializer("zeros", kInt64, {2}, {0, 0});
+    m.node("TopK", {"scores", "k"}, "values", "topk").add_output("top");     // [3, <=8]
+    m.node("Reshape", {"top", "zeros"}, "same", "copy");                      // [3, <=8]: copies both
+    m.node("Transpose", {"same"}, "columns", "transpose");                    // [<=8, 3]
+    m.node("Gather", {"table", "columns"}, "rows", "rows");
+    m.output("rows", kFloat, {kDynamic, 3, 2});
+    const auto result = kernelgen::import_model(m.bytes(), "topk_shape.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_EQ(result.kernels.size(), 1u) << result.report;
+    EXPECT_EQ(result.kernels[0].spec.indices_shape, (kernelgen::Shape{8, 3}));
+    EXPECT_TRUE(result.kernels[0].spec.runtime_count);
+}
+
 TEST(ImportCounts, MaxCountSetsOrLowersABound) {
     kernelgen::ImportOptions options;
     options.max_counts = {{"cumulative", 10}, {"kept", 4}, {"confident", 100}, {"static_lookup", 3}, {"dynamic_lookup", 16}};

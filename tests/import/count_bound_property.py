@@ -3,8 +3,9 @@
 Builds random ONNX graphs (onnx.helper, opset 17): a producer whose output has a number of rows known only at run
 time (NonZero, TopK with a run-time k, NonMaxSuppression, Compress, Unique), then one to four operators the count
 goes through (casts and element-wise operators, broadcasting against constants and against a second count,
-Transpose, Squeeze, Unsqueeze, Reshape, Flatten, Slice (and Slice by run-time starts and ends, a producer), Expand, Concat along the counted axis and beside it, MatMul,
-a Gather of a column, Split, If), and last an indexing node "probe": a Gather whose indices are the counted tensor
+Transpose, Squeeze, Unsqueeze, Reshape, Flatten, Slice (and Slice by run-time starts and ends, a producer), Expand,
+Concat along the counted axis and beside it, MatMul, a Gather of a column, Split, If, and the count read off the
+shape by Shape and Gather or Slice and made a dimension again by ConstantOfShape, Expand, Range or Reshape(t, [c, -1])), and last an indexing node "probe": a Gather whose indices are the counted tensor
 (moved to the front, made int64 and multiplied by 0, so that every run is valid). `kernelgen import` gives the
 probe a bound (its report's "bounded" entry); ONNX Runtime then runs each graph on inputs chosen to reach the
 extremes (all-zero and all-one masks, one nonzero, k at the axis' size, every box kept) and random ones, and the
@@ -173,7 +174,8 @@ class Builder:
     def step(self, t):
         choices = [self.unary, self.broadcast_constant, self.broadcast_count, self.transpose, self.unsqueeze,
                    self.squeeze, self.reshape_flat, self.reshape_copy, self.flatten, self.slice, self.expand,
-                   self.concat_along, self.concat_beside, self.matmul, self.gather_column, self.split, self.if_node]
+                   self.concat_along, self.concat_beside, self.matmul, self.gather_column, self.split, self.if_node,
+                   self.through_shape, self.through_shape]
         for _ in range(8):
             out = self.rng.choice(choices)(t)
             if out is not None:
@@ -349,6 +351,56 @@ class Builder:
         out = self.node("If", [cond], then_branch=then_graph, else_branch=else_graph)
         return Counted(out, t.dims, t.axis, T.FLOAT)
 
+    def shape_count(self, t):
+        """The count read off t's shape as a 1-D value of one element: Shape, then Gather or Slice (or Shape's own
+        start and end), perhaps through an int32 Cast and back."""
+        how = self.rng.choice(["gather", "slice", "start_end"])
+        if how == "start_end":
+            count = self.node("Shape", [t.name], start=t.axis, end=t.axis + 1)
+        else:
+            shape = self.node("Shape", [t.name])
+            if how == "gather":
+                scalar = self.node("Gather", [shape, self.const(np.int64(t.axis - t.rank))], axis=0)
+                count = self.node("Unsqueeze", [scalar, self.const(np.array([0], dtype=np.int64))])
+            else:
+                args = [np.array([v], dtype=np.int64) for v in (t.axis, t.axis + 1, 0)]
+                count = self.node("Slice", [shape] + [self.const(a) for a in args])
+        if self.rng.random() < 0.3:
+            count = self.node("Cast", [self.node("Cast", [count], to=T.INT32)], to=T.INT64)
+            how += ", int32 and back"
+        return count, how
+
+    def through_shape(self, t):
+        # A count read off the shape and made a dimension again: ConstantOfShape, Expand, Range, Reshape(t, [c, -1]).
+        count, how = self.shape_count(t)
+        target = self.rng.choice(["ConstantOfShape", "Expand", "Range", "Reshape"])
+        if target == "Range":
+            start, delta = self.rng.choice([0, 1, -2]), self.rng.choice([1, 2])
+            limit = self.node("Squeeze", [count, self.const(np.array([0], dtype=np.int64))])
+            self.ops.append(f"Shape ({how}) to Range({start}, count, {delta})")
+            out = self.node("Range", [self.const(np.int64(start)), limit, self.const(np.int64(delta))])
+            return Counted(out, [None], 0, T.INT64)
+        if target == "Reshape":
+            rest = [d for i, d in enumerate(t.dims) if i != t.axis]
+            shape = self.node("Concat", [count, self.const(np.array([-1], dtype=np.int64))], axis=0)
+            moved = t
+            if t.axis != 0:  # the count first, so that [count, -1] keeps the rows whole
+                perm = [t.axis] + [i for i in range(t.rank) if i != t.axis]
+                moved = Counted(self.node("Transpose", [t.name], perm=perm), [t.dims[p] for p in perm], 0, t.elem)
+            self.ops.append(f"Shape ({how}) to Reshape(t, [count, -1])")
+            return Counted(self.node("Reshape", [moved.name, shape]), [None, int(np.prod(rest)) if rest else 1], 0,
+                           t.elem)
+        width = self.rng.choice([1, 3])
+        before = self.rng.random() < 0.5  # the count first or last in the new shape
+        parts = [count, self.const(np.array([width], dtype=np.int64))]
+        shape = self.node("Concat", parts if before else parts[::-1], axis=0)
+        dims, axis = ([None, width], 0) if before else ([width, None], 1)
+        self.ops.append(f"Shape ({how}) to {target}{'[count, %d]' % width if before else '[%d, count]' % width}")
+        if target == "ConstantOfShape":
+            return Counted(self.node("ConstantOfShape", [shape]), dims, axis, T.FLOAT)
+        ones = self.const(np.ones([1, 1], dtype=np.float32))
+        return Counted(self.node("Expand", [ones, shape]), dims, axis, T.FLOAT)
+
     # --- the probe -----------------------------------------------------------------------------------------
 
     def probe(self, t):
@@ -469,7 +521,11 @@ def main():
     reached = sum(1 for g in bounded if g["counts"] and max(g["counts"]) == g["bound"])
     print(f"{len(graphs)} graphs, {len(bounded)} bounded ({reached} reaching their bound on some input), "
           f"{runs} runs by ONNX Runtime, {broken} bounds broken")
-    if len(bounded) * 2 < len(graphs):
+    # Graphs whose count went through a shape value (Shape ... ConstantOfShape, Expand, Range, Reshape).
+    via_shape = [g for g in graphs if any(op.startswith("Shape (") for op in g["ops"])]
+    via_shape_bounded = sum(1 for g in via_shape if g["bound"] is not None)
+    print(f"  of which {len(via_shape)} through a shape value, {via_shape_bounded} of them bounded")
+    if len(bounded) * 2 < len(graphs) or via_shape_bounded * 2 < len(via_shape):
         print("too few graphs got a bound for the test to mean anything")
         for g in graphs:
             if g["bound"] is None:

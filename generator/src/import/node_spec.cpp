@@ -291,7 +291,7 @@ std::optional<BoundedCount> place_count(Op op, int64_t axis, StaticTensor& data,
         return std::nullopt;
     };
     auto made = [](const StaticTensor& from, const std::string& leads) {
-        return BoundedCount{from.count->bound, leads, from.count->through};
+        return BoundedCount{from.count->bound, leads, from.count->through, std::nullopt};
     };
     // Both counted, where data's rows are what the indices select among: a count of index rows and a data count.
     auto both = [&] {

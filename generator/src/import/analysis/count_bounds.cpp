@@ -15,6 +15,13 @@ const CountedDim* CountBounds::find(const GraphScope& scope, const std::string& 
     return it == counted_.end() ? nullptr : &it->second;
 }
 
+const CountedValue* CountBounds::find_value(const GraphScope& scope, const std::string& name) const {
+    const GraphScope* owner = scope.owner(name);
+    if (!owner) return nullptr;
+    auto it = values_.find({owner, name});
+    return it == values_.end() ? nullptr : &it->second;
+}
+
 void CountBounds::walk(const GraphScope& scope, ResourceGuard& guard) {
     for (int n = 0; n < scope.graph->node_size(); ++n) {
         const onnx::NodeProto& node = scope.graph->node(n);
@@ -25,6 +32,9 @@ void CountBounds::walk(const GraphScope& scope, ResourceGuard& guard) {
             for (const auto& key : keys->second) walk(*scope.children.at({n, key}), guard);
         }
         const auto outputs = node.op_type() == "If" ? if_outputs(scope, node, n) : visit(scope, node, static_cast<size_t>(n));
+        if (auto value = counted_value(scope, node, static_cast<size_t>(n)); value && !scope.value(node.output(0))) {
+            values_.emplace(std::make_pair(&scope, node.output(0)), std::move(*value));
+        }
         for (size_t i = 0; i < outputs.size() && i < static_cast<size_t>(node.output_size()); ++i) {
             const std::string& name = node.output(static_cast<int>(i));
             if (!outputs[i] || name.empty()) continue;
@@ -71,18 +81,30 @@ std::vector<Counted> CountBounds::if_outputs(const GraphScope& scope, const onnx
         if (!other && (!other_size || count->axis != 0)) continue;
         CountedDim merged = other && other->bound > count->bound ? *other : *count;
         if (!other) merged.bound = std::max<uint64_t>(merged.bound, static_cast<uint64_t>(*other_size));
+        if (!other || other->identity != count->identity) merged.identity = &node.output(k);  // either branch's count
         merged.through.push_back(label);
         out[static_cast<size_t>(k)] = merged;
     }
     return out;
 }
 
+std::optional<CountedValue> CountBounds::counted_value(const GraphScope& scope, const onnx::NodeProto& node,
+                                                      size_t position) const {
+    if (node.output_size() == 0 || node.output(0).empty()) return std::nullopt;
+    const OnnxOperatorRule* rule = find_operator(node);
+    if (!rule || !rule->value_count) return std::nullopt;
+    return rule->value_count(view(scope, node, position));
+}
+
+counts::NodeView CountBounds::view(const GraphScope& scope, const onnx::NodeProto& node, size_t position) const {
+    return counts::NodeView{scope, node, node.op_type() + " " + in_quotes(node_label(node, position)), opset_, *this};
+}
+
 std::vector<Counted> CountBounds::visit(const GraphScope& scope, const onnx::NodeProto& node, size_t position) const {
     if (node.output_size() == 0) return {};
     const OnnxOperatorRule* rule = find_operator(node);
     if (!rule || !rule->count) return {};
-    const counts::NodeView v{scope, node, node.op_type() + " " + in_quotes(node_label(node, position)), opset_, *this};
-    return rule->count(v);
+    return rule->count(view(scope, node, position));
 }
 
 }  // namespace kernelgen

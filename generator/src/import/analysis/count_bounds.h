@@ -30,14 +30,19 @@ public:
     // The counted dimension of `name` as `scope` sees it, or nullptr when it has none (its shape is static, or
     // unknown for another reason, or the count could not be followed).
     const CountedDim* find(const GraphScope& scope, const std::string& name) const override;
+    // The counted value of `name` (the shape of a counted tensor, and what is computed from it), or nullptr.
+    const CountedValue* find_value(const GraphScope& scope, const std::string& name) const override;
 
 private:
     void walk(const GraphScope& scope, ResourceGuard& guard);
     std::vector<std::optional<CountedDim>> visit(const GraphScope& scope, const onnx::NodeProto& node, size_t position) const;
+    std::optional<CountedValue> counted_value(const GraphScope& scope, const onnx::NodeProto& node, size_t position) const;
+    counts::NodeView view(const GraphScope& scope, const onnx::NodeProto& node, size_t position) const;
     std::vector<std::optional<CountedDim>> if_outputs(const GraphScope& scope, const onnx::NodeProto& node, int position) const;
 
     int64_t opset_;
     std::map<std::pair<const GraphScope*, std::string>, CountedDim> counted_;
+    std::map<std::pair<const GraphScope*, std::string>, CountedValue> values_;
 };
 
 }  // namespace kernelgen

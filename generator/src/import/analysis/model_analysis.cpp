@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "common/hints.h"
+#include "import/analysis/count_bounds.h"
 #include "import/analysis/dimensions.h"
 #include "import/analysis/work_graph.h"
 #include "import/model/bodies.h"
@@ -111,9 +112,9 @@ void load_types(GraphScope& scope, const onnx::GraphProto* inferred, const std::
     }
 }
 
-// The shape of a Compress or Slice output that inference left without one, from its input's `dims`: the input's
-// rank, with the selected axes unknown (Compress along an axis, Slice along the axes it names), or one unknown
-// dimension (Compress without an axis). Nothing when the axes are not known.
+// The shape of a Compress, Slice or TopK output that inference left without one, from its input's `dims`: the
+// input's rank, with the selected axes unknown (Compress along an axis, Slice along the axes it names, TopK along
+// its axis), or one unknown dimension (Compress without an axis). Nothing when the axes are not known.
 std::optional<onnx::TensorShapeProto> selected_shape(const GraphScope& scope, const onnx::NodeProto& node,
                                                      const onnx::TensorShapeProto& dims) {
     const auto rank = static_cast<size_t>(dims.dim_size());
@@ -127,6 +128,10 @@ std::optional<onnx::TensorShapeProto> selected_shape(const GraphScope& scope, co
             return flat;
         }
         const auto at = normalized_axis(*axis, rank);
+        if (!at) return std::nullopt;
+        selected.push_back(*at);
+    } else if (node.op_type() == "TopK") {
+        const auto at = normalized_axis(int_attribute(node, "axis", -1).value_or(rank), rank);
         if (!at) return std::nullopt;
         selected.push_back(*at);
     } else {
@@ -143,8 +148,19 @@ std::optional<onnx::TensorShapeProto> selected_shape(const GraphScope& scope, co
     return shape;
 }
 
-// Declares the rank of each Compress output, and of each Slice output by run-time starts or ends, that inference
-// left without a shape (ONNX 1.12 infers only its element type), so that the next round's inference carries shapes
+// Whether `shape` says more than `type` does: a rank where it has none, or a static dimension where it has none.
+bool adds_dims(const onnx::TensorShapeProto& shape, const onnx::TypeProto& type) {
+    if (!has_rank(&type)) return true;
+    const auto& known = type.tensor_type().shape();
+    if (known.dim_size() != shape.dim_size()) return false;
+    for (int d = 0; d < shape.dim_size(); ++d) {
+        if (shape.dim(d).has_dim_value() && !known.dim(d).has_dim_value()) return true;
+    }
+    return false;
+}
+
+// Declares the shape of each Compress output, each Slice output by run-time starts or ends, and each TopK output by
+// a run-time k, where inference left it without one (ONNX 1.12 infers only its element type) or without static dimensions the slice keeps, so that the next round's inference carries shapes
 // on through what follows it (see selected_shape). Marks each NonZero of a rank-0 input, which the
 // next round shows inference as ONNX Runtime runs it (see GraphScope::nonzero_of_scalar). Returns how many it
 // declared or marked.
@@ -161,25 +177,83 @@ size_t declare_selected_ranks(GraphScope& scope) {
             }
             continue;
         }
-        if ((node.op_type() != "Compress" && node.op_type() != "Slice") || !default_domain(node.domain()) ||
-            node.input_size() < 2 || node.output_size() < 1 || node.output(0).empty() ||
-            scope.declared_ranks.count(node.output(0))) {
+        const bool top_k = node.op_type() == "TopK";
+        if ((node.op_type() != "Compress" && node.op_type() != "Slice" && !top_k) || !default_domain(node.domain()) ||
+            node.input_size() < 2 || node.output_size() < 1 || (top_k && scope.value(node.input(1)))) {
             continue;
         }
-        const onnx::TypeProto* output = scope.type(node.output(0));
         const onnx::TypeProto* input = scope.type(node.input(0));
-        if (!output || !output->has_tensor_type() || output->tensor_type().has_shape() || !has_rank(input)) {
+        if (!has_rank(input)) continue;
+        const auto shape = selected_shape(scope, node, input->tensor_type().shape());
+        for (int k = 0; k < (top_k ? node.output_size() : 1) && shape; ++k) {  // TopK's values and indices
+            if (node.output(k).empty()) continue;
+            const onnx::TypeProto* output = scope.type(node.output(k));
+            if (!output || !output->has_tensor_type() || !adds_dims(*shape, *output)) continue;
+            onnx::TypeProto declared = *output;
+            *declared.mutable_tensor_type()->mutable_shape() = *shape;
+            scope.types[node.output(k)] = declared;
+            scope.declared_ranks[node.output(k)] = std::move(declared);
+            ++added;
+        }
+    }
+    for (auto& [key, child] : scope.children) added += declare_selected_ranks(*child);
+    return added;
+}
+
+// Declares the dimension a Reshape's -1 takes where inference left it unknown, but the count analysis shows it
+// static: the target's one counted element is the very count of the input (x.reshape(x.shape[0], -1), and
+// torchvision's rel_codes.reshape(boxes.shape[0], -1) where both come from the same proposals), so the -1 is the
+// input's other dimensions over the target's. Returns how many it declared.
+size_t declare_counted_reshapes(GraphScope& scope, const CountBounds& bounds, int64_t opset) {
+    size_t added = 0;
+    for (int n = 0; n < scope.graph->node_size(); ++n) {
+        const onnx::NodeProto& node = scope.graph->node(n);
+        if (node.op_type() != "Reshape" || !default_domain(node.domain()) || node.input_size() < 2 ||
+            node.output_size() < 1 || node.output(0).empty() || scope.declared_ranks.count(node.output(0))) {
             continue;
         }
-        onnx::TypeProto declared = *output;
-        const auto shape = selected_shape(scope, node, input->tensor_type().shape());
-        if (!shape) continue;
-        *declared.mutable_tensor_type()->mutable_shape() = *shape;
+        const counts::NodeView v{scope, node, node.op_type(), opset, bounds};
+        const CountedDim* in = v.counted(0);
+        if (!in || !v.counted_value(1)) continue;
+        const auto target = v.elements(1);
+        const auto input = v.bounded_shape(0);  // the counted axis at its bound, every other static
+        if (!target || target->scalar || !input) continue;
+        const auto at = target->only_count();
+        if (!at || target->elements[*at].count->identity != in->identity) continue;
+        std::optional<size_t> inferred;
+        uint64_t others = 1;
+        bool plain = int_attribute(node, "allowzero", 0) == std::optional<int64_t>(0);
+        for (size_t j = 0; j < target->elements.size() && plain; ++j) {
+            const int64_t t = target->elements[j].known;
+            if (j == *at) continue;
+            if (t == -1 && !inferred) inferred = j;
+            else if (t == 0 && j < input->size() && j != in->axis) others *= (*input)[j];
+            else if (t > 0) others *= static_cast<uint64_t>(t);
+            else plain = false;
+        }
+        uint64_t rest = 1;
+        for (size_t d = 0; d < input->size(); ++d) {
+            if (d != in->axis) rest *= (*input)[d];
+        }
+        if (!plain || !inferred || others == 0 || rest % others != 0) continue;
+        onnx::TypeProto declared;
+        if (const onnx::TypeProto* output = scope.type(node.output(0))) declared = *output;
+        if (const onnx::TypeProto* data = scope.type(node.input(0)); data && data->has_tensor_type()) {
+            declared.mutable_tensor_type()->set_elem_type(data->tensor_type().elem_type());
+        }
+        auto* shape = declared.mutable_tensor_type()->mutable_shape();
+        shape->clear_dim();
+        for (size_t j = 0; j < target->elements.size(); ++j) {
+            auto* dim = shape->add_dim();
+            const int64_t t = target->elements[j].known;
+            if (j == *inferred) dim->set_dim_value(static_cast<int64_t>(rest / others));
+            else if (j != *at) dim->set_dim_value(t == 0 ? static_cast<int64_t>((*input)[j]) : t);
+        }
         scope.types[node.output(0)] = declared;
         scope.declared_ranks.emplace(node.output(0), std::move(declared));
         ++added;
     }
-    for (auto& [key, child] : scope.children) added += declare_selected_ranks(*child);
+    for (auto& [key, child] : scope.children) added += declare_counted_reshapes(*child, bounds, opset);
     return added;
 }
 
@@ -363,7 +437,8 @@ ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportO
             failure = round_failure;
             if (!ever_inferred) load_types(*analysis.main, nullptr, index, inlined);  // else the last inferred types stand
         }
-        const size_t declared = declare_selected_ranks(*analysis.main);
+        size_t declared = declare_selected_ranks(*analysis.main);
+        declared += declare_counted_reshapes(*analysis.main, CountBounds(*analysis.main, opset, guard), opset);
         if (fold_scope(*analysis.main, opset, domains, budget, guard) == 0 && declared == 0) break;
     }
     analysis.rounds = std::min(analysis.rounds, kMaxFoldRounds);

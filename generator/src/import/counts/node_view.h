@@ -23,6 +23,39 @@ struct CountedDim {
     // How the bound was derived: the producer first ("NonZero \"/NonZero\": at most 16, ..."), then each operator
     // the count went through ("Transpose \"/Transpose\"").
     std::vector<std::string> through;
+    // The node output whose run-time count this is: where it was made, or last changed (sliced, summed, merged,
+    // resized); operators that pass it on unchanged keep it. Two counts with the same identity are equal at run
+    // time, as x.reshape(x.shape[0], -1) relies on.
+    const void* identity = nullptr;
+};
+
+// One element of a small integer value that import knows but for run-time counts: a number, or a count read off
+// a counted dimension by Shape (its `axis` unused).
+struct ValueElement {
+    int64_t known = 0;
+    std::optional<CountedDim> count;
+};
+
+// An integer scalar or 1-D value whose elements are numbers or run-time counts: the shape of a counted tensor,
+// and what Gather, Slice, Concat, Unsqueeze and Cast make of it, up to the ConstantOfShape, Expand, Reshape or Range
+// that turns it back into a counted dimension (torchvision's full_like(scores, label), boxes.reshape(N, -1, 4)).
+struct CountedValue {
+    bool scalar = false;
+    std::vector<ValueElement> elements;
+
+    // The position of its one counted element; nothing when it has none or several.
+    std::optional<size_t> only_count() const {
+        std::optional<size_t> at;
+        for (size_t i = 0; i < elements.size(); ++i) {
+            if (!elements[i].count) continue;
+            if (at) return std::nullopt;
+            at = i;
+        }
+        return at;
+    }
+    bool has_count() const {
+        return std::any_of(elements.begin(), elements.end(), [](const ValueElement& e) { return e.count.has_value(); });
+    }
 };
 
 // Where the counts of the names a node reads are found (CountBounds, as it walks the graphs).
@@ -31,6 +64,8 @@ public:
     virtual ~CountLookup() = default;
     // The counted dimension of `name` as `scope` sees it, or nullptr.
     virtual const CountedDim* find(const GraphScope& scope, const std::string& name) const = 0;
+    // The counted value of `name` (an integer value with run-time counts among its elements), or nullptr.
+    virtual const CountedValue* find_value(const GraphScope& scope, const std::string& name) const = 0;
 };
 
 namespace counts {
@@ -72,6 +107,25 @@ struct NodeView {
     bool has(int i) const { return node.input_size() > i && !node.input(i).empty(); }
     const CountedDim* counted(int i) const { return has(i) ? bounds.find(scope, node.input(i)) : nullptr; }
     const TensorValue* value(int i) const { return has(i) ? scope.value(node.input(i)) : nullptr; }
+    const CountedValue* counted_value(int i) const { return has(i) ? bounds.find_value(scope, node.input(i)) : nullptr; }
+
+    // Input i's elements when it is an integer scalar or 1-D value as short as a shape, known or with run-time counts
+    // among them.
+    std::optional<CountedValue> elements(int i) const {
+        constexpr size_t kLongestShape = 64;
+        if (const TensorValue* v = value(i)) {
+            if ((v->type != onnx::TensorProto::INT64 && v->type != onnx::TensorProto::INT32) || v->dims.size() > 1 ||
+                v->ints.size() > kLongestShape) {
+                return std::nullopt;
+            }
+            CountedValue out;
+            out.scalar = v->dims.empty();
+            for (int64_t x : v->ints) out.elements.push_back(ValueElement{x, std::nullopt});
+            return out;
+        }
+        if (const CountedValue* c = counted_value(i)) return *c;
+        return std::nullopt;
+    }
 
     std::optional<size_t> rank(const std::string& name) const {
         const onnx::TypeProto* type = scope.type(name);
@@ -126,9 +180,12 @@ struct NodeView {
         return ints(1, true);
     }
 
+    // The identity of a count this node makes or changes (see CountedDim::identity): its first output.
+    const void* self() const { return &node.output(0); }
+
     // A count produced here: at most `bound`, on `axis`, for the reason given.
     Counted source(size_t axis, uint64_t bound, const std::string& why) const {
-        return CountedDim{axis, bound, {label + ": at most " + std::to_string(bound) + ", " + why}};
+        return CountedDim{axis, bound, {label + ": at most " + std::to_string(bound) + ", " + why}, self()};
     }
 
     // The count of `from` made a count of `bound` on `axis` by this node (which merges it with other dimensions,
@@ -138,15 +195,18 @@ struct NodeView {
         out.axis = axis;
         out.through.push_back(label + (bound == from.bound ? "" : ": at most " + std::to_string(bound)));
         out.bound = bound;
+        out.identity = self();
         return out;
     }
 
-    // The count of `from` moved to `axis` (and lowered to `bound`, when given) by this node.
+    // The count of `from` moved to `axis` (and lowered to `bound`, when given: then it is a count of its own) by
+    // this node.
     Counted moved(const CountedDim& from, size_t axis, std::optional<uint64_t> bound = std::nullopt) const {
         CountedDim out = from;
         out.axis = axis;
         if (bound && *bound < out.bound) {
             out.bound = *bound;
+            out.identity = self();
             out.through.push_back(label + ": at most " + std::to_string(*bound));
         } else {
             out.through.push_back(label);

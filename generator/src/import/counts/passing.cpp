@@ -26,6 +26,11 @@ Counted broadcast(const NodeView& v) {
         }
     }
     if (!axis) return std::nullopt;
+    Counted out = v.moved(*highest, *axis);
+    for (int i = 0; i < v.node.input_size(); ++i) {
+        const CountedDim* c = v.counted(i);
+        if (c && c->identity != highest->identity) out->identity = v.self();  // the larger of two counts
+    }
     // Every input without the count has 1 there, or no such axis (broadcast); another size would fix the count.
     for (int i = 0; i < v.node.input_size(); ++i) {
         if (!v.has(i) || v.counted(i)) continue;
@@ -33,7 +38,7 @@ Counted broadcast(const NodeView& v) {
         if (*axis + r < *rank) continue;
         if (v.static_dim(i, *axis + r - *rank) != std::optional<int64_t>(1)) return std::nullopt;
     }
-    return v.moved(*highest, *axis);
+    return out;
 }
 
 Counted transpose(const NodeView& v, const CountedDim& in) {
@@ -108,6 +113,7 @@ Counted reshape(const NodeView& v, const CountedDim& in) {
     }
     if (copied) return v.moved(in, *copied);
     if (!inferred || others_out == 0) return std::nullopt;
+    if (others_in == others_out) return v.moved(in, *inferred);  // the count itself, moved
     return v.resized(in, *inferred, times(in.bound, others_in) / others_out);
 }
 
@@ -119,39 +125,55 @@ Counted flatten(const NodeView& v, const CountedDim& in) {
     if (*axis_attribute < -rank || *axis_attribute > rank) return std::nullopt;
     const auto split = static_cast<size_t>(*axis_attribute < 0 ? *axis_attribute + rank : *axis_attribute);
     const bool first = in.axis < split;
-    uint64_t bound = 1;
-    for (size_t i = first ? 0 : split; i < (first ? split : shape->size()); ++i) bound = times(bound, (*shape)[i]);
-    return v.resized(in, first ? 0 : 1, bound);
+    uint64_t others = 1;  // the merged dimensions but the count
+    for (size_t i = first ? 0 : split; i < (first ? split : shape->size()); ++i) {
+        if (i != in.axis) others = times(others, (*shape)[i]);
+    }
+    if (others == 1) return v.moved(in, first ? 0 : 1);  // the count itself, moved
+    return v.resized(in, first ? 0 : 1, times(in.bound, others));
 }
 
 // Slice never lengthens an axis: the count stays where it is, at most its bound, and at most end - start for a
 // known slice from a non-negative start to a non-negative end.
-Counted slice(const NodeView& v, const CountedDim& in) {
-    std::optional<Dims> starts, ends, axes, steps;
+std::optional<SliceArguments> slice_arguments(const NodeView& v) {
+    SliceArguments out;
     if (v.opset < 10) {
-        starts = ints_attribute(v.node, "starts");
-        ends = ints_attribute(v.node, "ends");
-        axes = ints_attribute(v.node, "axes");
-    } else {
-        starts = v.ints(1);
-        ends = v.ints(2);
-        axes = v.has(3) ? v.ints(3) : std::nullopt;
-        steps = v.has(4) ? v.ints(4) : std::nullopt;
-        if ((v.has(3) && !axes) || (v.has(4) && !steps)) return v.moved(in, in.axis);
+        out.starts = ints_attribute(v.node, "starts");
+        out.ends = ints_attribute(v.node, "ends");
+        out.axes = ints_attribute(v.node, "axes");
+        return out;
     }
+    out.starts = v.ints(1);
+    out.ends = v.ints(2);
+    out.axes = v.has(3) ? v.ints(3) : std::nullopt;
+    out.steps = v.has(4) ? v.ints(4) : std::nullopt;
+    if ((v.has(3) && !out.axes) || (v.has(4) && !out.steps)) return std::nullopt;
+    return out;
+}
+
+Counted slice(const NodeView& v, const CountedDim& in) {
+    // Sliced along its axis (or along axes not known), what is left of the count is a count of its own.
+    CountedDim own = in;
+    own.identity = v.self();
+    const auto given = slice_arguments(v);
+    if (!given) return v.moved(own, in.axis);
+    const auto& [starts, ends, axes, steps] = *given;
     const auto rank = v.input_rank(0);
-    if (!starts || !ends || !rank || starts->size() != ends->size()) return v.moved(in, in.axis);
+    if (!starts || !ends || !rank || starts->size() != ends->size()) return v.moved(own, in.axis);
     for (size_t k = 0; k < starts->size(); ++k) {
         const int64_t a = axes && k < axes->size() ? (*axes)[k] : static_cast<int64_t>(k);
         const int64_t step = steps && k < steps->size() ? (*steps)[k] : 1;
-        if (normalized_axis(a, *rank) != in.axis) continue;
+        const auto axis = normalized_axis(a, *rank);
+        if (!axis) return v.moved(own, in.axis);
+        if (*axis != in.axis) continue;
         const int64_t b = (*starts)[k], e = (*ends)[k];
         if (step > 0 && b >= 0 && e >= 0) {
             const uint64_t length = e > b ? static_cast<uint64_t>((e - b - 1) / step + 1) : 0;
-            return v.moved(in, in.axis, length);
+            return v.moved(own, in.axis, length);
         }
+        return v.moved(own, in.axis);
     }
-    return v.moved(in, in.axis);
+    return v.moved(in, in.axis);  // sliced along other axes only: the count itself
 }
 
 std::optional<Dims> slice_axes(const GraphScope& scope, const onnx::NodeProto& node) {
@@ -216,7 +238,8 @@ Counted concat(const NodeView& v) {
     const auto axis = normalized_axis(*axis_attribute, *rank);
     if (!axis) return std::nullopt;
     const CountedDim* first = nullptr;
-    uint64_t total = 0, lowest = kSaturated;
+    uint64_t total = 0, lowest = kSaturated, added = 0;  // added: what inputs without the count add to it
+    size_t counted = 0;
     for (int i = 0; i < v.node.input_size(); ++i) {
         const CountedDim* c = v.counted(i);
         if (c) {
@@ -224,8 +247,10 @@ Counted concat(const NodeView& v) {
             if (!first) first = c;
             total = plus(total, c->bound);
             lowest = std::min(lowest, c->bound);
+            ++counted;
         } else if (const auto d = v.static_dim(i, *axis)) {
             total = plus(total, static_cast<uint64_t>(*d));
+            added = plus(added, static_cast<uint64_t>(*d));
         } else {
             return std::nullopt;
         }
@@ -233,6 +258,7 @@ Counted concat(const NodeView& v) {
     if (!first) return std::nullopt;
     CountedDim out = *first;
     out.bound = first->axis == *axis ? total : lowest;
+    if (first->axis == *axis && (counted > 1 || added > 0)) out.identity = v.self();  // a sum of counts
     out.through.push_back(v.label + (out.bound == first->bound ? "" : ": at most " + std::to_string(out.bound)));
     return out;
 }

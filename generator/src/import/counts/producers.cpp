@@ -102,7 +102,7 @@ std::vector<Counted> unique(const NodeView& v) {
     const CountedDim* input = v.counted(0);
     const Counted slices = v.source(*axis, (*shape)[*axis], "the size of axis " + std::to_string(*axis) + " of its input");
     if (!input || input->axis == *axis) out[0] = slices;
-    out[1] = out[3] = CountedDim{0, slices->bound, slices->through};
+    out[1] = out[3] = CountedDim{0, slices->bound, slices->through, slices->identity};
     return out;
 }
 

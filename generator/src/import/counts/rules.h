@@ -9,6 +9,8 @@
 namespace kernelgen::counts {
 
 using CountRule = std::vector<Counted> (*)(const NodeView&);
+// A rule for the counts among the elements of a node's (one) integer output.
+using ValueRule = std::optional<CountedValue> (*)(const NodeView&);
 
 // A rule for a node of one output.
 template <Counted (*Rule)(const NodeView&)>
@@ -42,6 +44,12 @@ Counted flatten(const NodeView& v, const CountedDim& in);
 Counted slice(const NodeView& v, const CountedDim& in);
 Counted expand(const NodeView& v, const CountedDim& in);
 std::vector<Counted> slice_outputs(const NodeView& v);
+// A Slice's starts, ends, axes and steps where known (attributes before opset 10, inputs from it on); nothing when
+// it names axes or steps not known at import time.
+struct SliceArguments {
+    std::optional<Dims> starts, ends, axes, steps;
+};
+std::optional<SliceArguments> slice_arguments(const NodeView& v);
 // The axes a Slice of opset 10 on slices: its axes input when known, else the first len(starts); nothing otherwise.
 std::optional<Dims> slice_axes(const GraphScope& scope, const onnx::NodeProto& node);  // a count through it, or made by run-time starts or ends
 Counted roi_align(const NodeView& v);
@@ -52,5 +60,16 @@ Counted gather(const NodeView& v);
 Counted gather_nd(const NodeView& v);
 std::vector<Counted> elements(const NodeView& v);
 std::vector<Counted> split(const NodeView& v);
+
+// counts/shape_values.cpp: counts in shape values, and back into counted dimensions
+std::optional<CountedValue> shape_value(const NodeView& v);
+std::optional<CountedValue> gather_value(const NodeView& v);
+std::optional<CountedValue> same_value(const NodeView& v);  // Identity, Cast, Unsqueeze, Squeeze, Reshape
+std::optional<CountedValue> concat_value(const NodeView& v);
+std::optional<CountedValue> slice_value(const NodeView& v);
+Counted constant_of_shape(const NodeView& v);
+Counted reshape_to(const NodeView& v);  // by a known shape, or one with a counted element
+Counted expand_to(const NodeView& v);
+Counted range(const NodeView& v);
 
 }  // namespace kernelgen::counts

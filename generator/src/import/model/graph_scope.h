@@ -33,7 +33,8 @@ struct GraphScope {
     mutable std::map<std::string, std::optional<TensorValue>> read;
     std::map<std::string, onnx::TypeProto> types;    // declared or inferred types
     // Shapes kernelgen declares where ONNX's inference gives none: a Compress output has its input's rank (with the
-    // compressed axis unknown), or rank 1 without an axis. Shown to the next rounds' inference as value_info.
+    // compressed axis unknown), or rank 1 without an axis; a Reshape's -1 that the count analysis shows static.
+    // Shown to the next rounds' inference as value_info.
     std::map<std::string, onnx::TypeProto> declared_ranks;
     // NonZero nodes of a rank-0 input: ONNX's inference gives their output the shape [0, n], ONNX Runtime returns
     // [1, n] (the scalar taken as a vector of one). Inference is shown them as NonZero of that vector.

@@ -16,27 +16,27 @@ constexpr MakesCount kNo = MakesCount::no;
 
 // One row per operator, in ONNX's default domain. Columns: the operator; its fold rule (folding/) and what it needs
 // of the inputs; its count rule (counts/); whether it makes a run-time count; the input whose length is its
-// output's rank.
+// output's rank; the rule for run-time counts among the elements of its integer output (counts/shape_values.cpp).
 const std::vector<OnnxOperatorRule>& rows() {
     static const std::vector<OnnxOperatorRule> table{
         // --- values and shapes
         {"Constant", fold_constant, FoldNeeds::nothing, nullptr, kNo, -1},
-        {"Shape", fold_shape, FoldNeeds::first_shape, nullptr, kNo, -1},
+        {"Shape", fold_shape, FoldNeeds::first_shape, nullptr, kNo, -1, shape_value},
         {"Size", fold_size, FoldNeeds::first_shape, nullptr, kNo, -1},
-        {"Identity", fold_identity, kValues, from_first<same_axis>, kNo, -1},
-        {"Cast", fold_cast, kValues, from_first<same_axis>, kNo, -1},
-        {"Reshape", fold_reshape, kValues, from_first<counts::reshape>, kNo, 1},
+        {"Identity", fold_identity, kValues, from_first<same_axis>, kNo, -1, same_value},
+        {"Cast", fold_cast, kValues, from_first<same_axis>, kNo, -1, same_value},
+        {"Reshape", fold_reshape, kValues, one_output<reshape_to>, kNo, 1, same_value},
         {"Flatten", fold_flatten, kValues, from_first<counts::flatten>, kNo, -1},
-        {"Squeeze", fold_squeeze, kValues, from_first<counts::squeeze>, kNo, -1},
-        {"Unsqueeze", fold_unsqueeze, kValues, from_first<counts::unsqueeze>, kNo, 1},
-        {"Concat", fold_concat, kValues, one_output<counts::concat>, kNo, -1},
+        {"Squeeze", fold_squeeze, kValues, from_first<counts::squeeze>, kNo, -1, same_value},
+        {"Unsqueeze", fold_unsqueeze, kValues, from_first<counts::unsqueeze>, kNo, 1, same_value},
+        {"Concat", fold_concat, kValues, one_output<counts::concat>, kNo, -1, concat_value},
         {"Split", nullptr, kValues, counts::split, kNo, -1},
-        {"Slice", fold_slice, kValues, slice_outputs, MakesCount::unless_inputs_1_2_known, -1},
+        {"Slice", fold_slice, kValues, slice_outputs, MakesCount::unless_inputs_1_2_known, -1, slice_value},
         {"Transpose", fold_transpose, kValues, from_first<counts::transpose>, kNo, -1},
-        {"Expand", fold_expand, kValues, from_first<counts::expand>, kNo, 1},
+        {"Expand", fold_expand, kValues, one_output<expand_to>, kNo, 1},
         {"Tile", fold_tile, kValues, nullptr, kNo, -1},
-        {"ConstantOfShape", fold_constant_of_shape, kValues, nullptr, kNo, 0},
-        {"Range", fold_range, kValues, nullptr, kNo, -1},
+        {"ConstantOfShape", fold_constant_of_shape, kValues, one_output<constant_of_shape>, kNo, 0},
+        {"Range", fold_range, kValues, one_output<counts::range>, kNo, -1},
         // --- element-wise, with numpy broadcasting
         {"Add", fold_arithmetic, kValues, one_output<counts::broadcast>, kNo, -1},
         {"Sub", fold_arithmetic, kValues, one_output<counts::broadcast>, kNo, -1},
@@ -114,7 +114,7 @@ const std::vector<OnnxOperatorRule>& rows() {
         {"Unique", nullptr, kValues, unique, MakesCount::always, -1},
         {"TopK", nullptr, kValues, top_k, MakesCount::unless_input_1_known, -1},
         // --- the indexing operators themselves
-        {"Gather", fold_gather, kValues, one_output<counts::gather>, kNo, -1},
+        {"Gather", fold_gather, kValues, one_output<counts::gather>, kNo, -1, gather_value},
         {"GatherElements", fold_gather_elements, kValues, elements, kNo, -1},
         {"GatherND", fold_gather_nd, kValues, one_output<gather_nd>, kNo, -1},
         {"ScatterElements", fold_scatter_elements, kValues, elements, kNo, -1},

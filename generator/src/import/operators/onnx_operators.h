@@ -37,6 +37,7 @@ struct OnnxOperatorRule {
     counts::CountRule count = nullptr;  // its outputs' counts; nullptr: a count stops here
     MakesCount makes_count = MakesCount::no;
     int rank_input = -1;  // the input whose length is the output's rank (ConstantOfShape, Reshape, Expand, Unsqueeze)
+    counts::ValueRule value_count = nullptr;  // counts among the elements of its integer output; nullptr: none
 };
 
 // Every row of the table.
