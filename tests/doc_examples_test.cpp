@@ -44,6 +44,7 @@
 #include "mark_detections.h"
 #include "nms_box_indices.h"
 #include "column_picks.h"
+#include "roi_merge.h"
 #include "pair_rows.h"
 #include "top_boxes.h"
 
@@ -1017,6 +1018,61 @@ TEST(TwoCounts, GatherElementsAlongAxis0WithADataCountAlone) {
     expect_column_picks({0, 0, 0, 0, 0, -4}, 3, COLUMN_PICKS_ERROR_INDEX_OUT_OF_RANGE, {});
     expect_column_picks({0, 0, 0, 0, 0, 0}, 0, COLUMN_PICKS_ERROR_INDEX_OUT_OF_RANGE, {});
     expect_column_picks({0, 0, 0, 0, 0, 0}, 6, COLUMN_PICKS_ERROR_DATA_COUNT_OUT_OF_RANGE, {});
+}
+
+// roi_merge: ScatterElements along axis 0 of [6, 2] float32 with both counts, as torchvision merges the pooled
+// regions of one level into zeros(num_rois, ...): data holds data_count rows (all regions), indices and updates
+// count rows (this level's). Output's first data_count rows are data's, then updated; the rows beyond stay
+// untouched (the sentinel bytes). In place, output is data's own buffer of data_count rows. updates[r][c] is
+// 100 + 10r + c; data's value (r, c) is 10r + c.
+void expect_roi_merge(const std::vector<int64_t>& first, uint32_t data_count, uint32_t count, int status,
+                      const std::vector<float>& rows) {
+    SCOPED_TRACE("roi_merge with " + show_indices(first) + ", data_count " + std::to_string(data_count) + " and count " +
+                 std::to_string(count));
+    const std::vector<float> data = numbered_rows<float>(std::min<uint32_t>(data_count, 6), 2);
+    const std::vector<int64_t> indices = padded(first, ROI_MERGE_INDICES_SIZE, kInt64Min);
+    std::vector<float> updates = numbered_rows<float>(4, 2);
+    for (float& u : updates) u += 100.0f;
+    std::vector<float> output(ROI_MERGE_OUTPUT_SIZE), expected(ROI_MERGE_OUTPUT_SIZE);
+    std::memset(output.data(), cprogram::kSentinel, output.size() * sizeof(float));
+    std::memset(expected.data(), cprogram::kSentinel, expected.size() * sizeof(float));
+    if (status == ROI_MERGE_OK) std::copy(rows.begin(), rows.end(), expected.begin());
+    EXPECT_EQ(roi_merge(data.data(), data_count, indices.data(), count, updates.data(), output.data()), status);
+    EXPECT_EQ(std::memcmp(output.data(), expected.data(), output.size() * sizeof(float)), 0);
+    cprogram::Case c = cprogram::typed_case<float>("roi_merge", "roi_merge with data_count " + std::to_string(data_count) +
+                                                   " and count " + std::to_string(count), data, {}, &updates, false,
+                                                   status, expected);
+    c.indices = cprogram::bytes_of(indices);
+    c.count = count;
+    c.data_count = data_count;
+    cprogram::export_case(c);
+    if (data_count > 6) return;
+    std::vector<float> in_place = data;  // output == data: nothing copied, only data_count rows there
+    EXPECT_EQ(roi_merge(in_place.data(), data_count, indices.data(), count, updates.data(), in_place.data()), status);
+    EXPECT_EQ(in_place, status == ROI_MERGE_OK ? rows : data);
+}
+
+TEST(TwoCounts, ScatterWritesAmongTheFirstDataCountRows) {
+    EXPECT_EQ(ROI_MERGE_MAX_COUNT, 4);
+    EXPECT_EQ(ROI_MERGE_MAX_DATA_COUNT, 6);
+    // Four rows, element by element: output[indices[i][j]][j] = updates[i][j]. Update row 0 goes to row 3; update
+    // row 1 to rows -4 = 0 (column 0) and 1 (column 1); row 2 keeps data's values.
+    expect_roi_merge({3, 3, -4, 1}, 4, 2, ROI_MERGE_OK, {110, 1, 10, 111, 20, 21, 100, 101});
+    // All six: -1 is row 5, not a row beyond; -6 is row 0, where 111 comes after 101 and stays.
+    expect_roi_merge({-1, 0, 2, -6}, 6, 2, ROI_MERGE_OK, {0, 111, 10, 11, 110, 21, 30, 31, 40, 41, 100, 51});
+    // No update rows: output is data's first rows, whatever their number (0 included).
+    expect_roi_merge({}, 3, 0, ROI_MERGE_OK, {0, 1, 10, 11, 20, 21});
+    expect_roi_merge({}, 0, 0, ROI_MERGE_OK, {});
+}
+
+TEST(TwoCounts, ScatterIndicesOutsideTheDataCountAreRefused) {
+    for (int64_t bad : {int64_t{4}, int64_t{-5}, int64_t{5}, int64_t{-6}, kInt64Max, kInt64Min}) {
+        expect_roi_merge({0, bad}, 4, 1, ROI_MERGE_ERROR_INDEX_OUT_OF_RANGE, {});
+    }
+    expect_roi_merge({0, 0}, 0, 1, ROI_MERGE_ERROR_INDEX_OUT_OF_RANGE, {});
+    expect_roi_merge({1, 1, 9, 9}, 2, 1, ROI_MERGE_OK, {0, 1, 100, 101});  // row 1 of indices beyond the count
+    expect_roi_merge({0, 0}, 7, 1, ROI_MERGE_ERROR_DATA_COUNT_OUT_OF_RANGE, {});
+    expect_roi_merge({0, 0}, 6, 5, ROI_MERGE_ERROR_COUNT_OUT_OF_RANGE, {});
 }
 
 }  // namespace

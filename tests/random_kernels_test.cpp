@@ -296,20 +296,22 @@ uint32_t pick_count(Generator& g, int64_t bound) {
     }
 }
 
-// Whether a problem can take a run-time data count ("data_count": "runtime"): Gather or GatherElements along
-// axis 0, GatherND with batch_dims 0, data with rows (the bound) and elements along every axis indices select.
+// Whether a problem can take a run-time data count ("data_count": "runtime"): Gather, GatherElements or
+// ScatterElements along axis 0, GatherND with batch_dims 0, ScatterND, data with rows (the bound) and elements
+// along every axis indices select.
 bool data_count_able(const reference::Problem& p) {
     const auto& data = p.data_shape;
     const auto rank = static_cast<int64_t>(data.size());
     if (data[0] == 0) return false;
-    if (p.op == "GatherND") {
+    if (p.op == "GatherND" || p.op == "ScatterND") {
         if (p.batch_dims != 0) return false;
         for (int64_t j = 0; j < p.indices_shape.back(); ++j) {
             if (data[static_cast<size_t>(j)] == 0) return false;
         }
         return true;
     }
-    return (p.op == "Gather" || p.op == "GatherElements") && (p.axis < 0 ? p.axis + rank : p.axis) == 0;
+    return (p.op == "Gather" || p.op == "GatherElements" || p.op == "ScatterElements") &&
+           (p.axis < 0 ? p.axis + rank : p.axis) == 0;
 }
 
 // Indices for a kernel with a run-time data count `data_count`: now and then the values along axis 0 that lie in
@@ -318,7 +320,8 @@ bool data_count_able(const reference::Problem& p) {
 std::vector<int64_t> data_count_indices(Generator& h, const reference::Problem& p, std::vector<int64_t> indices,
                                         uint32_t data_count, bool int32) {
     const int64_t bound = p.data_shape[0];
-    const size_t step = p.op == "GatherND" ? static_cast<size_t>(p.indices_shape.back()) : 1;  // axis 0's values
+    const bool tuples = p.op == "GatherND" || p.op == "ScatterND";
+    const size_t step = tuples ? static_cast<size_t>(p.indices_shape.back()) : 1;  // axis 0's values
     const auto rows = static_cast<int64_t>(data_count);
     if (data_count > 0 && data_count <= bound && h.chance(0.7)) {
         for (size_t at = 0; at < indices.size(); at += step) {
@@ -406,14 +409,16 @@ cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& 
         if constexpr (std::is_same_v<T, std::string>) {
             c.data_strings = data;
             c.updates_strings = updates;
-            output.resize(size, cprogram::kSentinelString);  // a gather's rows beyond the count
+            if (!c.in_place) output.resize(size, cprogram::kSentinelString);  // rows beyond a count, untouched
             c.expected_strings = ok ? output : c.in_place ? data : std::vector<std::string>(size, cprogram::kSentinelString);
         } else {
             c.data = cprogram::bytes_of(data);
             c.updates = cprogram::bytes_of(updates);
             if (ok) {
                 c.expected_output = cprogram::bytes_of(output);
-                c.expected_output.resize(size * sizeof(T), cprogram::kSentinel);  // a gather's rows beyond the count
+                // A gather's rows beyond the count, a scatter's beyond the data count: untouched. (In place, the
+                // buffer is data's first data_count rows.)
+                if (!c.in_place) c.expected_output.resize(size * sizeof(T), cprogram::kSentinel);
             } else if (c.in_place) {
                 c.expected_output = c.data;
             } else {
@@ -431,19 +436,25 @@ const char* const kSanitize = "-O1 -g -fno-omit-frame-pointer -fsanitize=address
 // compiled for the ATmega2560 too (16-bit int and size_t).
 bool build_and_run(const fs::path& dir, std::vector<kernelgen::OutputFile> files, const std::vector<cprogram::Case>& cases,
                    const std::string& compiler, bool avr_too) {
-    std::string kernel_files, from_below;  // the kernels' sources, named from dir and from a folder in it
+    std::string from_below;  // the kernels' sources, named from a folder in dir
+    for (const auto& file : files) {
+        if (file.name.size() > 2 && file.name.compare(file.name.size() - 2, 2, ".c") == 0) from_below += " ../" + file.name;
+    }
+    // The kernels as one translation unit (generated kernels build so: the unity_build tests say it): hundreds of
+    // small kernels compile several times faster than one by one.
+    std::string unity;
     for (const auto& file : files) {
         if (file.name.size() > 2 && file.name.compare(file.name.size() - 2, 2, ".c") == 0) {
-            kernel_files += " " + file.name;
-            from_below += " ../" + file.name;
+            unity += "#include \"" + file.name + "\"\n";
         }
     }
     files.push_back({"driver.c", cprogram::program(cases)});
+    files.push_back({"kernels.c", unity});
     fs::create_directories(dir);
     EXPECT_TRUE(kernelgen::write_outputs(dir, files).error.empty());
     int status = 0;
     std::string log = cprogram::run_command("cd " + dir.string() + " && " + compiler + " " + KERNELGEN_STRICT_C_FLAGS + " " +
-                                      kSanitize + " -c" + kernel_files,
+                                      kSanitize + " -I. -c kernels.c",
                                   status);
     EXPECT_EQ(status, 0) << compiler << " rejected kernels in " << dir << ":\n" << log;
     EXPECT_TRUE(log.empty()) << compiler << " warned:\n" << log;
@@ -462,7 +473,7 @@ bool build_and_run(const fs::path& dir, std::vector<kernelgen::OutputFile> files
                 << "avr-gcc in " << dir << ": " << line;
         }
     }
-    log = cprogram::run_command("cd " + dir.string() + " && " + compiler + " -std=c99 " + kSanitize + " -I. driver.c *.o -o driver", status);
+    log = cprogram::run_command("cd " + dir.string() + " && " + compiler + " -std=c99 " + kSanitize + " -I. driver.c kernels.o -o driver", status);
     EXPECT_EQ(status, 0) << log;
     if (status != 0) return false;
     log = cprogram::run_command("cd " + dir.string() + " && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 ./driver", status);
@@ -590,7 +601,7 @@ void run_random_cases(const std::string& op) {
         EXPECT_LT(errors_expected, n / 2) << "too few in-range cases";
         EXPECT_GT(constant_cases, n / 40) << "too few cases with constant indices";
         EXPECT_GT(counted_cases, n / 40) << "too few cases with a run-time count";
-        if (op == "Gather" || op == "GatherND" || op == "GatherElements") {
+        if (op != "Scatter") {  // every operator but the deprecated one takes a data count (along axis 0)
             EXPECT_GT(data_count_cases, n / 40) << "too few cases with a run-time data count";
             EXPECT_GT(two_count_cases, 0u) << "no case with two run-time counts";
             EXPECT_GT(data_count_errors, 0u) << "no case with an index outside its run-time data count";

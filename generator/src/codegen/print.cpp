@@ -245,7 +245,11 @@ private:
         TemplateValues values;
         values.flags["element_loop"] = copy.element_loop;
         values.text["offset"] = offset_;
-        values.text["count"] = std::to_string(copy.elements);
+        // With a run-time data count, its rows (data_count, at most the bound, times a row: within `offset`).
+        values.text["count"] = !copy.row_elements ? std::to_string(copy.elements) + "u"
+                               : copy.row_elements == 1 ? "(" + offset_ + ")data_count"
+                                                        : "(" + offset_ + ")data_count * " + std::to_string(copy.row_elements) + "u";
+        values.flags["data_count"] = copy.row_elements != 0;
         values.text["element"] = element_;
         w.block(render_template("copy_data.c.mustache", values));
     }

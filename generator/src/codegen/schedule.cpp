@@ -406,7 +406,8 @@ private:
             const bool element_loop = spec_.unroll.kind == Unroll::Kind::None || copy_.data_size <= kElementLoopCopyLimit ||
                                       element_bytes() >= 8;
             uses_memcpy_ = uses_memcpy_ || !element_loop;
-            body.push_back(wrap(CopyData{element_loop, copy_.data_size}));
+            const uint64_t row = copy_.data_count_bound ? copy_.data_size / copy_.data_count_bound : 0;
+            body.push_back(wrap(CopyData{element_loop, copy_.data_size, row}));
         }
         if (copies) {
             body.push_back(wrap(Comment{copy_.formula}));

@@ -134,11 +134,12 @@ struct CheckCount {
     bool data_count = false;
 };
 
-// ScatterND's output starting as a copy of data: an element loop (an in-place update runs it too), or one
-// memcpy skipped when output == data.
+// A scatter's output starting as a copy of data (its first data_count rows, with a run-time data count): an
+// element loop (an in-place update runs it too), or one memcpy skipped when output == data.
 struct CopyData {
     bool element_loop = false;
     uint64_t elements = 0;
+    uint64_t row_elements = 0;  // a run-time data count: only data_count rows of this many elements; 0: all
 };
 
 // for (offset variable = 0; variable < end; variable += step) { body }

@@ -258,17 +258,13 @@ bool KernelReader::selected_axes_have_elements(const KernelSpec& spec) {
 
 // "data_count": "runtime": data holds data_count valid rows (0..data_shape[0]), and the kernel is ONNX's operator on
 // data of shape [data_count, ...]. It applies where the indices select among data's rows (along axis 0) and data's
-// rows do not lead the output: Gather along axis 0, GatherND with batch_dims 0, GatherElements along axis 0.
+// rows do not lead the output: Gather along axis 0, GatherND with batch_dims 0, GatherElements along axis 0; and
+// where a scatter writes among them: ScatterElements along axis 0, ScatterND (whose output is then data_count
+// rows too).
 void KernelReader::read_data_count(KernelSpec& spec) {
     if (!find("data_count")) return;
     if (!read_runtime_setting("data_count", "\"runtime\": data_shape[0] bounds a count of data's valid rows the "
                                             "caller passes; leave \"data_count\" out for a fixed one")) {
-        return;
-    }
-    if (is_scatter(spec.op)) {
-        fail("data_count", "a run-time data count applies to Gather, GatherND and GatherElements only: " +
-                               std::string(name(spec.op)) + "'s output is all of data, so a count of data's rows would "
-                               "be output's too (count the rows of indices and updates with \"count\": \"runtime\")");
         return;
     }
     if (spec.runtime_count && spec.count_leads == CountLeads::Data) {
@@ -287,6 +283,12 @@ void KernelReader::read_data_count(KernelSpec& spec) {
         fail("axis", "a run-time data count bounds the indices along data's axis 0: gather along axis 0 (here axis " +
                          std::to_string(spec.axis) + "), or, as data's rows then lead the output, count them with "
                          "\"count\": \"runtime\", \"count_leads\": \"data\"");
+        return;
+    }
+    if (spec.op == Op::ScatterElements && spec.axis != 0) {
+        fail("axis", "a run-time data count bounds the indices along data's axis 0 (here axis " +
+                         std::to_string(spec.axis) + "): a scatter along another axis writes every row of data it "
+                         "reaches, whose count is then the count of index rows (\"count\": \"runtime\" alone)");
         return;
     }
     if (spec.op == Op::GatherElements && spec.axis != 0) {
