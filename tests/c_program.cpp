@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <unordered_map>
 
 namespace cprogram {
 namespace {
@@ -280,8 +281,23 @@ std::string string_case(const Case& c, const std::string& id, const std::string&
 
 }  // namespace
 
-std::string program(const std::vector<Case>& cases) {
+std::string program(const std::vector<Case>& cases, std::vector<uint8_t>* blob) {
     std::string arrays, body;
+    // Arrays of the same bytes are one array (an exported model's cases read the same tensors again and again);
+    // with a blob, an array larger than kBlobThreshold is a place in it instead. Each is given as "pointer, size".
+    constexpr size_t kBlobThreshold = 4096;
+    std::unordered_map<std::string, std::string> named;  // the bytes of each array, and its "pointer, size"
+    auto shared = [&](const std::string& name, const std::vector<uint8_t>& bytes) {
+        const auto [at, added] = named.emplace(std::string(bytes.begin(), bytes.end()), pointer_to(name, bytes));
+        if (!added) return at->second;
+        if (blob && bytes.size() > kBlobThreshold) {
+            at->second = "blob + " + std::to_string(blob->size()) + "u, " + std::to_string(bytes.size()) + "u";
+            blob->insert(blob->end(), bytes.begin(), bytes.end());
+        } else {
+            arrays += bytes_array(name, bytes);
+        }
+        return at->second;
+    };
     std::vector<std::string> kernels;  // one name constant a kernel
     for (size_t n = 0; n < cases.size(); ++n) {
         const Case& c = cases[n];
@@ -292,30 +308,32 @@ std::string program(const std::vector<Case>& cases) {
             known = kernels.insert(kernels.end(), c.kernel);
         }
         const std::string names = "kernel_name" + std::to_string(known - kernels.begin()) + ", " + id + "_label";
-        arrays += text_array(id + "_label", c.label) + bytes_array(id + "_indices", c.indices);
+        arrays += text_array(id + "_label", c.label);
         if (c.compare == Compare::String) {
+            arrays += bytes_array(id + "_indices", c.indices);
             body += string_case(c, id, names, arrays);
             continue;
         }
-        arrays += bytes_array(id + "_data", c.data) + bytes_array(id + "_updates", c.updates) +
-                  bytes_array(id + "_expected", c.expected_output);
+        const std::string indices_array = shared(id + "_indices", c.indices);
+        const std::string data_array = shared(id + "_data", c.data), updates_array = shared(id + "_updates", c.updates),
+                          expected_array = shared(id + "_expected", c.expected_output);
         const int compare = c.compare == Compare::Float      ? 1
                             : c.compare == Compare::Double   ? 2
                             : c.compare == Compare::Float16  ? 3
                             : c.compare == Compare::BFloat16 ? 4
                                                              : 0;
         body += "    {\n";
-        if (!c.in_place) body += "        void *data = copy_of(" + pointer_to(id + "_data", c.data) + ");\n";
-        body += "        void *indices = copy_of(" + pointer_to(id + "_indices", c.indices) + ");\n";
-        if (c.has_updates) body += "        void *updates = copy_of(" + pointer_to(id + "_updates", c.updates) + ");\n";
+        if (!c.in_place) body += "        void *data = copy_of(" + data_array + ");\n";
+        body += "        void *indices = copy_of(" + indices_array + ");\n";
+        if (c.has_updates) body += "        void *updates = copy_of(" + updates_array + ");\n";
         body += std::string("        void *output = ") +
-                (c.in_place ? "copy_of(" + pointer_to(id + "_data", c.data) + ");\n"
+                (c.in_place ? "copy_of(" + data_array + ");\n"
                             : "filled(" + std::to_string(c.expected_output.size()) + "u);\n");
         const std::string input = c.in_place ? "output" : "data";
         body += "        int status = " + c.kernel + "(" + data_argument(c, input) + (c.constant_indices ? "" : "indices, ") +
                 count_argument(c) + (c.has_updates ? "updates, " : "") + "output);\n";
         body += "        check(" + names + ", status, " + std::to_string(c.expected_status) + ", output, " +
-                pointer_to(id + "_expected", c.expected_output) + ", " + std::to_string(c.element_size) + "u, " +
+                expected_array + ", " + std::to_string(c.element_size) + "u, " +
                 std::to_string(compare) + ");\n";
         if (!c.in_place) body += "        free(data);\n";
         body += "        free(indices);\n        free(output);\n";
@@ -324,7 +342,20 @@ std::string program(const std::vector<Case>& cases) {
     }
     std::string includes;
     for (const auto& kernel : kernels) includes += "#include \"" + kernel + ".h\"\n";
-    return includes + kPrelude + "\n" + arrays + "\nint main(void);\n\nint main(void)\n{\n" +
+    // The blob, read whole from cases.bin in the program's folder before the first case.
+    const std::string blob_pointer =
+        blob && !blob->empty()
+            ? "static const unsigned char *blob;\n"
+            : "";
+    const std::string read_blob =
+        blob && !blob->empty()
+            ? "    {\n        static unsigned char *bytes;\n        FILE *file = fopen(\"cases.bin\", \"rb\");\n"
+              "        bytes = (unsigned char *)malloc(" + std::to_string(blob->size()) + "u);\n"
+              "        if (!file || !bytes || fread(bytes, 1, " + std::to_string(blob->size()) + "u, file) != " +
+              std::to_string(blob->size()) + "u) {\n            printf(\"cases.bin: cannot read it\\n\");\n"
+              "            return 1;\n        }\n        fclose(file);\n        blob = bytes;\n    }\n"
+            : "";
+    return includes + kPrelude + "\n" + blob_pointer + arrays + "\nint main(void);\n\nint main(void)\n{\n" + read_blob +
            "    (void)filled; /* whichever cases the program holds, every helper counts as used */\n" +
            "    (void)check;\n    (void)check_strings;\n" + body +
            "    printf(\"%d cases, %d failed\\n\", " + std::to_string(cases.size()) + ", failures);\n" +

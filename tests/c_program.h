@@ -44,7 +44,10 @@ constexpr const char* kSentinelString = "<untouched>";
 // Output buffers start filled with this byte, so an error must leave exactly these bytes behind.
 constexpr uint8_t kSentinel = 0xA5;
 
-std::string program(const std::vector<Case>& cases);
+// The C program that runs `cases` and prints "N cases, M failed". With `blob`, the bytes of its larger arrays
+// go there instead of into the source, and the program reads them from cases.bin in its working folder (write
+// `*blob` there).
+std::string program(const std::vector<Case>& cases, std::vector<uint8_t>* blob = nullptr);
 
 // A tensor's elements as bytes, as the program embeds them.
 template <typename T>

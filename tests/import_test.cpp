@@ -25,6 +25,7 @@
 #include <map>
 #include <set>
 #include <chrono>
+#include <iostream>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -91,21 +92,28 @@ size_t element_size(const kernelgen::KernelSpec& spec) {
 void run_cases(const fs::path& dir, const std::vector<kernelgen::KernelSpec>& kernels, const std::vector<cprogram::Case>& cases) {
     kernelgen::GenerateResult generated = kernelgen::generate(kernels);
     ASSERT_TRUE(generated.diagnostics.empty()) << generated.diagnostics.front().str();
-    std::string sources;
+    // The kernels as one translation unit (generated kernels build so: the unity_build tests say it), which
+    // compiles an exported detector's hundreds of kernels at once; the cases' larger tensors in cases.bin.
+    std::string unity;
     for (const auto& file : generated.files) {
-        if (file.name.size() > 2 && file.name.compare(file.name.size() - 2, 2, ".c") == 0) sources += " " + file.name;
+        if (file.name.size() > 2 && file.name.compare(file.name.size() - 2, 2, ".c") == 0) {
+            unity += "#include \"" + file.name + "\"\n";
+        }
     }
-    generated.files.push_back({"driver.c", cprogram::program(cases)});
+    std::vector<uint8_t> blob;
+    generated.files.push_back({"driver.c", cprogram::program(cases, &blob)});
+    generated.files.push_back({"kernels.c", unity});
+    generated.files.push_back({"cases.bin", std::string(blob.begin(), blob.end())});
     ASSERT_TRUE(kernelgen::write_outputs(dir, generated.files).error.empty());
     const std::string sanitize = " -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all";
     int status = 0;
     std::string log = cprogram::run_command("cd " + dir.string() + " && " KERNELGEN_C_COMPILER " " KERNELGEN_STRICT_C_FLAGS +
-                                                sanitize + " -c" + sources,
+                                                sanitize + " -I. -c kernels.c",
                                             status);
     ASSERT_EQ(status, 0) << log;
     EXPECT_EQ(log, "") << "warnings";
     log = cprogram::run_command("cd " + dir.string() + " && " KERNELGEN_C_COMPILER " -std=c99" + sanitize +
-                                    " -I. driver.c *.o -o driver && ASAN_OPTIONS=detect_leaks=0 ./driver",
+                                    " -I. driver.c kernels.o -o driver && ASAN_OPTIONS=detect_leaks=0 ./driver",
                                 status);
     EXPECT_EQ(status, 0) << log;
     EXPECT_NE(log.find(std::to_string(cases.size()) + " cases, 0 failed"), std::string::npos) << log;
@@ -1364,10 +1372,13 @@ std::vector<double> ort_values(const json& tensor) {
     return out;
 }
 
-class TorchExports : public testing::Test {
+// The exports of one script of tests/import/torch/ into a fresh folder `folder`, once for the suite of tests
+// (`Script` names both): skipped without python3-torch or ONNX Runtime, failed when the export fails.
+template <const char* Script, const char* Folder>
+class PyTorchExports : public testing::Test {
 protected:
     static void SetUpTestSuite() {
-        dir_ = fresh_dir("torch");
+        dir_ = fresh_dir(Folder);
         int status = 0;
         const std::string python = KERNELGEN_SYSTEM_PYTHON;
         if (!python.empty()) cprogram::run_command(python + " -c 'import torch, onnx' 2>&1", status);
@@ -1380,7 +1391,7 @@ protected:
             return;
         }
         const std::string log = cprogram::run_command(
-            python + " " + (kSourceDir / "tests" / "import" / "torch" / "export_models.py").string() + " " + dir_.string() + " 2>&1",
+            python + " " + (kSourceDir / "tests" / "import" / "torch" / Script).string() + " " + dir_.string() + " 2>&1",
             status);
         if (status != 0) export_log_ = log.empty() ? "the export failed" : log;
     }
@@ -1388,147 +1399,219 @@ protected:
         if (!skip_.empty()) GTEST_SKIP() << skip_;
         ASSERT_EQ(export_log_, "");
     }
-    static fs::path dir_;
-    static std::string skip_, export_log_;
+    static inline fs::path dir_;
+    static inline std::string skip_, export_log_;
 };
-fs::path TorchExports::dir_;
-std::string TorchExports::skip_, TorchExports::export_log_;
 
-// Each export imports with one --dim per dynamic axis and nothing else: every indexing node is a spec or folded
-// (the Gathers of Shape outputs folded; in the detection post-process, the nodes after TopK's fixed k are specs,
-// those after NonMaxSuppression and NonZero specs with a bounded run-time count), every folded value equals what
-// ONNX Runtime computes for that node, and every kernel, run on the tensors ONNX Runtime shows at its node (a
-// counted one with the count ONNX Runtime produced), gives ONNX Runtime's output bit for bit.
+constexpr char kExportModels[] = "export_models.py", kTorchFolder[] = "torch";
+constexpr char kExportDetectors[] = "export_detectors.py", kDetectorsFolder[] = "detectors";
+using TorchExports = PyTorchExports<kExportModels, kTorchFolder>;
+using TorchDetectors = PyTorchExports<kExportDetectors, kDetectorsFolder>;
+
+// What check_export found, over the exports it checked: the kernels and their cases, to compile and run at once.
+struct ExportCheck {
+    size_t shape_gathers = 0, folded_checked = 0, bounded_checked = 0, in_bodies = 0;
+    std::vector<kernelgen::KernelSpec> kernels;
+    std::vector<cprogram::Case> cases;
+};
+
+// One export of `dir` (as tests/import/torch/capture.py writes it), imported with the --dim values of its manifest
+// `entry` and nothing else: every indexing node is a spec or folded (or in a body: counted in `in_bodies`, whose
+// values ONNX Runtime does not show), every folded value equals what ONNX Runtime computes for that node (with
+// `shape_gathers_fold`, every Gather of a Shape output is among them), and every kernel gets a case with the
+// tensors ONNX Runtime saw at its node (a counted one with the counts ONNX Runtime produced) and its output.
+void check_export(const fs::path& dir, const std::string& model_name, const json& entry, bool shape_gathers_fold,
+                  ExportCheck& out) {
+    SCOPED_TRACE(model_name);
+    const fs::path model_path = dir / (model_name + ".onnx");
+    kernelgen::ImportOptions options;
+    options.prefix = model_name + "_";
+    for (const auto& [dim, value] : entry.at("dims").items()) options.dims[dim] = value.get<int64_t>();
+    const kernelgen::ImportResult result = kernelgen::import_model_file(model_path.string(), options);
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_TRUE(result.usage_errors.empty()) << result.usage_errors.front();
+    // A note for each ScatterND that index_put_(accumulate=True) became (the export script lists them), and no
+    // other; its kernel, without --accumulate, does as the model does, as every kernel here: ONNX Runtime's.
+    const json accumulate = entry.value("accumulate", json::array());
+    ASSERT_EQ(result.notes.size(), accumulate.size()) << (result.notes.empty() ? "" : result.notes.front());
+    for (size_t i = 0; i < accumulate.size(); ++i) {
+        EXPECT_NE(result.notes[i].find("--accumulate " + accumulate[i].get<std::string>() + " gives it reduction"),
+                  std::string::npos) << result.notes[i];
+    }
+    EXPECT_TRUE(result.inference_ran) << result.inference_note;
+    EXPECT_TRUE(result.skipped.empty()) << result.skipped.front().node.str() << ": " << result.skipped.front().reason;
+    EXPECT_TRUE(result.not_run.empty());
+    EXPECT_FALSE(result.kernels.empty());
+
+    onnx::ModelProto model;
+    ASSERT_TRUE(model.ParseFromString(read_text(model_path)));
+    const onnx::GraphProto& graph = model.graph();
+    std::map<std::string, const onnx::NodeProto*> producer;
+    for (const auto& node : graph.node()) {
+        for (const auto& output : node.output()) producer[output] = &node;
+    }
+    std::string log;
+    const json ort = run_ort(dir / (model_name + ".capture.onnx"), dir / (model_name + ".inputs.json"),
+                             dir / (model_name + ".outputs.json"), log);
+    ASSERT_FALSE(ort.is_null()) << log;
+    const json feeds = json::parse(read_text(dir / (model_name + ".inputs.json")));
+    auto captured = [&](const std::string& name) -> const json* {
+        for (const std::string key : {name + ".captured", name}) {
+            if (ort.contains(key)) return &ort.at(key);
+        }
+        return feeds.contains(name) ? &feeds.at(name) : nullptr;
+    };
+    auto bytes_of_value = [&](const std::string& name) {
+        if (const json* tensor = captured(name)) return cprogram::unhex(tensor->at("hex").get<std::string>());
+        for (const auto& tensor : graph.initializer()) {
+            if (tensor.name() == name) return tensor_bytes(tensor);
+        }
+        ADD_FAILURE() << name << " was neither captured nor an initializer";
+        return std::vector<uint8_t>{};
+    };
+
+    // Folded nodes: what ONNX Runtime computes there.
+    std::set<size_t> folded_positions;
+    for (const auto& folded : result.folded) {
+        if (!folded.node.graph.empty()) {
+            ++out.in_bodies;
+            continue;
+        }
+        folded_positions.insert(folded.node.position);
+        const onnx::NodeProto& node = graph.node(static_cast<int>(folded.node.position));
+        const json* expected = captured(node.output(0));
+        ASSERT_NE(expected, nullptr) << node.output(0);
+        EXPECT_EQ(folded.shape, expected->at("dims").get<std::vector<int64_t>>()) << folded.node.str();
+        ++out.folded_checked;
+        if (!folded.file.empty()) {
+            // A large value, in its .npy file (format 1.0: a 10-byte preamble with the header's length, then the
+            // header, then the elements): the very bytes ONNX Runtime gives.
+            ASSERT_GE(folded.npy.size(), 10u);
+            const size_t header = static_cast<uint8_t>(folded.npy[8]) | static_cast<size_t>(static_cast<uint8_t>(folded.npy[9])) << 8;
+            const std::vector<uint8_t> elements(folded.npy.begin() + static_cast<std::ptrdiff_t>(10 + header), folded.npy.end());
+            EXPECT_EQ(elements, cprogram::unhex(expected->at("hex").get<std::string>())) << folded.node.str();
+            continue;
+        }
+        std::vector<double> values;
+        flatten_json(folded.value, values);
+        if (folded.dtype == "float32") {
+            // The report's shortest decimals read back to the very float32 values.
+            for (auto& v : values) v = static_cast<float>(v);
+        }
+        EXPECT_EQ(values, ort_values(*expected)) << folded.node.str();
+    }
+    for (int n = 0; n < graph.node_size(); ++n) {
+        const onnx::NodeProto& node = graph.node(n);
+        auto from = producer.find(node.input_size() ? node.input(0) : "");
+        if (shape_gathers_fold && node.op_type() == "Gather" && from != producer.end() &&
+            from->second->op_type() == "Shape") {
+            EXPECT_TRUE(folded_positions.count(static_cast<size_t>(n))) << node.name() << " gathers from a Shape";
+            ++out.shape_gathers;
+        }
+    }
+
+    // Kernels: the tensors ONNX Runtime saw at the node. A kernel with a run-time count is called with the count
+    // ONNX Runtime produced (the leading dimension of the tensor it saw), its buffers sized at the bound: the rows
+    // of indices (or data) beyond the count hold 0x7F bytes, far out of range, which the kernel must not read, and
+    // a gather must leave the output rows beyond the count untouched. With a data count, data is exactly its
+    // data_count rows (AddressSanitizer catches a read beyond), and a scatter leaves output's rows beyond untouched.
+    for (const auto& kernel : result.kernels) {
+        if (!kernel.node.graph.empty()) {
+            ++out.in_bodies;
+            continue;
+        }
+        const onnx::NodeProto& node = graph.node(static_cast<int>(kernel.node.position));
+        const json* expected = captured(node.output(0));
+        ASSERT_NE(expected, nullptr) << node.output(0);
+        const bool constant = kernel.spec.constant_indices.has_value();
+        const bool scatter = kernelgen::is_scatter(kernel.spec.op);
+        std::vector<uint8_t> data = bytes_of_value(node.input(0));
+        std::vector<uint8_t> indices = constant ? std::vector<uint8_t>{} : bytes_of_value(node.input(1));
+        std::vector<uint8_t> updates = scatter ? bytes_of_value(node.input(2)) : std::vector<uint8_t>{};
+        std::vector<uint8_t> output = cprogram::unhex(expected->at("hex").get<std::string>());
+        auto seen_dims = expected->at("dims").get<kernelgen::Shape>();
+        std::optional<uint32_t> count, data_count;
+        if (kernel.bounded) {
+            const bool data_leads = kernel.bounded->leads == "data";
+            const json* counted = captured(node.input(data_leads ? 0 : 1));
+            ASSERT_NE(counted, nullptr) << kernel.name;
+            count = counted->at("dims").at(0).get<uint32_t>();
+            EXPECT_LE(*count, kernel.bounded->bound) << kernel.name;
+            const size_t index_size = kernel.spec.index_dtype == kernelgen::IndexType::Int32 ? 4 : 8;
+            auto pad = [](std::vector<uint8_t>& bytes, uint64_t elements, size_t size, uint8_t fill) {
+                ASSERT_LE(bytes.size(), elements * size);
+                bytes.resize(elements * size, fill);
+            };
+            if (data_leads) pad(data, kernelgen::element_count(kernel.spec.data_shape), element_size(kernel.spec), 0x7F);
+            else pad(indices, kernelgen::element_count(kernel.spec.indices_shape), index_size, 0x7F);
+            if (scatter) pad(updates, kernelgen::element_count(kernel.spec.updates_shape), element_size(kernel.spec), 0x7F);
+            if (kernel.bounded->data_count) {
+                data_count = captured(node.input(0))->at("dims").at(0).get<uint32_t>();
+                EXPECT_LE(*data_count, kernel.bounded->data_count->bound) << kernel.name;
+            }
+            if (!scatter || data_count) {
+                EXPECT_EQ(seen_dims.at(0), scatter ? *data_count : *count) << kernel.name;
+                seen_dims[0] = kernel.spec.output_shape.at(0);  // the output buffer at the bound
+                pad(output, kernelgen::element_count(kernel.spec.output_shape), element_size(kernel.spec), cprogram::kSentinel);
+            }
+            ++out.bounded_checked;
+        }
+        EXPECT_EQ(seen_dims, kernel.spec.output_shape) << kernel.name;
+        out.cases.push_back(make_case(kernel.spec, model_name + ": " + kernel.name, std::move(data), std::move(indices),
+                                  std::move(updates), std::move(output)));
+        out.cases.back().count = count;
+        out.cases.back().data_count = data_count;
+        out.kernels.push_back(kernel.spec);
+    }
+}
+
+// Each export imports with one --dim per dynamic axis and nothing else (the Gathers of Shape outputs folded; in
+// the detection post-process, the nodes after TopK's fixed k are specs, those after NonMaxSuppression and NonZero
+// specs with a bounded run-time count), and every kernel, run on the tensors ONNX Runtime shows at its node, gives
+// ONNX Runtime's output bit for bit.
 TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     const json manifest = json::parse(read_text(dir_ / "manifest.json"));
     ASSERT_EQ(manifest.size(), 8u);
-    std::vector<kernelgen::KernelSpec> kernels;
-    std::vector<cprogram::Case> cases;
-    size_t shape_gathers = 0, folded_checked = 0, bounded_checked = 0;
+    ExportCheck checked;
+    for (const auto& [model_name, entry] : manifest.items()) check_export(dir_, model_name, entry, true, checked);
+    EXPECT_GE(checked.shape_gathers, 7u);
+    EXPECT_GE(checked.folded_checked, 8u);
+    EXPECT_GE(checked.kernels.size(), 19u);
+    EXPECT_GE(checked.bounded_checked, 6u);
+    EXPECT_EQ(checked.in_bodies, 0u);
+    run_cases(fresh_dir("torch_kernels"), checked.kernels, checked.cases);
+}
+
+// torchvision's detectors and a DLRM-style model as a user exports them (dynamic axes) and imports them with the
+// --dim of their inputs alone (height=320 width=320; batch and nnz_t): every indexing node a spec (bounded where
+// its rows are data) or folded, nothing skipped; every folded value ONNX Runtime's, and every kernel of the main
+// graph run on the tensors ONNX Runtime saw at its node, with the counts it produced (both, for the two-count
+// kernels), gives ONNX Runtime's output bit for bit. (What sits in an If branch or a Loop body, ONNX Runtime does
+// not show: counted, not run.)
+TEST_F(TorchDetectors, ImportWholeAndAgreeWithOnnxRuntime) {
+    const json manifest = json::parse(read_text(dir_ / "manifest.json"));
+    ASSERT_EQ(manifest.size(), 3u);
+    ExportCheck checked;
     for (const auto& [model_name, entry] : manifest.items()) {
-        SCOPED_TRACE(model_name);
-        const fs::path model_path = dir_ / (model_name + ".onnx");
-        kernelgen::ImportOptions options;
-        options.prefix = model_name + "_";
-        for (const auto& [dim, value] : entry.at("dims").items()) options.dims[dim] = value.get<int64_t>();
-        const kernelgen::ImportResult result = kernelgen::import_model_file(model_path.string(), options);
-        ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
-        ASSERT_TRUE(result.usage_errors.empty()) << result.usage_errors.front();
-        // A note for each ScatterND that index_put_(accumulate=True) became (the export script lists them), and no
-        // other; its kernel, without --accumulate, does as the model does, as every kernel here: ONNX Runtime's.
-        const json accumulate = entry.value("accumulate", json::array());
-        ASSERT_EQ(result.notes.size(), accumulate.size()) << (result.notes.empty() ? "" : result.notes.front());
-        for (size_t i = 0; i < accumulate.size(); ++i) {
-            EXPECT_NE(result.notes[i].find("--accumulate " + accumulate[i].get<std::string>() + " gives it reduction"),
-                      std::string::npos) << result.notes[i];
-        }
-        EXPECT_TRUE(result.inference_ran) << result.inference_note;
-        EXPECT_TRUE(result.skipped.empty()) << result.skipped.front().node.str() << ": " << result.skipped.front().reason;
-        EXPECT_TRUE(result.not_run.empty());
-        EXPECT_FALSE(result.kernels.empty());
-
-        onnx::ModelProto model;
-        ASSERT_TRUE(model.ParseFromString(read_text(model_path)));
-        const onnx::GraphProto& graph = model.graph();
-        std::map<std::string, const onnx::NodeProto*> producer;
-        for (const auto& node : graph.node()) {
-            for (const auto& output : node.output()) producer[output] = &node;
-        }
-        std::string log;
-        const json ort = run_ort(dir_ / (model_name + ".capture.onnx"), dir_ / (model_name + ".inputs.json"),
-                                 dir_ / (model_name + ".outputs.json"), log);
-        ASSERT_FALSE(ort.is_null()) << log;
-        const json feeds = json::parse(read_text(dir_ / (model_name + ".inputs.json")));
-        auto captured = [&](const std::string& name) -> const json* {
-            for (const std::string key : {name + ".captured", name}) {
-                if (ort.contains(key)) return &ort.at(key);
-            }
-            return feeds.contains(name) ? &feeds.at(name) : nullptr;
-        };
-        auto bytes_of_value = [&](const std::string& name) {
-            if (const json* tensor = captured(name)) return cprogram::unhex(tensor->at("hex").get<std::string>());
-            for (const auto& tensor : graph.initializer()) {
-                if (tensor.name() == name) return tensor_bytes(tensor);
-            }
-            ADD_FAILURE() << name << " was neither captured nor an initializer";
-            return std::vector<uint8_t>{};
-        };
-
-        // Folded nodes: what ONNX Runtime computes there. Every Gather of a Shape output is among them.
-        std::set<size_t> folded_positions;
-        for (const auto& folded : result.folded) {
-            folded_positions.insert(folded.node.position);
-            const onnx::NodeProto& node = graph.node(static_cast<int>(folded.node.position));
-            const json* expected = captured(node.output(0));
-            ASSERT_NE(expected, nullptr) << node.output(0);
-            std::vector<double> values;
-            flatten_json(folded.value, values);
-            if (folded.dtype == "float32") {
-                // The report's shortest decimals read back to the very float32 values.
-                for (auto& v : values) v = static_cast<float>(v);
-            }
-            EXPECT_EQ(values, ort_values(*expected)) << folded.node.str();
-            EXPECT_EQ(folded.shape, expected->at("dims").get<std::vector<int64_t>>()) << folded.node.str();
-            ++folded_checked;
-        }
-        for (int n = 0; n < graph.node_size(); ++n) {
-            const onnx::NodeProto& node = graph.node(n);
-            auto from = producer.find(node.input_size() ? node.input(0) : "");
-            if (node.op_type() == "Gather" && from != producer.end() && from->second->op_type() == "Shape") {
-                EXPECT_TRUE(folded_positions.count(static_cast<size_t>(n))) << node.name() << " gathers from a Shape";
-                ++shape_gathers;
-            }
-        }
-
-        // Kernels: the tensors ONNX Runtime saw at the node. A kernel with a run-time count is called with the count
-        // ONNX Runtime produced (the leading dimension of the tensor it saw), its buffers sized at the bound: the rows
-        // of indices (or data) beyond the count hold 0x7F bytes, far out of range, which the kernel must not read, and
-        // a gather must leave the output rows beyond the count untouched.
-        for (const auto& kernel : result.kernels) {
-            const onnx::NodeProto& node = graph.node(static_cast<int>(kernel.node.position));
-            const json* expected = captured(node.output(0));
-            ASSERT_NE(expected, nullptr) << node.output(0);
-            const bool constant = kernel.spec.constant_indices.has_value();
-            const bool scatter = kernelgen::is_scatter(kernel.spec.op);
-            std::vector<uint8_t> data = bytes_of_value(node.input(0));
-            std::vector<uint8_t> indices = constant ? std::vector<uint8_t>{} : bytes_of_value(node.input(1));
-            std::vector<uint8_t> updates = scatter ? bytes_of_value(node.input(2)) : std::vector<uint8_t>{};
-            std::vector<uint8_t> output = cprogram::unhex(expected->at("hex").get<std::string>());
-            auto seen_dims = expected->at("dims").get<kernelgen::Shape>();
-            std::optional<uint32_t> count;
-            if (kernel.bounded) {
-                const bool data_leads = kernel.bounded->leads == "data";
-                const json* counted = captured(node.input(data_leads ? 0 : 1));
-                ASSERT_NE(counted, nullptr) << kernel.name;
-                count = counted->at("dims").at(0).get<uint32_t>();
-                EXPECT_LE(*count, kernel.bounded->bound) << kernel.name;
-                const size_t index_size = kernel.spec.index_dtype == kernelgen::IndexType::Int32 ? 4 : 8;
-                auto pad = [](std::vector<uint8_t>& bytes, uint64_t elements, size_t size, uint8_t fill) {
-                    ASSERT_LE(bytes.size(), elements * size);
-                    bytes.resize(elements * size, fill);
-                };
-                if (data_leads) pad(data, kernelgen::element_count(kernel.spec.data_shape), element_size(kernel.spec), 0x7F);
-                else pad(indices, kernelgen::element_count(kernel.spec.indices_shape), index_size, 0x7F);
-                if (scatter) pad(updates, kernelgen::element_count(kernel.spec.updates_shape), element_size(kernel.spec), 0x7F);
-                if (!scatter) {
-                    EXPECT_EQ(seen_dims.at(0), *count) << kernel.name;
-                    seen_dims[0] = kernel.spec.output_shape.at(0);  // the output buffer at the bound
-                    pad(output, kernelgen::element_count(kernel.spec.output_shape), element_size(kernel.spec), cprogram::kSentinel);
-                }
-                ++bounded_checked;
-            }
-            EXPECT_EQ(seen_dims, kernel.spec.output_shape) << kernel.name;
-            cases.push_back(make_case(kernel.spec, model_name + ": " + kernel.name, std::move(data), std::move(indices),
-                                      std::move(updates), std::move(output)));
-            cases.back().count = count;
-            kernels.push_back(kernel.spec);
-        }
+        const auto started = std::chrono::steady_clock::now();
+        check_export(dir_, model_name, entry, false, checked);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::cout << model_name << ": imported and checked against ONNX Runtime in " << seconds << " s\n";
     }
-    EXPECT_GE(shape_gathers, 7u);
-    EXPECT_GE(folded_checked, 8u);
-    EXPECT_GE(kernels.size(), 19u);
-    EXPECT_GE(bounded_checked, 6u);
-    run_cases(fresh_dir("torch_kernels"), kernels, cases);
+    EXPECT_GE(checked.kernels.size(), 450u);
+    EXPECT_GE(checked.bounded_checked, 280u);
+    EXPECT_GE(checked.folded_checked, 100u);
+    // In If branches: 3 kernels and 4 folded values of the detectors; in the DLRM's Loop bodies, 9 kernels (a Gather
+    // of each bag's rows, and of its two offsets) and the folded values there.
+    EXPECT_LE(checked.in_bodies, 30u);
+    size_t two_counts = 0, scatters_with_two = 0;
+    for (const auto& c : checked.cases) {
+        two_counts += c.count && c.data_count;
+        scatters_with_two += c.has_updates && c.data_count;
+    }
+    EXPECT_GE(two_counts, 90u);
+    EXPECT_EQ(scatters_with_two, 2u);  // Faster R-CNN's RoI pooling, one ScatterElements per level
+    run_cases(fresh_dir("detector_kernels"), checked.kernels, checked.cases);
 }
 
 // --- PyTorch's index_put_(accumulate=True) --------------------------------------------------------------------------
@@ -2593,6 +2676,64 @@ TEST(ImportCounts, CountsThroughShapeValues) {
     }
     ASSERT_EQ(skipped_lines(result).size(), 1u);
     EXPECT_EQ(skipped_lines(result)[0].rfind("node \"mixed_column\" (Gather, #", 0), 0u) << skipped_lines(result)[0];
+}
+
+// torchvision's multi-scale RoI pooling, as PyTorch exports it: result = zeros(num_rois, C, 2, 2) (ConstantOfShape
+// of a shape with the count), then per level result.scatter(0, index.expand(n, C, 2, 2), pooled), where
+// index.expand(n, C, 2, 2) is Expand(index, Where(Equal(shape, -1), ones, shape)) of a shape holding the level's
+// count n. Equal settles where a count is compared with -1 (never), Where keeps the count, the Expand's static
+// dimensions are declared, and the ScatterElements gets both counts: its index rows and its data rows.
+TEST(ImportCounts, TwoCountsInAScatterOfRoIPooling) {
+    Model m(13);
+    m.input("proposals", kFloat, {8});   // a score per proposal: those above 0 are the regions
+    m.input("levels", kFloat, {8});      // each region's level: those above 0 are level 1
+    m.input("pooled", kFloat, {8, 3, 2, 2});
+    m.initializer("zero", kInt64, {}, {0});
+    m.initializer("half", kFloat, {}, {0});
+    m.initializer("axes0", kInt64, {1}, {0});
+    m.initializer("axes1", kInt64, {1}, {1});
+    m.initializer("c22", kInt64, {3}, {3, 2, 2});
+    m.initializer("minus_ones", kInt64, {4}, {-1, -1, -1, -1});
+    m.initializer("ones4", kInt64, {4}, {1, 1, 1, 1});
+    m.initializer("shape_n111", kInt64, {4}, {-1, 1, 1, 1});
+    m.node("Greater", {"proposals", "half"}, "keep");
+    Model::attribute(m.node("Compress", {"proposals", "keep"}, "rois", "rois"), "axis", 0);          // [<=8]
+    m.node("Shape", {"rois"}, "rois_shape");
+    m.node("Gather", {"rois_shape", "zero"}, "num_rois");
+    m.node("Unsqueeze", {"num_rois", "axes0"}, "num_rois1");
+    Model::attribute(m.node("Concat", {"num_rois1", "c22"}, "result_shape"), "axis", 0);
+    m.node("ConstantOfShape", {"result_shape"}, "result", "zeros");                                   // [<=8, 3, 2, 2]
+    Model::attribute(m.node("Compress", {"levels", "keep"}, "roi_levels", "roi_levels"), "axis", 0);  // [<=8]
+    m.node("Greater", {"roi_levels", "half"}, "on_level");
+    m.node("NonZero", {"on_level"}, "nz", "level_rois");                                            // [1, <=8]
+    m.node("Transpose", {"nz"}, "nzt");
+    m.node("Squeeze", {"nzt", "axes1"}, "index");                                                   // [<=8]
+    m.node("Reshape", {"index", "shape_n111"}, "index4");                                           // [<=8, 1, 1, 1]
+    m.node("Shape", {"index"}, "index_shape");
+    m.node("Gather", {"index_shape", "zero"}, "n");
+    m.node("Unsqueeze", {"n", "axes0"}, "n1");
+    Model::attribute(m.node("Concat", {"n1", "c22"}, "sizes"), "axis", 0);                          // [n, 3, 2, 2]
+    m.node("Equal", {"sizes", "minus_ones"}, "is_minus_one");
+    m.node("Where", {"is_minus_one", "ones4", "sizes"}, "expand_to");
+    m.node("Expand", {"index4", "expand_to"}, "expanded", "expand");                                // [<=8, 3, 2, 2]
+    m.node("Gather", {"pooled", "index"}, "level_pooled", "level_pooled");                          // [<=8, 3, 2, 2]
+    Model::attribute(m.node("ScatterElements", {"result", "expanded", "level_pooled"}, "merged", "merge"), "axis", 0);
+    m.output("merged", kFloat, {kDynamic, 3, 2, 2});
+    const auto result = kernelgen::import_model(m.bytes(), "roi_pool.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    EXPECT_TRUE(skipped_lines(result).empty()) << skipped_lines(result).front();
+    const auto merge = std::find_if(result.kernels.begin(), result.kernels.end(),
+                                    [](const auto& k) { return k.name == "merge"; });
+    ASSERT_NE(merge, result.kernels.end()) << result.report;
+    EXPECT_EQ(merge->spec_text,
+              "{\n  \"name\": \"merge\",\n  \"op\": \"ScatterElements\",\n  \"dtype\": \"float32\",\n"
+              "  \"index_dtype\": \"int64\",\n  \"data_shape\": [8, 3, 2, 2],\n  \"indices_shape\": [8, 3, 2, 2],\n"
+              "  \"axis\": 0,\n  \"reduction\": \"none\",\n  \"updates_shape\": [8, 3, 2, 2],\n"
+              "  \"count\": \"runtime\",\n  \"data_count\": \"runtime\"\n}\n");
+    ASSERT_TRUE(merge->bounded && merge->bounded->data_count);
+    EXPECT_EQ(merge->bounded->bound, 8u);
+    EXPECT_EQ(merge->bounded->data_count->through.front(), "Compress \"rois\": at most 8, the length of its condition");
+    EXPECT_EQ(merge->bounded->through.front(), "NonZero \"level_rois\": at most 8, the elements of its input [8]");
 }
 
 // ONNX 1.12 gives a TopK by a run-time k no shape: import declares it (the input's, unknown along the axis), so

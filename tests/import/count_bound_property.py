@@ -399,6 +399,10 @@ class Builder:
         if target == "ConstantOfShape":
             return Counted(self.node("ConstantOfShape", [shape]), dims, axis, T.FLOAT)
         ones = self.const(np.ones([1, 1], dtype=np.float32))
+        if self.rng.random() < 0.5:  # PyTorch's expand(n, w): Where(Equal(shape, -1), ones, shape)
+            minus = self.node("Equal", [shape, self.const(np.array([-1, -1], dtype=np.int64))])
+            shape = self.node("Where", [minus, self.const(np.array([1, 1], dtype=np.int64)), shape])
+            self.ops[-1] += " through Where(Equal(shape, -1), 1, shape)"
         return Counted(self.node("Expand", [ones, shape]), dims, axis, T.FLOAT)
 
     # --- the probe -----------------------------------------------------------------------------------------

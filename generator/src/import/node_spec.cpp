@@ -313,7 +313,14 @@ std::optional<BoundedCount> place_count(Op op, int64_t axis, StaticTensor& data,
         return made(data, "data");
     }
     if (is_scatter(op)) {
-        if (counted_data) return refuse(roles[0] + " has a run-time count, and a scatter's output has data's shape");
+        // A data count: the rows the scatter writes among (along axis 0), which output has too.
+        if (counted_data && (!counted_indices || !counted_updates)) {
+            return refuse(roles[0] + " has a run-time count, and its indices and updates a fixed one");
+        }
+        if (counted_data && op == Op::ScatterElements && axis != 0) {
+            return refuse(roles[0] + " has a run-time count, and along axis " + std::to_string(axis) +
+                          " output row i takes updates row i: the rows of data and of indices would differ");
+        }
         if (!counted_indices || !counted_updates) {
             return refuse(roles[counted_indices ? 2 : 1] + " has a fixed leading dimension, but " +
                           roles[counted_indices ? 1 : 2] + " a run-time count");
@@ -330,6 +337,7 @@ std::optional<BoundedCount> place_count(Op op, int64_t axis, StaticTensor& data,
     BoundedCount bounded = made(lowest, "indices");
     indices.shape[0] = bounded.bound;
     if (updates) updates->shape[0] = bounded.bound;
+    if (is_scatter(op) && counted_data) bounded.data_count = BoundedCount::DataCount{data.count->bound, data.count->through};
     return bounded;
 }
 

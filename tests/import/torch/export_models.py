@@ -1,11 +1,6 @@
 """Exports the PyTorch models of import_test's TorchExports tests, as a user would (torch.onnx.export, dynamic axes,
-random weights), and writes for each, into OUT_DIR:
-
-  <name>.onnx          the export, untouched
-  <name>.capture.onnx  the same model with the inputs and outputs of every indexing node of the main graph added as
-                       graph outputs named <value>.captured (but for graph inputs and initializers, known
-                       otherwise), so that ONNX Runtime shows the tensors each node sees
-  <name>.inputs.json   random inputs at the sizes the test binds (hex, as tests/import/run_model_ort.js reads them)
+random weights), and writes for each, into OUT_DIR, what capture.py says (the export, its capture model, random
+inputs at the sizes the test binds), and:
   <name>.eager.json    for index_put_accumulate: the model's output as eager PyTorch computes it (the same form)
   manifest.json        per model: the --dim values to bind; for index_put_accumulate, "accumulate": the ScatterND
                        nodes that index_put_(accumulate=True) became
@@ -17,17 +12,17 @@ import os
 import sys
 
 import numpy as np
-import onnx
 import torch
 import torchvision
 from torch import nn
+
+import capture
+from capture import hex_tensor
 
 torch.manual_seed(2026)
 RNG = np.random.default_rng(2026)
 OUT = sys.argv[1]
 os.makedirs(OUT, exist_ok=True)
-CAPTURED = ".captured"  # the suffix of a captured value's graph output
-INDEXING = {"Gather", "GatherElements", "GatherND", "ScatterND", "ScatterElements", "Scatter"}
 manifest = {}
 
 
@@ -114,40 +109,8 @@ class IndexPutAccumulate(nn.Module):
         return x
 
 
-def hex_tensor(array):
-    kind = {np.dtype("float32"): "float32", np.dtype("int64"): "int64", np.dtype("int32"): "int32"}[array.dtype]
-    return {"type": kind, "dims": list(array.shape), "hex": array.tobytes().hex()}
-
-
 def export(name, model, args, input_names, dynamic_axes, dims, opset=16, output_names=("out",)):
-    path = os.path.join(OUT, name + ".onnx")
-    torch.onnx.export(model, args, path, input_names=input_names, output_names=list(output_names),
-                      dynamic_axes=dynamic_axes, opset_version=opset)
-    exported = onnx.load(path)
-    # The capture model: every input and output of the main graph's indexing nodes as a graph output.
-    inferred = onnx.shape_inference.infer_shapes(exported)
-    types = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output)}
-    initializers = {t.name for t in exported.graph.initializer}
-    # Graph inputs are known from the inputs file (and ONNX Runtime 1.30 crashes on an input that is also an output).
-    present = {o.name for o in exported.graph.output} | {i.name for i in exported.graph.input}
-    for node in exported.graph.node:
-        if node.op_type not in INDEXING:
-            continue
-        for value in list(node.input) + list(node.output):
-            if not value or value in present or value in initializers:
-                continue
-            present.add(value)
-            info = types.get(value)
-            elem = info.type.tensor_type.elem_type if info is not None else onnx.TensorProto.FLOAT
-            # Through an Identity: ONNX Runtime 1.30 crashes when some values (a Range's) are graph outputs.
-            exported.graph.node.append(onnx.helper.make_node("Identity", [value], [value + CAPTURED]))
-            exported.graph.output.append(onnx.helper.make_tensor_value_info(value + CAPTURED, elem, None))
-    onnx.save(exported, os.path.join(OUT, name + ".capture.onnx"))
-    feeds = {input_name: hex_tensor(value.numpy()) for input_name, value in zip(input_names, args)}
-    with open(os.path.join(OUT, name + ".inputs.json"), "w") as f:
-        json.dump(feeds, f)
-    manifest[name] = {"dims": dims}
-    return exported
+    return capture.export(OUT, manifest, name, model, args, input_names, dynamic_axes, dims, opset, output_names)
 
 
 batch, seq = 2, 5

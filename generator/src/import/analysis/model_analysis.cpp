@@ -200,60 +200,98 @@ size_t declare_selected_ranks(GraphScope& scope) {
     return added;
 }
 
-// Declares the dimension a Reshape's -1 takes where inference left it unknown, but the count analysis shows it
-// static: the target's one counted element is the very count of the input (x.reshape(x.shape[0], -1), and
-// torchvision's rel_codes.reshape(boxes.shape[0], -1) where both come from the same proposals), so the -1 is the
-// input's other dimensions over the target's. Returns how many it declared.
-size_t declare_counted_reshapes(GraphScope& scope, const CountBounds& bounds, int64_t opset) {
+// The static dimensions of a Reshape's, Expand's or ConstantOfShape's output whose shape input is a value with a
+// run-time count among its elements (counts/shape_values.cpp), which inference leaves unknown: each known element
+// (Reshape's 0 copying the input's static dimension; Expand's 1 the input's), and a Reshape's -1 beside a count
+// that is the input's own (x.reshape(x.shape[0], -1), where both come from the same proposals): the input's other
+// dimensions over the target's. nullopt marks a dimension left unknown; nothing when the rank is not known either.
+std::optional<std::vector<std::optional<int64_t>>> counted_target_dims(const counts::NodeView& v) {
+    const std::string& op = v.node.op_type();
+    const int shape_input = op == "ConstantOfShape" ? 0 : 1;
+    if (!v.counted_value(shape_input)) return std::nullopt;
+    const auto target = v.elements(shape_input);
+    if (!target || target->scalar) return std::nullopt;
+    std::vector<std::optional<int64_t>> dims;
+    const auto input = v.input_rank(0) ? std::optional<size_t>(*v.input_rank(0)) : std::nullopt;
+    const size_t length = target->elements.size();
+    if (op == "Expand") {
+        if (!input) return std::nullopt;
+        const size_t rank = std::max(length, *input);
+        for (size_t j = 0; j < rank; ++j) {
+            const bool in_target = j >= rank - length, in_input = j >= rank - *input;
+            const auto from_input = in_input ? v.static_dim(0, j - (rank - *input)) : std::optional<int64_t>(1);
+            if (in_input && v.counted(0) && v.counted(0)->axis == j - (rank - *input)) {
+                dims.push_back(std::nullopt);  // the input's count there
+                continue;
+            }
+            const ValueElement* e = in_target ? &target->elements[j - (rank - length)] : nullptr;
+            if (e && e->count) dims.push_back(from_input && *from_input > 1 ? from_input : std::nullopt);
+            else if (!e || e->known == 1) dims.push_back(from_input);
+            else dims.push_back(e->known);
+        }
+        return dims;
+    }
+    if (op == "ConstantOfShape") {
+        for (const auto& e : target->elements) dims.push_back(e.count ? std::nullopt : std::optional<int64_t>(e.known));
+        return dims;
+    }
+    // Reshape
+    const auto allow_zero = int_attribute(v.node, "allowzero", 0);
+    if (!allow_zero) return std::nullopt;
+    std::optional<size_t> inferred;
+    for (size_t j = 0; j < length; ++j) {
+        const ValueElement& e = target->elements[j];
+        if (e.count) dims.push_back(std::nullopt);
+        else if (e.known == -1) { inferred = j; dims.push_back(std::nullopt); }
+        else if (e.known == 0 && !*allow_zero) dims.push_back(j < input.value_or(0) ? v.static_dim(0, j) : std::nullopt);
+        else dims.push_back(e.known);
+    }
+    // A -1 beside the input's own count: the input's other dimensions over the target's other ones.
+    const CountedDim* in = v.counted(0);
+    const auto at = target->only_count();
+    const auto shape = v.bounded_shape(0);  // the counted axis at its bound, every other static
+    if (inferred && in && at && shape && target->elements[*at].count->identity == in->identity) {
+        uint64_t rest = 1, others = 1;
+        for (size_t d = 0; d < shape->size(); ++d) {
+            if (d != in->axis) rest *= (*shape)[d];
+        }
+        for (size_t j = 0; j < length; ++j) {
+            if (j == *at || j == *inferred) continue;
+            if (!dims[j] || (target->elements[j].known == 0 && in->axis == j)) return dims;
+            others *= static_cast<uint64_t>(*dims[j]);
+        }
+        if (others != 0 && rest % others == 0) dims[*inferred] = static_cast<int64_t>(rest / others);
+    }
+    return dims;
+}
+
+// Declares what counted_target_dims finds where inference knows less. Returns how many outputs it declared.
+size_t declare_counted_shapes(GraphScope& scope, const CountBounds& bounds, int64_t opset) {
     size_t added = 0;
     for (int n = 0; n < scope.graph->node_size(); ++n) {
         const onnx::NodeProto& node = scope.graph->node(n);
-        if (node.op_type() != "Reshape" || !default_domain(node.domain()) || node.input_size() < 2 ||
-            node.output_size() < 1 || node.output(0).empty() || scope.declared_ranks.count(node.output(0))) {
+        const std::string& op = node.op_type();
+        if ((op != "Reshape" && op != "Expand" && op != "ConstantOfShape") || !default_domain(node.domain()) ||
+            node.input_size() < 1 || node.output_size() < 1 || node.output(0).empty()) {
             continue;
         }
-        const counts::NodeView v{scope, node, node.op_type(), opset, bounds};
-        const CountedDim* in = v.counted(0);
-        if (!in || !v.counted_value(1)) continue;
-        const auto target = v.elements(1);
-        const auto input = v.bounded_shape(0);  // the counted axis at its bound, every other static
-        if (!target || target->scalar || !input) continue;
-        const auto at = target->only_count();
-        if (!at || target->elements[*at].count->identity != in->identity) continue;
-        std::optional<size_t> inferred;
-        uint64_t others = 1;
-        bool plain = int_attribute(node, "allowzero", 0) == std::optional<int64_t>(0);
-        for (size_t j = 0; j < target->elements.size() && plain; ++j) {
-            const int64_t t = target->elements[j].known;
-            if (j == *at) continue;
-            if (t == -1 && !inferred) inferred = j;
-            else if (t == 0 && j < input->size() && j != in->axis) others *= (*input)[j];
-            else if (t > 0) others *= static_cast<uint64_t>(t);
-            else plain = false;
+        const counts::NodeView v{scope, node, op, opset, bounds};
+        const auto dims = counted_target_dims(v);
+        const onnx::TypeProto* output = scope.type(node.output(0));
+        if (!dims || !output || !output->has_tensor_type()) continue;
+        onnx::TensorShapeProto shape;
+        for (const auto& d : *dims) {
+            auto* dim = shape.add_dim();
+            if (d) dim->set_dim_value(*d);
         }
-        uint64_t rest = 1;
-        for (size_t d = 0; d < input->size(); ++d) {
-            if (d != in->axis) rest *= (*input)[d];
-        }
-        if (!plain || !inferred || others == 0 || rest % others != 0) continue;
-        onnx::TypeProto declared;
-        if (const onnx::TypeProto* output = scope.type(node.output(0))) declared = *output;
-        if (const onnx::TypeProto* data = scope.type(node.input(0)); data && data->has_tensor_type()) {
-            declared.mutable_tensor_type()->set_elem_type(data->tensor_type().elem_type());
-        }
-        auto* shape = declared.mutable_tensor_type()->mutable_shape();
-        shape->clear_dim();
-        for (size_t j = 0; j < target->elements.size(); ++j) {
-            auto* dim = shape->add_dim();
-            const int64_t t = target->elements[j].known;
-            if (j == *inferred) dim->set_dim_value(static_cast<int64_t>(rest / others));
-            else if (j != *at) dim->set_dim_value(t == 0 ? static_cast<int64_t>((*input)[j]) : t);
-        }
+        if (!adds_dims(shape, *output)) continue;
+        onnx::TypeProto declared = *output;
+        *declared.mutable_tensor_type()->mutable_shape() = shape;
         scope.types[node.output(0)] = declared;
-        scope.declared_ranks.emplace(node.output(0), std::move(declared));
+        scope.declared_ranks[node.output(0)] = std::move(declared);
         ++added;
     }
-    for (auto& [key, child] : scope.children) added += declare_counted_reshapes(*child, bounds, opset);
+    for (auto& [key, child] : scope.children) added += declare_counted_shapes(*child, bounds, opset);
     return added;
 }
 
@@ -438,7 +476,7 @@ ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportO
             if (!ever_inferred) load_types(*analysis.main, nullptr, index, inlined);  // else the last inferred types stand
         }
         size_t declared = declare_selected_ranks(*analysis.main);
-        declared += declare_counted_reshapes(*analysis.main, CountBounds(*analysis.main, opset, guard), opset);
+        declared += declare_counted_shapes(*analysis.main, CountBounds(*analysis.main, opset, guard), opset);
         if (fold_scope(*analysis.main, opset, domains, budget, guard) == 0 && declared == 0) break;
     }
     analysis.rounds = std::min(analysis.rounds, kMaxFoldRounds);

@@ -109,13 +109,14 @@ struct NodeView {
     const TensorValue* value(int i) const { return has(i) ? scope.value(node.input(i)) : nullptr; }
     const CountedValue* counted_value(int i) const { return has(i) ? bounds.find_value(scope, node.input(i)) : nullptr; }
 
-    // Input i's elements when it is an integer scalar or 1-D value as short as a shape, known or with run-time counts
-    // among them.
+    // Input i's elements when it is an integer (or bool) scalar or 1-D value as short as a shape, known or with
+    // run-time counts among them.
     std::optional<CountedValue> elements(int i) const {
         constexpr size_t kLongestShape = 64;
         if (const TensorValue* v = value(i)) {
-            if ((v->type != onnx::TensorProto::INT64 && v->type != onnx::TensorProto::INT32) || v->dims.size() > 1 ||
-                v->ints.size() > kLongestShape) {
+            const bool integers = v->type == onnx::TensorProto::INT64 || v->type == onnx::TensorProto::INT32 ||
+                                  v->type == onnx::TensorProto::BOOL;
+            if (!integers || v->dims.size() > 1 || v->ints.size() > kLongestShape) {
                 return std::nullopt;
             }
             CountedValue out;

@@ -67,6 +67,8 @@ std::optional<CountedValue> gather_value(const NodeView& v);
 std::optional<CountedValue> same_value(const NodeView& v);  // Identity, Cast, Unsqueeze, Squeeze, Reshape
 std::optional<CountedValue> concat_value(const NodeView& v);
 std::optional<CountedValue> slice_value(const NodeView& v);
+std::optional<CountedValue> equal_value(const NodeView& v);  // known where a count cannot be the number
+std::optional<CountedValue> where_value(const NodeView& v);
 Counted constant_of_shape(const NodeView& v);
 Counted reshape_to(const NodeView& v);  // by a known shape, or one with a counted element
 Counted expand_to(const NodeView& v);

@@ -159,6 +159,58 @@ std::optional<CountedValue> slice_value(const NodeView& v) {
     return with_count(out);
 }
 
+// Equal of shape values: known wherever a count is compared with a number it cannot be (a count is never
+// negative nor above its bound) or with itself. PyTorch exports x.expand(n, C, H, W) as
+// Expand(x, Where(Equal(shape, -1), ones, shape)), which this settles.
+std::optional<CountedValue> equal_value(const NodeView& v) {
+    if (!v.counted_value(0) && !v.counted_value(1)) return std::nullopt;
+    const auto a = v.elements(0), b = v.elements(1);
+    if (!a || !b) return std::nullopt;
+    const size_t n = std::max(a->elements.size(), b->elements.size());
+    if ((a->elements.size() != n && a->elements.size() != 1) || (b->elements.size() != n && b->elements.size() != 1)) {
+        return std::nullopt;
+    }
+    CountedValue out;
+    out.scalar = a->scalar && b->scalar;
+    for (size_t i = 0; i < n; ++i) {
+        const ValueElement& x = a->elements[a->elements.size() == 1 ? 0 : i];
+        const ValueElement& y = b->elements[b->elements.size() == 1 ? 0 : i];
+        bool equal = false;
+        if (!x.count && !y.count) {
+            equal = x.known == y.known;
+        } else if (x.count && y.count) {
+            if (x.count->identity != y.count->identity) return std::nullopt;  // two counts that may differ
+            equal = true;
+        } else {
+            const CountedDim& count = x.count ? *x.count : *y.count;
+            const int64_t number = x.count ? y.known : x.known;
+            if (number >= 0 && static_cast<uint64_t>(number) <= count.bound) return std::nullopt;  // it may be
+        }
+        out.elements.push_back(ValueElement{equal ? 1 : 0, std::nullopt});
+    }
+    return out;
+}
+
+// Where of shape values by a known condition: each element from x or y, counts included.
+std::optional<CountedValue> where_value(const NodeView& v) {
+    if (!v.counted_value(0) && !v.counted_value(1) && !v.counted_value(2)) return std::nullopt;
+    const auto condition = v.elements(0), x = v.elements(1), y = v.elements(2);
+    if (!condition || !x || !y || condition->has_count()) return std::nullopt;
+    const size_t n = std::max({condition->elements.size(), x->elements.size(), y->elements.size()});
+    for (const auto* part : {&*condition, &*x, &*y}) {
+        if (part->elements.size() != n && part->elements.size() != 1) return std::nullopt;
+    }
+    CountedValue out;
+    out.scalar = condition->scalar && x->scalar && y->scalar;
+    for (size_t i = 0; i < n; ++i) {
+        auto at = [i](const CountedValue& part) { return part.elements[part.elements.size() == 1 ? 0 : i]; };
+        ValueElement e = at(*condition).known ? at(*x) : at(*y);
+        if (e.count) e.count = passed(v, *e.count, 0);
+        out.elements.push_back(std::move(e));
+    }
+    return with_count(out);
+}
+
 Counted constant_of_shape(const NodeView& v) {
     if (!v.counted_value(0)) return std::nullopt;
     const auto shape = v.elements(0);
