@@ -4,7 +4,9 @@ write beside it what the import tests compare against ONNX Runtime. Into OUT_DIR
   NAME.onnx          the export, untouched
   NAME.capture.onnx  the same model with the inputs and outputs of every indexing node of the main graph added as
                      graph outputs named <value>.captured (but for graph inputs and initializers, known
-                     otherwise), so that ONNX Runtime shows the tensors each node sees
+                     otherwise), so that ONNX Runtime shows the tensors each node sees; likewise for the
+                     indexing nodes of an If's branches (not nested deeper), through outputs of the If (the
+                     branch that did not run gives empty tensors), with the If's condition
   NAME.inputs.json   the inputs (hex, as tests/import/run_model_ort.js reads them)
 
 and NAME's entry in the manifest: the --dim values to bind.
@@ -47,6 +49,53 @@ def export(out, manifest, name, model, args, input_names, dynamic_axes, dims, op
             elem = info.type.tensor_type.elem_type if info is not None else onnx.TensorProto.FLOAT
             # Through an Identity: ONNX Runtime 1.30 crashes when some values (a Range's) are graph outputs.
             exported.graph.node.append(onnx.helper.make_node("Identity", [value], [value + CAPTURED]))
+            exported.graph.output.append(onnx.helper.make_tensor_value_info(value + CAPTURED, elem, None))
+    # The indexing nodes of an If's branches (torchvision's batched NMS): their tensors as outputs of the If, each
+    # branch giving its own or, for the other's, an empty tensor; and the If's condition, which says which ran.
+    def capture_main(value, elem):
+        if value in present or value in initializers:
+            return
+        present.add(value)
+        exported.graph.node.append(onnx.helper.make_node("Identity", [value], [value + CAPTURED]))
+        exported.graph.output.append(onnx.helper.make_tensor_value_info(value + CAPTURED, elem, None))
+
+    inferred_nodes = {n.name: n for n in inferred.graph.node}
+    for node in list(exported.graph.node):
+        if node.op_type != "If":
+            continue
+        branches = {a.name: a.g for a in node.attribute if a.type == onnx.AttributeProto.GRAPH}
+        seen_branches = {a.name: a.g for a in inferred_nodes[node.name].attribute} if node.name in inferred_nodes else {}
+        wanted = []  # (value, elem, the branch that defines it, or None for the main graph's)
+        for key, graph in branches.items():
+            defined = {o for n in graph.node for o in n.output}
+            branch_types = dict(types)
+            if key in seen_branches:
+                branch_types.update({v.name: v for v in seen_branches[key].value_info})
+            for inner in graph.node:
+                if inner.op_type not in INDEXING:
+                    continue
+                for value in list(inner.input) + list(inner.output):
+                    if not value or any(value == w[0] for w in wanted):
+                        continue
+                    info = branch_types.get(value)
+                    elem = info.type.tensor_type.elem_type if info is not None else onnx.TensorProto.FLOAT
+                    wanted.append((value, elem, key if value in defined else None))
+        if not wanted:
+            continue
+        capture_main(node.input[0], onnx.TensorProto.BOOL)
+        for value, elem, owner in wanted:
+            if owner is None:
+                capture_main(value, elem)
+                continue
+            for key, graph in branches.items():
+                local = value + CAPTURED + "." + key
+                if key == owner:
+                    graph.node.append(onnx.helper.make_node("Identity", [value], [local]))
+                else:  # the other branch: an empty tensor of the same type
+                    empty = onnx.helper.make_tensor(local + ".empty", elem, [0], [])
+                    graph.node.append(onnx.helper.make_node("Constant", [], [local], value=empty))
+                graph.output.append(onnx.helper.make_tensor_value_info(local, elem, None))
+            node.output.append(value + CAPTURED)
             exported.graph.output.append(onnx.helper.make_tensor_value_info(value + CAPTURED, elem, None))
     onnx.save(exported, os.path.join(out, name + ".capture.onnx"))
     feeds = {input_name: hex_tensor(value.numpy()) for input_name, value in zip(input_names, args)}

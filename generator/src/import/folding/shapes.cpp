@@ -283,6 +283,7 @@ Outputs tile(const TensorValue& data, const TensorValue* repeats_value, uint64_t
 }
 
 Outputs constant_of_shape(const onnx::NodeProto& node, const TensorValue* shape_value, uint64_t limit) {
+    if (shape_value && shape_value->ints.size() > kMaxFoldRank) return std::nullopt;  // a rank never folded: no copy
     const auto shape = int_list(shape_value);
     if (!shape || !fits(*shape, limit)) return std::nullopt;
     TensorValue fill = make(TensorProto::FLOAT, {1});  // ONNX's default: a float 0
