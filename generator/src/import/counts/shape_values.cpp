@@ -31,6 +31,7 @@ std::optional<std::vector<size_t>> sliced_positions(int64_t n, int64_t start, in
     auto clamp = [](int64_t x, int64_t low, int64_t high) { return std::max(low, std::min(high, x)); };
     if (start < 0) start += n;  // n is small: no overflow even from INT64_MIN
     if (end < 0) end += n;
+    step = step > 0 ? std::min(step, n + 1) : std::max(step, -n - 1);  // as far as it goes, without overflow
     start = step > 0 ? clamp(start, 0, n) : clamp(start, 0, n - 1);
     end = step > 0 ? clamp(end, 0, n) : clamp(end, -1, n - 1);
     std::vector<size_t> out;
