@@ -281,6 +281,14 @@ std::string string_case(const Case& c, const std::string& id, const std::string&
 
 }  // namespace
 
+std::string unity_source(const std::vector<std::string>& file_names) {
+    std::string unity;
+    for (const auto& name : file_names) {
+        if (name.size() > 2 && name.compare(name.size() - 2, 2, ".c") == 0) unity += "#include \"" + name + "\"\n";
+    }
+    return unity;
+}
+
 std::string program(const std::vector<Case>& cases, std::vector<uint8_t>* blob) {
     std::string arrays, body;
     // Arrays of the same bytes are one array (an exported model's cases read the same tensors again and again);

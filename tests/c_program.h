@@ -49,6 +49,10 @@ constexpr uint8_t kSentinel = 0xA5;
 // `*blob` there).
 std::string program(const std::vector<Case>& cases, std::vector<uint8_t>* blob = nullptr);
 
+// One translation unit of the named files' C sources (those ending in .c), as a unity build makes: generated kernels
+// build so (the unity_build tests say it), and hundreds of them compile several times faster than one by one.
+std::string unity_source(const std::vector<std::string>& file_names);
+
 // A tensor's elements as bytes, as the program embeds them.
 template <typename T>
 std::vector<uint8_t> bytes_of(const std::vector<T>& values) {

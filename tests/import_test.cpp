@@ -92,14 +92,11 @@ size_t element_size(const kernelgen::KernelSpec& spec) {
 void run_cases(const fs::path& dir, const std::vector<kernelgen::KernelSpec>& kernels, const std::vector<cprogram::Case>& cases) {
     kernelgen::GenerateResult generated = kernelgen::generate(kernels);
     ASSERT_TRUE(generated.diagnostics.empty()) << generated.diagnostics.front().str();
-    // The kernels as one translation unit (generated kernels build so: the unity_build tests say it), which
-    // compiles an exported detector's hundreds of kernels at once; the cases' larger tensors in cases.bin.
-    std::string unity;
-    for (const auto& file : generated.files) {
-        if (file.name.size() > 2 && file.name.compare(file.name.size() - 2, 2, ".c") == 0) {
-            unity += "#include \"" + file.name + "\"\n";
-        }
-    }
+    // The kernels as one translation unit (an exported detector's hundreds of kernels at once); the cases' larger
+    // tensors in cases.bin.
+    std::vector<std::string> names;
+    for (const auto& file : generated.files) names.push_back(file.name);
+    const std::string unity = cprogram::unity_source(names);
     std::vector<uint8_t> blob;
     generated.files.push_back({"driver.c", cprogram::program(cases, &blob)});
     generated.files.push_back({"kernels.c", unity});

@@ -437,17 +437,12 @@ const char* const kSanitize = "-O1 -g -fno-omit-frame-pointer -fsanitize=address
 bool build_and_run(const fs::path& dir, std::vector<kernelgen::OutputFile> files, const std::vector<cprogram::Case>& cases,
                    const std::string& compiler, bool avr_too) {
     std::string from_below;  // the kernels' sources, named from a folder in dir
+    std::vector<std::string> names;
     for (const auto& file : files) {
         if (file.name.size() > 2 && file.name.compare(file.name.size() - 2, 2, ".c") == 0) from_below += " ../" + file.name;
+        names.push_back(file.name);
     }
-    // The kernels as one translation unit (generated kernels build so: the unity_build tests say it): hundreds of
-    // small kernels compile several times faster than one by one.
-    std::string unity;
-    for (const auto& file : files) {
-        if (file.name.size() > 2 && file.name.compare(file.name.size() - 2, 2, ".c") == 0) {
-            unity += "#include \"" + file.name + "\"\n";
-        }
-    }
+    const std::string unity = cprogram::unity_source(names);  // the kernels as one translation unit
     files.push_back({"driver.c", cprogram::program(cases)});
     files.push_back({"kernels.c", unity});
     fs::create_directories(dir);

@@ -159,8 +159,19 @@ bool adds_dims(const onnx::TensorShapeProto& shape, const onnx::TypeProto& type)
     return false;
 }
 
+// Gives `name` (of type `type` so far) the shape `shape`, for this round and, as value_info, the next rounds'
+// inference.
+void declare_shape(GraphScope& scope, const std::string& name, const onnx::TypeProto& type,
+                   const onnx::TensorShapeProto& shape) {
+    onnx::TypeProto declared = type;
+    *declared.mutable_tensor_type()->mutable_shape() = shape;
+    scope.types[name] = declared;
+    scope.declared_ranks[name] = std::move(declared);
+}
+
 // Declares the shape of each Compress output, each Slice output by run-time starts or ends, and each TopK output by
-// a run-time k, where inference left it without one (ONNX 1.12 infers only its element type) or without static dimensions the slice keeps, so that the next round's inference carries shapes
+// a run-time k, where inference left it without one (ONNX 1.12 infers only its element type) or without static
+// dimensions the slice keeps, so that the next round's inference carries shapes
 // on through what follows it (see selected_shape). Marks each NonZero of a rank-0 input, which the
 // next round shows inference as ONNX Runtime runs it (see GraphScope::nonzero_of_scalar). Returns how many it
 // declared or marked.
@@ -189,10 +200,7 @@ size_t declare_selected_ranks(GraphScope& scope) {
             if (node.output(k).empty()) continue;
             const onnx::TypeProto* output = scope.type(node.output(k));
             if (!output || !output->has_tensor_type() || !adds_dims(*shape, *output)) continue;
-            onnx::TypeProto declared = *output;
-            *declared.mutable_tensor_type()->mutable_shape() = *shape;
-            scope.types[node.output(k)] = declared;
-            scope.declared_ranks[node.output(k)] = std::move(declared);
+            declare_shape(scope, node.output(k), *output, *shape);
             ++added;
         }
     }
@@ -212,7 +220,7 @@ std::optional<std::vector<std::optional<int64_t>>> counted_target_dims(const cou
     const auto target = v.elements(shape_input);
     if (!target || target->scalar) return std::nullopt;
     std::vector<std::optional<int64_t>> dims;
-    const auto input = v.input_rank(0) ? std::optional<size_t>(*v.input_rank(0)) : std::nullopt;
+    const auto input = v.input_rank(0);
     const size_t length = target->elements.size();
     if (op == "Expand") {
         if (!input) return std::nullopt;
@@ -285,10 +293,7 @@ size_t declare_counted_shapes(GraphScope& scope, const CountBounds& bounds, int6
             if (d) dim->set_dim_value(*d);
         }
         if (!adds_dims(shape, *output)) continue;
-        onnx::TypeProto declared = *output;
-        *declared.mutable_tensor_type()->mutable_shape() = shape;
-        scope.types[node.output(0)] = declared;
-        scope.declared_ranks[node.output(0)] = std::move(declared);
+        declare_shape(scope, node.output(0), *output, shape);
         ++added;
     }
     for (auto& [key, child] : scope.children) added += declare_counted_shapes(*child, bounds, opset);
