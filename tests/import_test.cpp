@@ -1333,6 +1333,108 @@ TEST(ImportOrt, TwoCountsAgreeWithOnnxRuntime) {
     run_cases(dir / "c", {best->spec}, cases);
 }
 
+// A data count alone: rows kept by a mask (NonZero, at most 12), then fixed numbers of run-time indices into them —
+// Gather, GatherND and ScatterND along axis 0 — and kept[-1], a constant index. Each imports with "data_count" and
+// no count of index rows, and its kernel, given ONNX Runtime's kept rows as data, agrees with ONNX Runtime bit for
+// bit, a scatter's output rows beyond the data count untouched; an index at the data count (inside the bound,
+// beyond the rows data holds), or kept[-1] of no rows, is refused and leaves the output untouched.
+TEST(ImportOrt, DataCountAloneAgreesWithOnnxRuntime) {
+    if (!have_ort()) GTEST_SKIP() << "node or onnxruntime-node missing (see tests/ort_crosscheck/README.md)";
+    Model m(18);
+    m.input("scores", kFloat, {12});
+    m.input("rows", kFloat, {12, 3});
+    m.input("pick", kInt32, {4});
+    m.input("pick_nd", kInt64, {2, 1});
+    m.input("updates", kFloat, {2, 3});
+    m.initializer("zero", kFloat, {}, {0});
+    m.initializer("axes0", kInt64, {1}, {0});
+    m.node("Greater", {"scores", "zero"}, "mask", "greater");
+    m.node("NonZero", {"mask"}, "nz", "nonzero");                      // [1, K]
+    m.node("Squeeze", {"nz", "axes0"}, "idx", "squeeze");              // [K]
+    m.node("Gather", {"rows", "idx"}, "kept", "kept");                 // [K, 3]
+    m.node("Gather", {"kept", "pick"}, "picked", "picked");            // [4, 3], each index in [-K, K-1]
+    m.node("GatherND", {"kept", "pick_nd"}, "picked_nd", "picked_nd");  // [2, 3]
+    m.node("ScatterND", {"kept", "pick_nd", "updates"}, "written", "written");  // [K, 3]
+    m.initializer("last", kInt64, {}, {-1});
+    m.node("Gather", {"kept", "last"}, "last_row", "last_row");        // [3]: kept[-1], a constant index
+    for (const std::string name : {"kept", "picked", "picked_nd", "written", "last_row"}) {
+        auto* output = m.proto().mutable_graph()->add_output();
+        output->set_name(name);
+        output->mutable_type()->mutable_tensor_type()->set_elem_type(kFloat);
+    }
+    const auto result = kernelgen::import_model(m.bytes(), "data_count_alone.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+    std::vector<kernelgen::KernelSpec> kernels;
+    for (const std::string name : {"picked", "picked_nd", "written", "last_row"}) {
+        const auto found = std::find_if(result.kernels.begin(), result.kernels.end(),
+                                        [&](const kernelgen::ImportedKernel& kernel) { return kernel.name == name; });
+        ASSERT_NE(found, result.kernels.end()) << name;
+        ASSERT_TRUE(found->bounded && found->bounded->data_count && !found->bounded->count) << name;
+        EXPECT_EQ(found->bounded->data_count->bound, 12u) << name;
+        EXPECT_EQ(found->bounded->data_count->through.front(), "NonZero \"nonzero\": at most 12, the elements of its input [12]");
+        EXPECT_TRUE(found->spec.runtime_data_count && !found->spec.runtime_count) << name;
+        EXPECT_EQ(found->spec.data_shape, (kernelgen::Shape{12, 3})) << name;
+        kernels.push_back(found->spec);
+    }
+
+    const fs::path dir = fresh_dir("data_count_alone");
+    write_text(dir / "model.onnx", m.bytes());
+    std::mt19937 random(34);
+    std::vector<cprogram::Case> cases;
+    for (const int kept : {12, 5, 1}) {
+        std::vector<float> scores(12), rows(36), updates(6);
+        for (int i = 0; i < 12; ++i) scores[static_cast<size_t>(i)] = i < kept ? 1.0f : -1.0f;
+        std::shuffle(scores.begin(), scores.end(), random);
+        for (auto& v : rows) v = static_cast<float>(random() % 4001) / 8.0f;
+        for (auto& v : updates) v = -static_cast<float>(random() % 100);
+        const std::vector<int32_t> pick{0, kept - 1, -kept, -1};
+        const std::vector<int64_t> pick_nd{kept / 2, -1};
+        auto tensor = [](const char* type, const json& dims, const std::vector<uint8_t>& bytes) {
+            return json{{"type", type}, {"dims", dims}, {"hex", cprogram::hex(bytes)}};
+        };
+        const json feeds = {{"scores", tensor("float32", {12}, cprogram::bytes_of(scores))},
+                            {"rows", tensor("float32", {12, 3}, cprogram::bytes_of(rows))},
+                            {"pick", tensor("int32", {4}, cprogram::bytes_of(pick))},
+                            {"pick_nd", tensor("int64", {2, 1}, cprogram::bytes_of(pick_nd))},
+                            {"updates", tensor("float32", {2, 3}, cprogram::bytes_of(updates))}};
+        const std::string run = std::to_string(kept);
+        write_text(dir / ("inputs_" + run + ".json"), feeds.dump(1));
+        std::string log;
+        const json ort = run_ort(dir / "model.onnx", dir / ("inputs_" + run + ".json"), dir / ("outputs_" + run + ".json"), log);
+        ASSERT_FALSE(ort.is_null()) << log;
+        ASSERT_EQ(ort.at("kept").at("dims").at(0).get<int>(), kept);
+        const std::vector<uint8_t> data = cprogram::unhex(ort.at("kept").at("hex").get<std::string>());
+        const std::vector<uint8_t> indices[] = {cprogram::bytes_of(pick), cprogram::bytes_of(pick_nd), cprogram::bytes_of(pick_nd), {}};
+        for (size_t k = 0; k < kernels.size(); ++k) {
+            const bool scatter = kernels[k].op == kernelgen::Op::ScatterND;
+            std::vector<uint8_t> expected = cprogram::unhex(ort.at(kernels[k].name).at("hex").get<std::string>());
+            expected.resize(kernelgen::element_count(kernels[k].output_shape) * sizeof(float), cprogram::kSentinel);
+            cprogram::Case c = make_case(kernels[k], kernels[k].name + ", " + run + " rows", data, indices[k],
+                                         scatter ? cprogram::bytes_of(updates) : std::vector<uint8_t>{}, expected);
+            c.data_count = static_cast<uint32_t>(kept);
+            cases.push_back(c);
+            cprogram::Case bad = c;
+            bad.expected_status = -1;
+            bad.expected_output.assign(bad.expected_output.size(), cprogram::kSentinel);
+            if (c.constant_indices) {  // kept[-1] of no rows: the kernel's own index is out of range
+                bad.label += ", no rows";
+                bad.data.clear();
+                bad.data_count = 0;
+                cases.push_back(bad);
+                continue;
+            }
+            // Index data_count (the first element of indices): inside the bound, beyond the rows data holds.
+            bad.label += ", an index at the data count";
+            const std::vector<uint8_t> at_count = k == 0 ? cprogram::bytes_of(std::vector<int32_t>{kept})
+                                                         : cprogram::bytes_of(std::vector<int64_t>{kept});
+            std::copy(at_count.begin(), at_count.end(), bad.indices.begin());
+            cases.push_back(bad);
+        }
+    }
+    run_cases(dir / "c", kernels, cases);
+}
+
 // The elements of a folded value, flattened, as the doubles (or int64s) they are.
 void flatten_json(const json& value, std::vector<double>& out) {
     if (value.is_array()) {
@@ -1558,25 +1660,27 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
         auto seen_dims = expected->at("dims").get<kernelgen::Shape>();
         std::optional<uint32_t> count, data_count;
         if (kernel.bounded) {
-            const bool data_leads = kernel.bounded->leads == "data";
-            const json* counted = captured(node.input(data_leads ? 0 : 1));
-            ASSERT_NE(counted, nullptr) << kernel.name;
-            count = counted->at("dims").at(0).get<uint32_t>();
-            EXPECT_LE(*count, kernel.bounded->bound) << kernel.name;
             const size_t index_size = kernel.spec.index_dtype == kernelgen::IndexType::Int32 ? 4 : 8;
             auto pad = [](std::vector<uint8_t>& bytes, uint64_t elements, size_t size, uint8_t fill) {
                 ASSERT_LE(bytes.size(), elements * size);
                 bytes.resize(elements * size, fill);
             };
-            if (data_leads) pad(data, kernelgen::element_count(kernel.spec.data_shape), element_size(kernel.spec), 0x7F);
-            else pad(indices, kernelgen::element_count(kernel.spec.indices_shape), index_size, 0x7F);
-            if (scatter) pad(updates, kernelgen::element_count(kernel.spec.updates_shape), element_size(kernel.spec), 0x7F);
+            if (kernel.bounded->count) {
+                const bool data_leads = kernel.bounded->leads == "data";
+                const json* counted = captured(node.input(data_leads ? 0 : 1));
+                ASSERT_NE(counted, nullptr) << kernel.name;
+                count = counted->at("dims").at(0).get<uint32_t>();
+                EXPECT_LE(*count, kernel.bounded->count->bound) << kernel.name;
+                if (data_leads) pad(data, kernelgen::element_count(kernel.spec.data_shape), element_size(kernel.spec), 0x7F);
+                else pad(indices, kernelgen::element_count(kernel.spec.indices_shape), index_size, 0x7F);
+                if (scatter) pad(updates, kernelgen::element_count(kernel.spec.updates_shape), element_size(kernel.spec), 0x7F);
+            }
             if (kernel.bounded->data_count) {
                 data_count = captured(node.input(0))->at("dims").at(0).get<uint32_t>();
                 EXPECT_LE(*data_count, kernel.bounded->data_count->bound) << kernel.name;
             }
             if (!scatter || data_count) {
-                EXPECT_EQ(seen_dims.at(0), scatter ? *data_count : *count) << kernel.name;
+                if (count || scatter) EXPECT_EQ(seen_dims.at(0), scatter ? *data_count : *count) << kernel.name;
                 seen_dims[0] = kernel.spec.output_shape.at(0);  // the output buffer at the bound
                 pad(output, kernelgen::element_count(kernel.spec.output_shape), element_size(kernel.spec), cprogram::kSentinel);
             }
@@ -2323,7 +2427,7 @@ Model counted_model() {
     m.node("CumSum", {"keep", "zero"}, "running", "cumsum");                        // not followed
     m.node("Gather", {"boxes", "running"}, "cumulative", "cumulative");             // #22
     m.node("Gather", {"compressed", "keep"}, "both", "both");                       // #23: two counts
-    m.node("Gather", {"compressed", "zero"}, "first_kept", "first_kept");           // #24: the gathered axis
+    m.node("Gather", {"compressed", "zero"}, "first_kept", "first_kept");           // #24: a data count alone
     m.node("Gather", {"boxes", "pick"}, "picked", "static_lookup");                 // #25: a fixed count
     m.node("Gather", {"table", "dyn_ids"}, "looked", "dynamic_lookup");             // #26: "N"
     // An If whose branches give the kept indices or none: at most the larger count.
@@ -2361,7 +2465,11 @@ std::ostream& operator<<(std::ostream& out, const Bounded& b) {
 std::vector<Bounded> bounded_kernels(const kernelgen::ImportResult& result) {
     std::vector<Bounded> out;
     for (const auto& kernel : result.kernels) {
-        if (kernel.bounded) out.push_back({kernel.name, kernel.bounded->bound, kernel.bounded->leads, kernel.bounded->through});
+        if (kernel.bounded && kernel.bounded->count) {
+            out.push_back({kernel.name, kernel.bounded->count->bound, kernel.bounded->leads, kernel.bounded->count->through});
+        } else if (kernel.bounded) {
+            out.push_back({kernel.name, kernel.bounded->data_count->bound, "data_count", kernel.bounded->data_count->through});
+        }
     }
     return out;
 }
@@ -2459,6 +2567,7 @@ TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
                   {"flat", 20, "indices", {kNonZero, "Reshape \"reshape\""}},
                   {"rewrite", 20, "indices", {kNonZero, "Transpose \"transpose\""}},
                   {"both", 15, "indices", {kNms, "Gather \"column\"", "Squeeze \"squeeze\""}},
+                  {"first_kept", 20, "data_count", {"Compress \"compress\": at most 20, the length of its condition"}},
                   {"after_if", 15, "indices",
                    {kNms, "Gather \"column\"", "Squeeze \"squeeze\"", "Identity \"Identity#0\"", "If \"choose\""}},
               }));
@@ -2481,6 +2590,11 @@ TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
                                         "  \"axis\": 0,\n  \"count\": \"runtime\",\n  \"data_count\": \"runtime\"\n}\n");
             EXPECT_TRUE(kernel.spec.runtime_count && kernel.spec.runtime_data_count);
         }
+        if (kernel.name == "first_kept") {  // x[0] of the rows Compress kept: checked against their count at run time
+            EXPECT_EQ(kernel.spec_text, "{\n  \"name\": \"first_kept\",\n  \"op\": \"Gather\",\n  \"dtype\": \"float32\",\n"
+                                        "  \"index_dtype\": \"int64\",\n  \"data_shape\": [20, 4],\n  \"indices_shape\": [],\n"
+                                        "  \"axis\": 0,\n  \"data_count\": \"runtime\",\n  \"indices\": 0\n}\n");
+        }
         if (kernel.name == "rewrite") {
             EXPECT_EQ(kernel.spec.indices_shape, (kernelgen::Shape{20, 1}));
             EXPECT_EQ(kernel.spec.updates_shape, (kernelgen::Shape{20, 4}));
@@ -2493,20 +2607,22 @@ TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
                   "count (through " + std::string(kNonZero) + "), and a kernel can count only a leading dimension",
                   "node \"cumulative\" (Gather, #22): data-dependent shape: indices \"running\" dimension 0 depends on "
                   "run-time values " + nms_dependent + "; give it a bound with --max-count cumulative=N",
-                  "node \"first_kept\" (Gather, #24): data-dependent shape: data \"compressed\" has a run-time count on the "
-                  "gathered axis 0: its indices would be checked against the bound, not the count",
                   "node \"dynamic_lookup\" (Gather, #26): dynamic shape: indices \"dyn_ids\" dimension 0 is \"N\"; fix it "
                   "with --dim N=<value>"}));
-    EXPECT_EQ(result.bounded_kernels(), 10u);
+    EXPECT_EQ(result.bounded_kernels(), 11u);
     EXPECT_EQ(kernelgen::import_summary(result, "counted.onnx"),
-              "counted.onnx: 11 specs (0 in subgraphs, 10 bounded), 0 folded, 4 skipped");
+              "counted.onnx: 12 specs (0 in subgraphs, 11 bounded), 0 folded, 3 skipped");
     // The report marks each bounded node with its bound and the path that gave it.
     const json report = json::parse(result.report);
-    EXPECT_EQ(report.at("summary").at("bounded"), 10);
+    EXPECT_EQ(report.at("summary").at("bounded"), 11);
     for (const auto& entry : report.at("nodes")) {
         if (entry.at("name") == "both") {
             EXPECT_EQ(entry.at("bounded").at("data_count"),
                       json::parse(R"J({"bound": 20, "through": ["Compress \"compress\": at most 20, the length of its condition"]})J"));
+        }
+        if (entry.at("name") == "first_kept") {  // a data count alone
+            EXPECT_EQ(entry.at("bounded"), json::parse(R"J({"data_count": {"bound": 20,
+                "through": ["Compress \"compress\": at most 20, the length of its condition"]}})J"));
         }
         if (entry.at("name") != "kept") continue;
         EXPECT_EQ(entry.at("bounded"), json::parse(R"J({"bound": 15, "count_leads": "indices", "through": [
@@ -2758,9 +2874,10 @@ TEST(ImportCounts, TwoCountsInAScatterOfRoIPooling) {
               "  \"axis\": 0,\n  \"reduction\": \"none\",\n  \"updates_shape\": [8, 3, 2, 2],\n"
               "  \"count\": \"runtime\",\n  \"data_count\": \"runtime\"\n}\n");
     ASSERT_TRUE(merge->bounded && merge->bounded->data_count);
-    EXPECT_EQ(merge->bounded->bound, 8u);
+    ASSERT_TRUE(merge->bounded->count);
+    EXPECT_EQ(merge->bounded->count->bound, 8u);
     EXPECT_EQ(merge->bounded->data_count->through.front(), "Compress \"rois\": at most 8, the length of its condition");
-    EXPECT_EQ(merge->bounded->through.front(), "NonZero \"level_rois\": at most 8, the elements of its input [8]");
+    EXPECT_EQ(merge->bounded->count->through.front(), "NonZero \"level_rois\": at most 8, the elements of its input [8]");
 }
 
 // ONNX 1.12 gives a TopK by a run-time k no shape: import declares it (the input's, unknown along the axis), so
@@ -2831,7 +2948,7 @@ TEST(ImportCounts, MaxCountOnTheCommandLine) {
     }
     CliRun run = kernelgen_run("import " + model + out + " --max-count kept=4 --max-count cumulative=6");
     EXPECT_EQ(run.status, 0);
-    EXPECT_NE(run.out.find("\n" + model + ": 12 specs (0 in subgraphs, 11 bounded), 0 folded, 3 skipped\n"), std::string::npos)
+    EXPECT_NE(run.out.find("\n" + model + ": 13 specs (0 in subgraphs, 12 bounded), 0 folded, 2 skipped\n"), std::string::npos)
         << run.out;
     const json report = json::parse(read_text(dir / "out" / "counted.import.json"));
     for (const auto& entry : report.at("nodes")) {

@@ -493,7 +493,7 @@ void run_random_cases(const std::string& op) {
     Generator g(seed_for(op));
     Generator h(seed_for(op + " data_count"));
     const size_t n = case_count();
-    size_t data_count_cases = 0, two_count_cases = 0, data_count_errors = 0;
+    size_t data_count_cases = 0, two_count_cases = 0, data_count_errors = 0, data_count_constant_cases = 0;
     std::vector<cprogram::Case> cases;
     std::vector<kernelgen::KernelSpec> kernels;
     size_t errors_expected = 0, constant_cases = 0, counted_cases = 0, data_counted_cases = 0, data_counted_constant_cases = 0;
@@ -574,6 +574,18 @@ void run_random_cases(const std::string& op) {
             Generator again = before;
             c = make_case(again, p, spec, type, indices, int32, in_place, count, data_count);
             if (c.expected_status != 0) spec.erase("index_check");  // unchecked, an index out of range is undefined
+            // Now and then (without a count of index rows) the indices are constant, the kernel holds them and
+            // checks them against the data count at run time; the generator refuses those outside data_shape.
+            if (!count && !spec.contains("index_check") && h.chance(0.3)) {
+                json constant = spec;
+                constant["indices"] = h.chance(0.5) ? nested(indices, p.indices_shape) : json(indices);
+                std::vector<kernelgen::Diagnostic> refused;
+                if (kernelgen::parse_spec_text(constant.dump(), "random.json", refused).size() == 1 && refused.empty()) {
+                    spec = constant;
+                    c.constant_indices = true;
+                    ++data_count_constant_cases;
+                }
+            }
             c.label = spec.dump();
             ++data_count_cases;
             two_count_cases += count.has_value();
@@ -600,6 +612,7 @@ void run_random_cases(const std::string& op) {
             EXPECT_GT(data_count_cases, n / 40) << "too few cases with a run-time data count";
             EXPECT_GT(two_count_cases, 0u) << "no case with two run-time counts";
             EXPECT_GT(data_count_errors, 0u) << "no case with an index outside its run-time data count";
+            EXPECT_GT(data_count_constant_cases, 0u) << "no case with a run-time data count and constant indices";
         }
         if (op == "Gather") {
             EXPECT_GT(data_counted_cases, n / 40) << "too few cases with a run-time count of data rows";

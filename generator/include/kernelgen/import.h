@@ -99,20 +99,21 @@ struct NodeRef {
     std::string path() const;
 };
 
-// An indexing node whose number of index rows (or of data rows, for a Gather along an axis >= 1) is known only at
-// run time: its kernel takes that count ("count": "runtime"), up to a bound derived from the producer (NonZero,
-// NonMaxSuppression, Compress, TopK with a run-time k, Unique) or given by --max-count.
+// An indexing node whose shapes hold counts known only at run time: its kernel takes them, each up to a bound
+// derived from the producer (NonZero, NonMaxSuppression, Compress, TopK with a run-time k, Unique, a Slice by
+// run-time ends, ...) or given by --max-count.
 struct BoundedCount {
-    uint64_t bound = 0;
-    std::string leads;                 // the tensor whose leading dimension is the count: "indices" or "data"
-    std::vector<std::string> through;  // how the bound was found: the producer first, then each operator after it
-    // A second count, of data's valid rows ("data_count": "runtime"), beside one of index rows: its bound (data's
-    // leading dimension in the spec) and how it was found.
-    struct DataCount {
-        uint64_t bound = 0;
-        std::vector<std::string> through;
+    struct Count {
+        uint64_t bound = 0;                // the tensor's leading dimension in the spec
+        std::vector<std::string> through;  // how the bound was found: the producer first, then each operator after it
     };
-    std::optional<DataCount> data_count;
+    // "count": "runtime", the rows of `leads`: "indices" (and output, and a scatter's updates), or "data" for a
+    // Gather along an axis >= 1. Absent when the kernel has a data count alone.
+    std::optional<Count> count;
+    std::string leads;
+    // "data_count": "runtime": the valid rows of data, among which the indices select along axis 0; alone, or
+    // beside a count of index rows.
+    std::optional<Count> data_count;
 };
 
 struct ImportedKernel {

@@ -119,7 +119,10 @@ TemplateValues header_contract(const KernelSpec& spec, const IndexedCopy& copy) 
     values.text["formula"] = copy.formula;
     values.flags["scatter"] = is_scatter(spec.op);
     values.text["duplicates"] = duplicates_wording(spec, copy);
-    values.flags["constant"] = spec.constant_indices.has_value();
+    // Constant indices beside a run-time data count are checked at run time, as indices passed in are.
+    const bool constant_checked = spec.constant_indices && spec.runtime_data_count;
+    values.flags["constant"] = spec.constant_indices && !constant_checked;
+    values.flags["constant_checked"] = constant_checked;
     values.flags["runtime_count"] = spec.runtime_count;
     values.text["sizes_note"] = spec.runtime_count && spec.runtime_data_count ? ", at the largest counts"
                                 : spec.runtime_count                          ? ", at the largest count"
@@ -130,7 +133,7 @@ TemplateValues header_contract(const KernelSpec& spec, const IndexedCopy& copy) 
     values.text["counted"] = spec.count_leads == CountLeads::Data ? "data and output"
                              : is_scatter(spec.op)                 ? "indices and updates"
                                                                    : "indices and output";
-    values.flags["checked"] = !spec.constant_indices && spec.index_check == IndexCheck::Checked;
+    values.flags["checked"] = (!spec.constant_indices || constant_checked) && spec.index_check == IndexCheck::Checked;
     values.flags["unchecked"] = !spec.constant_indices && spec.index_check == IndexCheck::None;
     values.text["prototype"] = prototype(spec, false);
     return values;

@@ -296,7 +296,11 @@ IndexedCopy lower(const KernelSpec& spec) {
         copy.components.front().runtime_bound = true;
     }
     simplify(copy);
-    if (spec.constant_indices) fold_constant_indices(copy, *spec.constant_indices);
+    // Constant indices beside a run-time data count stay indices, which the kernel holds: the rows they select,
+    // and whether they are in range, depend on the count.
+    if (spec.constant_indices && !(spec.runtime_data_count && copy.indices_size > 0)) {
+        fold_constant_indices(copy, *spec.constant_indices);
+    }
     return copy;
 }
 

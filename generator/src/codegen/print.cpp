@@ -184,6 +184,19 @@ private:
 
     void print(CodeWriter& w, const Comment& comment) const { w.line("/* " + comment.text + " */"); }
 
+    void print(CodeWriter& w, const ConstantIndices& constant) const {
+        w.line("/* The constant indices (given in the spec): those along axis 0 are checked against data_count. */");
+        w.open("static const " + index_ + " indices[" + std::to_string(constant.values.size()) + "] =");
+        for (size_t r = 0; r < constant.values.size(); r += 12) {
+            std::string row;
+            for (size_t i = r; i < std::min(constant.values.size(), r + 12); ++i) {
+                row += (i > r ? " " : "") + std::to_string(constant.values[i]) + ",";
+            }
+            w.line(row);
+        }
+        w.close(";");
+    }
+
     void print(CodeWriter& w, const Unused& unused) const {
         for (Tensor tensor : unused.tensors) w.line("(void)" + tensor_name(tensor) + ";");
     }

@@ -382,6 +382,9 @@ private:
         if (!spec_.constant_indices) parameters.push_back(Tensor::Indices);
         if (is_scatter(spec_.op)) parameters.push_back(Tensor::Updates);
         parameters.push_back(Tensor::Output);
+        if (spec_.constant_indices && copy_.data_count_bound && copy_.indices_size > 0) {
+            body.push_back(wrap(ConstantIndices{*spec_.constant_indices}));
+        }
         if (copy_.data_count_bound) body.push_back(wrap(CheckCount{copy_.data_count_bound, true}));
         if (copy_.count_bound) body.push_back(wrap(CheckCount{copy_.count_bound, false}));
         if (always_out_of_range()) {

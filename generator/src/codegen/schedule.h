@@ -102,6 +102,11 @@ struct Comment {
     std::string text;
 };
 
+// Constant indices the kernel holds (beside a run-time data count): static const indices[] = { values }.
+struct ConstantIndices {
+    std::vector<int64_t> values;
+};
+
 // Parameters the body does not use, cast to void.
 struct Unused {
     std::vector<Tensor> tensors;
@@ -187,7 +192,7 @@ struct Return {
 };
 
 struct Statement {
-    std::variant<Comment, Unused, CheckCount, CheckIndices, CopyData, For, Slice, Local, PrefetchHint, BlockCopy, Assign,
+    std::variant<Comment, ConstantIndices, Unused, CheckCount, CheckIndices, CopyData, For, Slice, Local, PrefetchHint, BlockCopy, Assign,
                  Return> node;
 };
 

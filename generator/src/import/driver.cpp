@@ -210,7 +210,10 @@ private:
         entry["spec"] = kernel.spec.spec_file;
         entry["kernel"] = kernel.name;
         if (bounded) {
-            entry["bounded"] = {{"bound", bounded->bound}, {"count_leads", bounded->leads}, {"through", bounded->through}};
+            entry["bounded"] = Json::object();
+            if (bounded->count) {
+                entry["bounded"] = {{"bound", bounded->count->bound}, {"count_leads", bounded->leads}, {"through", bounded->count->through}};
+            }
             if (bounded->data_count) {
                 entry["bounded"]["data_count"] = {{"bound", bounded->data_count->bound}, {"through", bounded->data_count->through}};
             }
@@ -219,13 +222,16 @@ private:
         result_.kernels.push_back(std::move(kernel));
     }
 
-    // A --max-count that cannot apply: the node's count is fixed, or derived lower already.
+    // A --max-count that cannot apply: the node's counts are fixed, or derived lower already.
     void max_count_notes(const MaxCount& max_count, const NodeRef& ref, const std::optional<BoundedCount>& bounded) {
         if (!bounded) {
             result_.notes.push_back(max_count.option + ": " + ref.str() + " has a fixed count; the option is not used");
-        } else if (max_count.bound > bounded->bound) {
+            return;
+        }
+        const auto& count = bounded->count ? *bounded->count : *bounded->data_count;
+        if (max_count.bound > count.bound) {
             result_.notes.push_back(max_count.option + ": the count of " + ref.str() + " is at most " +
-                                    std::to_string(bounded->bound) + " already (" + bounded->through.front() +
+                                    std::to_string(count.bound) + " already (" + count.through.front() +
                                     "), which stays its bound");
         }
     }

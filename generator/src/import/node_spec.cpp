@@ -269,10 +269,12 @@ bool leading_dim_open(const GraphScope& scope, const std::string& tensor) {
     return shape.dim_size() > 0 && !shape.dim(0).has_dim_value();
 }
 
-// Where a kernel's run-time count stands (docs/spec-format.md, "Run-time counts"): on the leading dimension of
-// indices (and of a scatter's updates, which follow them), or of data for a Gather along an axis >= 1. The
-// tensors with a count are those `static_tensor` gave one; `axis` is normalized. Sets the shapes to the bound.
-std::optional<BoundedCount> place_count(Op op, int64_t axis, StaticTensor& data, StaticTensor& indices,
+// Where a kernel's run-time counts stand (docs/spec-format.md, "Run-time counts" and "Two counts"): on the leading
+// dimension of indices (and of a scatter's updates, which follow them), or of data for a Gather along an axis >= 1;
+// and a data count, of data's valid rows, where the indices select among them along axis 0 (alone, or beside a
+// count of index rows). The tensors with a count are those `static_tensor` gave one; `axis` is normalized. Sets
+// the shapes to the bound.
+std::optional<BoundedCount> place_count(Op op, int64_t axis, int64_t batch_dims, StaticTensor& data, StaticTensor& indices,
                                         std::optional<StaticTensor>& updates, const std::vector<std::string>& roles,
                                         std::string& problem) {
     StaticTensor* const tensors[] = {&data, &indices, updates ? &*updates : nullptr};
@@ -290,54 +292,44 @@ std::optional<BoundedCount> place_count(Op op, int64_t axis, StaticTensor& data,
         problem = "data-dependent shape: " + why;
         return std::nullopt;
     };
-    auto made = [](const StaticTensor& from, const std::string& leads) {
-        return BoundedCount{from.count->bound, leads, from.count->through, std::nullopt};
-    };
-    // Both counted, where data's rows are what the indices select among: a count of index rows and a data count.
-    auto both = [&] {
-        BoundedCount bounded = made(indices, "indices");
-        bounded.data_count = BoundedCount::DataCount{data.count->bound, data.count->through};
-        return bounded;
-    };
-    if (op == Op::Gather) {
-        if (counted_data && counted_indices && axis == 0) return both();
-        if (counted_data && counted_indices) {
+    auto count_of = [](const StaticTensor& from) { return BoundedCount::Count{from.count->bound, from.count->through}; };
+    BoundedCount bounded;
+    // The indices select among data's rows along axis 0: a data count, checked against at run time.
+    const bool selects_rows = op == Op::ScatterND || (op == Op::GatherND && batch_dims == 0) ||
+                              ((op == Op::Gather || op == Op::GatherElements || op == Op::ScatterElements) && axis == 0);
+    if (counted_data && selects_rows) bounded.data_count = count_of(data);
+    if (op == Op::Gather && counted_data && !selects_rows) {
+        if (counted_indices) {
             return refuse("both " + roles[0] + " and " + roles[1] + " have a run-time count, and along axis " +
                           std::to_string(axis) + " data's rows lead the output, with the rows of indices inside it");
         }
-        if (counted_indices) return made(indices, "indices");
-        if (axis == 0) {
-            return refuse(roles[0] + " has a run-time count on the gathered axis 0: its indices would be checked against "
-                          "the bound, not the count");
-        }
-        return made(data, "data");
+        bounded.count = count_of(data);
+        bounded.leads = "data";
+        return bounded;
     }
-    if (is_scatter(op)) {
-        // A data count: the rows the scatter writes among (along axis 0), which output has too.
-        if (counted_data && (!counted_indices || !counted_updates)) {
-            return refuse(roles[0] + " has a run-time count, and its indices and updates a fixed one");
-        }
-        if (counted_data && op == Op::ScatterElements && axis != 0) {
-            return refuse(roles[0] + " has a run-time count, and along axis " + std::to_string(axis) +
-                          " output row i takes updates row i: the rows of data and of indices would differ");
-        }
-        if (!counted_indices || !counted_updates) {
-            return refuse(roles[counted_indices ? 2 : 1] + " has a fixed leading dimension, but " +
-                          roles[counted_indices ? 1 : 2] + " a run-time count");
-        }
-    } else if (!counted_indices) {
-        return refuse(roles[0] + " has a run-time count, and its indices a fixed one");
-    } else if (counted_data && (op != Op::GatherElements || axis == 0)) {
-        return both();
+    // GatherElements along another axis reads data's row i for output row i: data's rows may share the count of
+    // the indices' rows (ONNX requires at least as many), but cannot be counted alone.
+    const bool rows_follow = op == Op::GatherElements && counted_indices;
+    if (counted_data && !selects_rows && !rows_follow) {
+        return refuse(roles[0] + " has a run-time count, and " +
+                      (op == Op::GatherND ? "with batch_dims " + std::to_string(batch_dims) + " its rows are batches"
+                                          : "along axis " + std::to_string(axis) + " output row i takes " +
+                                                roles[op == Op::ScatterElements ? 2 : 1] + " row i") +
+                      ": the rows of data and of indices would differ");
     }
+    if (is_scatter(op) && counted_indices != counted_updates) {
+        return refuse(roles[counted_indices ? 2 : 1] + " has a fixed leading dimension, but " +
+                      roles[counted_indices ? 1 : 2] + " a run-time count");
+    }
+    if (!counted_indices) return bounded;  // a data count alone
     // The count's two tensors share it: the lower bound holds for both (GatherElements' data keeps its own as the
     // size of its buffer).
-    const StaticTensor& other = counted_updates ? *updates : data;
-    const StaticTensor& lowest = other.count && other.count->bound < indices.count->bound ? other : indices;
-    BoundedCount bounded = made(lowest, "indices");
-    indices.shape[0] = bounded.bound;
-    if (updates) updates->shape[0] = bounded.bound;
-    if (is_scatter(op) && counted_data) bounded.data_count = BoundedCount::DataCount{data.count->bound, data.count->through};
+    const StaticTensor* other = counted_updates ? &*updates : (rows_follow && !bounded.data_count ? &data : nullptr);
+    const StaticTensor& lowest = other && other->count && other->count->bound < indices.count->bound ? *other : indices;
+    bounded.count = count_of(lowest);
+    bounded.leads = "indices";
+    indices.shape[0] = bounded.count->bound;
+    if (updates) updates->shape[0] = bounded.count->bound;
     return bounded;
 }
 
@@ -555,7 +547,7 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
         for (size_t i = 0; i < inputs.size(); ++i) roles.push_back(inputs[i] + " " + in_quotes(node.input(static_cast<int>(i))));
         const auto rank = static_cast<int64_t>(data.shape.size());
         const int64_t axis = attributes->axis < 0 ? attributes->axis + rank : attributes->axis;
-        bounded = place_count(c.rule.op, axis, data, indices, updates, roles, problem);
+        bounded = place_count(c.rule.op, axis, attributes->batch_dims, data, indices, updates, roles, problem);
         if (!bounded) return std::nullopt;
     }
     problem = element_type_problem(node, data, indices, updates);
@@ -574,11 +566,9 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     const Json own{{"axis", attributes->axis}, {"batch_dims", attributes->batch_dims}, {"reduction", attributes->reduction},
                    {"updates_shape", updates ? Json(updates->shape) : Json()}};
     for (const auto& key : info(c.rule.op).keys) spec[std::string(key.name)] = own.at(std::string(key.name));
-    if (bounded) {
-        spec["count"] = "runtime";
-        if (bounded->leads == "data") spec["count_leads"] = "data";
-        if (bounded->data_count) spec["data_count"] = "runtime";
-    }
+    if (bounded && bounded->count) spec["count"] = "runtime";
+    if (bounded && bounded->leads == "data") spec["count_leads"] = "data";
+    if (bounded && bounded->data_count) spec["data_count"] = "runtime";
     if (!add_constant_indices(c, indices.shape, spec, problem)) return std::nullopt;
     return spec;
 }

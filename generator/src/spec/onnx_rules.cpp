@@ -273,11 +273,6 @@ void KernelReader::read_data_count(KernelSpec& spec) {
                            "axis 0 (remove one of them)");
         return;
     }
-    if (find("indices")) {
-        fail("data_count", "a run-time data count does not apply to constant indices, which are checked against "
-                           "data_shape when the kernel is generated (remove \"data_count\" or \"indices\")");
-        return;
-    }
     if (!no_prefetch_with(spec, "a run-time data count", "the hints could look at rows beyond it")) return;
     if (spec.op == Op::Gather && spec.axis != 0) {
         fail("axis", "a run-time data count bounds the indices along data's axis 0: gather along axis 0 (here axis " +
@@ -408,7 +403,8 @@ size_t KernelReader::selected_axis(const KernelSpec& spec, uint64_t at) {
 
 // "indices": the index values themselves, when the model fixes them (an initializer): arrays nested as
 // indices_shape (an integer for rank 0), or one flat array of every value in row-major order. Each value
-// is checked against its axis here, so the kernel needs no check at run time.
+// is checked against its axis here, so the kernel needs no check at run time (beside a run-time data count, the
+// kernel holds them and checks those along axis 0 against the count too).
 void KernelReader::read_constant_indices(KernelSpec& spec) {
     const json* value = find("indices");
     if (!value) return;
