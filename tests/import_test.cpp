@@ -296,6 +296,7 @@ private:
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 constexpr int32_t kInt32 = onnx::TensorProto::INT32;
 constexpr int32_t kInt64 = onnx::TensorProto::INT64;
+constexpr int32_t kBool = onnx::TensorProto::BOOL;
 
 // The model of the MultiNode tests, opset 18.
 Model multi_node_model() {
@@ -3106,6 +3107,66 @@ TEST(ImportOptions, DimAndInputMessages) {
                             ": 2 specs (0 in subgraphs), 0 folded, 0 skipped\n");
 }
 
+// --value: a graph input a deployment never changes becomes a constant, and what follows from it folds: here the
+// index of a Gather (a spec with constant indices) and a Where's choice; values that do not fit the input are usage
+// errors naming the option, the input and what it takes.
+TEST(ImportOptions, ValueMakesAnInputConstant) {
+    std::string problem;
+    EXPECT_FALSE(kernelgen::parse_value_option("sr", problem));
+    EXPECT_EQ(problem, "--value takes NAME=V[,V...] (a graph input's name and the values it holds at every call, as "
+                       "sr=16000), got \"sr\"");
+    EXPECT_FALSE(kernelgen::parse_value_option("sr=1,,2", problem));
+    EXPECT_EQ(problem, "--value takes NAME=V[,V...] (a graph input's name and the values it holds at every call, as "
+                       "sr=16000), got \"sr=1,,2\": each value is a number (16000, -1, 0.5)");
+    EXPECT_EQ(kernelgen::parse_value_option("w=0.5,-1e3", problem)->values, (std::vector<std::string>{"0.5", "-1e3"}));
+
+    Model m(17);
+    m.input("x", kFloat, {4, 3});
+    m.input("row", kInt64, {});
+    m.input("flags", kBool, {2});
+    m.input("scale", kFloat, {});
+    m.input("n", kInt32, {kDynamic});                     // "N"
+    m.initializer("idx", kInt64, {2}, {0, 1});
+    m.node("Gather", {"x", "row"}, "picked", "picked");    // indices from --value: constant
+    m.node("Gather", {"flags", "idx"}, "chosen", "chosen");  // data from --value: folded
+    m.node("Mul", {"x", "scale"}, "scaled", "mul");
+    m.node("Gather", {"n", "idx"}, "ns", "ns");
+    auto import = [&](const std::vector<std::string>& values, std::map<std::string, int64_t> dims = {}) {
+        kernelgen::ImportOptions options;
+        options.dims = std::move(dims);
+        for (const auto& text : values) options.values.push_back(*kernelgen::parse_value_option(text, problem));
+        return kernelgen::import_model(m.bytes(), "m.onnx", options);
+    };
+    const auto fixed = import({"row=-2", "flags=1,0", "scale=0.5"}, {{"N", 2}});
+    ASSERT_TRUE(fixed.usage_errors.empty()) << fixed.usage_errors.front();
+    EXPECT_EQ(kernelgen::import_summary(fixed, "m"), "m: 2 specs (0 in subgraphs), 1 folded, 0 skipped");
+    ASSERT_FALSE(fixed.kernels.empty());
+    EXPECT_EQ(fixed.kernels[0].name, "picked");
+    EXPECT_EQ(fixed.kernels[0].spec.constant_indices, std::vector<int64_t>{-2});
+    EXPECT_EQ(json::parse(fixed.report).at("values"), json::parse(R"({"flags": [1, 0], "row": [-2], "scale": [0.5]})"));
+    auto errors = [&](const std::vector<std::string>& values) { return import(values).usage_errors; };
+    EXPECT_EQ(errors({"row=1.5"}), std::vector<std::string>{"--value row=1.5: \"1.5\" is not a value of input \"row\" (int64: an "
+                                                           "integer from -2^63 to 2^63-1)"});
+    EXPECT_EQ(errors({"flags=1,2"}), std::vector<std::string>{"--value flags=1,2: \"2\" is not a value of input \"flags\" (bool: 0 or 1)"});
+    EXPECT_EQ(errors({"flags=1"}), std::vector<std::string>{"--value flags=1: input \"flags\" has 2 elements (shape [2]), not 1"});
+    EXPECT_EQ(errors({"scale=1,2"}), std::vector<std::string>{"--value scale=1,2: input \"scale\" has 1 element (shape []), not 2"});
+    EXPECT_EQ(errors({"n=1,2"}), std::vector<std::string>{"--value n=1,2: the shape of input \"n\" is not known (give it with "
+                                                         "--input n=SHAPE, or bind its dimensions with --dim)"});
+    EXPECT_EQ(errors({"z=1"}), std::vector<std::string>{"--value z=1: the model has no input \"z\" (its inputs: \"x\", \"row\", "
+                                                       "\"flags\", \"scale\", \"n\")"});
+    EXPECT_EQ(errors({"row=1", "row=2"}), std::vector<std::string>{"--value row is given more than once"});
+    EXPECT_EQ(errors({"scale=1e99"}), std::vector<std::string>{"--value scale=1e99: \"1e99\" is not a value of input \"scale\" "
+                                                              "(float32: a decimal number (0.5, -1e3))"});
+
+    const fs::path dir = fresh_dir("values");
+    write_text(dir / "m.onnx", m.bytes());
+    CliRun bad = kernelgen_run("import " + (dir / "m.onnx").string() + " -o " + (dir / "out").string() + " --value row=x 2>&1");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_EQ(bad.out, "kernelgen: --value takes NAME=V[,V...] (a graph input's name and the values it holds at every call, "
+                       "as sr=16000), got \"row=x\": each value is a number (16000, -1, 0.5)\nTry 'kernelgen --help'.\n");
+    EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 // A node's every unbound dimension, of each of its tensors, is named at once, with every --dim that binds them, so
 // that one rerun binds them all.
 TEST(ImportOptions, EveryUnboundDimensionIsNamed) {
@@ -3155,7 +3216,9 @@ TEST(ImportOptions, EveryUnboundDimensionIsNamed) {
 // The Silero VAD exports shipped in @ricky0123/vad-web (tools/install-deps.sh puts them in build/models): their
 // whole bodies sit in If branches (a sample-rate switch, then shape tests inside). Bound as a 16 kHz deployment
 // uses them (512 samples), every indexing node is a spec, folded, or in a branch that never runs with those
-// shapes; but in the 8 kHz branch (256 samples expected) the 512 samples leave three shapes unknown.
+// shapes; but in the 8 kHz branch (256 samples expected) the 512 samples leave three shapes unknown (its LSTM
+// would get a rank-4 input). --value sr=16000 settles the switch: nothing skipped; and so does sr=8000 with 256
+// samples, the 8 kHz deployment.
 TEST(PublishedModels, SileroVadImportsAsBound) {
     const fs::path models = KERNELGEN_MODELS_DIR;
     if (!fs::exists(models / "silero_vad_v5.onnx") || !fs::exists(models / "silero_vad_legacy.onnx")) {
@@ -3175,12 +3238,25 @@ TEST(PublishedModels, SileroVadImportsAsBound) {
     ASSERT_TRUE(v5.diagnostics.empty());
     EXPECT_EQ(kernelgen::import_summary(v5, "v5"), "v5: 4 specs (4 in subgraphs), 5 folded, 3 skipped, 8 not run");
     for (const auto& skipped : v5.skipped) EXPECT_EQ(skipped.node.graph.rfind("If_0/else", 0), 0u) << skipped.node.str();
+    std::vector<kernelgen::ImportedKernel> imported = v5.kernels;
+    for (const auto& [samples, rate, branch] : {std::tuple{"512", "16000", "If_0/then"}, std::tuple{"256", "8000", "If_0/else"}}) {
+        kernelgen::ImportOptions fixed = options;
+        fixed.prefix = std::string("vad") + rate + "_";
+        fixed.inputs = {*kernelgen::parse_input_option(std::string("input=1x") + samples, problem),
+                        *kernelgen::parse_input_option("state=2x1x128", problem)};
+        fixed.values = {*kernelgen::parse_value_option(std::string("sr=") + rate, problem)};
+        const auto settled = kernelgen::import_model_file((models / "silero_vad_v5.onnx").string(), fixed);
+        ASSERT_TRUE(settled.diagnostics.empty() && settled.usage_errors.empty());
+        EXPECT_EQ(kernelgen::import_summary(settled, "v5"), "v5: 2 specs (2 in subgraphs), 3 folded, 0 skipped, 15 not run") << rate;
+        for (const auto& kernel : settled.kernels) EXPECT_EQ(kernel.node.graph.rfind(branch, 0), 0u) << rate << " " << kernel.name;
+        imported.insert(imported.end(), settled.kernels.begin(), settled.kernels.end());
+    }
     // The specs split the recurrent state into its two halves; each kernel, run on a state, gives that half.
     std::vector<kernelgen::KernelSpec> kernels;
     std::vector<cprogram::Case> cases;
     std::vector<float> state(256);
     for (size_t i = 0; i < state.size(); ++i) state[i] = static_cast<float>(i) * 0.25f - 3.0f;
-    for (const auto& kernel : v5.kernels) {
+    for (const auto& kernel : imported) {
         ASSERT_EQ(kernel.spec.data_shape, (kernelgen::Shape{2, 1, 128}));
         ASSERT_TRUE(kernel.spec.constant_indices.has_value());
         const auto half = static_cast<size_t>(kernel.spec.constant_indices->front());

@@ -18,8 +18,9 @@ constexpr const char* kUsage =
     "                           [--no-support] SPEC.json...\n"
     "       kernelgen support --out-dir DIR\n"
     "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
-    "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--max-count NODE=N]...\n"
-    "                        [--accumulate NODE]... [--time-limit SECONDS] [--memory-limit MIB]\n"
+    "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--value NAME=V,...]...\n"
+    "                        [--max-count NODE=N]... [--accumulate NODE]...\n"
+    "                        [--time-limit SECONDS] [--memory-limit MIB]\n"
     "\n"
     "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX\n"
     "Gather, GatherElements, GatherND, ScatterND or ScatterElements kernel described in\n"
@@ -54,6 +55,9 @@ constexpr const char* kUsage =
     "      --input NAME=SHAPE\n"
     "                     (import) graph input NAME has the shape SHAPE: 1x16000, or []\n"
     "                     for rank 0\n"
+    "      --value NAME=V[,V...]\n"
+    "                     (import) graph input NAME holds these values at every call\n"
+    "                     (row-major; a sample rate, a mode): folded as a constant\n"
     "      --max-count NODE=N\n"
     "                     (import) the run-time count of indexing node NODE is at most N\n"
     "                     (1..4294967295): a bound where none is derived, or a lower one\n"
@@ -136,7 +140,7 @@ std::optional<std::string> add_once(std::map<std::string, Value>& values, const 
 }
 
 // kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict] [--dim NAME=N]... [--input NAME=SHAPE]...
-// [--max-count NODE=N]... [--accumulate NODE]...;
+// [--value NAME=V,...]... [--max-count NODE=N]... [--accumulate NODE]...;
 // `args` without the word "import".
 int run_import(const std::vector<std::string>& args) {
 #if !KERNELGEN_HAVE_IMPORT
@@ -168,6 +172,11 @@ int run_import(const std::vector<std::string>& args) {
             auto parsed = kernelgen::parse_input_option(*input, problem);
             if (!parsed) return usage_error(problem);
             options.inputs.push_back(*parsed);
+        } else if (auto value = options_done ? std::nullopt : option_value(args, i, "--value", "", missing)) {
+            if (missing) return usage_error("--value needs NAME=V[,V...]");
+            auto parsed = kernelgen::parse_value_option(*value, problem);
+            if (!parsed) return usage_error(problem);
+            options.values.push_back(*parsed);
         } else if (auto max_count = options_done ? std::nullopt : option_value(args, i, "--max-count", "", missing)) {
             if (missing) return usage_error("--max-count needs NODE=N");
             auto parsed = kernelgen::parse_max_count_option(*max_count, problem);

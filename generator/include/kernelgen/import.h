@@ -58,12 +58,24 @@ struct InputShape {
     std::string text;  // the option as given ("--input x=scalar"), for messages; made from name and dims when empty
 };
 
+// Values given on the command line: `--value NAME=V[,V...]`, the values a graph input holds at every call (a
+// sample rate, a mode flag), in row-major order; import then treats the input as a constant.
+struct InputValue {
+    std::string name;
+    std::vector<std::string> values;  // as written: integers, or decimal numbers for a float input
+    std::string text;                 // the option as given, for messages
+};
+
+// The most values one --value gives.
+constexpr size_t kMaxInputValues = 65536;
+
 struct ImportOptions {
     std::string prefix;  // put in front of every kernel name
     InferenceLimits inference;
     ImportLimits limits;
     std::map<std::string, int64_t> dims;  // --dim NAME=N: every symbolic dimension NAME is N
     std::vector<InputShape> inputs;       // --input NAME=SHAPE: the whole shape of a graph input
+    std::vector<InputValue> values;       // --value NAME=V[,V...]: the values of a graph input, fixed
     // --max-count NODE=N: the run-time count of indexing node NODE (its name, or its path in a body) is at most N:
     // a bound where none can be derived, or a lower one than derived.
     std::map<std::string, uint64_t> max_counts;
@@ -80,6 +92,7 @@ constexpr uint64_t kMaxCountBound = 0xFFFFFFFFu;
 // when it is malformed.
 std::optional<std::pair<std::string, int64_t>> parse_dim_option(const std::string& text, std::string& problem);
 std::optional<InputShape> parse_input_option(const std::string& text, std::string& problem);
+std::optional<InputValue> parse_value_option(const std::string& text, std::string& problem);
 // `--time-limit SECONDS` or `--memory-limit MIB` (`option`): a whole number of `unit` from 1 to `most`.
 std::optional<uint64_t> parse_limit_option(const std::string& option, const std::string& text, const std::string& unit,
                                            uint64_t most, std::string& problem);

@@ -50,6 +50,38 @@ std::optional<InputShape> parse_input_option(const std::string& text, std::strin
     return input;
 }
 
+std::optional<InputValue> parse_value_option(const std::string& text, std::string& problem) {
+    const size_t equals = text.find('=');
+    const std::string usage = "--value takes NAME=V[,V...] (a graph input's name and the values it holds at every "
+                              "call, as sr=16000), got " + in_quotes(text);
+    if (equals == std::string::npos || equals == 0) {
+        problem = usage;
+        return std::nullopt;
+    }
+    InputValue input;
+    input.name = text.substr(0, equals);
+    input.text = "--value " + text;
+    const std::string list = text.substr(equals + 1);
+    for (size_t at = 0; at <= list.size();) {
+        const size_t end = std::min(list.find(',', at), list.size());
+        const std::string item = list.substr(at, end - at);
+        const bool number = !item.empty() && item.size() <= 64 &&
+                            std::all_of(item.begin(), item.end(), [](char c) {
+                                return std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.' ||
+                                       c == 'e' || c == 'E';
+                            });
+        if (!number || input.values.size() == kMaxInputValues) {
+            problem = input.values.size() == kMaxInputValues
+                          ? input.text.substr(0, 64) + "...: at most " + std::to_string(kMaxInputValues) + " values"
+                          : usage + ": each value is a number (16000, -1, 0.5)";
+            return std::nullopt;
+        }
+        input.values.push_back(item);
+        at = end + 1;
+    }
+    return input;
+}
+
 std::optional<uint64_t> parse_limit_option(const std::string& option, const std::string& text, const std::string& unit,
                                            uint64_t most, std::string& problem) {
     const auto value = parse_decimal(text, 1, most);

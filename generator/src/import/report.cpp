@@ -55,6 +55,15 @@ std::string make_report(const ImportResult& result, const ModelAnalysis& analysi
     std::map<std::string, std::vector<int64_t>> inputs;
     for (const auto& input : options.inputs) inputs.emplace(input.name, input.dims);
     report["inputs"] = Json(inputs);
+    std::map<std::string, Json> values;  // as numbers where JSON reads them as such (not "+5" or ".5")
+    for (const auto& input : options.values) {
+        Json& list = values[input.name] = Json::array();
+        for (const auto& text : input.values) {
+            Json number = Json::parse(text, nullptr, false);
+            list.push_back(number.is_number() ? number : Json(text));
+        }
+    }
+    report["values"] = Json(values);
     report["inference"] = analysis.inference_ran ? Json("ran") : Json(analysis.inference_note);
     report["rounds"] = analysis.rounds;
     report["summary"] = {{"specs", result.kernels.size()},

@@ -1,12 +1,155 @@
 #include "import/analysis/dimensions.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 
 #include "common/hints.h"
 #include "import/model/bodies.h"
+#include "kernelgen/dtype.h"
 #include "kernelgen/spec.h"
 
 namespace kernelgen {
+
+namespace {
+
+// `text` as an element of ONNX type `elem_type` into `tensor`; false when it is not one.
+bool add_element(onnx::TensorProto& tensor, int32_t elem_type, const std::string& text) {
+    const char* begin = text.c_str();
+    char* end = nullptr;
+    errno = 0;
+    auto integer = [&](long long low, long long high, long long& out) {
+        out = std::strtoll(begin, &end, 10);
+        return errno == 0 && end != begin && *end == '\0' && out >= low && out <= high;
+    };
+    long long value = 0;
+    switch (elem_type) {
+        case onnx::TensorProto::FLOAT: {
+            const float f = std::strtof(begin, &end);
+            if (end == begin || *end != '\0' || errno == ERANGE) return false;
+            tensor.add_float_data(f);
+            return true;
+        }
+        case onnx::TensorProto::DOUBLE: {
+            const double d = std::strtod(begin, &end);
+            if (end == begin || *end != '\0' || errno == ERANGE) return false;
+            tensor.add_double_data(d);
+            return true;
+        }
+        case onnx::TensorProto::INT64:
+            if (!integer(INT64_MIN, INT64_MAX, value)) return false;
+            tensor.add_int64_data(value);
+            return true;
+        case onnx::TensorProto::UINT32:
+        case onnx::TensorProto::UINT64: {
+            if (text.empty() || text[0] == '-') return false;
+            const unsigned long long u = std::strtoull(begin, &end, 10);
+            const bool fits = elem_type == onnx::TensorProto::UINT64 || u <= UINT32_MAX;
+            if (errno != 0 || end == begin || *end != '\0' || !fits) return false;
+            tensor.add_uint64_data(u);
+            return true;
+        }
+        case onnx::TensorProto::INT32: if (!integer(INT32_MIN, INT32_MAX, value)) return false; break;
+        case onnx::TensorProto::INT16: if (!integer(INT16_MIN, INT16_MAX, value)) return false; break;
+        case onnx::TensorProto::INT8: if (!integer(INT8_MIN, INT8_MAX, value)) return false; break;
+        case onnx::TensorProto::UINT16: if (!integer(0, UINT16_MAX, value)) return false; break;
+        case onnx::TensorProto::UINT8: if (!integer(0, UINT8_MAX, value)) return false; break;
+        case onnx::TensorProto::BOOL: if (!integer(0, 1, value)) return false; break;
+        default: return false;
+    }
+    tensor.add_int32_data(static_cast<int32_t>(value));
+    return true;
+}
+
+// kernelgen's name of an ONNX element type (float32, int64), or ONNX's own.
+std::string type_text(int32_t type) {
+    if (const auto dtype = dtype_of_onnx(type)) return std::string(info(*dtype).name);
+    if (onnx::TensorProto_DataType_IsValid(type)) return onnx::TensorProto_DataType_Name(type);
+    return "element type " + std::to_string(type);
+}
+
+// What an element of ONNX type `elem_type` may be written as, for messages; "" for a type --value does not take.
+std::string allowed_values(int32_t elem_type) {
+    switch (elem_type) {
+        case onnx::TensorProto::FLOAT:
+        case onnx::TensorProto::DOUBLE: return "a decimal number (0.5, -1e3)";
+        case onnx::TensorProto::INT64: return "an integer from -2^63 to 2^63-1";
+        case onnx::TensorProto::UINT64: return "an integer from 0 to 2^64-1";
+        case onnx::TensorProto::UINT32: return "an integer from 0 to 4294967295";
+        case onnx::TensorProto::INT32: return "an integer from -2147483648 to 2147483647";
+        case onnx::TensorProto::INT16: return "an integer from -32768 to 32767";
+        case onnx::TensorProto::INT8: return "an integer from -128 to 127";
+        case onnx::TensorProto::UINT16: return "an integer from 0 to 65535";
+        case onnx::TensorProto::UINT8: return "an integer from 0 to 255";
+        case onnx::TensorProto::BOOL: return "0 or 1";
+        default: return "";
+    }
+}
+
+}  // namespace
+
+// Makes each graph input --value names a constant of those values (an initializer that is no longer an input), in
+// the shape the model (or --input) declares for it.
+bool bind_values(onnx::ModelProto& model, const ImportOptions& options, std::vector<std::string>& usage_errors) {
+    std::set<std::string> seen;
+    auto* inputs = model.mutable_graph()->mutable_input();
+    for (const auto& given : options.values) {
+        if (!seen.insert(given.name).second) {
+            usage_errors.push_back("--value " + given.name + " is given more than once");
+            continue;
+        }
+        int position = -1;
+        std::string names;
+        for (int i = 0; i < inputs->size(); ++i) {
+            names += (names.empty() ? "" : ", ") + in_quotes(inputs->Get(i).name());
+            if (inputs->Get(i).name() == given.name) position = i;
+        }
+        if (position < 0) {
+            usage_errors.push_back(given.text + ": the model has no input " + in_quotes(given.name) + " (its inputs: " +
+                                   names + ")");
+            continue;
+        }
+        const onnx::ValueInfoProto& input = inputs->Get(position);
+        const int32_t elem_type = input.type().tensor_type().elem_type();
+        if (!input.type().has_tensor_type() || allowed_values(elem_type).empty()) {
+            usage_errors.push_back(given.text + ": input " + in_quotes(given.name) + " is " +
+                                   (input.type().has_tensor_type() ? "of element type " + type_text(elem_type) : "not a tensor") +
+                                   " (--value takes integer, bool, float and double tensors)");
+            continue;
+        }
+        const auto shape = static_shape(&input.type());
+        if (!shape) {
+            usage_errors.push_back(given.text + ": the shape of input " + in_quotes(given.name) +
+                                   " is not known (give it with --input " + given.name + "=SHAPE, or bind its dimensions with --dim)");
+            continue;
+        }
+        uint64_t elements = 1;
+        for (int64_t dim : *shape) elements *= static_cast<uint64_t>(dim);
+        if (elements != given.values.size()) {
+            usage_errors.push_back(given.text + ": input " + in_quotes(given.name) + " has " + std::to_string(elements) +
+                                   (elements == 1 ? " element" : " elements") + " (shape " + format_shape(Shape(shape->begin(), shape->end())) + "), not " +
+                                   std::to_string(given.values.size()));
+            continue;
+        }
+        onnx::TensorProto tensor;
+        tensor.set_name(given.name);
+        tensor.set_data_type(elem_type);
+        for (int64_t dim : *shape) tensor.add_dims(dim);
+        bool fits = true;
+        for (const auto& text : given.values) {
+            if (add_element(tensor, elem_type, text)) continue;
+            usage_errors.push_back(given.text + ": " + in_quotes(text) + " is not a value of input " + in_quotes(given.name) +
+                                   " (" + type_text(elem_type) + ": " + allowed_values(elem_type) + ")");
+            fits = false;
+            break;
+        }
+        if (!fits) continue;
+        *model.mutable_graph()->add_initializer() = std::move(tensor);
+        inputs->DeleteSubrange(position, 1);
+    }
+    return usage_errors.empty();
+}
 
 // Gives the dimensions the caller names their values. Returns false when the options do not fit the model.
 bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, ModelAnalysis& analysis,
@@ -103,7 +246,7 @@ bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, Mode
             if (bound != analysis.bindings.end()) dim.set_dim_value(bound->second);
         }
     });
-    return true;
+    return bind_values(model, options, usage_errors);
 }
 
 }  // namespace kernelgen
