@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <limits>
 #include <cmath>
@@ -252,6 +253,8 @@ public:
         for (int64_t dim : dims) tensor->add_dims(dim);
         if (type == onnx::TensorProto::INT64) {
             for (int64_t value : values) tensor->add_int64_data(value);
+        } else if (type == onnx::TensorProto::BOOL) {
+            for (int64_t value : values) tensor->mutable_raw_data()->push_back(value != 0 ? '\1' : '\0');
         } else {
             std::vector<int32_t> narrow(values.begin(), values.end());
             const auto bytes = cprogram::bytes_of(narrow);
@@ -1247,6 +1250,19 @@ json run_ort(const fs::path& model, const fs::path& inputs, const fs::path& outp
     return json::parse(read_text(outputs));
 }
 
+// The body of a Loop, run by ONNX Runtime iteration by iteration (tests/import/run_loop_ort.js): for each
+// iteration, the body's inputs and every output of the body model (capture.py's), by name; null when it fails.
+json run_loop_ort(const fs::path& body, const json& loop, const fs::path& work, std::string& log) {
+    write_text(work.string() + ".loop.json", loop.dump());
+    int status = 0;
+    log = cprogram::run_command(std::string(KERNELGEN_NODE) + " " + (kSourceDir / "tests" / "import" / "run_loop_ort.js").string() +
+                                    " " + body.string() + " " + work.string() + ".loop.json " + work.string() +
+                                    ".iterations.json " + std::string(KERNELGEN_ORT_DIR) + " 2>&1",
+                                status);
+    if (status != 0) return json();
+    return json::parse(read_text(work.string() + ".iterations.json"));
+}
+
 bool have_ort() {
     return !std::string(KERNELGEN_NODE).empty() &&
            fs::exists(fs::path(KERNELGEN_ORT_DIR) / "node_modules" / "onnxruntime-node" / "package.json");
@@ -1513,13 +1529,15 @@ struct ExportCheck {
     size_t shape_gathers = 0, folded_checked = 0, bounded_checked = 0;
     size_t in_bodies = 0;         // kernels and folded values whose tensors ONNX Runtime does not show: not checked
     size_t in_branches_run = 0;   // kernels and folded values of an If's branch that ran: checked
+    size_t in_loop_bodies = 0;    // kernels and folded values of a main-graph Loop's body: checked in every iteration
+    size_t loop_iterations = 0;   // the iterations of those Loops, run by ONNX Runtime one by one
     std::vector<kernelgen::KernelSpec> kernels;
     std::vector<cprogram::Case> cases;
 };
 
 // One export of `dir` (as tests/import/torch/capture.py writes it), imported with the --dim values of its manifest
-// `entry` and nothing else: every indexing node is a spec or folded (or in a body: counted in `in_bodies`, whose
-// values ONNX Runtime does not show), every folded value equals what ONNX Runtime computes for that node (with
+// `entry` and nothing else: every indexing node is a spec or folded (or in a body ONNX Runtime does not show:
+// counted in `in_bodies`; a main-graph Loop's body is run iteration by iteration), every folded value equals what ONNX Runtime computes for that node (with
 // `shape_gathers_fold`, every Gather of a Shape output is among them), and every kernel gets a case with the
 // tensors ONNX Runtime saw at its node (a counted one with the counts ONNX Runtime produced) and its output.
 void check_export(const fs::path& dir, const std::string& model_name, const json& entry, bool shape_gathers_fold,
@@ -1557,8 +1575,10 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
                              dir / (model_name + ".outputs.json"), log);
     ASSERT_FALSE(ort.is_null()) << log;
     const json feeds = json::parse(read_text(dir / (model_name + ".inputs.json")));
+    const json* iteration = nullptr;  // checking a Loop's body: the tensors of one of its iterations, looked up first
     auto captured = [&](const std::string& name) -> const json* {
         for (const std::string key : {name + ".captured", name}) {
+            if (iteration && iteration->contains(key)) return &iteration->at(key);
             if (ort.contains(key)) return &ort.at(key);
         }
         return feeds.contains(name) ? &feeds.at(name) : nullptr;
@@ -1572,40 +1592,90 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
         return std::vector<uint8_t>{};
     };
 
-    // The node a kernel or folded value comes from: in the main graph, or in the branch of a main-graph If that ran
-    // (capture.py captures those too, and the If's condition); nullptr elsewhere (a Loop body, a deeper branch, the
-    // branch that did not run), whose tensors ONNX Runtime does not show.
-    auto node_of = [&](const kernelgen::NodeRef& ref) -> const onnx::NodeProto* {
+    // The bodies of the main graph's Loops (capture.py writes each as a model of its own): run by ONNX Runtime
+    // iteration by iteration, fed the Loop's inputs and the outer-scope values the main run captured. The scan
+    // outputs of the iterations, stacked, must be what the Loop itself gave in the main run.
+    std::map<std::string, json> loop_iterations;  // by the Loop's node name
+    for (const auto& loop : entry.value("loops", json::array())) {
+        auto tensor = [&](const std::string& name) { return name.empty() ? json() : *captured(name); };
+        json given = {{"trip_count", tensor(loop.at("trip_count"))}, {"cond", tensor(loop.at("cond"))},
+                      {"carried", json::array()}, {"body_inputs", loop.at("body_inputs")},
+                      {"body_outputs", loop.at("body_outputs")}, {"outer", json::object()}};
+        for (const auto& name : loop.at("carried")) given["carried"].push_back(tensor(name));
+        for (const auto& name : loop.at("outer")) {
+            ASSERT_NE(captured(name), nullptr) << name;
+            given["outer"][name.get<std::string>()] = tensor(name);
+        }
+        const std::string node = loop.at("node");
+        json iterations = run_loop_ort(dir / loop.at("model").get<std::string>(), given,
+                                       dir / (model_name + "." + loop.at("model").get<std::string>()), log);
+        ASSERT_FALSE(iterations.is_null()) << node << ": " << log;
+        ASSERT_FALSE(iterations.empty()) << node;
+        const auto& outputs = loop.at("outputs");
+        const size_t carried = loop.at("carried").size();
+        for (size_t k = carried; k < outputs.size(); ++k) {
+            const json* whole = captured(outputs[k]);
+            ASSERT_NE(whole, nullptr) << outputs[k];
+            std::string stacked;
+            for (const auto& one : iterations) stacked += one.at(loop.at("body_outputs").at(1 + k).get<std::string>()).at("hex").get<std::string>();
+            EXPECT_EQ(stacked, whole->at("hex").get<std::string>()) << node << " output " << outputs[k];
+        }
+        out.loop_iterations += iterations.size();
+        loop_iterations[node] = std::move(iterations);
+    }
+
+    // The node a kernel or folded value comes from: in the main graph, in the branch of a main-graph If that ran
+    // (capture.py captures those too, and the If's condition), or in a main-graph Loop's body (then `iterations`
+    // holds what ONNX Runtime saw in each iteration); nullptr elsewhere (a deeper branch, the branch that did not
+    // run), whose tensors ONNX Runtime does not show.
+    auto node_of = [&](const kernelgen::NodeRef& ref, const json*& iterations) -> const onnx::NodeProto* {
+        iterations = nullptr;
         if (ref.graph.empty()) return &graph.node(static_cast<int>(ref.position));
-        const size_t slash = ref.graph.find('/');
-        if (slash == std::string::npos || ref.graph.find('/', slash + 1) != std::string::npos) return nullptr;
-        const std::string owner = ref.graph.substr(0, slash), branch = ref.graph.substr(slash + 1);
         for (const auto& node : graph.node()) {
-            if (node.op_type() != "If" || node.name() != owner) continue;
-            const json* condition = captured(node.input(0));
-            if (!condition) return nullptr;
-            const bool then_ran = cprogram::unhex(condition->at("hex").get<std::string>()).at(0) != 0;
-            if (branch != (then_ran ? "then" : "else")) return nullptr;
+            std::string branch;
+            if (node.op_type() == "If") {
+                const json* condition = captured(node.input(0));
+                if (!condition) continue;
+                branch = cprogram::unhex(condition->at("hex").get<std::string>()).at(0) != 0 ? "then" : "else";
+            } else if (node.op_type() == "Loop" && loop_iterations.count(node.name())) {
+                branch = "body";
+                iterations = &loop_iterations.at(node.name());
+            }
+            if (branch.empty() || ref.graph != node.name() + "/" + branch) continue;
             for (const auto& attribute : node.attribute()) {
-                if (attribute.name() == branch + "_branch" && static_cast<int>(ref.position) < attribute.g().node_size()) {
+                const std::string key = branch == "body" ? "body" : branch + "_branch";
+                if (attribute.name() == key && static_cast<int>(ref.position) < attribute.g().node_size()) {
                     return &attribute.g().node(static_cast<int>(ref.position));
                 }
             }
         }
+        iterations = nullptr;
         return nullptr;
     };
 
-    // Folded nodes: what ONNX Runtime computes there.
-    std::set<size_t> folded_positions;
-    for (const auto& folded : result.folded) {
-        const onnx::NodeProto* found = node_of(folded.node);
+    // Runs `check` on the node `ref` names, once, or once per iteration of its Loop (`iteration` then set, the
+    // label's suffix naming it); false, counted in `in_bodies`, where ONNX Runtime shows nothing of the node.
+    auto each_run = [&](const kernelgen::NodeRef& ref,
+                        const std::function<void(const onnx::NodeProto&, const std::string&)>& check) {
+        const json* iterations = nullptr;
+        const onnx::NodeProto* found = node_of(ref, iterations);
         if (!found) {
             ++out.in_bodies;
-            continue;
+            return false;
         }
-        if (folded.node.graph.empty()) folded_positions.insert(folded.node.position);
-        out.in_branches_run += !folded.node.graph.empty();
-        const onnx::NodeProto& node = *found;
+        (iterations ? out.in_loop_bodies : out.in_branches_run) += !ref.graph.empty();
+        if (!iterations) check(*found, "");
+        for (size_t i = 0; iterations && i < iterations->size(); ++i) {
+            iteration = &iterations->at(i);
+            check(*found, ", iteration " + std::to_string(i));
+            iteration = nullptr;
+        }
+        return true;
+    };
+
+    // Folded nodes: what ONNX Runtime computes there (in a Loop's body, the same in each iteration).
+    std::set<size_t> folded_positions;
+    auto check_folded = [&](const kernelgen::FoldedNode& folded, const onnx::NodeProto& node) {
         const json* expected = captured(node.output(0));
         ASSERT_NE(expected, nullptr) << node.output(0);
         EXPECT_EQ(folded.shape, expected->at("dims").get<std::vector<int64_t>>()) << folded.node.str();
@@ -1617,7 +1687,7 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
             const size_t header = static_cast<uint8_t>(folded.npy[8]) | static_cast<size_t>(static_cast<uint8_t>(folded.npy[9])) << 8;
             const std::vector<uint8_t> elements(folded.npy.begin() + static_cast<std::ptrdiff_t>(10 + header), folded.npy.end());
             EXPECT_EQ(elements, cprogram::unhex(expected->at("hex").get<std::string>())) << folded.node.str();
-            continue;
+            return;
         }
         std::vector<double> values;
         flatten_json(folded.value, values);
@@ -1626,6 +1696,10 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
             for (auto& v : values) v = static_cast<float>(v);
         }
         EXPECT_EQ(values, ort_values(*expected)) << folded.node.str();
+    };
+    for (const auto& folded : result.folded) {
+        each_run(folded.node, [&](const onnx::NodeProto& node, const std::string&) { check_folded(folded, node); });
+        if (folded.node.graph.empty()) folded_positions.insert(folded.node.position);
     }
     for (int n = 0; n < graph.node_size(); ++n) {
         const onnx::NodeProto& node = graph.node(n);
@@ -1642,14 +1716,7 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
     // of indices (or data) beyond the count hold 0x7F bytes, far out of range, which the kernel must not read, and
     // a gather must leave the output rows beyond the count untouched. With a data count, data is exactly its
     // data_count rows (AddressSanitizer catches a read beyond), and a scatter leaves output's rows beyond untouched.
-    for (const auto& kernel : result.kernels) {
-        const onnx::NodeProto* found = node_of(kernel.node);
-        if (!found) {
-            ++out.in_bodies;
-            continue;
-        }
-        out.in_branches_run += !kernel.node.graph.empty();
-        const onnx::NodeProto& node = *found;
+    auto add_case = [&](const kernelgen::ImportedKernel& kernel, const onnx::NodeProto& node, const std::string& label) {
         const json* expected = captured(node.output(0));
         ASSERT_NE(expected, nullptr) << node.output(0);
         const bool constant = kernel.spec.constant_indices.has_value();
@@ -1687,12 +1754,17 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
             }
             ++out.bounded_checked;
         }
-        EXPECT_EQ(seen_dims, kernel.spec.output_shape) << kernel.name;
-        out.cases.push_back(make_case(kernel.spec, model_name + ": " + kernel.name, std::move(data), std::move(indices),
-                                  std::move(updates), std::move(output)));
+        EXPECT_EQ(seen_dims, kernel.spec.output_shape) << label;
+        out.cases.push_back(make_case(kernel.spec, label, std::move(data), std::move(indices), std::move(updates),
+                                      std::move(output)));
         out.cases.back().count = count;
         out.cases.back().data_count = data_count;
-        out.kernels.push_back(kernel.spec);
+    };
+    for (const auto& kernel : result.kernels) {
+        const bool run = each_run(kernel.node, [&](const onnx::NodeProto& node, const std::string& suffix) {
+            add_case(kernel, node, model_name + ": " + kernel.name + suffix);
+        });
+        if (run) out.kernels.push_back(kernel.spec);
     }
 }
 
@@ -1717,8 +1789,8 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
 // --dim of their inputs alone (height=320 width=320; batch and nnz_t): every indexing node a spec (bounded where
 // its rows are data) or folded, nothing skipped; every folded value ONNX Runtime's, and every kernel of the main
 // graph run on the tensors ONNX Runtime saw at its node, with the counts it produced (both, for the two-count
-// kernels), gives ONNX Runtime's output bit for bit. (What sits in an If branch or a Loop body, ONNX Runtime does
-// not show: counted, not run.)
+// kernels), gives ONNX Runtime's output bit for bit; and so do the kernels of a batched-NMS If's branch that ran and
+// of the EmbeddingBags' Loop bodies, in every iteration.
 TEST_F(TorchDetectors, ImportWholeAndAgreeWithOnnxRuntime) {
     const json manifest = json::parse(read_text(dir_ / "manifest.json"));
     ASSERT_EQ(manifest.size(), 3u);
@@ -1733,9 +1805,14 @@ TEST_F(TorchDetectors, ImportWholeAndAgreeWithOnnxRuntime) {
     EXPECT_GE(checked.bounded_checked, 280u);
     EXPECT_GE(checked.folded_checked, 100u);
     // The detectors' kernels in If branches (batched NMS: 1 of SSDlite, 2 of Faster R-CNN) are checked where their
-    // branch ran; the DLRM's Loop bodies (a Gather of each bag's rows, and of its two offsets, per table) are not.
+    // branch ran; those of the DLRM's Loop bodies (a Gather of each bag's rows, and of its two offsets, per table)
+    // in every iteration, ONNX Runtime running the bodies one iteration at a time (4 bags per table).
+    std::cout << checked.in_branches_run << " in If branches that ran, " << checked.in_loop_bodies << " in Loop bodies over "
+              << checked.loop_iterations << " iterations, " << checked.in_bodies << " not checked\n";
     EXPECT_GE(checked.in_branches_run, 3u);
-    EXPECT_LE(checked.in_bodies, 20u);
+    EXPECT_EQ(checked.in_loop_bodies, 9u);
+    EXPECT_EQ(checked.loop_iterations, 12u);
+    EXPECT_EQ(checked.in_bodies, 0u);
     size_t two_counts = 0, scatters_with_two = 0;
     for (const auto& c : checked.cases) {
         two_counts += c.count && c.data_count;
@@ -1981,6 +2058,49 @@ Model subgraph_model() {
     m.output("steps_out", kFloat, {3, 4});
     m.output("scan_out", kFloat, {3, 4});
     return m;
+}
+
+// A Loop that runs exactly its trip count (known, here x's row count through Shape and Gather; the condition true on
+// entry and kept true by the body, as PyTorch's exports make it: a Cast of the outer true) stacks that many rows:
+// a Gather of its scan output gets the shape. A Loop whose body may stop early (the condition i < 2) does not:
+// its scan output's rows are not known, and the Gather after it is skipped, saying so.
+TEST(ImportSubgraphs, LoopScanOutputsTakeTheTripCount) {
+    Model m(16);
+    m.input("x", kFloat, {5, 4});
+    m.input("pick", kInt64, {2});
+    m.initializer("zero", kInt64, {}, {0});
+    m.initializer("two", kInt64, {}, {2});
+    m.initializer("yes", onnx::TensorProto::BOOL, {}, {1});
+    m.node("Shape", {"x"}, "x_shape", "shape");
+    m.node("Gather", {"x_shape", "zero"}, "rows", "rows");
+    for (const std::string loop_name : {"bags", "until"}) {
+        onnx::NodeProto& loop = m.node("Loop", {"rows", "yes"}, loop_name + "_out", loop_name);
+        onnx::GraphProto* body = add_body(loop, "body", loop_name + "_body");
+        add_value(body->mutable_input(), loop_name + "_i", kInt64, {});
+        add_value(body->mutable_input(), loop_name + "_c", onnx::TensorProto::BOOL, {});
+        if (loop_name == "bags") {
+            Model::attribute(Model::add_node(body, "Cast", {"yes"}, "bags_go", ""), "to", int64_t{onnx::TensorProto::BOOL});
+        } else {
+            Model::add_node(body, "Less", {"until_i", "two"}, "until_go", "");
+        }
+        Model::add_node(body, "Gather", {"x", loop_name + "_i"}, loop_name + "_row", loop_name + "_row");
+        Model::add_node(body, "Mul", {loop_name + "_row", loop_name + "_row"}, loop_name + "_square", "");
+        add_value(body->mutable_output(), loop_name + "_go", onnx::TensorProto::BOOL, {});
+        add_value(body->mutable_output(), loop_name + "_square", kFloat, {4});
+        m.node("Gather", {loop_name + "_out", "pick"}, loop_name + "_picked", loop_name + "_picked");
+    }
+    m.output("bags_picked", kFloat, {2, 4});
+    m.output("until_picked", kFloat, {2, 4});
+    const auto result = kernelgen::import_model(m.bytes(), "loops.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    const auto picked = std::find_if(result.kernels.begin(), result.kernels.end(),
+                                     [](const kernelgen::ImportedKernel& kernel) { return kernel.name == "bags_picked"; });
+    ASSERT_NE(picked, result.kernels.end());
+    EXPECT_EQ(picked->spec.data_shape, (kernelgen::Shape{5, 4}));
+    ASSERT_EQ(result.skipped.size(), 1u);
+    EXPECT_EQ(result.skipped[0].node.str(), "node \"until_picked\" (Gather, #5)");
+    EXPECT_EQ(result.skipped[0].reason, "dynamic shape: data \"until_out\" dimension 0 could not be inferred; fix it with "
+                                        "--dim or --input");
 }
 
 TEST(ImportSubgraphs, BodiesImportWithTheirPathsAndAgreeWithOnnxRuntime) {

@@ -6,10 +6,18 @@ write beside it what the import tests compare against ONNX Runtime. Into OUT_DIR
                      graph outputs named <value>.captured (but for graph inputs and initializers, known
                      otherwise), so that ONNX Runtime shows the tensors each node sees; likewise for the
                      indexing nodes of an If's branches (not nested deeper), through outputs of the If (the
-                     branch that did not run gives empty tensors), with the If's condition
+                     branch that did not run gives empty tensors), with the If's condition; and the
+                     inputs of each main-graph Loop whose body has indexing nodes, and the outer-scope
+                     values its body reads
+  NAME.loopK.onnx    the body of the K-th such Loop as a model of its own: its inputs are the body's (the
+                     iteration number, the condition, the carried values) and the outer-scope values it reads,
+                     its outputs the body's and the tensors of its indexing nodes (<value>.captured), so that
+                     tests/import/run_loop_ort.js runs it iteration by iteration as the Loop would
   NAME.inputs.json   the inputs (hex, as tests/import/run_model_ort.js reads them)
 
-and NAME's entry in the manifest: the --dim values to bind.
+and NAME's entry in the manifest: the --dim values to bind, and under "loops" each Loop's node name, body
+model, trip count and condition inputs, carried inputs, outputs (captured too), body inputs and outputs, and
+outer-scope values.
 """
 import json
 import os
@@ -97,9 +105,70 @@ def export(out, manifest, name, model, args, input_names, dynamic_axes, dims, op
                 graph.output.append(onnx.helper.make_tensor_value_info(local, elem, None))
             node.output.append(value + CAPTURED)
             exported.graph.output.append(onnx.helper.make_tensor_value_info(value + CAPTURED, elem, None))
+    # The indexing nodes of a Loop's body (EmbeddingBag's per-bag Gathers): ONNX Runtime shows no tensor of one
+    # iteration, so the body becomes a model of its own that the test runs once per iteration.
+    loops = []
+    main_values = {v.name: v for v in exported.graph.input} | types
+    for node in list(exported.graph.node):
+        if node.op_type != "Loop":
+            continue
+        body = next(a.g for a in node.attribute if a.name == "body")
+        if not any(inner.op_type in INDEXING for inner in body.node):
+            continue
+        defined = {i.name for i in body.input} | {t.name for t in body.initializer}
+        defined |= {o for inner in body.node for o in inner.output}
+        outer = []
+        for inner in body.node:
+            for value in inner.input:
+                if value and value not in defined and value not in outer:
+                    outer.append(value)
+        graph = onnx.helper.make_graph(list(body.node), "loop_body", [], [], list(body.initializer))
+        graph.input.extend(body.input)
+        graph.output.extend(body.output)
+        for value in outer:
+            if value in initializers:
+                graph.initializer.append(next(t for t in exported.graph.initializer if t.name == value))
+                continue
+            info = main_values.get(value)
+            elem = info.type.tensor_type.elem_type if info is not None else onnx.TensorProto.FLOAT
+            graph.input.append(onnx.helper.make_tensor_value_info(value, elem, None))
+            capture_main(value, elem)
+        fed = {i.name for i in graph.input} | {t.name for t in graph.initializer} | {o.name for o in body.output}
+        inferred_body = next((a.g for a in inferred_nodes[node.name].attribute if a.name == "body"), body) \
+            if node.name in inferred_nodes else body
+        body_types = {v.name: v for v in list(inferred_body.value_info) + list(body.input)} | main_values
+        for inner in body.node:
+            if inner.op_type not in INDEXING:
+                continue
+            for value in list(inner.input) + list(inner.output):
+                if not value or value in fed:
+                    continue
+                fed.add(value)
+                info = body_types.get(value)
+                elem = info.type.tensor_type.elem_type if info is not None else onnx.TensorProto.FLOAT
+                graph.node.append(onnx.helper.make_node("Identity", [value], [value + CAPTURED]))
+                graph.output.append(onnx.helper.make_tensor_value_info(value + CAPTURED, elem, None))
+        for value, elem in zip(node.input, [onnx.TensorProto.INT64, onnx.TensorProto.BOOL]):
+            if value:
+                capture_main(value, elem)
+        for value, carried in zip(node.input[2:], body.input[2:]):
+            capture_main(value, carried.type.tensor_type.elem_type)
+        for value, result in zip(node.output, body.output[1:]):  # to compare with the iterations' results
+            capture_main(value, result.type.tensor_type.elem_type)
+        body_model = onnx.helper.make_model(graph, opset_imports=list(exported.opset_import))
+        body_model.ir_version = exported.ir_version
+        file = f"{name}.loop{len(loops)}.onnx"
+        onnx.save(body_model, os.path.join(out, file))
+        loops.append({"node": node.name, "model": file, "trip_count": node.input[0],
+                      "cond": node.input[1] if len(node.input) > 1 else "", "carried": list(node.input[2:]),
+                      "outputs": list(node.output),
+                      "body_inputs": [i.name for i in body.input], "body_outputs": [o.name for o in body.output],
+                      "outer": [v for v in outer if v not in initializers]})
     onnx.save(exported, os.path.join(out, name + ".capture.onnx"))
     feeds = {input_name: hex_tensor(value.numpy()) for input_name, value in zip(input_names, args)}
     with open(os.path.join(out, name + ".inputs.json"), "w") as f:
         json.dump(feeds, f)
     manifest[name] = {"dims": dims}
+    if loops:
+        manifest[name]["loops"] = loops
     return exported

@@ -208,6 +208,51 @@ size_t declare_selected_ranks(GraphScope& scope) {
     return added;
 }
 
+// Whether `name`, a Loop's condition, is true: absent, or a known nonzero value.
+bool known_true(const GraphScope& scope, const std::string& name) {
+    if (name.empty()) return true;
+    const TensorValue* value = scope.value(name);
+    return value && value->count() == 1 && !value->ints.empty() && value->ints[0] != 0;
+}
+
+// Declares the leading dimension of each scan output of a Loop that runs exactly its trip count: the trip count a
+// known value, the condition true on entry and after every iteration (the body's condition output the body's
+// condition input, or a value known true, as PyTorch's exports make it). ONNX 1.12's inference leaves that
+// dimension unknown, and everything after the Loop loses its shapes (an EmbeddingBag's bags, stacked). Returns
+// how many it declared.
+size_t declare_loop_scans(GraphScope& scope) {
+    size_t added = 0;
+    for (int n = 0; n < scope.graph->node_size(); ++n) {
+        const onnx::NodeProto& node = scope.graph->node(n);
+        if (node.op_type() != "Loop" || !default_domain(node.domain()) || node.input_size() < 2) continue;
+        auto body = scope.children.find({n, "body"});
+        if (body == scope.children.end()) continue;
+        const GraphScope& inner = *body->second;
+        const onnx::GraphProto& graph = *inner.graph;
+        const TensorValue* trip_count = node.input(0).empty() ? nullptr : scope.value(node.input(0));
+        if (!trip_count || trip_count->count() != 1 || trip_count->ints.empty() || trip_count->ints[0] < 0 ||
+            static_cast<uint64_t>(trip_count->ints[0]) > kMaxElements || graph.input_size() < 2 || graph.output_size() < 1) {
+            continue;
+        }
+        const bool passes_condition = graph.output(0).name() == graph.input(1).name();
+        if (!known_true(scope, node.input(1)) || (!passes_condition && !known_true(inner, graph.output(0).name()))) continue;
+        const int carried = node.input_size() - 2;
+        for (int k = carried; k < node.output_size() && 1 + k < graph.output_size(); ++k) {
+            const onnx::TypeProto* output = scope.type(node.output(k));
+            const onnx::TypeProto* each = inner.type(graph.output(1 + k).name());
+            if (node.output(k).empty() || !output || !output->has_tensor_type() || !has_rank(each)) continue;
+            onnx::TensorShapeProto shape;
+            shape.add_dim()->set_dim_value(trip_count->ints[0]);
+            for (const auto& dim : each->tensor_type().shape().dim()) *shape.add_dim() = dim;
+            if (!adds_dims(shape, *output)) continue;
+            declare_shape(scope, node.output(k), *output, shape);
+            ++added;
+        }
+    }
+    for (auto& [key, child] : scope.children) added += declare_loop_scans(*child);
+    return added;
+}
+
 // The static dimensions of a Reshape's, Expand's or ConstantOfShape's output whose shape input is a value with a
 // run-time count among its elements (counts/shape_values.cpp), which inference leaves unknown: each known element
 // (Reshape's 0 copying the input's static dimension; Expand's 1 the input's), and a Reshape's -1 beside a count
@@ -482,6 +527,7 @@ ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportO
         }
         size_t declared = declare_selected_ranks(*analysis.main);
         declared += declare_counted_shapes(*analysis.main, CountBounds(*analysis.main, opset, guard), opset);
+        declared += declare_loop_scans(*analysis.main);
         if (fold_scope(*analysis.main, opset, domains, budget, guard) == 0 && declared == 0) break;
     }
     analysis.rounds = std::min(analysis.rounds, kMaxFoldRounds);
