@@ -283,6 +283,12 @@ public:
         a->set_type(onnx::AttributeProto::INT);
         a->set_i(value);
     }
+    static void attribute(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values) {
+        auto* a = node.add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::INTS);
+        for (int64_t value : values) a->add_ints(value);
+    }
     static void attribute(onnx::NodeProto& node, const std::string& name, const std::string& value) {
         auto* a = node.add_attribute();
         a->set_name(name);
@@ -3019,6 +3025,53 @@ TEST(ImportCounts, TopKByARuntimeKKeepsItsStaticDimensions) {
     ASSERT_EQ(result.kernels.size(), 1u) << result.report;
     EXPECT_EQ(result.kernels[0].spec.indices_shape, (kernelgen::Shape{8, 3}));
     EXPECT_TRUE(result.kernels[0].spec.runtime_count);
+}
+
+// Mask and Keypoint R-CNN's heads run convolutions, upsampling, padding and pooling over their regions: a count of
+// the batch (axis 0) goes through Conv, Resize by scales of 1 on it, Pad by nothing on it and MaxPool; Resize by
+// another scale, or Pad that adds rows, loses it (the node after them is skipped, saying why).
+TEST(ImportCounts, ConvolutionsResizePadAndPoolingKeepABatchCount) {
+    Model m(13);
+    m.input("scores", kFloat, {6});
+    m.input("maps", kFloat, {6, 2, 4, 4});
+    m.input("pick", kInt64, {2});
+    m.input("weights", kFloat, {2, 2, 1, 1});
+    m.initializer("zero", kFloat, {}, {0});
+    m.initializer("axes0", kInt64, {1}, {0});
+    m.initializer("double_hw", kFloat, {4}, {0x3F800000, 0x3F800000, 0x40000000, 0x40000000});  // 1, 1, 2, 2 as floats
+    m.initializer("double_n", kFloat, {4}, {0x40000000, 0x3F800000, 0x3F800000, 0x3F800000});   // 2, 1, 1, 1
+    m.initializer("pads_hw", kInt64, {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+    m.initializer("pads_n", kInt64, {8}, {1, 0, 0, 0, 0, 0, 0, 0});
+    m.node("Greater", {"scores", "zero"}, "mask", "greater");
+    m.node("NonZero", {"mask"}, "nz", "nonzero");
+    m.node("Squeeze", {"nz", "axes0"}, "idx", "squeeze");
+    m.node("Gather", {"maps", "idx"}, "kept", "kept");                           // [K, 2, 4, 4]
+    m.node("Conv", {"kept", "weights"}, "conv", "conv");                        // [K, 2, 4, 4]
+    m.node("Resize", {"conv", "", "double_hw"}, "up", "up");                    // [K, 2, 8, 8]
+    m.node("Pad", {"up", "pads_hw"}, "padded", "pad");                          // [K, 2, 10, 10]
+    Model::attribute(m.node("MaxPool", {"padded"}, "pooled", "pool"), "kernel_shape", std::vector<int64_t>{2, 2});  // [K, 2, 9, 9]
+    m.node("Gather", {"pooled", "pick"}, "picked", "picked");                  // a data count alone
+    m.node("Resize", {"conv", "", "double_n"}, "doubled", "double_rows");       // [2K, 2, 4, 4]
+    m.node("Gather", {"doubled", "pick"}, "picked_doubled", "picked_doubled");
+    m.node("Pad", {"conv", "pads_n"}, "grown", "grow_rows");                    // [K + 1, 2, 4, 4]
+    m.node("Gather", {"grown", "pick"}, "picked_grown", "picked_grown");
+    for (const std::string name : {"picked", "picked_doubled", "picked_grown"}) m.output(name, kFloat, {2, 2, kDynamic, kDynamic});
+    const auto result = kernelgen::import_model(m.bytes(), "heads.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    std::map<std::string, Bounded> by_name;
+    for (const auto& b : bounded_kernels(result)) by_name[b.kernel] = b;
+    EXPECT_EQ(by_name["picked"], (Bounded{"picked", 6, "data_count",
+                                          {"NonZero \"nonzero\": at most 6, the elements of its input [6]", "Squeeze \"squeeze\"",
+                                           "Gather \"kept\"", "Conv \"conv\"", "Resize \"up\"", "Pad \"pad\"", "MaxPool \"pool\""}}));
+    const auto picked = std::find_if(result.kernels.begin(), result.kernels.end(),
+                                     [](const kernelgen::ImportedKernel& kernel) { return kernel.name == "picked"; });
+    ASSERT_NE(picked, result.kernels.end());
+    EXPECT_EQ(picked->spec.data_shape, (kernelgen::Shape{6, 2, 9, 9}));  // a 2x2 window, stride 1
+    std::vector<std::string> skipped;
+    for (const auto& s : result.skipped) skipped.push_back(s.node.name + ": " + s.reason.substr(0, s.reason.find(" (through")));
+    EXPECT_EQ(skipped, (std::vector<std::string>{
+                           "picked_doubled: data-dependent shape: data \"doubled\" dimension 0 depends on run-time values",
+                           "picked_grown: data-dependent shape: data \"grown\" dimension 0 depends on run-time values"}));
 }
 
 TEST(ImportCounts, MaxCountSetsOrLowersABound) {

@@ -308,6 +308,41 @@ Counted gather_nd(const NodeView& v) {
 // An element-wise operator of one input: the count stays on its axis.
 Counted same_axis(const NodeView& v, const CountedDim& in) { return v.moved(in, in.axis); }
 
+// Convolutions and pooling keep the batch, axis 0 (Mask R-CNN's mask head over its regions); the weights, bias and
+// the other axes have no count.
+Counted batch(const NodeView& v) {
+    const CountedDim* in = v.counted(0);
+    if (!in || in->axis != 0) return std::nullopt;
+    for (int i = 1; i < v.node.input_size(); ++i) {
+        if (v.counted(i)) return std::nullopt;
+    }
+    return v.moved(*in, 0);
+}
+
+// Resize and Upsample keep a count whose axis their known scales leave at 1.0 (Keypoint R-CNN's heatmaps, scaled
+// by [1, 1, 2, 2]); by sizes, or other scales, the count is lost.
+Counted resize(const NodeView& v, const CountedDim& in) {
+    const bool upsample = v.node.op_type() == "Upsample" || v.opset < 11;  // X, scales; from opset 11 X, roi, scales
+    const int scales = upsample ? 1 : 2;
+    if (!upsample && v.node.input_size() > 3 && !v.node.input(3).empty()) return std::nullopt;  // sizes
+    const TensorValue* given = v.value(scales);
+    if (!given || given->dims.size() != 1 || in.axis >= given->reals.size() || given->reals[in.axis] != 1.0) return std::nullopt;
+    for (int i = 1; i < v.node.input_size(); ++i) {
+        if (v.counted(i)) return std::nullopt;
+    }
+    return v.moved(in, in.axis);
+}
+
+// Pad keeps a count where its axis is padded by nothing (pads known, the axes input absent).
+Counted pad(const NodeView& v, const CountedDim& in) {
+    const auto rank = v.input_rank(0);
+    const auto pads = v.node.input_size() > 1 ? v.ints(1) : ints_attribute(v.node, "pads");
+    const bool axes = v.node.input_size() > 3 && !v.node.input(3).empty();
+    if (axes || !rank || !pads || pads->size() != 2 * *rank || v.counted(1)) return std::nullopt;
+    if ((*pads)[in.axis] != 0 || (*pads)[in.axis + *rank] != 0) return std::nullopt;
+    return v.moved(in, in.axis);
+}
+
 // GatherElements' output has the shape of indices; a scatter's that of data.
 std::vector<Counted> elements(const NodeView& v) {
     const CountedDim* from = v.node.op_type() == "GatherElements" ? v.counted(1) : v.counted(0);

@@ -36,6 +36,9 @@ std::vector<Counted> unique(const NodeView& v);
 // counts/passing.cpp
 Counted broadcast(const NodeView& v);
 Counted same_axis(const NodeView& v, const CountedDim& in);
+Counted batch(const NodeView& v);  // Conv, ConvTranspose, pooling: a count of the batch, axis 0
+Counted pad(const NodeView& v, const CountedDim& in);
+Counted resize(const NodeView& v, const CountedDim& in);  // Resize, Upsample: scales of 1.0 on the count's axis
 Counted transpose(const NodeView& v, const CountedDim& in);
 Counted squeeze(const NodeView& v, const CountedDim& in);
 Counted unsqueeze(const NodeView& v, const CountedDim& in);
