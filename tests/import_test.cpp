@@ -2068,8 +2068,9 @@ Model subgraph_model() {
 
 // A Loop that runs exactly its trip count (known, here x's row count through Shape and Gather; the condition true on
 // entry and kept true by the body, as PyTorch's exports make it: a Cast of the outer true) stacks that many rows:
-// a Gather of its scan output gets the shape. A Loop whose body may stop early (the condition i < 2) does not:
-// its scan output's rows are not known, and the Gather after it is skipped, saying so.
+// a Gather of its scan output gets the shape; so does one without a condition input, which ignores the body's
+// condition. A Loop whose body may stop early (the condition i < 2) does not: its scan output's rows are not known,
+// and the Gather after it is skipped, saying so.
 TEST(ImportSubgraphs, LoopScanOutputsTakeTheTripCount) {
     Model m(16);
     m.input("x", kFloat, {5, 4});
@@ -2079,15 +2080,15 @@ TEST(ImportSubgraphs, LoopScanOutputsTakeTheTripCount) {
     m.initializer("yes", onnx::TensorProto::BOOL, {}, {1});
     m.node("Shape", {"x"}, "x_shape", "shape");
     m.node("Gather", {"x_shape", "zero"}, "rows", "rows");
-    for (const std::string loop_name : {"bags", "until"}) {
-        onnx::NodeProto& loop = m.node("Loop", {"rows", "yes"}, loop_name + "_out", loop_name);
+    for (const std::string loop_name : {"bags", "until", "for"}) {
+        onnx::NodeProto& loop = m.node("Loop", {"rows", loop_name == "for" ? "" : "yes"}, loop_name + "_out", loop_name);
         onnx::GraphProto* body = add_body(loop, "body", loop_name + "_body");
         add_value(body->mutable_input(), loop_name + "_i", kInt64, {});
         add_value(body->mutable_input(), loop_name + "_c", onnx::TensorProto::BOOL, {});
         if (loop_name == "bags") {
             Model::attribute(Model::add_node(body, "Cast", {"yes"}, "bags_go", ""), "to", int64_t{onnx::TensorProto::BOOL});
         } else {
-            Model::add_node(body, "Less", {"until_i", "two"}, "until_go", "");
+            Model::add_node(body, "Less", {loop_name + "_i", "two"}, loop_name + "_go", "");
         }
         Model::add_node(body, "Gather", {"x", loop_name + "_i"}, loop_name + "_row", loop_name + "_row");
         Model::add_node(body, "Mul", {loop_name + "_row", loop_name + "_row"}, loop_name + "_square", "");
@@ -2095,14 +2096,15 @@ TEST(ImportSubgraphs, LoopScanOutputsTakeTheTripCount) {
         add_value(body->mutable_output(), loop_name + "_square", kFloat, {4});
         m.node("Gather", {loop_name + "_out", "pick"}, loop_name + "_picked", loop_name + "_picked");
     }
-    m.output("bags_picked", kFloat, {2, 4});
-    m.output("until_picked", kFloat, {2, 4});
+    for (const std::string name : {"bags_picked", "until_picked", "for_picked"}) m.output(name, kFloat, {2, 4});
     const auto result = kernelgen::import_model(m.bytes(), "loops.onnx");
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
-    const auto picked = std::find_if(result.kernels.begin(), result.kernels.end(),
-                                     [](const kernelgen::ImportedKernel& kernel) { return kernel.name == "bags_picked"; });
-    ASSERT_NE(picked, result.kernels.end());
-    EXPECT_EQ(picked->spec.data_shape, (kernelgen::Shape{5, 4}));
+    for (const std::string name : {"bags_picked", "for_picked"}) {
+        const auto picked = std::find_if(result.kernels.begin(), result.kernels.end(),
+                                         [&](const kernelgen::ImportedKernel& kernel) { return kernel.name == name; });
+        ASSERT_NE(picked, result.kernels.end()) << name;
+        EXPECT_EQ(picked->spec.data_shape, (kernelgen::Shape{5, 4})) << name;
+    }
     ASSERT_EQ(result.skipped.size(), 1u);
     EXPECT_EQ(result.skipped[0].node.str(), "node \"until_picked\" (Gather, #5)");
     EXPECT_EQ(result.skipped[0].reason, "dynamic shape: data \"until_out\" dimension 0 could not be inferred; fix it with "
@@ -3299,24 +3301,32 @@ TEST(ImportOptions, ValueMakesAnInputConstant) {
     m.input("flags", kBool, {2});
     m.input("scale", kFloat, {});
     m.input("n", kInt32, {kDynamic});                     // "N"
+    m.input("fallback", kInt64, {});                      // with a default: an initializer of the same name
+    m.initializer("fallback", kInt64, {}, {1});
     m.initializer("idx", kInt64, {2}, {0, 1});
     m.node("Gather", {"x", "row"}, "picked", "picked");    // indices from --value: constant
     m.node("Gather", {"flags", "idx"}, "chosen", "chosen");  // data from --value: folded
     m.node("Mul", {"x", "scale"}, "scaled", "mul");
     m.node("Gather", {"n", "idx"}, "ns", "ns");
+    m.node("Gather", {"x", "fallback"}, "defaulted", "defaulted");  // the default is no constant: a caller may feed it
     auto import = [&](const std::vector<std::string>& values, std::map<std::string, int64_t> dims = {}) {
         kernelgen::ImportOptions options;
         options.dims = std::move(dims);
         for (const auto& text : values) options.values.push_back(*kernelgen::parse_value_option(text, problem));
         return kernelgen::import_model(m.bytes(), "m.onnx", options);
     };
-    const auto fixed = import({"row=-2", "flags=1,0", "scale=0.5"}, {{"N", 2}});
+    const auto fixed = import({"row=-2", "flags=1,0", "scale=0.5", "fallback=3"}, {{"N", 2}});
     ASSERT_TRUE(fixed.usage_errors.empty()) << fixed.usage_errors.front();
-    EXPECT_EQ(kernelgen::import_summary(fixed, "m"), "m: 2 specs (0 in subgraphs), 1 folded, 0 skipped");
-    ASSERT_FALSE(fixed.kernels.empty());
+    EXPECT_EQ(kernelgen::import_summary(fixed, "m"), "m: 3 specs (0 in subgraphs), 1 folded, 0 skipped");
+    ASSERT_EQ(fixed.kernels.size(), 3u);
     EXPECT_EQ(fixed.kernels[0].name, "picked");
     EXPECT_EQ(fixed.kernels[0].spec.constant_indices, std::vector<int64_t>{-2});
-    EXPECT_EQ(json::parse(fixed.report).at("values"), json::parse(R"({"flags": [1, 0], "row": [-2], "scale": [0.5]})"));
+    EXPECT_EQ(fixed.kernels[2].name, "defaulted");
+    EXPECT_EQ(fixed.kernels[2].spec.constant_indices, std::vector<int64_t>{3});  // the value given, not the default
+    const auto unfixed = import({}, {{"N", 2}});
+    ASSERT_EQ(unfixed.kernels.size(), 4u);
+    EXPECT_FALSE(unfixed.kernels[3].spec.constant_indices.has_value());
+    EXPECT_EQ(json::parse(fixed.report).at("values"), json::parse(R"({"fallback": [3], "flags": [1, 0], "row": [-2], "scale": [0.5]})"));
     auto errors = [&](const std::vector<std::string>& values) { return import(values).usage_errors; };
     EXPECT_EQ(errors({"row=1.5"}), std::vector<std::string>{"--value row=1.5: \"1.5\" is not a value of input \"row\" (int64: an "
                                                            "integer from -2^63 to 2^63-1)"});
@@ -3326,8 +3336,11 @@ TEST(ImportOptions, ValueMakesAnInputConstant) {
     EXPECT_EQ(errors({"n=1,2"}), std::vector<std::string>{"--value n=1,2: the shape of input \"n\" is not known (give it with "
                                                          "--input n=SHAPE, or bind its dimensions with --dim)"});
     EXPECT_EQ(errors({"z=1"}), std::vector<std::string>{"--value z=1: the model has no input \"z\" (its inputs: \"x\", \"row\", "
-                                                       "\"flags\", \"scale\", \"n\")"});
+                                                       "\"flags\", \"scale\", \"n\", \"fallback\")"});
     EXPECT_EQ(errors({"row=1", "row=2"}), std::vector<std::string>{"--value row is given more than once"});
+    EXPECT_EQ(import({"n=1"}, {{"N", int64_t{1} << 40}}).usage_errors,
+              std::vector<std::string>{"--value n=1: input \"n\" has more than 65536 elements (shape [1099511627776]), not 1"});
+    EXPECT_TRUE(import({"scale=1e-40"}).usage_errors.empty());  // a subnormal float32
     EXPECT_EQ(errors({"scale=1e99"}), std::vector<std::string>{"--value scale=1e99: \"1e99\" is not a value of input \"scale\" "
                                                               "(float32: a decimal number (0.5, -1e3))"});
 

@@ -49,7 +49,7 @@ async function main() {
     carried.forEach((tensor, k) => { inputs[loop.body_inputs[2 + k]] = tensor; });
     const outputs = fromResults(session, await session.run(toFeeds(ort, { ...loop.outer, ...inputs })));
     iterations.push({ ...inputs, ...outputs });
-    condition = outputs[loop.body_outputs[0]];
+    if (loop.cond) condition = outputs[loop.body_outputs[0]];  // without a condition input, ONNX ignores it
     carried = carried.map((_, k) => outputs[loop.body_outputs[1 + k]]);
   }
   fs.writeFileSync(iterationsPath, JSON.stringify(iterations) + '\n');

@@ -109,19 +109,29 @@ def export(out, manifest, name, model, args, input_names, dynamic_axes, dims, op
     # iteration, so the body becomes a model of its own that the test runs once per iteration.
     loops = []
     main_values = {v.name: v for v in exported.graph.input} | types
+    def names(graph, used, defined):  # what a graph and the graphs nested in it read, and what they define
+        defined |= {i.name for i in graph.input} | {t.name for t in graph.initializer}
+        for inner in graph.node:
+            used.extend(v for v in inner.input if v)
+            defined |= set(inner.output)
+            for attribute in inner.attribute:
+                for nested in ([attribute.g] if attribute.type == onnx.AttributeProto.GRAPH else list(attribute.graphs)):
+                    names(nested, used, defined)
+        used.extend(o.name for o in graph.output)
+
     for node in list(exported.graph.node):
-        if node.op_type != "Loop":
+        # (An unnamed Loop is left out: the test finds a body's nodes by their Loop's name.)
+        if node.op_type != "Loop" or not node.name:
             continue
         body = next(a.g for a in node.attribute if a.name == "body")
         if not any(inner.op_type in INDEXING for inner in body.node):
             continue
-        defined = {i.name for i in body.input} | {t.name for t in body.initializer}
-        defined |= {o for inner in body.node for o in inner.output}
+        used, defined = [], set()
+        names(body, used, defined)
         outer = []
-        for inner in body.node:
-            for value in inner.input:
-                if value and value not in defined and value not in outer:
-                    outer.append(value)
+        for value in used:
+            if value not in defined and value not in outer:
+                outer.append(value)
         graph = onnx.helper.make_graph(list(body.node), "loop_body", [], [], list(body.initializer))
         graph.input.extend(body.input)
         graph.output.extend(body.output)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 
@@ -26,14 +27,14 @@ bool add_element(onnx::TensorProto& tensor, int32_t elem_type, const std::string
     long long value = 0;
     switch (elem_type) {
         case onnx::TensorProto::FLOAT: {
-            const float f = std::strtof(begin, &end);
-            if (end == begin || *end != '\0' || errno == ERANGE) return false;
+            const float f = std::strtof(begin, &end);  // ERANGE for a subnormal too: only an overflow is refused
+            if (end == begin || *end != '\0' || (errno == ERANGE && std::isinf(f))) return false;
             tensor.add_float_data(f);
             return true;
         }
         case onnx::TensorProto::DOUBLE: {
             const double d = std::strtod(begin, &end);
-            if (end == begin || *end != '\0' || errno == ERANGE) return false;
+            if (end == begin || *end != '\0' || (errno == ERANGE && std::isinf(d))) return false;
             tensor.add_double_data(d);
             return true;
         }
@@ -124,10 +125,11 @@ bool bind_values(onnx::ModelProto& model, const ImportOptions& options, std::vec
                                    " is not known (give it with --input " + given.name + "=SHAPE, or bind its dimensions with --dim)");
             continue;
         }
-        uint64_t elements = 1;
-        for (int64_t dim : *shape) elements *= static_cast<uint64_t>(dim);
+        uint64_t elements = 1;  // capped past the most values an option gives, so that it cannot wrap
+        for (int64_t dim : *shape) elements = std::min<uint64_t>(elements * static_cast<uint64_t>(dim), kMaxInputValues + 1);
         if (elements != given.values.size()) {
-            usage_errors.push_back(given.text + ": input " + in_quotes(given.name) + " has " + std::to_string(elements) +
+            const std::string count = elements > kMaxInputValues ? "more than " + std::to_string(kMaxInputValues) : std::to_string(elements);
+            usage_errors.push_back(given.text + ": input " + in_quotes(given.name) + " has " + count +
                                    (elements == 1 ? " element" : " elements") + " (shape " + format_shape(Shape(shape->begin(), shape->end())) + "), not " +
                                    std::to_string(given.values.size()));
             continue;
@@ -145,7 +147,12 @@ bool bind_values(onnx::ModelProto& model, const ImportOptions& options, std::vec
             break;
         }
         if (!fits) continue;
-        *model.mutable_graph()->add_initializer() = std::move(tensor);
+        // An initializer of the same name (the input's default) gives way to the values given.
+        auto* initializers = model.mutable_graph()->mutable_initializer();
+        for (int i = initializers->size(); i-- > 0;) {
+            if (initializers->Get(i).name() == given.name) initializers->DeleteSubrange(i, 1);
+        }
+        *initializers->Add() = std::move(tensor);
         inputs->DeleteSubrange(position, 1);
     }
     return usage_errors.empty();

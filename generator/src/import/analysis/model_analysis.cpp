@@ -217,7 +217,7 @@ bool known_true(const GraphScope& scope, const std::string& name) {
 
 // Declares the leading dimension of each scan output of a Loop that runs exactly its trip count: the trip count a
 // known value, the condition true on entry and after every iteration (the body's condition output the body's
-// condition input, or a value known true, as PyTorch's exports make it). ONNX 1.12's inference leaves that
+// condition input, or a value known true, as PyTorch's exports make it), or no condition input at all. ONNX 1.12's inference leaves that
 // dimension unknown, and everything after the Loop loses its shapes (an EmbeddingBag's bags, stacked). Returns
 // how many it declared.
 size_t declare_loop_scans(GraphScope& scope) {
@@ -234,8 +234,10 @@ size_t declare_loop_scans(GraphScope& scope) {
             static_cast<uint64_t>(trip_count->ints[0]) > kMaxElements || graph.input_size() < 2 || graph.output_size() < 1) {
             continue;
         }
-        const bool passes_condition = graph.output(0).name() == graph.input(1).name();
-        if (!known_true(scope, node.input(1)) || (!passes_condition && !known_true(inner, graph.output(0).name()))) continue;
+        // Without a condition input the Loop ignores the body's condition output and runs its trip count.
+        const bool keeps_going = node.input(1).empty() || graph.output(0).name() == graph.input(1).name() ||
+                                 known_true(inner, graph.output(0).name());
+        if (!known_true(scope, node.input(1)) || !keeps_going) continue;
         const int carried = node.input_size() - 2;
         for (int k = carried; k < node.output_size() && 1 + k < graph.output_size(); ++k) {
             const onnx::TypeProto* output = scope.type(node.output(k));

@@ -325,6 +325,7 @@ Counted resize(const NodeView& v, const CountedDim& in) {
     const bool upsample = v.node.op_type() == "Upsample" || v.opset < 11;  // X, scales; from opset 11 X, roi, scales
     const int scales = upsample ? 1 : 2;
     if (!upsample && v.node.input_size() > 3 && !v.node.input(3).empty()) return std::nullopt;  // sizes
+    if (find_attribute(v.node, "axes")) return std::nullopt;  // opset 18: the scales of the axes listed
     const TensorValue* given = v.value(scales);
     if (!given || given->dims.size() != 1 || in.axis >= given->reals.size() || given->reals[in.axis] != 1.0) return std::nullopt;
     for (int i = 1; i < v.node.input_size(); ++i) {
