@@ -120,7 +120,8 @@ TemplateValues header_contract(const KernelSpec& spec, const IndexedCopy& copy) 
     values.flags["scatter"] = is_scatter(spec.op);
     values.text["duplicates"] = duplicates_wording(spec, copy);
     // Constant indices beside a run-time data count are checked at run time, as indices passed in are.
-    const bool constant_checked = spec.constant_indices && spec.runtime_data_count && element_count(spec.indices_shape) > 0;
+    const bool constant_checked =
+        spec.constant_indices && spec.runtime_data_count && element_count(spec.indices_shape) > 0;
     values.flags["constant"] = spec.constant_indices && !constant_checked;
     values.flags["constant_checked"] = constant_checked;
     values.flags["runtime_count"] = spec.runtime_count;

@@ -192,8 +192,9 @@ struct Return {
 };
 
 struct Statement {
-    std::variant<Comment, ConstantIndices, Unused, CheckCount, CheckIndices, CopyData, For, Slice, Local, PrefetchHint, BlockCopy, Assign,
-                 Return> node;
+    std::variant<Comment, ConstantIndices, Unused, CheckCount, CheckIndices, CopyData, For, Slice, Local, PrefetchHint,
+                 BlockCopy, Assign, Return>
+        node;
 };
 
 // The file-scope helpers the source defines, in the order it defines them (the index wrap and the float16

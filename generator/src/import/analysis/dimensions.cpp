@@ -114,23 +114,29 @@ bool bind_values(onnx::ModelProto& model, const ImportOptions& options, std::vec
         const onnx::ValueInfoProto& input = inputs->Get(position);
         const int32_t elem_type = input.type().tensor_type().elem_type();
         if (!input.type().has_tensor_type() || allowed_values(elem_type).empty()) {
-            usage_errors.push_back(given.text + ": input " + in_quotes(given.name) + " is " +
-                                   (input.type().has_tensor_type() ? "of element type " + type_text(elem_type) : "not a tensor") +
+            const std::string what =
+                input.type().has_tensor_type() ? "of element type " + type_text(elem_type) : "not a tensor";
+            usage_errors.push_back(given.text + ": input " + in_quotes(given.name) + " is " + what +
                                    " (--value takes integer, bool, float and double tensors)");
             continue;
         }
         const auto shape = static_shape(&input.type());
         if (!shape) {
             usage_errors.push_back(given.text + ": the shape of input " + in_quotes(given.name) +
-                                   " is not known (give it with --input " + given.name + "=SHAPE, or bind its dimensions with --dim)");
+                                   " is not known (give it with --input " + given.name +
+                                   "=SHAPE, or bind its dimensions with --dim)");
             continue;
         }
         uint64_t elements = 1;  // capped past the most values an option gives, so that it cannot wrap
-        for (int64_t dim : *shape) elements = std::min<uint64_t>(elements * static_cast<uint64_t>(dim), kMaxInputValues + 1);
+        for (int64_t dim : *shape) {
+            elements = std::min<uint64_t>(elements * static_cast<uint64_t>(dim), kMaxInputValues + 1);
+        }
         if (elements != given.values.size()) {
-            const std::string count = elements > kMaxInputValues ? "more than " + std::to_string(kMaxInputValues) : std::to_string(elements);
+            const std::string count =
+                elements > kMaxInputValues ? "more than " + std::to_string(kMaxInputValues) : std::to_string(elements);
+            const std::string dims = format_shape(Shape(shape->begin(), shape->end()));
             usage_errors.push_back(given.text + ": input " + in_quotes(given.name) + " has " + count +
-                                   (elements == 1 ? " element" : " elements") + " (shape " + format_shape(Shape(shape->begin(), shape->end())) + "), not " +
+                                   (elements == 1 ? " element" : " elements") + " (shape " + dims + "), not " +
                                    std::to_string(given.values.size()));
             continue;
         }
@@ -141,8 +147,9 @@ bool bind_values(onnx::ModelProto& model, const ImportOptions& options, std::vec
         bool fits = true;
         for (const auto& text : given.values) {
             if (add_element(tensor, elem_type, text)) continue;
-            usage_errors.push_back(given.text + ": " + in_quotes(text) + " is not a value of input " + in_quotes(given.name) +
-                                   " (" + type_text(elem_type) + ": " + allowed_values(elem_type) + ")");
+            const std::string allowed = type_text(elem_type) + ": " + allowed_values(elem_type);
+            usage_errors.push_back(given.text + ": " + in_quotes(text) + " is not a value of input " +
+                                   in_quotes(given.name) + " (" + allowed + ")");
             fits = false;
             break;
         }

@@ -217,9 +217,9 @@ bool known_true(const GraphScope& scope, const std::string& name) {
 
 // Declares the leading dimension of each scan output of a Loop that runs exactly its trip count: the trip count a
 // known value, the condition true on entry and after every iteration (the body's condition output the body's
-// condition input, or a value known true, as PyTorch's exports make it), or no condition input at all. ONNX 1.12's inference leaves that
-// dimension unknown, and everything after the Loop loses its shapes (an EmbeddingBag's bags, stacked). Returns
-// how many it declared.
+// condition input, or a value known true, as PyTorch's exports make it), or no condition input at all. ONNX 1.12's
+// inference leaves that dimension unknown, and everything after the Loop loses its shapes (an EmbeddingBag's bags,
+// stacked). Returns how many it declared.
 size_t declare_loop_scans(GraphScope& scope) {
     size_t added = 0;
     for (int n = 0; n < scope.graph->node_size(); ++n) {
@@ -231,7 +231,8 @@ size_t declare_loop_scans(GraphScope& scope) {
         const onnx::GraphProto& graph = *inner.graph;
         const TensorValue* trip_count = node.input(0).empty() ? nullptr : scope.value(node.input(0));
         if (!trip_count || trip_count->count() != 1 || trip_count->ints.empty() || trip_count->ints[0] < 0 ||
-            static_cast<uint64_t>(trip_count->ints[0]) > kMaxElements || graph.input_size() < 2 || graph.output_size() < 1) {
+            static_cast<uint64_t>(trip_count->ints[0]) > kMaxElements || graph.input_size() < 2 ||
+            graph.output_size() < 1) {
             continue;
         }
         // Without a condition input the Loop ignores the body's condition output and runs its trip count.
