@@ -19,12 +19,6 @@ std::string listed(const Names& names) {
     return out;
 }
 
-// ONNX's own name of an element type.
-std::string type_text(int32_t type) {
-    if (onnx::TensorProto_DataType_IsValid(type)) return onnx::TensorProto_DataType_Name(type);
-    return "element type " + std::to_string(type);
-}
-
 // `values` (row-major) nested as `shape`.
 Json nest(const std::vector<int64_t>& values, const Shape& shape, size_t axis, size_t& at) {
     if (axis == shape.size()) return values[at++];
@@ -371,10 +365,6 @@ int64_t default_opset(const onnx::ModelProto& model, bool& found) {
 }
 
 
-std::string element_type_name(int32_t type) {
-    const auto dtype = dtype_of_onnx(type);
-    return dtype ? std::string(info(*dtype).name) : type_text(type);
-}
 
 namespace {
 
@@ -475,15 +465,15 @@ bool read_tensors(const NodeContext& c, const std::vector<std::string>& roles, s
 std::string element_type_problem(const onnx::NodeProto& node, const StaticTensor& data, const StaticTensor& indices,
                                  const std::optional<StaticTensor>& updates) {
     if (!dtype_of_onnx(data.elem_type)) {
-        return "unsupported element type: data " + in_quotes(node.input(0)) + " is " + type_text(data.elem_type);
+        return "unsupported element type: data " + in_quotes(node.input(0)) + " is " + onnx_type_name(data.elem_type);
     }
     if (updates && updates->elem_type != data.elem_type) {
-        return "updates " + in_quotes(node.input(2)) + " is " + type_text(updates->elem_type) + " but data is " +
-               type_text(data.elem_type);
+        return "updates " + in_quotes(node.input(2)) + " is " + onnx_type_name(updates->elem_type) + " but data is " +
+               onnx_type_name(data.elem_type);
     }
     if (indices.elem_type != onnx::TensorProto::INT32 && indices.elem_type != onnx::TensorProto::INT64) {
-        return "unsupported index type: indices " + in_quotes(node.input(1)) + " is " + type_text(indices.elem_type) +
-               " (INT32 or INT64)";
+        return "unsupported index type: indices " + in_quotes(node.input(1)) + " is " +
+               onnx_type_name(indices.elem_type) + " (INT32 or INT64)";
     }
     return "";
 }
@@ -508,7 +498,8 @@ bool add_constant_indices(const NodeContext& c, const Shape& indices_shape, Json
     }
     // The value's own type too: a declaration may call float values int64 (their `ints` are then empty).
     if (values->type != onnx::TensorProto::INT32 && values->type != onnx::TensorProto::INT64) {
-        problem = "constant indices " + in_quotes(name) + " cannot be read: it holds " + type_text(values->type) + " values";
+        problem = "constant indices " + in_quotes(name) + " cannot be read: it holds " + onnx_type_name(values->type) +
+                  " values";
         return false;
     }
     // No known value holds more elements than constant indices may have.

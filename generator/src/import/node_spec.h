@@ -31,10 +31,6 @@ std::string opset_problem(const OpRule& rule, int64_t opset);
 // The version of the default domain (ai.onnx) the model imports; `found` false when it imports none.
 int64_t default_opset(const onnx::ModelProto& model, bool& found);
 
-// kernelgen's name of an ONNX element type ("float32"), or ONNX's own ("FLOAT8E4M3FN", "element type 17") for a
-// type kernelgen does not have.
-std::string element_type_name(int32_t type);
-
 // A --max-count for one node: the option as given ("--max-count NODE=N") and N.
 struct MaxCount {
     std::string option;

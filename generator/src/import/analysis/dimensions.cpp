@@ -8,7 +8,6 @@
 
 #include "common/hints.h"
 #include "import/model/bodies.h"
-#include "kernelgen/dtype.h"
 #include "kernelgen/spec.h"
 
 namespace kernelgen {
@@ -63,13 +62,6 @@ bool add_element(onnx::TensorProto& tensor, int32_t elem_type, const std::string
     return true;
 }
 
-// kernelgen's name of an ONNX element type (float32, int64), or ONNX's own.
-std::string type_text(int32_t type) {
-    if (const auto dtype = dtype_of_onnx(type)) return std::string(info(*dtype).name);
-    if (onnx::TensorProto_DataType_IsValid(type)) return onnx::TensorProto_DataType_Name(type);
-    return "element type " + std::to_string(type);
-}
-
 // What an element of ONNX type `elem_type` may be written as, for messages; "" for a type --value does not take.
 std::string allowed_values(int32_t elem_type) {
     switch (elem_type) {
@@ -115,7 +107,7 @@ bool bind_values(onnx::ModelProto& model, const ImportOptions& options, std::vec
         const int32_t elem_type = input.type().tensor_type().elem_type();
         if (!input.type().has_tensor_type() || allowed_values(elem_type).empty()) {
             const std::string what =
-                input.type().has_tensor_type() ? "of element type " + type_text(elem_type) : "not a tensor";
+                input.type().has_tensor_type() ? "of element type " + element_type_name(elem_type) : "not a tensor";
             usage_errors.push_back(given.text + ": input " + in_quotes(given.name) + " is " + what +
                                    " (--value takes integer, bool, float and double tensors)");
             continue;
@@ -147,7 +139,7 @@ bool bind_values(onnx::ModelProto& model, const ImportOptions& options, std::vec
         bool fits = true;
         for (const auto& text : given.values) {
             if (add_element(tensor, elem_type, text)) continue;
-            const std::string allowed = type_text(elem_type) + ": " + allowed_values(elem_type);
+            const std::string allowed = element_type_name(elem_type) + ": " + allowed_values(elem_type);
             usage_errors.push_back(given.text + ": " + in_quotes(text) + " is not a value of input " +
                                    in_quotes(given.name) + " (" + allowed + ")");
             fits = false;

@@ -4,7 +4,19 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernelgen/dtype.h"
+
 namespace kernelgen {
+
+std::string onnx_type_name(int32_t type) {
+    if (onnx::TensorProto_DataType_IsValid(type)) return onnx::TensorProto_DataType_Name(type);
+    return "element type " + std::to_string(type);
+}
+
+std::string element_type_name(int32_t type) {
+    const auto dtype = dtype_of_onnx(type);
+    return dtype ? std::string(info(*dtype).name) : onnx_type_name(type);
+}
 
 namespace {
 

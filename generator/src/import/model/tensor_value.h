@@ -29,6 +29,12 @@ struct ElementKind {
     int bits = 0;
 };
 
+// ONNX's own name of an element type ("FLOAT8E4M3FN"; "element type 99" for one ONNX does not define).
+std::string onnx_type_name(int32_t type);
+
+// kernelgen's name of an ONNX element type ("float32"), or ONNX's own for a type kernelgen does not have.
+std::string element_type_name(int32_t type);
+
 // The kind of a folding element type, or nothing (strings, complex numbers and unknown types are not folded).
 std::optional<ElementKind> element_kind(int32_t type);
 
