@@ -190,7 +190,9 @@ def kernel_call(spec, header, target, label=None, function=None):
     c = unroll_report.C_TYPES[spec["dtype"]]
     index = "int32_t" if spec.get("index_dtype") == "int32" else "int64_t"
     size = element_bytes(spec["dtype"], target)
-    tensors = [dict(name="data", type=c, bytes=size, count=sizes["data"], readonly=True, dtype=spec["dtype"])]
+    tensors = []
+    if not unroll_report.holds_data(spec):  # constant data is the kernel's own table
+        tensors.append(dict(name="data", type=c, bytes=size, count=sizes["data"], readonly=True, dtype=spec["dtype"]))
     if "indices" not in spec:
         tensors.append(dict(name="indices", type=index, bytes=8 if index == "int64_t" else 4, count=sizes["indices"],
                             readonly=True, dtype="index"))

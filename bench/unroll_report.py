@@ -32,11 +32,20 @@ C_TYPES = {
 
 
 def kernels_of(paths):
+    """The kernel objects of spec files, each a dict; a "data_file" made absolute (it names a file relative to its
+    spec's folder, and the kernels are generated from copies elsewhere)."""
     for path in paths:
         with open(path) as f:
             document = json.load(f)
         for kernel in document.get("kernels", [document]):
+            if "data_file" in kernel:
+                kernel["data_file"] = os.path.join(os.path.dirname(os.path.abspath(path)), kernel["data_file"])
             yield kernel
+
+
+def holds_data(kernel):
+    """Whether the kernel holds its data (constant data: "data" or "data_file"), and so takes no data argument."""
+    return "data" in kernel or "data_file" in kernel
 
 
 def elements(shape):
@@ -122,10 +131,11 @@ def driver(kernels):
         name, macro = k["name"], k["name"].upper()
         element = C_TYPES[k["dtype"]]
         index = "int32_t" if k.get("index_dtype") == "int32" else "int64_t"
-        args = [f"{name}_data"]
+        args = [] if holds_data(k) else [f"{name}_data"]
         if k.get("data_count") == "runtime":
             args.append(f"{macro}_MAX_DATA_COUNT")  # a run-time data count, at its bound
-        lines.append(f"static {element} {name}_data[{macro}_DATA_SIZE + 1];")
+        if not holds_data(k):
+            lines.append(f"static {element} {name}_data[{macro}_DATA_SIZE + 1];")
         lines.append(f"static {element} {name}_output[{macro}_OUTPUT_SIZE + 1];")
         if "indices" not in k:
             lines.append(f"static {index} {name}_indices[{macro}_INDICES_SIZE + 1];")

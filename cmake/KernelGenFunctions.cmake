@@ -1,9 +1,10 @@
 # kernelgen_add_kernels(<target> SPECS <spec.json>... [OUTPUT_DIR <dir>] [OPTIONS <kernelgen arguments>...])
 #
 # Creates the static library <target> from the kernels the specs describe, with the generated headers on its
-# public include path (C99, no extensions). One custom command per spec file, rerun when the spec or the
-# generator changes (and, in a source build, a template), and only then. Kernel names are read from the
-# specs at configure time (and a spec edit reconfigures).
+# public include path (C99, no extensions). One custom command per spec file, rerun when the spec, a data file
+# it names ("data_file": a kernel's constant data) or the generator changes (and, in a source build, a template),
+# and only then. Kernel names and data files are read from the specs at configure time (and a spec edit
+# reconfigures); a kernel with constant data also writes <name>_data.inc, its table, which its .c includes.
 #
 #   SPECS       spec files; relative paths are relative to CMAKE_CURRENT_SOURCE_DIR.
 #   OUTPUT_DIR  where the .h/.c go; relative paths are relative to CMAKE_CURRENT_BINARY_DIR
@@ -71,6 +72,30 @@ function(_kernelgen_spec_name name_var problem_var text)
   endif()
   set(${name_var} "${name}" PARENT_SCOPE)
   set(${problem_var} "${problem}" PARENT_SCOPE)
+endfunction()
+
+# Reads the constant data of kernel <name>, at the JSON path given after <text> ("" for a one-kernel spec, or
+# "kernels <i>"): when it gives "data" or "data_file", appends <name> to the list <tables_var> (its table goes into
+# <name>_data.inc), and the data file to <files_var> as kernelgen resolves it, relative to the spec's folder
+# <spec_dir>.
+function(_kernelgen_spec_table tables_var files_var name text spec_dir)
+  string(JSON data_type ERROR_VARIABLE no_data TYPE "${text}" ${ARGN} data)
+  string(JSON file_type ERROR_VARIABLE no_file TYPE "${text}" ${ARGN} data_file)
+  set(tables "${${tables_var}}")
+  set(files "${${files_var}}")
+  if(NOT no_data OR NOT no_file)
+    list(APPEND tables "${name}")
+  endif()
+  if(NOT no_file AND file_type STREQUAL "STRING")
+    string(JSON file GET "${text}" ${ARGN} data_file)
+    if(NOT file STREQUAL "" AND NOT IS_ABSOLUTE "${file}")
+      set(file "${spec_dir}/${file}")
+    endif()
+    string(REPLACE ";" "\\;" file "${file}")
+    list(APPEND files "${file}")
+  endif()
+  set(${tables_var} "${tables}" PARENT_SCOPE)
+  set(${files_var} "${files}" PARENT_SCOPE)
 endfunction()
 
 # Creates the library kernelgen_support once per build tree (see above), with the generator of the first call.
@@ -227,11 +252,15 @@ function(kernelgen_add_kernels target)
       configure_file("${spec}" "${spec_dependency}" COPYONLY)
     endif()
     set(names "")
+    set(tables "")  # the kernels that hold constant data
+    set(data_files "")
     set(unreadable "")
+    get_filename_component(spec_dir "${spec}" DIRECTORY)
     string(JSON count ERROR_VARIABLE no_list LENGTH "${text}" kernels)
     if(no_list)
       _kernelgen_spec_name(name unreadable "${text}" name)
       list(APPEND names "${name}")
+      _kernelgen_spec_table(tables data_files "${name}" "${text}" "${spec_dir}")
     elseif(count EQUAL 0)
       message(FATAL_ERROR "${me}: ${spec}: /kernels is empty (at least one kernel)")
     else()
@@ -242,6 +271,7 @@ function(kernelgen_add_kernels target)
           break()
         endif()
         list(APPEND names "${name}")
+        _kernelgen_spec_table(tables data_files "${name}" "${text}" "${spec_dir}" kernels ${i})
       endforeach()
     endif()
     if(unreadable)
@@ -293,6 +323,9 @@ function(kernelgen_add_kernels target)
       set_property(GLOBAL PROPERTY KERNELGEN_CLAIMED_FILES "${claimed}")
       set_property(GLOBAL PROPERTY KERNELGEN_CLAIMANTS "${claimants}")
       list(APPEND outputs "${KG_OUTPUT_DIR}/${name}.h" "${KG_OUTPUT_DIR}/${name}.c")
+      if(name IN_LIST tables)
+        list(APPEND outputs "${KG_OUTPUT_DIR}/${name}_data.inc")
+      endif()
       list(APPEND all_sources "${KG_OUTPUT_DIR}/${name}.c")
     endforeach()
     _kernelgen_touch(touch ${outputs})
@@ -300,7 +333,7 @@ function(kernelgen_add_kernels target)
       OUTPUT ${outputs}
       COMMAND ${generator} --out-dir "${KG_OUTPUT_DIR}" --no-support ${KG_OPTIONS} "${spec}"
       ${touch}
-      DEPENDS "${spec_dependency}" ${generator_depends} "${command_stamp}"
+      DEPENDS "${spec_dependency}" ${data_files} ${generator_depends} "${command_stamp}"
       COMMENT "kernelgen: ${shown}"
       VERBATIM)
   endforeach()

@@ -33,8 +33,9 @@ typedef struct {
 } kernelgen_complex128;
 #endif
 
-/* Tables of constants (a kernel's runs of constant indices) are defined KERNELGEN_FLASH and read through
- * KERNELGEN_TABLE_U<bits>(table, r). On AVR, where flash is not in the data address space, avr-gcc keeps
+/* Tables of constants (a kernel's runs of constant indices, its constant data) are defined KERNELGEN_FLASH and
+ * read through KERNELGEN_TABLE_U<bits>(table, r), or copied out with KERNELGEN_COPY_FROM_FLASH(to, from, bytes)
+ * (a constant data table, whose elements are copied as bytes: their exact bit patterns). On AVR, where flash is not in the data address space, avr-gcc keeps
  * them in program memory and reads them with LPM (avr-libc's pgmspace.h): a plain static const array would
  * be copied into the few KB of SRAM at start-up. Everywhere else flash is ordinary memory and these are
  * plain reads. clang 14's AVR back end knows no program-memory attribute: there the tables stay in SRAM.
@@ -46,6 +47,7 @@ typedef struct {
 #define KERNELGEN_TABLE_U16(table, r) pgm_read_word(&(table)[r])
 #define KERNELGEN_TABLE_U32(table, r) pgm_read_dword(&(table)[r])
 #define KERNELGEN_TABLE_U64(table, r) kernelgen_table_u64(&(table)[r])
+#define KERNELGEN_COPY_FROM_FLASH(to, from, bytes) memcpy_P((to), (from), (bytes))
 static inline uint64_t kernelgen_table_u64(const uint64_t *entry)
 {
     uint64_t value;
@@ -58,6 +60,7 @@ static inline uint64_t kernelgen_table_u64(const uint64_t *entry)
 #define KERNELGEN_TABLE_U16(table, r) ((table)[r])
 #define KERNELGEN_TABLE_U32(table, r) ((table)[r])
 #define KERNELGEN_TABLE_U64(table, r) ((table)[r])
+#define KERNELGEN_COPY_FROM_FLASH(to, from, bytes) memcpy((to), (from), (bytes))
 #endif
 
 /* An index in [-size, size-1] as an offset along its axis: checked by the kernel before it is wrapped, or

@@ -238,6 +238,7 @@ std::string count_argument(const Case& c) { return c.count ? std::to_string(*c.c
 
 // The data argument: `data` (or what `input` names), then its run-time data count if the kernel takes one.
 std::string data_argument(const Case& c, const std::string& input) {
+    if (c.constant_data) return "";
     return input + ", " + (c.data_count ? std::to_string(*c.data_count) + "ul, " : "");
 }
 
@@ -401,7 +402,7 @@ void write_exported() {
 
 nlohmann::json to_json(const Case& c) {
     nlohmann::json item{{"kernel", c.kernel}, {"label", c.label}, {"has_updates", c.has_updates},
-                        {"in_place", c.in_place}, {"constant_indices", c.constant_indices},
+                        {"in_place", c.in_place}, {"constant_indices", c.constant_indices}, {"constant_data", c.constant_data},
                         {"compare", compare_name(c.compare)},
                         {"element_size", c.element_size}, {"data", hex(c.data)}, {"indices", hex(c.indices)},
                         {"updates", hex(c.updates)}, {"expected_status", c.expected_status},
@@ -423,6 +424,7 @@ Case case_from_json(const nlohmann::json& item) {
     c.has_updates = item.at("has_updates").get<bool>();
     c.in_place = item.at("in_place").get<bool>();
     c.constant_indices = item.value("constant_indices", false);
+    c.constant_data = item.value("constant_data", false);
     if (item.contains("count")) c.count = item.at("count").get<uint32_t>();
     if (item.contains("data_count")) c.data_count = item.at("data_count").get<uint32_t>();
     const std::string compare = item.at("compare").get<std::string>();

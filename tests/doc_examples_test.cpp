@@ -47,6 +47,8 @@
 #include "roi_merge.h"
 #include "pair_rows.h"
 #include "top_boxes.h"
+#include "glyph_rows.h"
+#include "token_table.h"
 
 namespace {
 
@@ -1073,6 +1075,71 @@ TEST(TwoCounts, ScatterIndicesOutsideTheDataCountAreRefused) {
     expect_roi_merge({1, 1, 9, 9}, 2, 1, ROI_MERGE_OK, {0, 1, 100, 101});  // row 1 of indices beyond the count
     expect_roi_merge({0, 0}, 7, 1, ROI_MERGE_ERROR_DATA_COUNT_OUT_OF_RANGE, {});
     expect_roi_merge({0, 0}, 6, 5, ROI_MERGE_ERROR_COUNT_OUT_OF_RANGE, {});
+}
+
+// ==========================================================================================================
+// Constant data (specs/embedding_tables.json): the kernels hold their tables. token_table's file holds
+// row + column / 16 at [row, column] (specs/token_table.npy, written so), but -0 at [0, 0], the smallest subnormal
+// at [5, 3] and a NaN with the payload 0xBEEF at [127, 15]: the rows come out bit for bit.
+// ==========================================================================================================
+
+// The bits token_table's file holds at [row, column].
+uint32_t token_bits(size_t row, size_t column) {
+    if (row == 0 && column == 0) return 0x80000000u;
+    if (row == 5 && column == 3) return 0x00000001u;
+    if (row == 127 && column == 15) return 0x7FC0BEEFu;
+    const float value = static_cast<float>(row) + static_cast<float>(column) / 16.0f;
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+// Calls token_table with `indices`, expecting `rows` (nothing written when empty: the call is refused), and hands
+// the call to the target tests.
+void expect_token_rows(const std::vector<int64_t>& indices, const std::vector<size_t>& rows) {
+    SCOPED_TRACE("token_table with " + show_indices(indices));
+    GuardedBuffer<uint32_t> output(TOKEN_TABLE_OUTPUT_SIZE);
+    const int status = token_table(indices.data(), reinterpret_cast<float*>(output.data()));
+    std::vector<uint32_t> expected(TOKEN_TABLE_OUTPUT_SIZE, 0xA5A5A5A5u);
+    for (size_t r = 0; r < rows.size(); ++r) {
+        for (size_t c = 0; c < 16; ++c) expected[r * 16 + c] = token_bits(rows[r], c);
+    }
+    EXPECT_EQ(status, rows.empty() ? TOKEN_TABLE_ERROR_INDEX_OUT_OF_RANGE : TOKEN_TABLE_OK);
+    EXPECT_EQ(output.contents(), expected);
+    EXPECT_TRUE(output.guards_intact());
+    cprogram::Case c = cprogram::typed_case<uint32_t>("token_table", "token_table " + show_indices(indices), {}, indices,
+                                                      nullptr, false, status, expected);
+    c.constant_data = true;
+    cprogram::export_case(c);
+}
+
+TEST(ConstantData, TokenTableRowsBitForBit) {
+    EXPECT_EQ(TOKEN_TABLE_DATA_SIZE, 128 * 16);
+    expect_token_rows({0, 5, 127, 64}, {0, 5, 127, 64});
+    expect_token_rows({-128, -1, -123, 3}, {0, 127, 5, 3});
+}
+
+TEST(ConstantData, TokenTableRefusesIndicesOutOfRange) {
+    for (int64_t bad : {int64_t{128}, int64_t{-129}, kInt64Max, kInt64Min}) expect_token_rows({0, 1, bad, 2}, {});
+}
+
+TEST(ConstantData, GlyphRowsFromInlineData) {
+    // data [[1, -2, 3], [4, 5, -6], [-128, 0, 127], [9, 10, 11]], given in the spec; int32 index tuples of one.
+    auto call = [](std::vector<int32_t> indices, int status, std::vector<int8_t> expected) {
+        GuardedBuffer<int8_t> output(GLYPH_ROWS_OUTPUT_SIZE);
+        EXPECT_EQ(glyph_rows(indices.data(), output.data()), status);
+        EXPECT_EQ(output.contents(), expected);
+        EXPECT_TRUE(output.guards_intact());
+        cprogram::Case c = cprogram::typed_case<int8_t>("glyph_rows", "glyph_rows", {}, {}, nullptr, false, status, expected);
+        c.indices = cprogram::bytes_of(indices);
+        c.constant_data = true;
+        cprogram::export_case(c);
+    };
+    const auto untouched = static_cast<int8_t>(0xA5);
+    call({2, -1}, GLYPH_ROWS_OK, {-128, 0, 127, 9, 10, 11});
+    call({-4, 1}, GLYPH_ROWS_OK, {1, -2, 3, 4, 5, -6});
+    call({0, 4}, GLYPH_ROWS_ERROR_INDEX_OUT_OF_RANGE, std::vector<int8_t>(6, untouched));
+    call({-5, 0}, GLYPH_ROWS_ERROR_INDEX_OUT_OF_RANGE, std::vector<int8_t>(6, untouched));
 }
 
 }  // namespace

@@ -3,7 +3,11 @@
 // as the messages' specification, and cannot drift from what kernelgen says.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +20,7 @@ namespace {
 struct SpecFile {
     std::string name;
     std::string text;
+    bool npy = false;  // a ```npy block: a NumPy file described as JSON (see npy_bytes)
 };
 
 struct Example {
@@ -33,13 +38,13 @@ std::vector<Example> read_catalogue(const std::string& path) {
     std::vector<Example> examples;
     std::string line;
     size_t number = 0;
-    enum class Block { None, Json, Text, Other } block = Block::None;
+    enum class Block { None, Json, Npy, Text, Other } block = Block::None;
     while (std::getline(in, line)) {
         ++number;
         if (block != Block::None) {
             if (line == "```") {
                 block = Block::None;
-            } else if (block == Block::Json) {
+            } else if (block == Block::Json || block == Block::Npy) {
                 SpecFile& file = examples.back().files.back();
                 file.text += (file.text.empty() ? "" : "\n") + line;
             } else if (block == Block::Text) {
@@ -53,6 +58,9 @@ std::vector<Example> read_catalogue(const std::string& path) {
             const std::string name = line.size() > 8 ? line.substr(8) : "spec.json";
             examples.back().files.push_back({name, ""});
             block = Block::Json;
+        } else if (line.rfind("```npy ", 0) == 0 && !examples.empty()) {
+            examples.back().files.push_back({line.substr(7), "", true});
+            block = Block::Npy;
         } else if (line == "```text" && !examples.empty()) {
             EXPECT_FALSE(examples.back().has_expected) << "line " << number << ": a second text block";
             examples.back().has_expected = true;
@@ -64,13 +72,60 @@ std::vector<Example> read_catalogue(const std::string& path) {
     return examples;
 }
 
+// The bytes of a NumPy file an ```npy block describes, written here without the generator's code: a JSON object
+// with "descr", "fortran_order" and "shape" for the header (or "header": its text as is), then "values" (numbers
+// packed as the descr says: "<f4", "<f8", "|u1", "<i8") or "data_bytes" (that many zero bytes); "magic" replaces the
+// first 8 bytes.
+std::string npy_bytes(const std::string& text) {
+    const auto description = nlohmann::json::parse(text);
+    std::string header;
+    if (description.contains("header")) {
+        header = description["header"].get<std::string>();
+    } else {
+        std::string shape = "(";
+        for (const auto& dim : description["shape"]) shape += std::to_string(dim.get<uint64_t>()) + ", ";
+        if (description["shape"].size() > 1) shape.resize(shape.size() - 2);
+        shape += ")";
+        header = "{'descr': '" + description["descr"].get<std::string>() + "', 'fortran_order': " +
+                 (description["fortran_order"].get<bool>() ? "True" : "False") + ", 'shape': " + shape + ", }\n";
+    }
+    std::string out = description.value("magic", std::string("\x93NUMPY\x01\x00", 8));
+    out += static_cast<char>(header.size() & 0xFF);
+    out += static_cast<char>(header.size() >> 8);
+    out += header;
+    const std::string descr = description.value("descr", std::string("|u1"));
+    for (const auto& value : description.value("values", nlohmann::json::array())) {
+        auto put = [&](const auto number) { out.append(reinterpret_cast<const char*>(&number), sizeof number); };
+        if (descr == "<f4") put(value.get<float>());
+        else if (descr == "<f8") put(value.get<double>());
+        else if (descr == "<i8") put(value.get<int64_t>());
+        else put(value.get<uint8_t>());
+    }
+    out.append(description.value("data_bytes", size_t{0}), '\0');
+    return out;
+}
+
+// Runs the example's spec files, with its NumPy files in the working folder (a fresh one) that the specs name
+// them from.
 std::vector<std::string> run(const std::vector<SpecFile>& files) {
+    namespace fs = std::filesystem;
+    const fs::path folder = fs::temp_directory_path() / ("kernelgen-catalogue-" + std::to_string(::getpid()));
+    fs::remove_all(folder);
+    fs::create_directories(folder);
+    const fs::path before = fs::current_path();
+    fs::current_path(folder);
+    for (const auto& file : files) {
+        if (file.npy) std::ofstream(file.name, std::ios::binary) << npy_bytes(file.text);
+    }
     std::vector<kernelgen::Diagnostic> diagnostics;
     std::vector<kernelgen::KernelSpec> kernels;
     for (const auto& file : files) {
+        if (file.npy) continue;
         auto parsed = kernelgen::parse_spec_text(file.text, file.name, diagnostics);
         kernels.insert(kernels.end(), parsed.begin(), parsed.end());
     }
+    fs::current_path(before);
+    fs::remove_all(folder);
     kernelgen::GenerateResult result = kernelgen::generate(kernels, diagnostics);
     EXPECT_TRUE(result.files.empty()) << "a rejected run emits nothing";
     std::vector<std::string> lines;
@@ -122,7 +177,12 @@ TEST(ErrorCatalogue, CoversEveryMessageForm) {
           "says what a run-time count counts", "unknown count_leads setting", "output has the shape of indices, so",
           "output is indices_shape[:-1] + data_shape", "output is all of data, with updates",
           "which must lead the output too", "a run-time count of data rows", "count data's rows with",
-          "more than its uint32_t count can reach", "an ONNX model? did you mean 'kernelgen import"}) {
+          "more than its uint32_t count can reach", "an ONNX model? did you mean 'kernelgen import",
+          "is out of range for int8", "largest 65504", "unknown value \"nan\"", "as data_shape [2, 2]",
+          "expected true or false", "expected [real, imaginary]", "is given twice", "the name of a NumPy .npy file",
+          "cannot read \"missing.npy\"", "holds '<f8' elements", "holds an array of shape", "Fortran (column-major)",
+          "bytes of data where its header", "no \\x93NUMPY magic", "which is not a bool", "bytes in one kernel",
+          "constant data has all its rows", "string data cannot be constant"}) {
         EXPECT_NE(all.find(form), std::string::npos) << "no catalogue entry shows a message with: " << form;
     }
 }

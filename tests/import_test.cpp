@@ -80,12 +80,10 @@ std::vector<uint8_t> tensor_bytes(const onnx::TensorProto& tensor) {
     return {};
 }
 
+// The unit the driver compares in: an element's bytes (a complex element's parts, one by one).
 size_t element_size(const kernelgen::KernelSpec& spec) {
-    switch (spec.dtype) {
-        case kernelgen::DType::Float64: case kernelgen::DType::Int64: case kernelgen::DType::UInt64: return 8;
-        case kernelgen::DType::Float32: case kernelgen::DType::Int32: case kernelgen::DType::UInt32: return 4;
-        default: return 0;  // not used by these tests
-    }
+    const kernelgen::DTypeInfo& type = kernelgen::info(spec.dtype);
+    return type.category == kernelgen::Category::Complex ? type.bits / 16 : type.bits / 8;
 }
 
 // Generates `kernels`, compiles them with the strict flags and sanitizers together with a driver that runs
@@ -127,6 +125,7 @@ cprogram::Case make_case(const kernelgen::KernelSpec& spec, const std::string& l
     c.has_updates = kernelgen::is_scatter(spec.op);
     c.in_place = in_place;
     c.constant_indices = spec.constant_indices.has_value();
+    c.constant_data = spec.constant_data.has_value();
     c.element_size = element_size(spec);
     c.data = std::move(data);
     c.indices = std::move(indices);
@@ -784,6 +783,113 @@ CliRun kernelgen_run(const std::string& arguments) {
     int status = 0;
     std::string out = cprogram::run_command(std::string(KERNELGEN_EXECUTABLE_PATH) + " " + arguments, status);
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// A gather whose data is a constant of the model holds it: the initializer's bytes exactly (-0, a NaN with its
+// payload, a subnormal), from raw_data or from the typed field, in "<kernel>.data.npy" beside the spec, named by its
+// "data_file" and the report; the kernel takes no data parameter and returns the rows a hand computation picks.
+// --weights caller keeps today's kernel; an initializer stored outside the model file stays a parameter, noted.
+TEST(ImportModel, WeightsTravelWithTheKernel) {
+    const std::vector<uint32_t> bits{0x80000000u, 0x7FC01234u, 0x00000001u, 0x3F800000u, 0xFF800000u, 0x40490FDBu};
+    Model m(13);
+    m.input("ids", kInt64, {4});
+    onnx::TensorProto* raw = m.proto().mutable_graph()->add_initializer();
+    raw->set_name("table");
+    raw->set_data_type(kFloat);
+    raw->add_dims(3);
+    raw->add_dims(2);
+    raw->set_raw_data(std::string(reinterpret_cast<const char*>(bits.data()), bits.size() * 4));
+    onnx::TensorProto* typed = m.proto().mutable_graph()->add_initializer();  // int32_data, as some exporters write
+    typed->set_name("codes");
+    typed->set_data_type(onnx::TensorProto::INT16);
+    typed->add_dims(4);
+    for (int32_t value : {-32768, -1, 7, 32767}) typed->add_int32_data(value);
+    onnx::TensorProto* outside = m.proto().mutable_graph()->add_initializer();
+    outside->set_name("outside");
+    outside->set_data_type(kFloat);
+    outside->add_dims(3);
+    outside->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* location = outside->add_external_data();
+    location->set_key("location");
+    location->set_value("weights.bin");
+    m.node("Gather", {"table", "ids"}, "rows", "rows");
+    m.node("Gather", {"codes", "ids"}, "coded", "coded");
+    m.node("Gather", {"outside", "ids"}, "far", "far");
+    m.output("rows", kFloat, {4, 2});
+    m.output("coded", onnx::TensorProto::INT16, {4});
+    m.output("far", kFloat, {4});
+    const auto result = kernelgen::import_model(m.bytes(), "weights.onnx");
+    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+    ASSERT_EQ(result.kernels.size(), 3u);
+    const auto& rows = result.kernels[0];
+    ASSERT_TRUE(rows.spec.constant_data.has_value());
+    EXPECT_EQ(rows.data_file, "rows.data.npy");
+    EXPECT_EQ(rows.spec.constant_data->bytes, cprogram::bytes_of(bits));
+    EXPECT_NE(rows.spec_text.find("\"data_file\": \"rows.data.npy\""), std::string::npos) << rows.spec_text;
+    // The .npy file: NumPy's header for float32 [3, 2], then the very bytes.
+    const std::string header_start = std::string("\x93NUMPY\x01\x00", 8);
+    EXPECT_EQ(rows.data_npy.substr(0, 8), header_start);
+    EXPECT_NE(rows.data_npy.find("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }"), std::string::npos);
+    EXPECT_EQ(rows.data_npy.size() % 64, 24u);  // a header padded to 64 bytes, then 6 floats
+    EXPECT_EQ(rows.data_npy.substr(rows.data_npy.size() - 24), std::string(reinterpret_cast<const char*>(bits.data()), 24));
+    const auto& coded = result.kernels[1];
+    ASSERT_TRUE(coded.spec.constant_data.has_value());
+    EXPECT_EQ(coded.spec.constant_data->bytes, cprogram::bytes_of(std::vector<int16_t>{-32768, -1, 7, 32767}));
+    EXPECT_FALSE(result.kernels[2].spec.constant_data.has_value());
+    ASSERT_EQ(result.notes.size(), 1u);
+    EXPECT_EQ(result.notes[0], "node \"far\" (Gather, #2): its data \"outside\" is constant, but stays a parameter: its values "
+                               "are stored in an external file");
+    const json report = json::parse(result.report);
+    EXPECT_EQ(report.at("nodes").at(0).at("weights"), (json{{"tensor", "table"}, {"data_file", "rows.data.npy"}}));
+    EXPECT_FALSE(report.at("nodes").at(2).contains("weights"));
+    std::set<std::string> written;
+    for (const auto& file : kernelgen::import_outputs(result, "weights.onnx")) written.insert(file.name);
+    EXPECT_EQ(written, (std::set<std::string>{"rows.json", "rows.data.npy", "coded.json", "coded.data.npy", "far.json",
+                                             "weights.import.json"}));
+
+    // The kernels: rows 2, 0, -1 (wrapped to 2) and 1, picked by hand; an index out of range leaves output alone.
+    auto pick = [&](std::initializer_list<size_t> ids) {
+        std::vector<uint32_t> out;
+        for (size_t id : ids) out.insert(out.end(), {bits[2 * id], bits[2 * id + 1]});
+        return cprogram::bytes_of(out);
+    };
+    const std::vector<int64_t> ids{2, 0, -1, 1};
+    std::vector<cprogram::Case> cases{
+        make_case(rows.spec, "rows", {}, cprogram::bytes_of(ids), {}, pick({2, 0, 2, 1})),
+        make_case(coded.spec, "coded", {}, cprogram::bytes_of(ids), {}, cprogram::bytes_of(std::vector<int16_t>{7, -32768, 32767, -1})),
+        make_case(rows.spec, "rows, an index out of range", {}, cprogram::bytes_of(std::vector<int64_t>{0, 3, 0, 0}), {},
+                  std::vector<uint8_t>(32, cprogram::kSentinel))};
+    cases.back().expected_status = -1;
+    for (auto& c : cases) EXPECT_TRUE(c.constant_data);
+    run_cases(fresh_dir("weights"), {rows.spec, coded.spec}, cases);
+
+    // --weights caller: the kernels take data, as before tables travelled.
+    kernelgen::ImportOptions caller;
+    caller.weights_in_kernel = false;
+    const auto kept = kernelgen::import_model(m.bytes(), "weights.onnx", caller);
+    ASSERT_EQ(kept.kernels.size(), 3u);
+    for (const auto& kernel : kept.kernels) {
+        EXPECT_FALSE(kernel.spec.constant_data.has_value()) << kernel.name;
+        EXPECT_EQ(kernel.spec_text.find("data_file"), std::string::npos);
+    }
+    EXPECT_TRUE(kept.notes.empty());
+
+    // The command line: the files written, and --weights' own message.
+    const fs::path dir = fresh_dir("weights_cli");
+    write_text(dir / "weights.onnx", m.bytes());
+    CliRun run = kernelgen_run("import " + (dir / "weights.onnx").string() + " --out-dir " + (dir / "out").string() + " 2>&1");
+    EXPECT_EQ(run.status, 0) << run.out;
+    EXPECT_TRUE(fs::exists(dir / "out" / "rows.data.npy"));
+    EXPECT_EQ(read_text(dir / "out" / "rows.data.npy"), rows.data_npy);
+    run = kernelgen_run("import " + (dir / "weights.onnx").string() + " --out-dir " + (dir / "caller").string() +
+                        " --weights caller 2>&1");
+    EXPECT_EQ(run.status, 0) << run.out;
+    EXPECT_FALSE(fs::exists(dir / "caller" / "rows.data.npy"));
+    run = kernelgen_run("import " + (dir / "weights.onnx").string() + " --out-dir " + (dir / "x").string() +
+                        " --weights flash 2>&1");
+    EXPECT_EQ(run.status, 2);
+    EXPECT_EQ(run.out, "kernelgen: unknown --weights mode 'flash' (kernel: the kernel holds a gather's constant data; caller: "
+                       "the caller passes it)\nTry 'kernelgen --help'.\n");
 }
 
 TEST(ImportCli, ImportsListsSkippedNodesAndWritesSpecs) {
@@ -1788,6 +1894,14 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     EXPECT_GE(checked.kernels.size(), 19u);
     EXPECT_GE(checked.bounded_checked, 6u);
     EXPECT_EQ(checked.in_bodies, 0u);
+    // The embeddings' tables (nn.Embedding's weight, an initializer) travel with their kernels: no data parameter,
+    // the table in flash, and still ONNX Runtime's output bit for bit.
+    std::vector<std::string> tables;
+    for (const auto& kernel : checked.kernels) {
+        if (kernel.constant_data) tables.push_back(kernel.name);
+    }
+    EXPECT_EQ(tables, (std::vector<std::string>{"embedding_tables_tables_0_Gather", "embedding_tables_tables_1_Gather",
+                                                "embedding_tables_tables_2_Gather", "token_embedding_tokens_Gather"}));
     run_cases(fresh_dir("torch_kernels"), checked.kernels, checked.cases);
 }
 

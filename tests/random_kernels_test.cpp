@@ -207,12 +207,43 @@ private:
 };
 
 // Values laid out row-major as arrays nested like `shape` (a plain number for rank 0).
-json nested(const std::vector<int64_t>& values, const reference::Shape& shape, size_t dim = 0, size_t first = 0) {
+template <typename Value>
+json nested(const std::vector<Value>& values, const reference::Shape& shape, size_t dim = 0, size_t first = 0) {
     if (dim == shape.size()) return values[first];
     size_t inner = 1;
     for (size_t i = dim + 1; i < shape.size(); ++i) inner *= static_cast<size_t>(shape[i]);
     json out = json::array();
     for (size_t i = 0; i < static_cast<size_t>(shape[dim]); ++i) out.push_back(nested(values, shape, dim + 1, first + i * inner));
+    return out;
+}
+
+// A real value as the spec writes it: a number, or "NaN", "Infinity", "-Infinity".
+json real_json(double value) {
+    if (std::isnan(value)) return "NaN";
+    if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+    return value;
+}
+
+// The case's data as the spec's constant "data" holds it, flat (row-major): every value written exactly, but a
+// NaN's payload (the comparison of floats is NaN-aware).
+std::vector<json> data_values(const cprogram::Case& c, const std::string& dtype) {
+    std::vector<json> out;
+    with_type(dtype, [&](auto zero) {
+        using T = decltype(zero);
+        if constexpr (!std::is_same_v<T, std::string>) {
+            for (size_t at = 0; at + sizeof(T) <= c.data.size(); at += sizeof(T)) {
+                T value;
+                std::memcpy(&value, c.data.data() + at, sizeof(T));
+                if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) out.push_back(real_json(value));
+                else if constexpr (std::is_same_v<T, reference::Float16>) out.push_back(real_json(halfref::to_double(value.bits, halfref::kFloat16)));
+                else if constexpr (std::is_same_v<T, reference::BFloat16>) out.push_back(real_json(halfref::to_double(value.bits, halfref::kBFloat16)));
+                else if constexpr (std::is_same_v<T, reference::Complex<float>> || std::is_same_v<T, reference::Complex<double>>) {
+                    out.push_back(json::array({real_json(value.re), real_json(value.im)}));
+                } else if constexpr (std::is_same_v<T, bool>) out.push_back(value);
+                else out.push_back(value);
+            }
+        }
+    });
     return out;
 }
 
@@ -492,6 +523,8 @@ fs::path scratch(const std::string& what) {
 void run_random_cases(const std::string& op) {
     Generator g(seed_for(op));
     Generator h(seed_for(op + " data_count"));
+    Generator d(seed_for(op + " constant data"));
+    size_t constant_data_cases = 0;
     const size_t n = case_count();
     size_t data_count_cases = 0, two_count_cases = 0, data_count_errors = 0, data_count_constant_cases = 0;
     std::vector<cprogram::Case> cases;
@@ -591,6 +624,20 @@ void run_random_cases(const std::string& op) {
             two_count_cases += count.has_value();
             data_count_errors += c.expected_status == -1;
         }
+        // About one gather in five holds its data: the values in the spec ("data", nested or flat), the kernel's
+        // table in flash, and no data argument. Drawn from a generator of their own, as the data count's.
+        if ((op == "Gather" || op == "GatherElements" || op == "GatherND") && dtype != "string" &&
+            !spec.contains("data_count") && d.chance(0.2)) {
+            std::vector<json> values = data_values(c, dtype);
+            // With a count of data rows the case holds only the first `count` rows: the table's rows beyond them,
+            // which the kernel must not read, hold zeros.
+            const json zero = dtype == "bool" ? json(false) : dtype.rfind("complex", 0) == 0 ? json::array({0, 0}) : json(0);
+            values.resize(static_cast<size_t>(reference::count(p.data_shape)), zero);
+            spec["data"] = d.chance(0.5) && !p.data_shape.empty() ? json(values) : nested(values, p.data_shape);
+            c.label = spec.dump();
+            c.constant_data = true;
+            ++constant_data_cases;
+        }
         std::vector<kernelgen::Diagnostic> diagnostics;
         auto parsed = kernelgen::parse_spec_text(spec.dump(), "random.json", diagnostics);
         ASSERT_TRUE(diagnostics.empty()) << spec.dump() << "\n" << diagnostics.front().str();
@@ -614,6 +661,9 @@ void run_random_cases(const std::string& op) {
             EXPECT_GT(data_count_errors, 0u) << "no case with an index outside its run-time data count";
             EXPECT_GT(data_count_constant_cases, 0u) << "no case with a run-time data count and constant indices";
         }
+        if (op == "Gather" || op == "GatherElements" || op == "GatherND") {
+            EXPECT_GT(constant_data_cases, n / 40) << "too few cases with constant data";
+        }
         if (op == "Gather") {
             EXPECT_GT(data_counted_cases, n / 40) << "too few cases with a run-time count of data rows";
             EXPECT_GT(data_counted_constant_cases, 0u) << "no case with a count of data rows and constant indices";
@@ -628,14 +678,18 @@ void run_random_cases(const std::string& op) {
     kernelgen::GenerateResult result = kernelgen::generate(kernels);
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
 
+    // Where each kernel's files begin among the run's (and, last, where the support files do).
+    std::vector<size_t> kernel_files{0};
+    for (const auto& kernel : kernels) kernel_files.push_back(kernel_files.back() + (kernel.constant_data ? 3 : 2));
     const fs::path root = scratch(op);
     const size_t batch_size = 50;
     for (size_t first = 0, batch = 0; first < cases.size(); first += batch_size, ++batch) {
         const size_t last = std::min(cases.size(), first + batch_size);
         const fs::path dir = root / ("batch" + std::to_string(batch));
-        // The batch's kernels (a .h and a .c each) and the support files, which close the run's files.
-        std::vector<kernelgen::OutputFile> files(result.files.begin() + static_cast<std::ptrdiff_t>(2 * first),
-                                                 result.files.begin() + static_cast<std::ptrdiff_t>(2 * last));
+        // The batch's kernels (a .h and a .c each, and a kernel with constant data its table's file) and the
+        // support files, which close the run's files.
+        std::vector<kernelgen::OutputFile> files(result.files.begin() + static_cast<std::ptrdiff_t>(kernel_files[first]),
+                                                 result.files.begin() + static_cast<std::ptrdiff_t>(kernel_files[last]));
         files.insert(files.end(), result.files.end() - 2, result.files.end());
         const std::vector<cprogram::Case> slice(cases.begin() + static_cast<std::ptrdiff_t>(first),
                                                 cases.begin() + static_cast<std::ptrdiff_t>(last));

@@ -1,4 +1,6 @@
 // The kernelgen command line: parses arguments and reports; the work is in the kernelgen library.
+#include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -15,16 +17,18 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] [--prefetch MODE]\n"
-    "                           [--no-support] SPEC.json...\n"
+    "                           [--no-support] [--depfile FILE] SPEC.json...\n"
     "       kernelgen support --out-dir DIR\n"
     "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
     "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--value NAME=V,...]...\n"
     "                        [--max-count NODE=N]... [--accumulate NODE]...\n"
+    "                        [--weights MODE]\n"
     "                        [--time-limit SECONDS] [--memory-limit MIB]\n"
     "\n"
     "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX\n"
     "Gather, GatherElements, GatherND, ScatterND or ScatterElements kernel described in\n"
-    "the spec files. If any spec is invalid, every problem is printed as\n"
+    "the spec files; a kernel whose spec gives constant data holds it in flash, in\n"
+    "DIR/<name>_data.inc, which its .c includes. If any spec is invalid, every problem is printed as\n"
     "FILE: /json/pointer: message, nothing is written, and the exit status is 1. Files\n"
     "whose content is unchanged are left alone. Beside the kernels, every run writes the\n"
     "support code they share, DIR/kernelgen_support.h and DIR/kernelgen_support.c: compile\n"
@@ -48,6 +52,8 @@ constexpr const char* kUsage =
     "                     prefetching of every kernel whose spec has no \"prefetch\":\n"
     "                     auto (the default), none or a distance 1..1024 (index tuples)\n"
     "      --no-support   leave out kernelgen_support.h and .c (another run writes them)\n"
+    "      --depfile FILE write FILE, a Makefile rule: the generated files depend on the\n"
+    "                     spec files and the data files they name (for make, Ninja, CMake)\n"
     "      --prefix P     (import) put P in front of every kernel name\n"
     "      --strict       (import) a node that cannot be imported is an error: exit 1,\n"
     "                     nothing written\n"
@@ -66,6 +72,9 @@ constexpr const char* kUsage =
     "                     reduction and whose result an Add adds (PyTorch's export of\n"
     "                     index_put_(accumulate=True)), gets reduction add: duplicate\n"
     "                     indices then add up, as in PyTorch\n"
+    "      --weights MODE (import) kernel (the default): a gather whose data is a constant\n"
+    "                     of the model (an embedding table) holds it, DIR/<kernel>.data.npy;\n"
+    "                     caller: the caller passes it, as any other input\n"
     "      --time-limit SECONDS\n"
     "                     (import) stop an import that takes longer (default 300)\n"
     "      --memory-limit MIB\n"
@@ -124,6 +133,27 @@ int write(const std::string& out_dir, const std::vector<kernelgen::OutputFile>& 
     kernelgen::WriteReport report = kernelgen::write_outputs(out_dir, files);
     if (!report.error.empty()) {
         std::cerr << "kernelgen: " << report.error << "\n";
+        return 2;
+    }
+    return 0;
+}
+
+// Writes the depfile `path` (through a temporary file renamed into place, so that no reader sees half of it):
+// exit status 0, or 2 with the error.
+int write_depfile(const std::string& path, const std::string& text) {
+    const std::string temporary = path + ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out.flush()) {
+            std::remove(temporary.c_str());
+            std::cerr << "kernelgen: cannot write the depfile " << path << "\n";
+            return 2;
+        }
+    }
+    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+        std::remove(temporary.c_str());
+        std::cerr << "kernelgen: cannot write the depfile " << path << "\n";
         return 2;
     }
     return 0;
@@ -195,6 +225,13 @@ int run_import(const std::vector<std::string>& args) {
             const auto value = kernelgen::parse_limit_option("--memory-limit", *mib, "MiB", kernelgen::kMaxMemoryLimitMiB, problem);
             if (!value) return usage_error(problem);
             options.limits.memory_bytes = *value << 20;
+        } else if (auto mode = options_done ? std::nullopt : option_value(args, i, "--weights", "", missing)) {
+            if (missing) return usage_error("--weights needs a mode (kernel or caller)");
+            if (*mode != "kernel" && *mode != "caller") {
+                return usage_error("unknown --weights mode '" + *mode + "' (kernel: the kernel holds a gather's constant data; "
+                                   "caller: the caller passes it)");
+            }
+            options.weights_in_kernel = *mode == "kernel";
         } else if (!options_done && arg == "--strict") {
             strict = true;
         } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
@@ -262,7 +299,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args[0] == "import") return run_import({args.begin() + 1, args.end()});
     if (!args.empty() && args[0] == "support") return run_support({args.begin() + 1, args.end()});
-    std::string out_dir;
+    std::string out_dir, depfile;
     std::vector<std::string> specs;
     kernelgen::RunOptions options;
     bool options_done = false, missing = false;
@@ -281,6 +318,9 @@ int main(int argc, char** argv) {
             if (!options.prefetch) return usage_error("unknown --prefetch mode '" + *mode + "' (auto, none or a distance 1..1024)");
         } else if (!options_done && arg == "--no-support") {
             options.support_files = false;
+        } else if (auto file = options_done ? std::nullopt : option_value(args, i, "--depfile", "", missing)) {
+            if (missing || file->empty()) return usage_error("--depfile needs a file name");
+            depfile = *file;
         } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
             return usage_error("unknown option " + arg);
         } else if (arg == "generate" && specs.empty() && i == 0) {
@@ -299,5 +339,6 @@ int main(int argc, char** argv) {
                   << "; nothing was written\n";
         return 1;
     }
-    return write(out_dir, result.files);
+    if (const int status = write(out_dir, result.files)) return status;
+    return depfile.empty() ? 0 : write_depfile(depfile, kernelgen::depfile(out_dir, result));
 }

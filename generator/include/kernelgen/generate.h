@@ -18,7 +18,14 @@ constexpr uint64_t kMaxRunOutputBytes = uint64_t{256} << 20;
 struct GenerateResult {
     std::vector<Diagnostic> diagnostics;  // empty when every spec is valid
     std::vector<OutputFile> files;        // empty unless every spec is valid
+    // The files the run read (generate_files()): the spec files, then the data files they name ("data_file"),
+    // each once, as the run named them. What the generated files depend on.
+    std::vector<std::string> inputs;
 };
+
+// A depfile (a Makefile rule, as compilers' -MD and protoc's --dependency_out write): every file of `result` in
+// `out_dir` depends on every one of its inputs. Spaces, '#' and '$' are escaped as make and Ninja read them.
+std::string depfile(const std::string& out_dir, const GenerateResult& result);
 
 // Resolves specs that were already parsed, with their run's options applied: the spec reader's run-wide checks
 // (check_unique_names, check_full_unroll), then emits every kernel, at most `max_output_bytes` in all, and the support files

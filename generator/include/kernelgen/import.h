@@ -83,6 +83,10 @@ struct ImportOptions {
     // reduction and whose result an Add adds (how PyTorch exports index_put_(accumulate=True)), gets reduction
     // "add": what PyTorch computes, where the model keeps only one update at duplicate indices.
     std::set<std::string> accumulate;
+    // --weights: a gather's data that is a constant of the model (an initializer: an embedding table) becomes the
+    // kernel's table, in a .npy file beside its spec (true, "kernel", the default), or stays a parameter the caller
+    // passes (false, "caller").
+    bool weights_in_kernel = true;
 };
 
 // The largest bound --max-count takes: a kernel's run-time count is a uint32_t.
@@ -135,6 +139,10 @@ struct ImportedKernel {
     std::string name;       // the kernel name (prefix + the node's path made a valid, unique C identifier)
     std::string spec_text;  // the spec file's content: pretty-printed JSON, keys in a fixed order
     KernelSpec spec;        // spec_text as kernelgen's spec reader resolved it
+    // A gather whose data is a constant of the model (a weight) holds it: the spec's "data_file", written beside it
+    // ("<kernel name>.data.npy"), and that file's content. Empty with --weights caller, or data not constant.
+    std::string data_file;
+    std::string data_npy;
 };
 
 // The most elements of a folded value the report shows as nested JSON; a larger value goes into a NumPy file of
@@ -196,7 +204,10 @@ std::vector<OutputFile> spec_files(const ImportResult& result);
 // The report's file name for a model: "<model file stem>.import.json".
 std::string report_file_name(const std::string& model_path);
 
-// The spec files, the report and the .npy files of large folded values, ready for write_outputs(); nothing when
+// The file that holds an imported kernel's table: "<kernel name>.data.npy".
+std::string weights_file_name(const std::string& kernel);
+
+// The spec files, the report, the .npy files of large folded values and of the kernels' tables, ready for write_outputs(); nothing when
 // the model has no indexing node.
 std::vector<OutputFile> import_outputs(const ImportResult& result, const std::string& model_path);
 

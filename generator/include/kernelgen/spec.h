@@ -25,6 +25,9 @@ constexpr uint64_t kMaxPrefetchDistance = 1024;
 // spec needs 4 levels: {"kernels": [{"data_shape": [...]}]}).
 constexpr uint64_t kMaxSpecFileBytes = uint64_t{16} << 20;
 constexpr size_t kMaxJsonDepth = 64;
+// The largest constant data one kernel may hold ("data" or "data_file"): its C text, about three characters per
+// byte, stays well within a run's output limit.
+constexpr uint64_t kMaxConstantDataBytes = uint64_t{64} << 20;
 
 // The first key of an import report (kernelgen import's <model>.import.json), whose value is the report format's
 // version. A file whose top-level object has this key holds no kernels: the spec reader returns none, and no
@@ -92,6 +95,17 @@ struct KernelSpec {
     // generated (an initializer of the model). Each was checked against its bound when read; the kernel then
     // takes no indices parameter and its copies are resolved at generation time.
     std::optional<std::vector<int64_t>> constant_indices;
+    // Constant data ("data" inline, or "data_file", a NumPy .npy file): the values of data, known when the kernel
+    // is generated (a weight of the model, an embedding table). The kernel holds them in flash and takes no data
+    // parameter. Gathers only; never beside a run-time data count.
+    struct ConstantData {
+        // The elements row-major, each element's bytes little-endian (complex: the real part, then the imaginary
+        // part): the exact bit patterns the kernel holds.
+        std::vector<uint8_t> bytes;
+        std::string file;  // "data_file" as the spec gives it, or "" for inline "data"
+        std::string path;  // that file as the run opened it (relative to the spec's folder): a dependency
+    };
+    std::optional<ConstantData> constant_data;
     std::string spec_file;  // the file as named on the command line
     std::string pointer;    // JSON pointer of the kernel object in its file ("" or "/kernels/N")
 };

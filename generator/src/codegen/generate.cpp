@@ -1,6 +1,7 @@
 #include "kernelgen/generate.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 
 #include "codegen/print.h"
@@ -48,7 +49,7 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
         const KernelSpec& spec = kernels[k];
         const schedule::Schedule schedule = schedule::plan(spec, copies[k]);   // plan
         GeneratedKernel kernel = print_kernel(spec, copies[k], schedule);      // print
-        total += kernel.header.size() + kernel.source.size();
+        total += kernel.header.size() + kernel.source.size() + kernel.data.size();
         if (total > max_output_bytes) {
             result.files.clear();
             result.diagnostics.push_back({spec.spec_file, spec.pointer,
@@ -59,6 +60,7 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
         }
         result.files.push_back({kernel.header_name, kernel.header});
         result.files.push_back({kernel.source_name, kernel.source});
+        if (!kernel.data_name.empty()) result.files.push_back({kernel.data_name, std::move(kernel.data)});
     }
     if (!kernels.empty()) {
         for (auto& file : support_files()) result.files.push_back(std::move(file));
@@ -80,11 +82,48 @@ GenerateResult generate_files(const std::vector<std::string>& spec_paths, const 
     }
     for (auto& kernel : kernels) apply_run_options(kernel, options);
     GenerateResult result = generate(kernels, std::move(diagnostics));
+    result.inputs = spec_paths;
+    for (const auto& kernel : kernels) {
+        if (kernel.constant_data && !kernel.constant_data->path.empty() &&
+            std::find(result.inputs.begin(), result.inputs.end(), kernel.constant_data->path) == result.inputs.end()) {
+            result.inputs.push_back(kernel.constant_data->path);
+        }
+    }
     if (!options.support_files) {
         auto support = [](const OutputFile& file) { return file.name == kSupportHeader || file.name == kSupportSource; };
         result.files.erase(std::remove_if(result.files.begin(), result.files.end(), support), result.files.end());
     }
     return result;
+}
+
+namespace {
+
+// A path as make reads it in a rule: a space, '#' and '\\' before them escaped with '\\', '$' doubled.
+std::string make_escaped(const std::string& path) {
+    std::string out;
+    for (size_t i = 0; i < path.size(); ++i) {
+        const char ch = path[i];
+        if (ch == ' ' || ch == '#') {
+            for (size_t b = i; b > 0 && path[b - 1] == '\\'; --b) out += '\\';  // backslashes before it, doubled
+            out += '\\';
+        }
+        if (ch == '$') out += '$';
+        out += ch;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string depfile(const std::string& out_dir, const GenerateResult& result) {
+    const std::filesystem::path dir(out_dir);
+    std::string text;
+    for (const auto& file : result.files) {
+        text += (text.empty() ? "" : " \\\n ") + make_escaped((dir / file.name).string());
+    }
+    text += ":";
+    for (const auto& input : result.inputs) text += " \\\n " + make_escaped(input);
+    return text + "\n";
 }
 
 }  // namespace kernelgen

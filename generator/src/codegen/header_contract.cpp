@@ -61,7 +61,7 @@ std::string indices_note(const KernelSpec& spec, const IndexedCopy& copy) {
 // GatherElements' address arithmetic, which is slower than the scalar code).
 std::string parameter_list(const KernelSpec& spec, bool restrict_qualified) {
     const std::string apart = restrict_qualified ? "restrict " : "";
-    std::string out = pointer_to_element(spec, true) + "data, ";
+    std::string out = spec.constant_data ? "" : pointer_to_element(spec, true) + "data, ";
     if (spec.runtime_data_count) out += "uint32_t data_count, ";
     if (!spec.constant_indices) out += "const " + std::string(c_type(spec.index_dtype)) + " *" + apart + "indices, ";
     if (spec.runtime_count) out += "uint32_t count, ";
@@ -112,6 +112,10 @@ TemplateValues header_contract(const KernelSpec& spec, const IndexedCopy& copy) 
     values.text["dtype"] = std::string(type.name);
     values.text["index_dtype"] = std::string(name(spec.index_dtype));
     values.text["data_shape"] = format_shape(spec.data_shape);
+    values.text["data_note"] = !spec.constant_data ? ""
+                               : spec.constant_data->file.empty()
+                                   ? ", constant (given in the spec): held by the kernel, in flash"
+                                   : ", constant (" + spec.constant_data->file + "): held by the kernel, in flash";
     values.text["indices_shape"] = format_shape(spec.indices_shape);
     values.text["updates_shape"] = format_shape(spec.updates_shape);
     values.text["output_shape"] = format_shape(spec.output_shape);

@@ -44,15 +44,88 @@ public:
         values.flags["double"] = info(spec_.dtype).ieee_double;
         values.flags["size_guard"] = schedule_.size_guard_bytes != 0;
         values.text["largest_bytes"] = std::to_string(schedule_.size_guard_bytes);
+        const bool table = spec_.constant_data && !spec_.constant_data->bytes.empty();
+        values.flags["data_table"] = table;
+        values.text["data_name"] = data_include_name(spec_.name);
+        values.text["data_bytes"] = table ? std::to_string(spec_.constant_data->bytes.size()) : "0";
+        values.flags["avr_guard"] = table && spec_.constant_data->bytes.size() > kAvrLargestObject;
         GeneratedKernel out;
         out.header_name = spec_.name + ".h";
         out.source_name = spec_.name + ".c";
         out.header = render_template("kernel.h.mustache", values);
         out.source = render_template("kernel.c.mustache", values);
+        if (spec_.constant_data) {
+            out.data_name = data_include_name(spec_.name);
+            out.data = data_table(values);
+        }
         return out;
     }
 
 private:
+    // --- the constant data -------------------------------------------------------------------------------
+
+    // The largest object avr-gcc makes (PTRDIFF_MAX, 16 bits there): a larger table refuses to compile on AVR.
+    static constexpr size_t kAvrLargestObject = 32767;
+
+    // The table's element: the unsigned integer of a part's width (a complex element is two parts, a row of 2).
+    unsigned part_bits() const {
+        const DTypeInfo& type = info(spec_.dtype);
+        return type.category == Category::Complex ? type.bits / 2 : type.bits;
+    }
+    std::string storage() const { return "uint" + std::to_string(part_bits()) + "_t"; }
+    bool pairs() const { return info(spec_.dtype).category == Category::Complex; }
+
+    // <name>_data.inc: the table, its parts as hexadecimal literals (the exact bits), a fixed number a line. A
+    // table of no elements cannot be declared in C: the file then says so, and the body never names it.
+    std::string data_table(const TemplateValues& kernel) const {
+        const std::vector<uint8_t>& bytes = spec_.constant_data->bytes;
+        const unsigned bits = part_bits();
+        const size_t width = bits / 8, parts = bytes.size() / width;
+        const size_t per_element = pairs() ? 2 : 1, elements = parts / per_element;
+        const size_t per_line = (bits == 8 ? 16 : bits == 16 ? 12 : bits == 32 ? 8 : 4) / per_element;
+        static const char digits[] = "0123456789ABCDEF";
+        auto hex = [&](std::string& out, size_t part) {
+            out += "0x";
+            for (size_t b = width; b-- > 0;) {
+                const uint8_t byte = bytes[part * width + b];
+                out += digits[byte >> 4];
+                out += digits[byte & 15];
+            }
+            out += 'u';
+        };
+        std::string rows;
+        rows.reserve(parts * (width * 2 + 6) + elements / per_line * 8);
+        for (size_t e = 0; e < elements; ++e) {
+            rows += e % per_line == 0 ? "    " : " ";
+            if (pairs()) {
+                rows += '{';
+                hex(rows, 2 * e);
+                rows += ", ";
+                hex(rows, 2 * e + 1);
+                rows += '}';
+            } else {
+                hex(rows, e);
+            }
+            rows += ',';
+            if (e % per_line == per_line - 1 || e + 1 == elements) rows += '\n';
+        }
+        TemplateValues values;
+        values.text["version"] = kernel.text.at("version");
+        values.text["spec_file"] = kernel.text.at("spec_file");
+        values.text["name"] = spec_.name;
+        values.text["dtype"] = std::string(info(spec_.dtype).name);
+        values.text["data_shape"] = format_shape(spec_.data_shape);
+        values.text["from"] = spec_.constant_data->file.empty() ? " (given in the spec)" : " from " + spec_.constant_data->file;
+        values.text["storage_note"] = pairs() ? "each a pair of " + storage() + ": real, imaginary" : "each a " + storage();
+        values.text["storage"] = storage();
+        values.text["table"] = helper("data");
+        values.text["count"] = std::to_string(elements);
+        values.text["pair"] = pairs() ? "[2]" : "";
+        values.text["rows"] = rows;
+        values.flags["empty"] = bytes.empty();
+        return render_template("data.inc.mustache", values);
+    }
+
     // --- helpers -----------------------------------------------------------------------------------------
 
     // The kernel's own helpers (helpers.c.mustache): each section present when the schedule has the helper.
@@ -137,7 +210,10 @@ private:
         return "";
     }
 
-    static std::string view_name(const View& view) { return tensor_name(view.tensor) + (view.slice ? "_slice" : ""); }
+    std::string view_name(const View& view) const {
+        if (view.tensor == Tensor::Data && spec_.constant_data && !view.slice) return helper("data");
+        return tensor_name(view.tensor) + (view.slice ? "_slice" : "");
+    }
 
     std::string term(const Term& term) const {
         switch (term.kind) {
@@ -277,9 +353,12 @@ private:
 
     void print(CodeWriter& w, const Slice& slice) const {
         const std::string base = tensor_name(slice.tensor);
+        const bool table = slice.tensor == Tensor::Data && spec_.constant_data;
         const std::string type = slice.tensor == Tensor::Indices ? "const " + index_ + " *"
+                                 : table                         ? "const " + storage() + (pairs() ? " (*" : " *")
                                                                  : pointer_to_element(spec_, slice.tensor != Tensor::Output);
-        w.line(type + base + "_slice = &" + base + "[" + expression(slice.at) + "];");
+        w.line(type + base + "_slice" + (table && pairs() ? ")[2]" : "") + " = &" + view_name(View{slice.tensor}) + "[" +
+               expression(slice.at) + "];");
     }
 
     void print(CodeWriter& w, const Local& local) const {
@@ -309,7 +388,10 @@ private:
         const std::string elements = length.terms.empty() ? literal(length.constant)
                                      : one_entry ? "(size_t)" + table_entry(length.terms.front())
                                                  : "(size_t)" + count(length);
-        w.line("memcpy(&" + access(copy.to) + ", &" + access(copy.from) + ", " + elements + " * sizeof(" + element_ + "));");
+        const bool table = copy.from.view.tensor == Tensor::Data && spec_.constant_data;
+        const std::string bytes = (elements == "1u" ? "" : elements + " * ") + "sizeof(" + element_ + ")";
+        w.line(std::string(table ? "KERNELGEN_COPY_FROM_FLASH" : "memcpy") + "(&" + access(copy.to) + ", &" +
+               access(copy.from) + ", " + bytes + ");");
     }
 
     void print(CodeWriter& w, const Assign& assign) const {
@@ -332,6 +414,8 @@ GeneratedKernel print_kernel(const KernelSpec& spec, const IndexedCopy& copy, co
     return Printer(spec, copy, schedule).run();
 }
 
+std::string data_include_name(const std::string& kernel) { return kernel + "_data.inc"; }
+
 GeneratedKernel print_support() {
     TemplateValues values;
     values.text["version"] = KERNELGEN_VERSION_STRING;
@@ -347,7 +431,7 @@ GeneratedKernel print_support() {
         }
     }
     return GeneratedKernel{kSupportHeader, render_template("kernelgen_support.h.mustache", values), kSupportSource,
-                           render_template("kernelgen_support.c.mustache", values)};
+                           render_template("kernelgen_support.c.mustache", values), "", ""};
 }
 
 }  // namespace kernelgen

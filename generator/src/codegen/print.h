@@ -16,7 +16,13 @@ struct GeneratedKernel {
     std::string header;
     std::string source_name;  // "<name>.c"
     std::string source;
+    // Constant data (KernelSpec::constant_data): its table, in a file of its own that the source includes.
+    std::string data_name;  // "<name>_data.inc", or "" for a kernel without constant data
+    std::string data;
 };
+
+// The file that holds a kernel's constant data table, which its source includes.
+std::string data_include_name(const std::string& kernel);
 
 GeneratedKernel print_kernel(const KernelSpec& spec, const IndexedCopy& copy, const schedule::Schedule& schedule);
 

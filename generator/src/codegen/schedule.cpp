@@ -125,6 +125,7 @@ public:
         Schedule out;
         out.wide_offsets = decided_.wide_offsets;
         out.uses_memcpy = uses_memcpy_;
+        out.constant_data = spec_.constant_data.has_value();
         out.helpers = std::move(helpers_);
         out.body = std::move(body_);
         out.straight = decided_.straight;
@@ -378,7 +379,8 @@ private:
 
     void plan_body() {
         Statements& body = body_;
-        std::vector<Tensor> parameters{Tensor::Data};
+        std::vector<Tensor> parameters;
+        if (!spec_.constant_data) parameters.push_back(Tensor::Data);
         if (!spec_.constant_indices) parameters.push_back(Tensor::Indices);
         if (is_scatter(spec_.op)) parameters.push_back(Tensor::Updates);
         parameters.push_back(Tensor::Output);
@@ -397,7 +399,9 @@ private:
         const bool copies = copy_.copy_count() > 0;
         const bool data_copy = copy_.copy_data_first && copy_.data_size > 0;
         std::vector<Tensor> unused;
-        if (!(copies && copy_.indexed == IndexedCopy::Indexed::Source) && !data_copy) unused.push_back(Tensor::Data);
+        if (!(copies && copy_.indexed == IndexedCopy::Indexed::Source) && !data_copy && !spec_.constant_data) {
+            unused.push_back(Tensor::Data);
+        }
         if (!copies && !checks && !spec_.constant_indices) unused.push_back(Tensor::Indices);
         if (is_scatter(spec_.op) && !copies) unused.push_back(Tensor::Updates);
         if (!copies && !data_copy) unused.push_back(Tensor::Output);
@@ -586,7 +590,9 @@ private:
     // the loop over the table of runs).
     void plan_block(Statements& out, const Place& place, const Expr& to, const Expr& from, const Expr& length) {
         const bool variable_length = !length.terms.empty();
-        if (!reduce_ && (variable_length || length.constant > 4)) {
+        // From constant data, every block is one copy out of flash (its bytes, whatever their type).
+        const bool from_table = spec_.constant_data && place.source.tensor == Tensor::Data;
+        if (!reduce_ && (variable_length || length.constant > 4 || from_table)) {
             out.push_back(wrap(BlockCopy{Access{place.output, to}, Access{place.source, from}, length}));
             uses_memcpy_ = true;
             return;

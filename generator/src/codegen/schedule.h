@@ -223,6 +223,9 @@ struct Helpers {
 struct Schedule {
     bool wide_offsets = false;  // uint64_t offsets (a tensor above 2^32 - 1 elements), else uint32_t
     bool uses_memcpy = false;   // the body calls memcpy: the source includes <string.h>
+    // The kernel holds data as a table (KernelSpec::constant_data): every copy from it is a BlockCopy, which
+    // reads flash (kernelgen_support.h's KERNELGEN_COPY_FROM_FLASH), and the body's Data views name the table.
+    bool constant_data = false;
     Helpers helpers;
     Statements body;
     // For the banner: the copies are straight-line; the checks (when checked) are written out; the constant

@@ -32,7 +32,7 @@ std::vector<std::string> header_identifiers(const KernelSpec& spec) {
 }
 
 const std::vector<std::string>& helper_roles() {
-    static const std::vector<std::string> roles{"combine", "prefetch", "sources", "destinations", "lengths"};
+    static const std::vector<std::string> roles{"combine", "prefetch", "sources", "destinations", "lengths", "data"};
     return roles;
 }
 

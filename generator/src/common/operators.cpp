@@ -9,9 +9,12 @@ const std::vector<OperatorInfo>& operators() {
     // attribute, same result, so it imports as ScatterElements. A model whose opset lacks an operator is not a
     // valid model: ONNX's checker and ONNX Runtime refuse it, and so does import, node by node.
     static const std::vector<OperatorInfo> table{
-        {Op::Gather, "Gather", false, {{"axis", false}}, {{"Gather", {"axis"}, 1, 0, ""}}},
-        {Op::GatherElements, "GatherElements", false, {{"axis", false}}, {{"GatherElements", {"axis"}, 11, 0, ""}}},
-        {Op::GatherND, "GatherND", false, {{"batch_dims", false}}, {{"GatherND", {"batch_dims"}, 11, 0, ""}}},
+        {Op::Gather, "Gather", false, {{"axis", false}, {"data", false}, {"data_file", false}},
+         {{"Gather", {"axis"}, 1, 0, ""}}},
+        {Op::GatherElements, "GatherElements", false, {{"axis", false}, {"data", false}, {"data_file", false}},
+         {{"GatherElements", {"axis"}, 11, 0, ""}}},
+        {Op::GatherND, "GatherND", false, {{"batch_dims", false}, {"data", false}, {"data_file", false}},
+         {{"GatherND", {"batch_dims"}, 11, 0, ""}}},
         {Op::ScatterND, "ScatterND", true, {{"reduction", false}, {"updates_shape", false}},
          {{"ScatterND", {"reduction"}, 11, 0, ""}}},
         {Op::ScatterElements, "ScatterElements", true,

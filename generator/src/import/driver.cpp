@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "common/npy.h"
 #include "import/analysis/count_bounds.h"
 #include "import/index_put.h"
 #include "import/analysis/model_analysis.h"
@@ -179,18 +180,25 @@ private:
     // takes no name), then named; or the node skipped with the reason.
     void record_spec(const GraphScope& scope, const onnx::NodeProto& node, const NodeRef& ref, const OpRule& rule,
                      const std::string& accumulate_key, Json& entry) {
-        const NodeContext context{node, rule, opset_, scope, analysis_, counts_, max_count_for(ref, node), ref.path()};
+        const NodeContext context{node, rule, opset_, scope, analysis_, counts_, max_count_for(ref, node), ref.path(),
+                                  options_.weights_in_kernel};
         const bool accumulate = index_put(scope, node, ref, accumulate_key, entry);
         std::string problem;
         std::optional<BoundedCount> bounded;
-        auto spec = node_spec(context, bounded, problem);
+        ConstantTable table;
+        auto spec = node_spec(context, bounded, table, problem);
+        if (!table.note.empty()) result_.notes.push_back(ref.str() + ": " + table.note);
         if (spec && accumulate) (*spec)["reduction"] = "add";
         if (context.max_count && spec) max_count_notes(*context.max_count, ref, bounded);
         std::vector<KernelSpec> kernels;
         if (spec) {
             std::vector<Diagnostic> diagnostics;
             (*spec)["name"] = "imported_kernel";
-            kernels = parse_spec_text(spec->dump(), file_, diagnostics);
+            // The table is checked as the spec reader checks constant data (its type and size), and its file,
+            // written beside the spec, holds exactly the model's bytes.
+            Json checked = *spec;
+            checked.erase("data_file");
+            kernels = parse_spec_text(checked.dump(), file_, diagnostics);
             if (kernels.empty()) problem = "kernelgen refuses it: " + strip_file_prefix(diagnostics.front().str(), file_);
         }
         if (kernels.size() != 1) {
@@ -206,9 +214,18 @@ private:
         kernel.spec = kernels.front();
         kernel.spec.name = kernel.name;
         kernel.spec.spec_file = kernel.name + ".json";
+        if (spec->contains("data_file")) {
+            kernel.data_file = weights_file_name(kernel.name);
+            (*spec)["data_file"] = kernel.data_file;
+            kernel.spec_text = spec_text(*spec);
+            kernel.data_npy = npy_header(*npy_descr(kernel.spec.dtype), kernel.spec.data_shape) + table.bytes;
+            kernel.spec.constant_data =
+                KernelSpec::ConstantData{std::vector<uint8_t>(table.bytes.begin(), table.bytes.end()), kernel.data_file, ""};
+        }
         parsed_.push_back(kernel.spec);
         entry["spec"] = kernel.spec.spec_file;
         entry["kernel"] = kernel.name;
+        if (!kernel.data_file.empty()) entry["weights"] = {{"tensor", table.tensor}, {"data_file", kernel.data_file}};
         if (bounded) {
             entry["bounded"] = Json::object();
             if (bounded->count) {
@@ -368,6 +385,8 @@ std::vector<OutputFile> spec_files(const ImportResult& result) {
     return files;
 }
 
+std::string weights_file_name(const std::string& kernel) { return kernel + ".data.npy"; }
+
 std::string report_file_name(const std::string& model_path) {
     return std::filesystem::path(model_path).stem().string() + ".import.json";
 }
@@ -377,6 +396,9 @@ std::vector<OutputFile> import_outputs(const ImportResult& result, const std::st
     std::vector<OutputFile> files = spec_files(result);
     for (const auto& folded : result.folded) {
         if (!folded.file.empty()) files.push_back({folded.file, folded.npy});
+    }
+    for (const auto& kernel : result.kernels) {
+        if (!kernel.data_file.empty()) files.push_back({kernel.data_file, kernel.data_npy});
     }
     files.push_back({report_file_name(model_path), result.report});
     return files;

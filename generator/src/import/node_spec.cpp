@@ -512,9 +512,40 @@ bool add_constant_indices(const NodeContext& c, const Shape& indices_shape, Json
     return true;
 }
 
+// A gather's data known at import time, as the table its kernel holds: an initializer of any size (read from the
+// model's TensorProto), or a value folding knows (a Constant). False, with `table.note` set where the data is
+// constant but stays a parameter (stored outside the model file, or too large).
+bool constant_table(const NodeContext& c, const Shape& shape, ConstantTable& table) {
+    const std::string& name = c.node.input(0);
+    const GraphScope* owner = c.scope.owner(name);
+    std::optional<std::string> bytes;
+    std::string problem;
+    if (owner && owner->initializers.count(name)) {
+        const onnx::TensorProto& tensor = *owner->initializers.at(name);
+        const Shape dims(tensor.dims().begin(), tensor.dims().end());
+        if (dims != shape) return false;  // a declaration that says otherwise: left to the caller
+        bytes = tensor_bytes(tensor, kMaxConstantDataBytes, problem);
+    } else if (const TensorValue* value = c.scope.value(name)) {
+        if (Shape(value->dims.begin(), value->dims.end()) != shape) return false;
+        onnx::TensorProto tensor;
+        write_tensor(*value, &tensor);
+        bytes = tensor_bytes(tensor, kMaxConstantDataBytes, problem);
+    } else {
+        return false;
+    }
+    if (!bytes) {
+        table.note = "its data " + in_quotes(name) + " is constant, but stays a parameter: " + problem;
+        return false;
+    }
+    table.tensor = name;
+    table.bytes = std::move(*bytes);
+    return true;
+}
+
 }  // namespace
 
-std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, std::string& problem) {
+std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, ConstantTable& table,
+                              std::string& problem) {
     problem = opset_problem(c.rule, c.opset);
     if (!problem.empty()) return std::nullopt;
     const onnx::NodeProto& node = c.node;
@@ -554,9 +585,16 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     // The operator's own keys (operators.h), in its order: its attributes (ONNX's defaults where the node leaves
     // one out, as the deprecated Scatter always does its reduction) and the shape of updates. A key added to the
     // table needs its value here: at() throws on a key it does not know, failing the operator's import tests.
+    // The constant data's keys: "data_file" when the kernel holds data (named by the caller), never "data".
+    const bool holds_data = c.weights_in_kernel && !is_scatter(c.rule.op) && !(bounded && bounded->data_count) &&
+                            constant_table(c, data.shape, table);
     const Json own{{"axis", attributes->axis}, {"batch_dims", attributes->batch_dims}, {"reduction", attributes->reduction},
-                   {"updates_shape", updates ? Json(updates->shape) : Json()}};
-    for (const auto& key : info(c.rule.op).keys) spec[std::string(key.name)] = own.at(std::string(key.name));
+                   {"updates_shape", updates ? Json(updates->shape) : Json()}, {"data", Json()},
+                   {"data_file", holds_data ? Json("") : Json()}};
+    for (const auto& key : info(c.rule.op).keys) {
+        const Json& value = own.at(std::string(key.name));
+        if (!value.is_null()) spec[std::string(key.name)] = value;
+    }
     if (bounded && bounded->count) spec["count"] = "runtime";
     if (bounded && bounded->leads == "data") spec["count_leads"] = "data";
     if (bounded && bounded->data_count) spec["data_count"] = "runtime";

@@ -47,11 +47,21 @@ struct NodeContext {
     const CountBounds& counts;
     std::optional<MaxCount> max_count;
     std::string path;  // the node's path, as --max-count names it in hints
+    bool weights_in_kernel = true;  // a gather's constant data becomes the kernel's table (--weights kernel)
+};
+
+// A gather's data known at import time (a weight: an embedding table), which the kernel holds: its elements'
+// bytes (KernelSpec::ConstantData), and the tensor's name. `note` says why a constant data stays a parameter.
+struct ConstantTable {
+    std::string tensor;
+    std::string bytes;
+    std::string note;
 };
 
 // The spec of one node (keys in the README's order, "name" empty for the caller to set), or nothing with
-// `problem` set. A node with a run-time count gets its bound in `bounded`.
+// `problem` set. A node with a run-time count gets its bound in `bounded`. A gather whose data is a constant the
+// kernel holds gets "data_file": "" (in its place among the keys, for the caller to name) and the values in `table`.
 std::optional<nlohmann::ordered_json> node_spec(const NodeContext& context, std::optional<BoundedCount>& bounded,
-                                                std::string& problem);
+                                                ConstantTable& table, std::string& problem);
 
 }  // namespace kernelgen

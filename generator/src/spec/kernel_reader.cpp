@@ -68,6 +68,7 @@ std::optional<KernelSpec> KernelReader::read() {
     if (clean_since(before_rules)) read_count(spec);
     if (clean_since(before_rules)) read_data_count(spec);
     if (clean_since(before_rules)) read_constant_indices(spec);
+    if (clean_since(before_rules)) read_constant_data(spec);
     if (!ok_) return std::nullopt;
     apply_run_options(spec, RunOptions{});
     return spec;

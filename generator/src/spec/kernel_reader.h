@@ -154,6 +154,27 @@ private:
     // is checked against its axis here, so the kernel needs no check at run time.
     void read_constant_indices(KernelSpec& spec);
 
+    // Constant values in the spec ("indices", "data"), as `shape` nests them: arrays nested as the shape (one
+    // value for rank 0), or one flat array of every value in row-major order. Each value with its key's path
+    // ("data/2/5"), row-major; nothing when the nesting is wrong (reported, with `layout` saying what is allowed).
+    // `leaf` tells a value from a level of nesting (a complex value is itself an array) where the array could be
+    // flat; the caller checks each value.
+    using Located = std::vector<std::pair<const json*, std::string>>;
+    std::optional<Located> nested_values(const json& value, const std::string& key, const Shape& shape,
+                                         bool (*leaf)(const json&), const std::string& layout);
+
+    // --- constant data (constant_data.cpp) ------------------------------------------------------------------
+
+    // "data" (the values inline) or "data_file" (a NumPy .npy file, relative to the spec's folder): data is
+    // constant, held by the kernel. Gathers only (operators.h), not beside a run-time data count.
+    void read_constant_data(KernelSpec& spec);
+
+    // The inline "data": every value converted to the element type's bytes; nothing when any is refused.
+    std::optional<std::vector<uint8_t>> read_inline_data(const KernelSpec& spec, const json& value);
+
+    // "data_file": the .npy file's elements, checked against the spec's dtype and data_shape.
+    std::optional<KernelSpec::ConstantData> read_data_file(const KernelSpec& spec, const std::string& name);
+
     const json& object_;
     std::string file_;
     std::string base_;

@@ -405,6 +405,35 @@ size_t KernelReader::selected_axis(const KernelSpec& spec, uint64_t at) {
 // indices_shape (an integer for rank 0), or one flat array of every value in row-major order. Each value
 // is checked against its axis here, so the kernel needs no check at run time (beside a run-time data count, the
 // kernel holds them and checks those along axis 0 against the count too).
+std::optional<KernelReader::Located> KernelReader::nested_values(const json& value, const std::string& key,
+                                                                const Shape& shape, bool (*leaf)(const json&),
+                                                                const std::string& layout) {
+    const uint64_t count = element_count(shape);
+    Located values;
+    const bool flat = value.is_array() && value.size() == count &&
+                      std::all_of(value.begin(), value.end(), leaf);
+    if (flat) {
+        for (size_t i = 0; i < value.size(); ++i) values.emplace_back(&value[i], key + "/" + std::to_string(i));
+        return values;
+    }
+    // Breadth-first through the nesting: level d holds the arrays of dimension d.
+    Located level{{&value, key}};
+    for (uint64_t dim : shape) {
+        Located next;
+        for (const auto& [array, where] : level) {
+            if (!array->is_array() || array->size() != dim) {
+                fail(where, "expected an array of " + std::to_string(dim) + ", got " +
+                                (array->is_array() ? "an array of " + std::to_string(array->size()) : json_type(*array)) +
+                                " (" + layout + ")");
+                return std::nullopt;
+            }
+            for (size_t i = 0; i < array->size(); ++i) next.emplace_back(&(*array)[i], where + "/" + std::to_string(i));
+        }
+        level = std::move(next);
+    }
+    return level;
+}
+
 void KernelReader::read_constant_indices(KernelSpec& spec) {
     const json* value = find("indices");
     if (!value) return;
@@ -419,34 +448,13 @@ void KernelReader::read_constant_indices(KernelSpec& spec) {
         return;
     }
     const Shape& shape = spec.indices_shape;
-    const uint64_t count = element_count(shape);
     const std::string layout = shape.empty() ? "an integer, as indices_shape is []"
                                              : "arrays nested as indices_shape " + format_shape(shape) +
-                                                   ", or a flat array of " + std::to_string(count) + " integers";
-    // The values with their pointers, in row-major order.
-    std::vector<std::pair<const json*, std::string>> values;
-    const bool flat = value->is_array() && value->size() == count &&
-                      std::none_of(value->begin(), value->end(), [](const json& item) { return item.is_array(); });
-    if (flat) {
-        for (size_t i = 0; i < value->size(); ++i) values.emplace_back(&(*value)[i], "indices/" + std::to_string(i));
-    } else {
-        // Breadth-first through the nesting: level d holds the arrays of dimension d.
-        std::vector<std::pair<const json*, std::string>> level{{value, "indices"}};
-        for (uint64_t dim : shape) {
-            std::vector<std::pair<const json*, std::string>> next;
-            for (const auto& [array, where] : level) {
-                if (!array->is_array() || array->size() != dim) {
-                    fail(where, "expected an array of " + std::to_string(dim) + ", got " +
-                                    (array->is_array() ? "an array of " + std::to_string(array->size())
-                                                       : json_type(*array)) + " (" + layout + ")");
-                    return;
-                }
-                for (size_t i = 0; i < array->size(); ++i) next.emplace_back(&(*array)[i], where + "/" + std::to_string(i));
-            }
-            level = std::move(next);
-        }
-        values = std::move(level);
-    }
+                                                   ", or a flat array of " + std::to_string(element_count(shape)) +
+                                                   " integers";
+    auto located = nested_values(*value, "indices", shape, [](const json& item) { return !item.is_array(); }, layout);
+    if (!located) return;
+    const Located& values = *located;
     const int64_t type_low = spec.index_dtype == IndexType::Int32 ? INT32_MIN : INT64_MIN;
     const int64_t type_high = spec.index_dtype == IndexType::Int32 ? INT32_MAX : INT64_MAX;
     std::vector<int64_t> resolved;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/npy.h"
 #include "kernelgen/dtype.h"
 
 namespace kernelgen {
@@ -194,6 +195,79 @@ int64_t wrap_integer(int32_t type, uint64_t value) {
     return static_cast<int64_t>(narrow);
 }
 
+std::optional<std::string> tensor_bytes(const TensorProto& tensor, uint64_t max_bytes, std::string& problem) {
+    const auto type = dtype_of_onnx(tensor.data_type());
+    if (!type || *type == DType::String) {
+        problem = "its element type " + onnx_type_name(tensor.data_type()) + " cannot be a kernel's table";
+        return std::nullopt;
+    }
+    if (tensor.data_location() == TensorProto::EXTERNAL) {
+        problem = "its values are stored in an external file";
+        return std::nullopt;
+    }
+    const std::vector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
+    const uint64_t width = info(*type).bits / 8;
+    const auto count = checked_count(dims, max_bytes / width);
+    if (!count) {
+        problem = "it takes more than " + std::to_string(max_bytes) + " bytes";
+        return std::nullopt;
+    }
+    std::string out;
+    // The typed fields: the parts of each element (a complex one has two), each `part` bytes wide.
+    const uint64_t parts = info(*type).category == Category::Complex ? 2 : 1, part = width / parts;
+    auto append = [&](uint64_t bits) {
+        for (uint64_t b = 0; b < part; ++b) out += static_cast<char>((bits >> (8 * b)) & 0xFF);
+    };
+    uint64_t given = 0;
+    if (!tensor.raw_data().empty()) {
+        out = tensor.raw_data();
+        given = out.size() / width;
+        if (out.size() % width != 0) given = ~uint64_t{0};
+    } else {
+        switch (tensor.data_type()) {
+            case TensorProto::FLOAT:
+            case TensorProto::COMPLEX64:
+                for (float value : tensor.float_data()) {
+                    uint32_t bits;
+                    std::memcpy(&bits, &value, sizeof bits);
+                    append(bits);
+                }
+                given = static_cast<uint64_t>(tensor.float_data_size()) / parts;
+                break;
+            case TensorProto::DOUBLE:
+            case TensorProto::COMPLEX128:
+                for (double value : tensor.double_data()) {
+                    uint64_t bits;
+                    std::memcpy(&bits, &value, sizeof bits);
+                    append(bits);
+                }
+                given = static_cast<uint64_t>(tensor.double_data_size()) / parts;
+                break;
+            case TensorProto::INT64:
+                for (int64_t value : tensor.int64_data()) append(static_cast<uint64_t>(value));
+                given = static_cast<uint64_t>(tensor.int64_data_size());
+                break;
+            case TensorProto::UINT32:
+            case TensorProto::UINT64:
+                for (uint64_t value : tensor.uint64_data()) append(value);
+                given = static_cast<uint64_t>(tensor.uint64_data_size());
+                break;
+            default:  // the narrow integers, bool, float16 and bfloat16 live in int32_data
+                for (int32_t value : tensor.int32_data()) append(static_cast<uint32_t>(value));
+                given = static_cast<uint64_t>(tensor.int32_data_size());
+                break;
+        }
+    }
+    if (given != *count || out.size() != *count * width) {
+        problem = "it holds data for " + std::to_string(out.size() / width) + " elements, and its dims make " + std::to_string(*count);
+        return std::nullopt;
+    }
+    if (*type == DType::Bool) {
+        for (char& byte : out) byte = byte != 0 ? 1 : 0;  // ONNX's bool: any nonzero byte is true
+    }
+    return out;
+}
+
 std::optional<TensorValue> read_tensor(const TensorProto& tensor, std::string& problem) {
     if (!element_kind(tensor.data_type())) {
         problem = "its element type is not folded";
@@ -283,35 +357,13 @@ void write_tensor(const TensorValue& value, TensorProto* tensor) {
 }
 
 std::string npy_file(const TensorValue& value) {
-    std::string descr;
-    switch (value.type) {
-        case TensorProto::BOOL: descr = "|b1"; break;
-        case TensorProto::INT8: descr = "|i1"; break;
-        case TensorProto::UINT8: descr = "|u1"; break;
-        case TensorProto::INT16: descr = "<i2"; break;
-        case TensorProto::UINT16: case TensorProto::BFLOAT16: descr = "<u2"; break;
-        case TensorProto::FLOAT16: descr = "<f2"; break;
-        case TensorProto::INT32: descr = "<i4"; break;
-        case TensorProto::UINT32: descr = "<u4"; break;
-        case TensorProto::FLOAT: descr = "<f4"; break;
-        case TensorProto::INT64: descr = "<i8"; break;
-        case TensorProto::UINT64: descr = "<u8"; break;
-        default: descr = "<f8"; break;  // DOUBLE: the last type a value holds
-    }
-    std::string shape = "(";
-    for (size_t i = 0; i < value.dims.size(); ++i) shape += (i ? ", " : "") + std::to_string(value.dims[i]);
-    shape += value.dims.size() == 1 ? ",)" : ")";
-    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-    // The magic, version and length take 10 bytes; the header ends in '\n' and pads the whole to 64 bytes.
-    const size_t length = (10 + header.size() + 1 + 63) / 64 * 64 - 10;
-    header.append(length - header.size() - 1, ' ');
-    header += '\n';
+    // bfloat16 as its uint16 bit patterns (NumPy has no bfloat16); every other type kernelgen has by its own descr.
+    const auto type = dtype_of_onnx(value.type);
+    const std::string descr = type ? *npy_descr(*type) : "<f8";  // DOUBLE, the last type a value holds
+    std::vector<uint64_t> shape(value.dims.begin(), value.dims.end());
     onnx::TensorProto tensor;
     write_tensor(value, &tensor);
-    std::string out = std::string("\x93NUMPY\x01\x00", 8);
-    out += static_cast<char>(length & 0xFF);
-    out += static_cast<char>(length >> 8);
-    return out + header + tensor.raw_data();
+    return npy_header(descr, shape) + tensor.raw_data();
 }
 
 nlohmann::ordered_json value_json(const TensorValue& value) {

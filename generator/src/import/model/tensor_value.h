@@ -65,6 +65,12 @@ int64_t wrap_integer(int32_t type, uint64_t value);
 // elements or kMaxFoldRank dimensions.
 std::optional<TensorValue> read_tensor(const onnx::TensorProto& tensor, std::string& problem);
 
+// The elements of a tensor of any size (a weight: an embedding table) as the bytes a kernel's constant data holds:
+// each element little-endian (complex: real, then imaginary part), from raw_data or the typed field ONNX keeps them
+// in. Nothing, with `problem` set, for a string or unknown type, data stored outside the model file, a count that
+// does not match the dims, or more than `max_bytes` bytes.
+std::optional<std::string> tensor_bytes(const onnx::TensorProto& tensor, uint64_t max_bytes, std::string& problem);
+
 // Writes `value` into `tensor` (raw_data, little-endian), replacing its type, dims and data.
 void write_tensor(const TensorValue& value, onnx::TensorProto* tensor);
 

@@ -1,0 +1,280 @@
+// Constant data in a spec: "data" (the values inline) or "data_file" (a NumPy .npy file), resolved into the exact
+// bytes the kernel holds.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "common/hints.h"
+#include "common/npy.h"
+#include "common/shape_math.h"
+#include "spec/kernel_reader.h"
+
+namespace kernelgen {
+
+using nlohmann::json;
+
+namespace {
+
+// The IEEE binary format with `mantissa_bits` and `exponent_bits` nearest to `value` (ties to even), as bits;
+// nothing when a finite value rounds beyond the largest finite one. NaN gives the quiet NaN with its sign.
+std::optional<uint64_t> ieee_bits(double value, int mantissa_bits, int exponent_bits) {
+    const uint64_t sign = std::signbit(value) ? uint64_t{1} << (mantissa_bits + exponent_bits) : 0;
+    const int bias = (1 << (exponent_bits - 1)) - 1;
+    const uint64_t all_ones = (uint64_t{1} << exponent_bits) - 1;
+    if (std::isnan(value)) return sign | all_ones << mantissa_bits | uint64_t{1} << (mantissa_bits - 1);
+    if (std::isinf(value)) return sign | all_ones << mantissa_bits;
+    const double magnitude = std::fabs(value);
+    if (magnitude == 0) return sign;
+    int exponent = 0;
+    std::frexp(magnitude, &exponent);  // magnitude = f * 2^exponent, f in [0.5, 1)
+    int unbiased = std::max(exponent - 1, 1 - bias);  // subnormals share the least normal exponent's scale
+    // The significand in units of the last place, rounded to nearest even (exact scaling by a power of two).
+    auto units = static_cast<uint64_t>(std::nearbyint(std::ldexp(magnitude, mantissa_bits - unbiased)));
+    if (units >> (mantissa_bits + 1)) {  // rounded up to the next power of two
+        units >>= 1;
+        ++unbiased;
+    }
+    const bool normal = units >> mantissa_bits;
+    const auto field = static_cast<uint64_t>(normal ? unbiased + bias : 0);
+    if (field >= all_ones) return std::nullopt;
+    return sign | field << mantissa_bits | (units & ((uint64_t{1} << mantissa_bits) - 1));
+}
+
+// The widths of a floating-point part: float32, float64, float16, bfloat16; complex parts are float32 or float64.
+struct FloatFormat {
+    int mantissa_bits, exponent_bits;
+    const char* largest;  // its largest finite value, for messages
+};
+FloatFormat float_format(unsigned part_bits, DType type) {
+    if (type == DType::BFloat16) return {7, 8, "3.3895314e+38"};
+    if (part_bits == 16) return {10, 5, "65504"};
+    if (part_bits == 32) return {23, 8, "3.4028235e+38"};
+    return {52, 11, "1.7976931348623157e+308"};
+}
+
+void append_le(std::vector<uint8_t>& out, uint64_t bits, unsigned bytes) {
+    for (unsigned b = 0; b < bytes; ++b) out.push_back(static_cast<uint8_t>((bits >> (8 * b)) & 0xFF));
+}
+
+// One floating-point value of the spec: a number, or "NaN", "Infinity", "-Infinity" (JSON has no literal for them).
+std::optional<uint64_t> float_value(const json& item, unsigned part_bits, DType type, std::string& problem) {
+    const FloatFormat format = float_format(part_bits, type);
+    const std::string allowed = std::string("a number, or \"NaN\", \"Infinity\", \"-Infinity\"");
+    double value = 0;
+    if (item.is_string()) {
+        const auto text = item.get<std::string>();
+        if (text == "NaN") value = std::nan("");
+        else if (text == "Infinity") value = HUGE_VAL;
+        else if (text == "-Infinity") value = -HUGE_VAL;
+        else {
+            problem = "unknown value " + in_quotes(text) + " (" + allowed + ")" +
+                      did_you_mean_value(text, {"NaN", "Infinity", "-Infinity"},
+                                         {{"nan", "NaN"}, {"inf", "Infinity"}, {"-inf", "-Infinity"},
+                                          {"infinity", "Infinity"}, {"-infinity", "-Infinity"}});
+            return std::nullopt;
+        }
+    } else if (item.is_number()) {
+        value = item.get<double>();
+    } else {
+        problem = "expected a number, got " + json_type(item) + " " + item.dump() + " (" + allowed + ")";
+        return std::nullopt;
+    }
+    if (part_bits == 64) {
+        uint64_t bits;
+        std::memcpy(&bits, &value, sizeof bits);
+        return bits;
+    }
+    auto bits = ieee_bits(value, format.mantissa_bits, format.exponent_bits);
+    if (!bits) {
+        problem = "value " + item.dump() + " is out of range for " + std::string(info(type).name) + " (largest " +
+                  format.largest + "; \"Infinity\" for infinity)";
+    }
+    return bits;
+}
+
+// One integer value of the spec, in the range of `type`.
+std::optional<uint64_t> integer_value(const json& item, DType type, std::string& problem) {
+    const DTypeInfo& t = info(type);
+    const bool is_signed = t.category == Category::SignedInt;
+    const unsigned bits = t.bits;
+    const int64_t low = is_signed ? -(int64_t{1} << (bits - 1)) : 0;
+    const uint64_t high = is_signed ? (uint64_t{1} << (bits - 1)) - 1 : bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
+    const std::string allowed = "an integer from " + std::to_string(low) + " to " + std::to_string(high);
+    if (!item.is_number_integer()) {
+        problem = "expected an integer, got " + json_type(item) + " " + item.dump() + " (" + allowed + ")";
+        return std::nullopt;
+    }
+    const bool fits = item.is_number_unsigned() ? item.get<uint64_t>() <= high : item.get<int64_t>() >= low;
+    if (!fits) {
+        problem = "value " + item.dump() + " is out of range for " + std::string(t.name) + " (" + allowed + ")";
+        return std::nullopt;
+    }
+    return item.is_number_unsigned() ? item.get<uint64_t>() : static_cast<uint64_t>(item.get<int64_t>());
+}
+
+// A value of a complex type: [real, imaginary].
+bool complex_leaf(const json& item) { return item.is_array() && item.size() == 2 && !item[0].is_array(); }
+bool plain_leaf(const json& item) { return !item.is_array(); }
+
+}  // namespace
+
+void KernelReader::read_constant_data(KernelSpec& spec) {
+    const json* inline_values = find("data");
+    const json* file = find("data_file");
+    if (!inline_values && !file) return;
+    const std::string key = inline_values ? "data" : "data_file";
+    if (inline_values && file) {
+        fail("data_file", "the constant data is given twice: keep \"data\" (the values inline) or \"data_file\" "
+                          "(a NumPy .npy file), not both");
+        return;
+    }
+    if (spec.dtype == DType::String) {
+        fail(key, "string data cannot be constant (its elements are pointers to characters); remove " + in_quotes(key));
+        return;
+    }
+    if (spec.runtime_data_count) {
+        fail(key, "constant data has all its rows: \"data_count\": \"runtime\" does not apply (remove one of them)");
+        return;
+    }
+    const uint64_t bytes = element_count(spec.data_shape) * (info(spec.dtype).bits / 8);
+    if (bytes > kMaxConstantDataBytes) {
+        fail(key, "constant data of " + format_shape(spec.data_shape) + " " + std::string(info(spec.dtype).name) +
+                      " takes " + std::to_string(bytes) + " bytes (at most " + std::to_string(kMaxConstantDataBytes) +
+                      " bytes in one kernel)");
+        return;
+    }
+    if (inline_values) {
+        auto values = read_inline_data(spec, *inline_values);
+        if (values) spec.constant_data = KernelSpec::ConstantData{std::move(*values), "", ""};
+        return;
+    }
+    if (!file->is_string() || file->get<std::string>().empty()) {
+        fail("data_file", "expected the name of a NumPy .npy file, got " +
+                              (file->is_string() ? std::string("\"\"") : json_type(*file)) +
+                              " (a path relative to the spec's folder, or an absolute one)");
+        return;
+    }
+    spec.constant_data = read_data_file(spec, file->get<std::string>());
+}
+
+std::optional<std::vector<uint8_t>> KernelReader::read_inline_data(const KernelSpec& spec, const json& value) {
+    const DTypeInfo& type = info(spec.dtype);
+    const bool complex = type.category == Category::Complex;
+    const Shape& shape = spec.data_shape;
+    const std::string one = complex ? "[real, imaginary] pairs" : type.category == Category::Bool ? "true or false"
+                            : type.category == Category::SignedInt || type.category == Category::UnsignedInt
+                                ? "integers" : "numbers";
+    const std::string layout = shape.empty() ? "one value, as data_shape is []"
+                                             : "arrays nested as data_shape " + format_shape(shape) + ", or a flat array of " +
+                                                   std::to_string(element_count(shape)) + " " + one;
+    auto located = nested_values(value, "data", shape, complex ? complex_leaf : plain_leaf, layout);
+    if (!located) return std::nullopt;
+    std::vector<uint8_t> out;
+    out.reserve(located->size() * (type.bits / 8));
+    size_t bad = 0;
+    constexpr size_t kShown = 8;  // problems listed one by one; the rest are counted
+    for (const auto& [item, where] : *located) {
+        std::string problem;
+        if (complex) {
+            if (!complex_leaf(*item)) {
+                problem = "expected [real, imaginary], got " + json_type(*item) + " " + item->dump() + " (" + layout + ")";
+            } else {
+                const unsigned part = type.bits / 2;
+                auto re = float_value((*item)[0], part, spec.dtype, problem);
+                auto im = re ? float_value((*item)[1], part, spec.dtype, problem) : std::nullopt;
+                if (re && im) {
+                    append_le(out, *re, part / 8);
+                    append_le(out, *im, part / 8);
+                    continue;
+                }
+            }
+        } else if (type.category == Category::Bool) {
+            if (item->is_boolean()) {
+                out.push_back(item->get<bool>() ? 1 : 0);
+                continue;
+            }
+            problem = "expected true or false, got " + json_type(*item) + " " + item->dump();
+        } else {
+            const bool integer = type.category == Category::SignedInt || type.category == Category::UnsignedInt;
+            auto bits = integer ? integer_value(*item, spec.dtype, problem) : float_value(*item, type.bits, spec.dtype, problem);
+            if (bits) {
+                append_le(out, *bits, type.bits / 8);
+                continue;
+            }
+        }
+        if (++bad <= kShown) fail(where, problem);
+    }
+    if (bad > kShown) fail("data", std::to_string(bad - kShown) + " more constant data values are invalid (" + std::to_string(bad) + " in all)");
+    if (bad) return std::nullopt;
+    return out;
+}
+
+std::optional<KernelSpec::ConstantData> KernelReader::read_data_file(const KernelSpec& spec, const std::string& name) {
+    namespace fs = std::filesystem;
+    const fs::path given(name);
+    const fs::path path = given.is_absolute() ? given : fs::path(file_).parent_path() / given;
+    const std::string shown = in_quotes(name);
+    const auto descr = npy_descr(spec.dtype);
+    const uint64_t data_bytes = element_count(spec.data_shape) * (info(spec.dtype).bits / 8);
+    std::error_code error;
+    const auto status = fs::status(path, error);
+    if (error || !fs::is_regular_file(status)) {
+        fail("data_file", "cannot read " + shown + ": " +
+                              (error || !fs::exists(status) ? std::string("no such file") : std::string("not a regular file")) +
+                              " (a NumPy .npy file, relative to the spec's folder)");
+        return std::nullopt;
+    }
+    // A header (at most 64 KiB as NumPy writes it) and the data: anything larger cannot be this table.
+    const uint64_t size = fs::file_size(path, error);
+    if (error || size > data_bytes + (uint64_t{1} << 16) + 16) {
+        fail("data_file", "cannot use " + shown + ": it takes " + std::to_string(size) + " bytes, more than a .npy file of " +
+                              format_shape(spec.data_shape) + " " + std::string(info(spec.dtype).name) + " can");
+        return std::nullopt;
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes(static_cast<size_t>(size), '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(size));
+    if (!in || static_cast<uint64_t>(in.gcount()) != size) {
+        fail("data_file", "cannot read " + shown + " (an I/O error, or it changed while being read)");
+        return std::nullopt;
+    }
+    std::string problem;
+    const auto array = parse_npy(bytes, problem);
+    if (!array) {
+        fail("data_file", "cannot use " + shown + ": " + problem);
+        return std::nullopt;
+    }
+    bool big_endian = false;
+    if (!npy_descr_matches(array->descr, spec.dtype, big_endian)) {
+        fail("data_file", shown + " holds '" + array->descr + "' elements, and dtype is " + std::string(info(spec.dtype).name) +
+                              " (a .npy file of '" + *descr + "'" +
+                              (spec.dtype == DType::BFloat16 ? ", the bfloat16 bit patterns as uint16" : "") + ")");
+        return std::nullopt;
+    }
+    if (array->shape != spec.data_shape) {
+        fail("data_file", shown + " holds an array of shape " + format_shape(array->shape) + ", and data_shape is " +
+                              format_shape(spec.data_shape) + " (they must be equal)");
+        return std::nullopt;
+    }
+    KernelSpec::ConstantData data{std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(array->data_offset), bytes.end()),
+                                  name, path.string()};
+    // Big-endian elements: each part (a complex element has two) reversed into little-endian order.
+    const size_t part = info(spec.dtype).category == Category::Complex ? info(spec.dtype).bits / 16 : info(spec.dtype).bits / 8;
+    if (big_endian && part > 1) {
+        for (size_t at = 0; at < data.bytes.size(); at += part) std::reverse(data.bytes.begin() + static_cast<std::ptrdiff_t>(at), data.bytes.begin() + static_cast<std::ptrdiff_t>(at + part));
+    }
+    if (spec.dtype == DType::Bool) {
+        for (size_t at = 0; at < data.bytes.size(); ++at) {
+            if (data.bytes[at] > 1) {
+                fail("data_file", shown + " holds " + std::to_string(data.bytes[at]) + " at element " + std::to_string(at) +
+                                      ", which is not a bool (0 or 1)");
+                return std::nullopt;
+            }
+        }
+    }
+    return data;
+}
+
+}  // namespace kernelgen
