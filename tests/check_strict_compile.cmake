@@ -9,8 +9,9 @@
 # free of effect could drop them). With REFUSALS (a regular expression), a kernel that fails with such an error
 # (the kernel's own #error for a target it cannot run on: tensors beyond size_t, float64 without a 64-bit
 # double) counts as refused, not failed; at least MIN_REFUSED kernels must be. With SIZE (a size command that
-# prints System V tables), no object may keep data in RAM: its .data, .rodata and .bss are empty (on AVR, the
-# constant tables must sit in program memory).
+# prints System V tables), no object may keep data in RAM: its RAM_SECTIONS are empty, by default .data, .rodata
+# and .bss (on AVR, where .rodata is RAM too, the constant tables must sit in program memory); on Arm, whose
+# .rodata is flash, RAM_SECTIONS=data|bss.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 file(GLOB sources "${SOURCE_DIR}/generated/*.c")
@@ -51,7 +52,10 @@ foreach(source IN LISTS sources)
     endif()
     if(SIZE)
       execute_process(COMMAND "${SIZE}" -A "${WORK_DIR}/${base}.o" OUTPUT_VARIABLE sections)
-      string(REGEX MATCHALL "\n\\.(data|rodata|bss)[^ ]* +[1-9][0-9]*" in_ram "${sections}")
+      if(NOT RAM_SECTIONS)
+        set(RAM_SECTIONS "data|rodata|bss")
+      endif()
+      string(REGEX MATCHALL "\n\\.(${RAM_SECTIONS})[^ ]* +[1-9][0-9]*" in_ram "${sections}")
       if(in_ram)
         message(SEND_ERROR "${name}: ${source} keeps data in RAM:${in_ram}")
         set(failed 1)
@@ -82,7 +86,7 @@ list(LENGTH refused refused_count)
 math(EXPR count "${count} - ${refused_count}")
 message(STATUS "${name}: ${count} kernels compile warning-free with ${FLAGS} ${extra}")
 if(SIZE)
-  message(STATUS "${name}: none keeps data in RAM (.data, .rodata, .bss)")
+  message(STATUS "${name}: none keeps data in RAM (${RAM_SECTIONS})")
 endif()
 if(REFUSALS)
   message(STATUS "${name}: ${refused_count} kernels refuse this target with their own #error: ${refused}")

@@ -2,6 +2,7 @@
 // its documented budget, generated size stays bounded for any tensor size, guards appear where needed, and
 // output is deterministic.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -675,3 +676,64 @@ TEST(Emit, DataCountIsCheckedFirstAndBoundsTheIndicesAlongAxis0) {
 }
 
 }  // namespace
+
+namespace {
+
+// The bytes of inline constant data, as a spec's "data" holds `values` (a JSON array) for `dtype`.
+std::vector<uint8_t> inline_bytes(const std::string& dtype, const std::string& values, size_t n) {
+    const KernelSpec spec = parse_one(R"({"name": "k", "op": "Gather", "dtype": ")" + dtype + R"(", "data_shape": [)" +
+                                      std::to_string(n) + R"(], "indices_shape": [1], "data": )" + values + "}");
+    return spec.constant_data ? spec.constant_data->bytes : std::vector<uint8_t>{};
+}
+
+template <typename T>
+std::vector<uint8_t> le_bytes(std::initializer_list<T> values) {
+    std::vector<uint8_t> out;
+    for (T value : values) {
+        for (size_t b = 0; b < sizeof(T); ++b) out.push_back(static_cast<uint8_t>((static_cast<uint64_t>(value) >> (8 * b)) & 0xFF));
+    }
+    return out;
+}
+
+}  // namespace
+
+// Inline values become the element type's exact bits: int64's extremes; float16 and bfloat16 rounded to nearest,
+// ties to even (worked by hand: 1 + 2^-11 lies halfway between 1 and 1 + 2^-10, whose last bit is odd), subnormals,
+// the largest finite value and the sign of zero.
+TEST(ConstantDataValues, ExactBitsAndRounding) {
+    EXPECT_EQ(inline_bytes("int64", "[-9223372036854775808, 9223372036854775807, -1]", 3),
+              le_bytes<uint64_t>({0x8000000000000000u, 0x7FFFFFFFFFFFFFFFu, 0xFFFFFFFFFFFFFFFFu}));
+    EXPECT_EQ(inline_bytes("uint64", "[18446744073709551615, 0]", 2), le_bytes<uint64_t>({0xFFFFFFFFFFFFFFFFu, 0}));
+    EXPECT_EQ(inline_bytes("float16", "[1.00048828125, 1.00146484375, 65504, 65519.99, 5.960464477539063e-08, -0.0]", 6),
+              le_bytes<uint16_t>({0x3C00, 0x3C02, 0x7BFF, 0x7BFF, 0x0001, 0x8000}));
+    EXPECT_EQ(inline_bytes("float16", R"(["NaN", "Infinity", "-Infinity", 2.9802322387695312e-08])", 4),
+              le_bytes<uint16_t>({0x7E00, 0x7C00, 0xFC00, 0x0000}));
+    // bfloat16: 1 + 2^-8 is halfway between 1 and 1 + 2^-7 (odd): rounds to 1; 1 + 3 * 2^-8 rounds up to 1 + 2^-6.
+    EXPECT_EQ(inline_bytes("bfloat16", "[1.00390625, 1.01171875, -2]", 3), le_bytes<uint16_t>({0x3F80, 0x3F82, 0xC000}));
+    EXPECT_EQ(inline_bytes("float32", "[1e-45, -0.0, 3.4028234663852886e+38]", 3),
+              le_bytes<uint32_t>({0x00000001u, 0x80000000u, 0x7F7FFFFFu}));
+    EXPECT_EQ(inline_bytes("complex64", "[[1, -2]]", 1), le_bytes<uint32_t>({0x3F800000u, 0xC0000000u}));
+    EXPECT_EQ(inline_bytes("bool", "[true, false]", 2), (std::vector<uint8_t>{1, 0}));
+}
+
+// A data_file's name reaches the kernel's comments as its file name alone, with every character that could end a
+// comment (or begin a trigraph or a line splice) made '_': the header still compiles as the contract says.
+TEST(ConstantDataValues, DataFileNameIsSafeInComments) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("kernelgen-emit-npy-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "a*");
+    const std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+    std::string npy = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() + 1) + '\0' + header + "\n";
+    npy += std::string(8, '\0');
+    std::ofstream(dir / "a*" / "b*??.npy", std::ios::binary) << npy;
+    const std::string spec_path = (dir / "spec.json").string();
+    const KernelSpec spec = parse_one(R"({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [2],
+                                          "indices_shape": [1], "data_file": "a*/b*??.npy"})", spec_path);
+    ASSERT_TRUE(spec.constant_data.has_value());
+    const GeneratedKernel kernel = emit(spec);
+    EXPECT_NE(kernel.header.find("constant (b___.npy): held by the kernel"), std::string::npos) << kernel.header;
+    EXPECT_NE(kernel.data.find(" from b___.npy, row-major"), std::string::npos) << kernel.data;
+    EXPECT_EQ(kernel.header.find("*/b"), std::string::npos);
+    fs::remove_all(dir);
+}

@@ -181,7 +181,7 @@ TEST(ErrorCatalogue, CoversEveryMessageForm) {
           "is out of range for int8", "largest 65504", "unknown value \"nan\"", "as data_shape [2, 2]",
           "expected true or false", "expected [real, imaginary]", "is given twice", "the name of a NumPy .npy file",
           "cannot read \"missing.npy\"", "holds '<f8' elements", "holds an array of shape", "Fortran (column-major)",
-          "bytes of data where its header", "no \\x93NUMPY magic", "which is not a bool", "bytes in one kernel",
+          "bytes of data where its header", "no \\x93NUMPY magic", "which is not a bool", "elements in one kernel",
           "constant data has all its rows", "string data cannot be constant"}) {
         EXPECT_NE(all.find(form), std::string::npos) << "no catalogue entry shows a message with: " << form;
     }

@@ -892,6 +892,48 @@ TEST(ImportModel, WeightsTravelWithTheKernel) {
                        "the caller passes it)\nTry 'kernelgen --help'.\n");
 }
 
+// A constant whose stored type differs from what the model declares for it stays a parameter (its bytes would not
+// fill the declared table); a table's file and a large folded value's never share a name.
+TEST(ImportModel, WeightsOnlyAsDeclaredAndFileNamesUnique) {
+    Model m(13);
+    m.input("ids", kInt64, {2});
+    onnx::TensorProto* half = m.proto().mutable_graph()->add_initializer();
+    half->set_name("W");
+    half->set_data_type(onnx::TensorProto::FLOAT16);
+    half->add_dims(10);
+    half->add_dims(4);
+    half->set_raw_data(std::string(80, '\0'));
+    auto* declared = m.proto().mutable_graph()->add_value_info();
+    declared->set_name("W");
+    declared->mutable_type()->mutable_tensor_type()->set_elem_type(kFloat);
+    for (int64_t dim : {10, 4}) declared->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(dim);
+    m.node("Gather", {"W", "ids"}, "picked", "picked");
+    // "emb" gathers from a table (emb.data.npy); "data" folds to 2,000 values, which go to <model stem>.data.npy
+    // (emb.data.npy too, by the names alone).
+    m.initializer("table", kInt64, {3, 2}, {1, 2, 3, 4, 5, 6});
+    m.node("Gather", {"table", "ids"}, "rows", "emb");
+    std::vector<int64_t> many(2000);
+    for (size_t i = 0; i < many.size(); ++i) many[i] = static_cast<int64_t>(i);
+    m.initializer("many", kInt64, {2000}, many);
+    m.initializer("picks", kInt64, {2000}, many);
+    m.node("Gather", {"many", "picks"}, "unused", "data");
+    const auto result = kernelgen::import_model(m.bytes(), "emb.onnx");
+    ASSERT_EQ(result.kernels.size(), 2u) << (result.skipped.empty() ? "" : result.skipped.front().reason);
+    EXPECT_FALSE(result.kernels[0].spec.constant_data.has_value());
+    ASSERT_FALSE(result.notes.empty());
+    EXPECT_EQ(result.notes[0], "node \"picked\" (Gather, #0): its data \"W\" is constant, but stays a parameter: it holds "
+                               "float16 [10, 4] where the model declares float32 [10, 4]");
+    std::set<std::string> names;
+    size_t npy = 0;
+    for (const auto& file : kernelgen::import_outputs(result, "emb.onnx")) {
+        EXPECT_TRUE(names.insert(file.name).second) << file.name << " twice";
+        npy += file.name.size() > 4 && file.name.compare(file.name.size() - 4, 4, ".npy") == 0;
+    }
+    EXPECT_EQ(npy, 2u);
+    EXPECT_TRUE(names.count("emb.data.npy"));
+    EXPECT_TRUE(names.count("emb.data_2.npy"));
+}
+
 TEST(ImportCli, ImportsListsSkippedNodesAndWritesSpecs) {
     const fs::path dir = fresh_dir("cli");
     write_text(dir / "multi.onnx", multi_node_model().bytes());
@@ -1940,6 +1982,12 @@ TEST_F(TorchDetectors, ImportWholeAndAgreeWithOnnxRuntime) {
     }
     EXPECT_GE(two_counts, 90u);
     EXPECT_EQ(scatters_with_two, 2u);  // Faster R-CNN's RoI pooling, one ScatterElements per level
+    // The DLRM's three embedding tables, read inside its EmbeddingBag Loops, travel with their kernels.
+    size_t tables = 0;
+    for (const auto& kernel : checked.kernels) {
+        if (kernel.constant_data && kernel.name.find("Loop_body") != std::string::npos) ++tables;
+    }
+    EXPECT_EQ(tables, 3u);
     run_cases(fresh_dir("detector_kernels"), checked.kernels, checked.cases);
 }
 

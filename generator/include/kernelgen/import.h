@@ -140,7 +140,8 @@ struct ImportedKernel {
     std::string spec_text;  // the spec file's content: pretty-printed JSON, keys in a fixed order
     KernelSpec spec;        // spec_text as kernelgen's spec reader resolved it
     // A gather whose data is a constant of the model (a weight) holds it: the spec's "data_file", written beside it
-    // ("<kernel name>.data.npy"), and that file's content. Empty with --weights caller, or data not constant.
+    // ("<kernel name>.data.npy", or "<kernel name>.data_2.npy" where a folded value's file has that name), and that
+    // file's content. Empty with --weights caller, or data not constant.
     std::string data_file;
     std::string data_npy;
 };
@@ -203,9 +204,6 @@ std::vector<OutputFile> spec_files(const ImportResult& result);
 
 // The report's file name for a model: "<model file stem>.import.json".
 std::string report_file_name(const std::string& model_path);
-
-// The file that holds an imported kernel's table: "<kernel name>.data.npy".
-std::string weights_file_name(const std::string& kernel);
 
 // The spec files, the report, the .npy files of large folded values and of the kernels' tables, ready for write_outputs(); nothing when
 // the model has no indexing node.

@@ -25,9 +25,10 @@ constexpr uint64_t kMaxPrefetchDistance = 1024;
 // spec needs 4 levels: {"kernels": [{"data_shape": [...]}]}).
 constexpr uint64_t kMaxSpecFileBytes = uint64_t{16} << 20;
 constexpr size_t kMaxJsonDepth = 64;
-// The largest constant data one kernel may hold ("data" or "data_file"): its C text, about three characters per
-// byte, stays well within a run's output limit.
-constexpr uint64_t kMaxConstantDataBytes = uint64_t{64} << 20;
+// The largest constant data one kernel may hold ("data" or "data_file"), by the bytes of its elements: 64 MiB of
+// 4- and 8-byte elements, 32 MiB of 2-byte ones, 16 MiB of 1-byte ones. Its C text (a hexadecimal literal per
+// element: 3.25 characters per byte for 4-byte elements, 7 for 1-byte ones) stays within a run's output limit.
+uint64_t max_constant_data_bytes(uint64_t element_bytes);
 
 // The first key of an import report (kernelgen import's <model>.import.json), whose value is the report format's
 // version. A file whose top-level object has this key holds no kernels: the spec reader returns none, and no

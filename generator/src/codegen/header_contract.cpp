@@ -1,5 +1,8 @@
 #include "codegen/header_contract.h"
 
+#include <filesystem>
+
+#include "common/c_names.h"
 #include "common/kernel_identifiers.h"
 
 namespace kernelgen {
@@ -115,7 +118,8 @@ TemplateValues header_contract(const KernelSpec& spec, const IndexedCopy& copy) 
     values.text["data_note"] = !spec.constant_data ? ""
                                : spec.constant_data->file.empty()
                                    ? ", constant (given in the spec): held by the kernel, in flash"
-                                   : ", constant (" + spec.constant_data->file + "): held by the kernel, in flash";
+                                   : ", constant (" + comment_safe(std::filesystem::path(spec.constant_data->file).filename().string()) +
+                                         "): held by the kernel, in flash";
     values.text["indices_shape"] = format_shape(spec.indices_shape);
     values.text["updates_shape"] = format_shape(spec.updates_shape);
     values.text["output_shape"] = format_shape(spec.output_shape);

@@ -8,6 +8,7 @@
 #include "codegen/reductions.h"
 #include "codegen/schedule.h"
 #include "codegen/templates.h"
+#include "common/c_names.h"
 #include "common/kernel_identifiers.h"
 #include "kernelgen/version.h"
 
@@ -33,7 +34,7 @@ public:
         TemplateValues values = header_contract(spec_, copy_);
         values.text["version"] = KERNELGEN_VERSION_STRING;
         values.text["version_number"] = std::to_string(KERNELGEN_VERSION_NUMBER);
-        values.text["spec_file"] = std::filesystem::path(spec_.spec_file).filename().string() +
+        values.text["spec_file"] = comment_safe(std::filesystem::path(spec_.spec_file).filename().string()) +
                                    (spec_.pointer.empty() ? "" : " (" + spec_.pointer + ")");
         values.text["name"] = spec_.name;
         values.text["definition"] = prototype(spec_, true);
@@ -71,6 +72,10 @@ private:
     unsigned part_bits() const {
         const DTypeInfo& type = info(spec_.dtype);
         return type.category == Category::Complex ? type.bits / 2 : type.bits;
+    }
+    // The data file as the comments show it: its name alone, safe in a C comment.
+    std::string shown_data_file() const {
+        return comment_safe(std::filesystem::path(spec_.constant_data->file).filename().string());
     }
     std::string storage() const { return "uint" + std::to_string(part_bits()) + "_t"; }
     bool pairs() const { return info(spec_.dtype).category == Category::Complex; }
@@ -115,15 +120,16 @@ private:
         values.text["name"] = spec_.name;
         values.text["dtype"] = std::string(info(spec_.dtype).name);
         values.text["data_shape"] = format_shape(spec_.data_shape);
-        values.text["from"] = spec_.constant_data->file.empty() ? " (given in the spec)" : " from " + spec_.constant_data->file;
+        values.text["from"] = spec_.constant_data->file.empty() ? " (given in the spec)" : " from " + shown_data_file();
         values.text["storage_note"] = pairs() ? "each a pair of " + storage() + ": real, imaginary" : "each a " + storage();
         values.text["storage"] = storage();
         values.text["table"] = helper("data");
         values.text["count"] = std::to_string(elements);
         values.text["pair"] = pairs() ? "[2]" : "";
-        values.text["rows"] = rows;
         values.flags["empty"] = bytes.empty();
-        return render_template("data.inc.mustache", values);
+        std::string out = render_template("data.inc.mustache", values);
+        if (!bytes.empty()) out += rows + "};\n";
+        return out;
     }
 
     // --- helpers -----------------------------------------------------------------------------------------

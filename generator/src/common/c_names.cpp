@@ -59,6 +59,16 @@ std::optional<std::string> standard_name_clash(const std::string& n) {
 
 }  // namespace
 
+std::string comment_safe(const std::string& text) {
+    static const std::string kept = " ._-+,()[]=@%";
+    std::string out = text;
+    for (char& ch : out) {
+        const bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+        if (!alnum && kept.find(ch) == std::string::npos) ch = '_';
+    }
+    return out;
+}
+
 std::string macro_case(std::string name) {
     for (auto& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     return name;

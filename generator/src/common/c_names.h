@@ -20,4 +20,9 @@ std::optional<std::string> name_problem(const std::string& name);
 // The upper-cased kernel name its macros use.
 std::string macro_case(std::string name);
 
+// A file name as a comment of the generated C may show it: letters, digits, spaces and ". _ - + , ( ) [ ] = @ %"
+// kept, every other byte (one that could end the comment, begin a trigraph or a line splice, a control character,
+// a byte of a non-ASCII character) shown as '_'.
+std::string comment_safe(const std::string& text);
+
 }  // namespace kernelgen

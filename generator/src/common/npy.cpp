@@ -1,6 +1,7 @@
 #include "common/npy.h"
 
 #include <cctype>
+#include <set>
 #include <utility>
 
 #include "common/shape_math.h"
@@ -16,12 +17,14 @@ public:
 
     bool read(NpyArray& array, bool& fortran, std::string& problem) {
         bool have_descr = false, have_order = false, have_shape = false;
+        std::set<std::string> seen;
         if (!expect('{')) return fail(problem, "its header is not a Python dict");
         while (true) {
             skip();
             if (at_('}')) break;
             std::string key;
             if (!string(key) || !expect(':')) return fail(problem, "its header is not a Python dict");
+            if (!seen.insert(key).second) return fail(problem, "its header gives '" + key + "' twice");
             if (key == "descr") {
                 if (!string(array.descr)) return fail(problem, "its header's 'descr' is not a string");
                 have_descr = true;

@@ -194,8 +194,8 @@ private:
         if (spec) {
             std::vector<Diagnostic> diagnostics;
             (*spec)["name"] = "imported_kernel";
-            // The table is checked as the spec reader checks constant data (its type and size), and its file,
-            // written beside the spec, holds exactly the model's bytes.
+            // The spec is checked without its table, whose file is not written yet: the table is the model's
+            // tensor, of data's type and shape (constant_table), within the size a kernel holds.
             Json checked = *spec;
             checked.erase("data_file");
             kernels = parse_spec_text(checked.dump(), file_, diagnostics);
@@ -215,7 +215,7 @@ private:
         kernel.spec.name = kernel.name;
         kernel.spec.spec_file = kernel.name + ".json";
         if (spec->contains("data_file")) {
-            kernel.data_file = weights_file_name(kernel.name);
+            kernel.data_file = npy_names_.allocate_table(kernel.name);
             (*spec)["data_file"] = kernel.data_file;
             kernel.spec_text = spec_text(*spec);
             kernel.data_npy = npy_header(*npy_descr(kernel.spec.dtype), kernel.spec.data_shape) + table.bytes;
@@ -384,8 +384,6 @@ std::vector<OutputFile> spec_files(const ImportResult& result) {
     for (const auto& kernel : result.kernels) files.push_back({kernel.name + ".json", kernel.spec_text});
     return files;
 }
-
-std::string weights_file_name(const std::string& kernel) { return kernel + ".data.npy"; }
 
 std::string report_file_name(const std::string& model_path) {
     return std::filesystem::path(model_path).stem().string() + ".import.json";

@@ -96,7 +96,12 @@ void NameAllocator::take(const std::string& name) {
 }
 
 std::string FileNames::allocate(const std::string& path) {
-    const std::string base = stem_ + "." + cut(identifier_chars(path), kMaxNameLength);
+    return unique(stem_ + "." + cut(identifier_chars(path), kMaxNameLength));
+}
+
+std::string FileNames::allocate_table(const std::string& kernel) { return unique(kernel + ".data"); }
+
+std::string FileNames::unique(const std::string& base) {
     for (uint64_t number = 1;; ++number) {
         std::string name = base + (number == 1 ? "" : "_" + std::to_string(number)) + ".npy";
         if (used_.insert(name).second) return name;

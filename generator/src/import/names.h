@@ -30,14 +30,18 @@ private:
     std::set<std::string> used_;
 };
 
-// The names of the .npy files that hold large folded values: "<model stem>.<node path as letters, digits and
-// '_'>.npy", made unique with "_2", "_3", ...
+// The names of the .npy files import writes, all unique ("_2", "_3", ... added to a name taken): those that hold
+// large folded values, "<model stem>.<node path as letters, digits and '_'>.npy", and kernels' tables,
+// "<kernel name>.data.npy".
 class FileNames {
 public:
     explicit FileNames(std::string stem) : stem_(std::move(stem)) {}
-    std::string allocate(const std::string& path);
+    std::string allocate(const std::string& path);           // a folded value's
+    std::string allocate_table(const std::string& kernel);   // a kernel's table
 
 private:
+    std::string unique(const std::string& base);  // base + ".npy", or base + "_N.npy" when that is taken
+
     std::string stem_;
     std::set<std::string> used_;
 };

@@ -513,25 +513,38 @@ bool add_constant_indices(const NodeContext& c, const Shape& indices_shape, Json
 }
 
 // A gather's data known at import time, as the table its kernel holds: an initializer of any size (read from the
-// model's TensorProto), or a value folding knows (a Constant). False, with `table.note` set where the data is
-// constant but stays a parameter (stored outside the model file, or too large).
-bool constant_table(const NodeContext& c, const Shape& shape, ConstantTable& table) {
+// model's TensorProto), or a value folding knows (a Constant), of the type and shape the spec gives data. False,
+// with `table.note` set where the data is constant but stays a parameter (stored outside the model file, too
+// large, or not of the type and shape the model declares for it).
+bool constant_table(const NodeContext& c, const StaticTensor& data, ConstantTable& table) {
     const std::string& name = c.node.input(0);
     const GraphScope* owner = c.scope.owner(name);
+    const auto type = dtype_of_onnx(data.elem_type);
+    if (!type || *type == DType::String) return false;
+    const uint64_t width = info(*type).bits / 8;
     std::optional<std::string> bytes;
     std::string problem;
+    onnx::TensorProto folded;
+    const onnx::TensorProto* tensor = nullptr;
     if (owner && owner->initializers.count(name)) {
-        const onnx::TensorProto& tensor = *owner->initializers.at(name);
-        const Shape dims(tensor.dims().begin(), tensor.dims().end());
-        if (dims != shape) return false;  // a declaration that says otherwise: left to the caller
-        bytes = tensor_bytes(tensor, kMaxConstantDataBytes, problem);
+        tensor = owner->initializers.at(name);
     } else if (const TensorValue* value = c.scope.value(name)) {
-        if (Shape(value->dims.begin(), value->dims.end()) != shape) return false;
-        onnx::TensorProto tensor;
-        write_tensor(*value, &tensor);
-        bytes = tensor_bytes(tensor, kMaxConstantDataBytes, problem);
+        write_tensor(*value, &folded);
+        tensor = &folded;
     } else {
         return false;
+    }
+    const Shape dims(tensor->dims().begin(), tensor->dims().end());
+    if (tensor->data_type() != data.elem_type || dims != data.shape) {
+        table.note = "its data " + in_quotes(name) + " is constant, but stays a parameter: it holds " +
+                     element_type_name(tensor->data_type()) + " " + format_shape(dims) + " where the model declares " +
+                     element_type_name(data.elem_type) + " " + format_shape(data.shape);
+        return false;
+    }
+    bytes = tensor_bytes(*tensor, max_constant_data_bytes(width), problem);
+    if (bytes && bytes->size() != element_count(data.shape) * width) {
+        problem = "its data does not fill its shape";
+        bytes.reset();
     }
     if (!bytes) {
         table.note = "its data " + in_quotes(name) + " is constant, but stays a parameter: " + problem;
@@ -587,7 +600,7 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     // table needs its value here: at() throws on a key it does not know, failing the operator's import tests.
     // The constant data's keys: "data_file" when the kernel holds data (named by the caller), never "data".
     const bool holds_data = c.weights_in_kernel && !is_scatter(c.rule.op) && !(bounded && bounded->data_count) &&
-                            constant_table(c, data.shape, table);
+                            constant_table(c, data, table);
     const Json own{{"axis", attributes->axis}, {"batch_dims", attributes->batch_dims}, {"reduction", attributes->reduction},
                    {"updates_shape", updates ? Json(updates->shape) : Json()}, {"data", Json()},
                    {"data_file", holds_data ? Json("") : Json()}};

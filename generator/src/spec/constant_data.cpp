@@ -1,10 +1,15 @@
 // Constant data in a spec: "data" (the values inline) or "data_file" (a NumPy .npy file), resolved into the exact
 // bytes the kernel holds.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "common/hints.h"
 #include "common/npy.h"
@@ -99,7 +104,7 @@ std::optional<uint64_t> integer_value(const json& item, DType type, std::string&
     const DTypeInfo& t = info(type);
     const bool is_signed = t.category == Category::SignedInt;
     const unsigned bits = t.bits;
-    const int64_t low = is_signed ? -(int64_t{1} << (bits - 1)) : 0;
+    const int64_t low = !is_signed ? 0 : bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
     const uint64_t high = is_signed ? (uint64_t{1} << (bits - 1)) - 1 : bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
     const std::string allowed = "an integer from " + std::to_string(low) + " to " + std::to_string(high);
     if (!item.is_number_integer()) {
@@ -120,6 +125,10 @@ bool plain_leaf(const json& item) { return !item.is_array(); }
 
 }  // namespace
 
+uint64_t max_constant_data_bytes(uint64_t element_bytes) {
+    return element_bytes >= 4 ? uint64_t{64} << 20 : element_bytes == 2 ? uint64_t{32} << 20 : uint64_t{16} << 20;
+}
+
 void KernelReader::read_constant_data(KernelSpec& spec) {
     const json* inline_values = find("data");
     const json* file = find("data_file");
@@ -138,11 +147,12 @@ void KernelReader::read_constant_data(KernelSpec& spec) {
         fail(key, "constant data has all its rows: \"data_count\": \"runtime\" does not apply (remove one of them)");
         return;
     }
-    const uint64_t bytes = element_count(spec.data_shape) * (info(spec.dtype).bits / 8);
-    if (bytes > kMaxConstantDataBytes) {
+    const uint64_t width = info(spec.dtype).bits / 8;
+    const uint64_t bytes = element_count(spec.data_shape) * width;
+    if (bytes > max_constant_data_bytes(width)) {
         fail(key, "constant data of " + format_shape(spec.data_shape) + " " + std::string(info(spec.dtype).name) +
-                      " takes " + std::to_string(bytes) + " bytes (at most " + std::to_string(kMaxConstantDataBytes) +
-                      " bytes in one kernel)");
+                      " takes " + std::to_string(bytes) + " bytes (at most " + std::to_string(max_constant_data_bytes(width)) +
+                      " bytes of " + std::to_string(width) + "-byte elements in one kernel)");
         return;
     }
     if (inline_values) {
@@ -218,28 +228,48 @@ std::optional<KernelSpec::ConstantData> KernelReader::read_data_file(const Kerne
     const std::string shown = in_quotes(name);
     const auto descr = npy_descr(spec.dtype);
     const uint64_t data_bytes = element_count(spec.data_shape) * (info(spec.dtype).bits / 8);
-    std::error_code error;
-    const auto status = fs::status(path, error);
-    if (error || !fs::is_regular_file(status)) {
-        fail("data_file", "cannot read " + shown + ": " +
-                              (error || !fs::exists(status) ? std::string("no such file") : std::string("not a regular file")) +
+    // Opened without blocking and examined through the descriptor, so that what is read is what was examined (a
+    // FIFO put in the file's place is refused, not waited on).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        fail("data_file", "cannot read " + shown + ": " + std::string(errno == ENOENT ? "no such file" : std::strerror(errno)) +
                               " (a NumPy .npy file, relative to the spec's folder)");
         return std::nullopt;
     }
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat status {};
+    if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+        fail("data_file", "cannot read " + shown + ": not a regular file (a NumPy .npy file, relative to the spec's folder)");
+        return std::nullopt;
+    }
     // A header (at most 64 KiB as NumPy writes it) and the data: anything larger cannot be this table.
-    const uint64_t size = fs::file_size(path, error);
-    if (error || size > data_bytes + (uint64_t{1} << 16) + 16) {
+    const auto size = static_cast<uint64_t>(status.st_size);
+    if (size > data_bytes + (uint64_t{1} << 16) + 16) {
         fail("data_file", "cannot use " + shown + ": it takes " + std::to_string(size) + " bytes, more than a .npy file of " +
                               format_shape(spec.data_shape) + " " + std::string(info(spec.dtype).name) + " can");
         return std::nullopt;
     }
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes(static_cast<size_t>(size), '\0');
-    in.read(bytes.data(), static_cast<std::streamsize>(size));
-    if (!in || static_cast<uint64_t>(in.gcount()) != size) {
-        fail("data_file", "cannot read " + shown + " (an I/O error, or it changed while being read)");
+    // Read to the end (at most one byte past the size examined: a file that grew is caught below).
+    std::string bytes(static_cast<size_t>(size) + 1, '\0');
+    size_t got = 0;
+    while (got < bytes.size()) {
+        const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            fail("data_file", "cannot read " + shown + ": " + std::strerror(errno));
+            return std::nullopt;
+        }
+        if (n == 0) break;
+        got += static_cast<size_t>(n);
+    }
+    if (got != size) {
+        fail("data_file", "cannot read " + shown + " (it changed while being read)");
         return std::nullopt;
     }
+    bytes.resize(got);
     std::string problem;
     const auto array = parse_npy(bytes, problem);
     if (!array) {
