@@ -26,11 +26,11 @@ int glyph_rows(const int32_t *restrict indices, int8_t *output)
     /* output[i0, :] = data[indices[i0, :], :] */
     {
         const uint32_t from = kernelgen_wrap_i32_u32(indices[0u], 4u) * 3u;
-        KERNELGEN_COPY_FROM_FLASH(&output[0u], &kernelgen_glyph_rows_data[from], 3u * sizeof(int8_t));
+        KERNELGEN_COPY_FROM_TABLE(&output[0u], kernelgen_glyph_rows_data, from, 3u * sizeof(int8_t));
     }
     {
         const uint32_t from = kernelgen_wrap_i32_u32(indices[1u], 4u) * 3u;
-        KERNELGEN_COPY_FROM_FLASH(&output[3u], &kernelgen_glyph_rows_data[from], 3u * sizeof(int8_t));
+        KERNELGEN_COPY_FROM_TABLE(&output[3u], kernelgen_glyph_rows_data, from, 3u * sizeof(int8_t));
     }
     return GLYPH_ROWS_OK;
 }

@@ -33,9 +33,9 @@ typedef struct {
 } kernelgen_complex128;
 #endif
 
-/* Tables of constants (a kernel's runs of constant indices, its constant data) are defined KERNELGEN_FLASH and
- * read through KERNELGEN_TABLE_U<bits>(table, r), or copied out with KERNELGEN_COPY_FROM_FLASH(to, from, bytes)
- * (a constant data table, whose elements are copied as bytes: their exact bit patterns). On AVR, where flash is not in the data address space, avr-gcc keeps
+/* Tables of constants (a kernel's runs of constant indices) are defined KERNELGEN_FLASH and read through
+ * KERNELGEN_TABLE_U<bits>(table, r); a kernel's constant data is defined KERNELGEN_DATA_TABLE(its own section), and its elements
+ * copied out as bytes (their exact bit patterns) with KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes). On AVR, where flash is not in the data address space, avr-gcc keeps
  * them in program memory and reads them with LPM (avr-libc's pgmspace.h): a plain static const array would
  * be copied into the few KB of SRAM at start-up. Everywhere else flash is ordinary memory and these are
  * plain reads. clang 14's AVR back end knows no program-memory attribute: there the tables stay in SRAM.
@@ -47,7 +47,23 @@ typedef struct {
 #define KERNELGEN_TABLE_U16(table, r) pgm_read_word(&(table)[r])
 #define KERNELGEN_TABLE_U32(table, r) pgm_read_dword(&(table)[r])
 #define KERNELGEN_TABLE_U64(table, r) kernelgen_table_u64(&(table)[r])
-#define KERNELGEN_COPY_FROM_FLASH(to, from, bytes) memcpy_P((to), (from), (bytes))
+#if defined(__AVR_HAVE_ELPM__)
+/* More than 64 KB of program memory (ATmega1280, ATmega2560, ...): constant data goes after the code, where the
+ * linker scripts put every .text.* section, leaving the first 64 KB to the data that must lie there (the tables
+ * above, avr-libc's own), and is read with ELPM from its 24-bit address, wherever it lies. */
+#define KERNELGEN_DATA_TABLE(name) __attribute__((__section__(name)))
+#define KERNELGEN_FAR_ADDRESS(table) (__extension__({                                                   \
+    uint32_t kernelgen_far;                                                                              \
+    __asm__("ldi %A0, lo8(%1)\n\tldi %B0, hi8(%1)\n\tldi %C0, hh8(%1)\n\tclr %D0"                       \
+            : "=d"(kernelgen_far) : "p"(&(table)[0]));                                                  \
+    kernelgen_far;                                                                                       \
+}))
+#define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) \
+    memcpy_PF((to), KERNELGEN_FAR_ADDRESS(table) + (uint32_t)(offset) * (uint32_t)sizeof((table)[0]), (bytes))
+#else
+#define KERNELGEN_DATA_TABLE(name) PROGMEM
+#define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) memcpy_P((to), &(table)[offset], (bytes))
+#endif
 static inline uint64_t kernelgen_table_u64(const uint64_t *entry)
 {
     uint64_t value;
@@ -60,7 +76,8 @@ static inline uint64_t kernelgen_table_u64(const uint64_t *entry)
 #define KERNELGEN_TABLE_U16(table, r) ((table)[r])
 #define KERNELGEN_TABLE_U32(table, r) ((table)[r])
 #define KERNELGEN_TABLE_U64(table, r) ((table)[r])
-#define KERNELGEN_COPY_FROM_FLASH(to, from, bytes) memcpy((to), (from), (bytes))
+#define KERNELGEN_DATA_TABLE(name)
+#define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) memcpy((to), &(table)[offset], (bytes))
 #endif
 
 /* An index in [-size, size-1] as an offset along its axis: checked by the kernel before it is wrapped, or

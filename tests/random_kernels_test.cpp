@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -272,14 +273,15 @@ size_t case_count() {
     return 200;
 }
 
-// Every case with its inputs and the result the kernels were checked against, bytes as hex strings.
-void dump_cases(const std::string& op, const std::vector<cprogram::Case>& cases) {
+// Every case with its inputs and the result the kernels were checked against, bytes as hex strings, and the spec
+// of its kernel: its label, or the kernel's entry in `specs`.
+void dump_cases(const std::string& op, const std::vector<cprogram::Case>& cases, const std::map<std::string, json>* specs = nullptr) {
     const char* dir = std::getenv("KERNELGEN_DUMP_CASES");
     if (!dir) return;
     json list = json::array();
     for (const auto& c : cases) {
         json item = cprogram::to_json(c);
-        item["spec"] = json::parse(c.label);  // the cross-check builds its model from the spec
+        item["spec"] = specs ? specs->at(c.kernel) : json::parse(c.label);  // the cross-check builds its model from the spec
         list.push_back(item);
     }
     fs::create_directories(dir);
@@ -779,6 +781,60 @@ void run_hostile_cases(bool int32) {
     const fs::path dir = root / "kernels";
     if (build_and_run(dir, result.files, cases, compiler_for(int32 ? 1 : 0), !int32)) fs::remove_all(dir);
     if (!::testing::Test::HasFailure()) fs::remove_all(root);
+}
+
+// Three kernels whose tables (30,000 bytes each, given in the spec) take 90,000 bytes of flash together, more than
+// the 64 KB a 16-bit address reaches on AVR: every row of each, by positive and negative indices, and an index out
+// of range, on the host with the sanitizers and (its cases dumped like the random ones) on every emulated board,
+// where the ATmega2560 reads them with ELPM wherever the linker put them. Values: (7i + 13k) mod 251 for element
+// i of table k, checked against that formula.
+TEST(RandomKernels, TablesBeyond64KB) {
+    constexpr int64_t kRows = 300, kColumns = 100;
+    std::map<std::string, json> specs;
+    std::vector<cprogram::Case> cases;
+    std::vector<kernelgen::KernelSpec> kernels;
+    for (int64_t k = 0; k < 3; ++k) {
+        std::vector<int64_t> values(static_cast<size_t>(kRows * kColumns));
+        for (size_t i = 0; i < values.size(); ++i) values[i] = (7 * static_cast<int64_t>(i) + 13 * k) % 251;
+        const std::string name = "far_table_" + std::to_string(k);
+        const json spec{{"name", name}, {"op", "Gather"}, {"dtype", "uint8"}, {"data_shape", {kRows, kColumns}},
+                        {"indices_shape", {3}}, {"data", values}};
+        specs[name] = spec;
+        std::vector<uint8_t> table(values.begin(), values.end());  // what the kernel holds, for the ONNX Runtime cross-check
+        std::vector<kernelgen::Diagnostic> diagnostics;
+        auto parsed = kernelgen::parse_spec_text(spec.dump(), "far.json", diagnostics);
+        ASSERT_TRUE(diagnostics.empty()) << diagnostics.front().str();
+        kernels.push_back(parsed.front());
+        auto add = [&](std::vector<int64_t> indices, bool in_range) {
+            cprogram::Case c;
+            c.kernel = name;
+            c.label = name + " rows " + std::to_string(indices[0]) + ", " + std::to_string(indices[1]) + ", " +
+                      std::to_string(indices[2]);
+            c.constant_data = true;
+            c.element_size = 1;
+            c.data = table;
+            c.indices = cprogram::bytes_of(indices);
+            c.expected_status = in_range ? 0 : -1;
+            c.expected_output.assign(static_cast<size_t>(3 * kColumns), cprogram::kSentinel);
+            for (size_t r = 0; in_range && r < 3; ++r) {
+                const int64_t row = indices[r] < 0 ? indices[r] + kRows : indices[r];
+                for (int64_t j = 0; j < kColumns; ++j) {
+                    c.expected_output[r * static_cast<size_t>(kColumns) + static_cast<size_t>(j)] =
+                        static_cast<uint8_t>((7 * (row * kColumns + j) + 13 * k) % 251);
+                }
+            }
+            cases.push_back(std::move(c));
+        };
+        for (int64_t row = 0; row < kRows; row += 30) add({row, kRows - 1 - row, -1 - row}, true);
+        add({0, kRows, 1}, false);
+    }
+    dump_cases("TablesBeyond64KB", cases, &specs);
+    const char* cases_only = std::getenv("KERNELGEN_CASES_ONLY");
+    if (cases_only && std::string(cases_only) == "1") return;
+    kernelgen::GenerateResult result = kernelgen::generate(kernels);
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    const fs::path root = scratch("far");
+    if (build_and_run(root / "kernels", result.files, cases, compiler_for(0), true)) fs::remove_all(root);
 }
 
 TEST(RandomKernels, Gather) { run_random_cases("Gather"); }

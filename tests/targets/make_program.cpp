@@ -135,7 +135,8 @@ std::map<std::string, Weight> kernel_weights(const std::string& file, const std:
     while (std::getline(in, line)) {
         std::smatch match;
         if (!std::regex_search(line, match, row)) continue;
-        const std::string symbol = match[2];
+        std::string symbol = match[2];
+        if (symbol.rfind("kernelgen_", 0) == 0) symbol = symbol.substr(10);  // a kernel's own table: kernelgen_<kernel>_data
         std::string owner;  // the longest kernel name the symbol is, or begins with before an underscore
         for (const auto& kernel : kernels) {
             const bool named = symbol.compare(0, kernel.size(), kernel) == 0 &&
@@ -151,7 +152,8 @@ std::map<std::string, Weight> kernel_weights(const std::string& file, const std:
 
 // Bytes of the case's constants in the driver: its tensors, label and expected output.
 size_t data_bytes(const cprogram::Case& c) {
-    size_t bytes = c.label.size() + 1 + c.data.size() + c.indices.size() + c.updates.size() + c.expected_output.size();
+    size_t bytes = c.label.size() + 1 + (c.constant_data ? 0 : c.data.size()) + c.indices.size() + c.updates.size() +
+                   c.expected_output.size();
     for (const auto* strings : {&c.data_strings, &c.updates_strings, &c.expected_strings}) {
         for (const auto& text : *strings) bytes += text.size() + 1;
     }
@@ -171,7 +173,8 @@ size_t heap_bytes(const cprogram::Case& c) {
         bytes += strings(c.data_strings) + (c.has_updates ? strings(c.updates_strings) : 0);
         return bytes + (c.in_place ? 0 : block(c.expected_strings.size() * 4)) + strings(c.expected_strings);
     }
-    bytes += c.in_place ? block(c.data.size()) : block(c.data.size()) + block(c.expected_output.size());
+    const size_t data = c.constant_data ? 0 : c.data.size();  // a kernel that holds its data is given none
+    bytes += c.in_place ? block(data) : block(data) + block(c.expected_output.size());
     return bytes + (c.has_updates ? block(c.updates.size()) : 0);
 }
 

@@ -87,6 +87,9 @@ private:
         const unsigned bits = part_bits();
         const size_t width = bits / 8, parts = bytes.size() / width;
         const size_t per_element = pairs() ? 2 : 1, elements = parts / per_element;
+        // An odd number of bytes gets one more element, 0, that no copy reads: on AVR the table lies among the code
+        // (a .text section), whose instructions must stay at even addresses.
+        const bool padded = bytes.size() % 2 != 0;
         const size_t per_line = (bits == 8 ? 16 : bits == 16 ? 12 : bits == 32 ? 8 : 4) / per_element;
         static const char digits[] = "0123456789ABCDEF";
         auto hex = [&](std::string& out, size_t part) {
@@ -114,6 +117,7 @@ private:
             rows += ',';
             if (e % per_line == per_line - 1 || e + 1 == elements) rows += '\n';
         }
+        if (padded) rows += "    0x00u, /* padding to an even number of bytes, never read */\n";
         TemplateValues values;
         values.text["version"] = kernel.text.at("version");
         values.text["spec_file"] = kernel.text.at("spec_file");
@@ -124,7 +128,7 @@ private:
         values.text["storage_note"] = pairs() ? "each a pair of " + storage() + ": real, imaginary" : "each a " + storage();
         values.text["storage"] = storage();
         values.text["table"] = helper("data");
-        values.text["count"] = std::to_string(elements);
+        values.text["count"] = std::to_string(elements + (padded ? 1 : 0));
         values.text["pair"] = pairs() ? "[2]" : "";
         values.flags["empty"] = bytes.empty();
         std::string out = render_template("data.inc.mustache", values);
@@ -216,9 +220,13 @@ private:
         return "";
     }
 
-    std::string view_name(const View& view) const {
-        if (view.tensor == Tensor::Data && spec_.constant_data && !view.slice) return helper("data");
-        return tensor_name(view.tensor) + (view.slice ? "_slice" : "");
+    static std::string view_name(const View& view) { return tensor_name(view.tensor) + (view.slice ? "_slice" : ""); }
+
+    // Constant data: the table, read by offsets (on AVR with more than 64 KB of flash, a far address and an
+    // element offset; a C pointer could not reach it), its slice an offset too.
+    bool is_table(const View& view) const { return view.tensor == Tensor::Data && spec_.constant_data.has_value(); }
+    std::string table_offset(const Access& at) const {
+        return at.view.slice ? "data_slice + " + expression(at.at) : expression(at.at);
     }
 
     std::string term(const Term& term) const {
@@ -256,7 +264,10 @@ private:
         return expr.terms.front().kind == Term::Kind::Variable ? "(" + expression(expr) + ")" : expression(expr);
     }
 
-    std::string access(const Access& at) const { return view_name(at.view) + "[" + expression(at.at) + "]"; }
+    std::string access(const Access& at) const {
+        if (is_table(at.view)) return helper("data") + "[" + table_offset(at) + "]";
+        return view_name(at.view) + "[" + expression(at.at) + "]";
+    }
 
     std::string error_return() const { return "return " + ids_.error_index + ";"; }
 
@@ -359,12 +370,13 @@ private:
 
     void print(CodeWriter& w, const Slice& slice) const {
         const std::string base = tensor_name(slice.tensor);
-        const bool table = slice.tensor == Tensor::Data && spec_.constant_data;
+        if (is_table(View{slice.tensor})) {
+            w.line("const " + offset_ + " data_slice = " + expression(slice.at) + ";");
+            return;
+        }
         const std::string type = slice.tensor == Tensor::Indices ? "const " + index_ + " *"
-                                 : table                         ? "const " + storage() + (pairs() ? " (*" : " *")
                                                                  : pointer_to_element(spec_, slice.tensor != Tensor::Output);
-        w.line(type + base + "_slice" + (table && pairs() ? ")[2]" : "") + " = &" + view_name(View{slice.tensor}) + "[" +
-               expression(slice.at) + "];");
+        w.line(type + base + "_slice = &" + base + "[" + expression(slice.at) + "];");
     }
 
     void print(CodeWriter& w, const Local& local) const {
@@ -394,10 +406,13 @@ private:
         const std::string elements = length.terms.empty() ? literal(length.constant)
                                      : one_entry ? "(size_t)" + table_entry(length.terms.front())
                                                  : "(size_t)" + count(length);
-        const bool table = copy.from.view.tensor == Tensor::Data && spec_.constant_data;
         const std::string bytes = (elements == "1u" ? "" : elements + " * ") + "sizeof(" + element_ + ")";
-        w.line(std::string(table ? "KERNELGEN_COPY_FROM_FLASH" : "memcpy") + "(&" + access(copy.to) + ", &" +
-               access(copy.from) + ", " + bytes + ");");
+        if (is_table(copy.from.view)) {
+            w.line("KERNELGEN_COPY_FROM_TABLE(&" + access(copy.to) + ", " + helper("data") + ", " + table_offset(copy.from) +
+                   ", " + bytes + ");");
+            return;
+        }
+        w.line("memcpy(&" + access(copy.to) + ", &" + access(copy.from) + ", " + bytes + ");");
     }
 
     void print(CodeWriter& w, const Assign& assign) const {
