@@ -737,3 +737,20 @@ TEST(ConstantDataValues, DataFileNameIsSafeInComments) {
     EXPECT_EQ(kernel.header.find("*/b"), std::string::npos);
     fs::remove_all(dir);
 }
+
+// A table refuses AVR with its own #error beyond the 32,767 bytes of one avr-gcc object, counting the pad byte an
+// odd-sized table gets (data_table): 32,766 bytes pass, 32,767 (declared as 32,768) do not.
+TEST(ConstantDataValues, AvrRefusesATableBeyondOneObject) {
+    auto source = [](size_t n) {
+        std::string values = "[";
+        for (size_t i = 0; i < n; ++i) values += (i ? ",1" : "1");
+        return emit_json(R"({"name": "k", "op": "Gather", "dtype": "uint8", "data_shape": [)" + std::to_string(n) +
+                         R"(], "indices_shape": [1], "data": )" + values + "]}");
+    };
+    const GeneratedKernel fits = source(32766), padded = source(32767);
+    EXPECT_EQ(fits.source.find("#error"), fits.source.find("#error \"k.c and kernelgen_support.h"));
+    EXPECT_NE(padded.source.find("#if defined(__AVR__)\n#error \"k: its constant data takes 32768 bytes"), std::string::npos)
+        << padded.source;
+    EXPECT_NE(padded.data.find("kernelgen_k_data[32768]"), std::string::npos);
+    EXPECT_NE(padded.data.find("0x00u, /* padding to an even number of bytes, never read */"), std::string::npos);
+}

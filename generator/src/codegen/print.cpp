@@ -48,8 +48,10 @@ public:
         const bool table = spec_.constant_data && !spec_.constant_data->bytes.empty();
         values.flags["data_table"] = table;
         values.text["data_name"] = data_include_name(spec_.name);
-        values.text["data_bytes"] = table ? std::to_string(spec_.constant_data->bytes.size()) : "0";
-        values.flags["avr_guard"] = table && spec_.constant_data->bytes.size() > kAvrLargestObject;
+        // The table as declared: an odd number of bytes gets one more (data_table).
+        const size_t declared = table ? (spec_.constant_data->bytes.size() + 1) / 2 * 2 : 0;
+        values.text["data_bytes"] = std::to_string(declared);
+        values.flags["avr_guard"] = declared > kAvrLargestObject;
         GeneratedKernel out;
         out.header_name = spec_.name + ".h";
         out.source_name = spec_.name + ".c";
