@@ -80,6 +80,10 @@ std::string pointer_to_element(const KernelSpec& spec, bool read_only) {
     return (read_only ? "const " : "") + element + " *";
 }
 
+std::string shown_data_file(const KernelSpec& spec) {
+    return comment_safe(std::filesystem::path(spec.constant_data->file).filename().string());
+}
+
 std::string prototype(const KernelSpec& spec, bool definition) {
     return "int " + spec.name + "(" + parameter_list(spec, definition) + ")";
 }
@@ -118,8 +122,7 @@ TemplateValues header_contract(const KernelSpec& spec, const IndexedCopy& copy) 
     values.text["data_note"] = !spec.constant_data ? ""
                                : spec.constant_data->file.empty()
                                    ? ", constant (given in the spec): held by the kernel, in flash"
-                                   : ", constant (" + comment_safe(std::filesystem::path(spec.constant_data->file).filename().string()) +
-                                         "): held by the kernel, in flash";
+                                   : ", constant (" + shown_data_file(spec) + "): held by the kernel, in flash";
     values.text["indices_shape"] = format_shape(spec.indices_shape);
     values.text["updates_shape"] = format_shape(spec.updates_shape);
     values.text["output_shape"] = format_shape(spec.output_shape);

@@ -23,4 +23,8 @@ std::string prototype(const KernelSpec& spec, bool definition);
 // "const char **".
 std::string pointer_to_element(const KernelSpec& spec, bool read_only);
 
+// A kernel's data file ("data_file") as the header and the table's file show it in their comments: its name alone,
+// comment-safe.
+std::string shown_data_file(const KernelSpec& spec);
+
 }  // namespace kernelgen

@@ -75,10 +75,6 @@ private:
         const DTypeInfo& type = info(spec_.dtype);
         return type.category == Category::Complex ? type.bits / 2 : type.bits;
     }
-    // The data file as the comments show it: its name alone, safe in a C comment.
-    std::string shown_data_file() const {
-        return comment_safe(std::filesystem::path(spec_.constant_data->file).filename().string());
-    }
     std::string storage() const { return "uint" + std::to_string(part_bits()) + "_t"; }
     bool pairs() const { return info(spec_.dtype).category == Category::Complex; }
 
@@ -126,7 +122,7 @@ private:
         values.text["name"] = spec_.name;
         values.text["dtype"] = std::string(info(spec_.dtype).name);
         values.text["data_shape"] = format_shape(spec_.data_shape);
-        values.text["from"] = spec_.constant_data->file.empty() ? " (given in the spec)" : " from " + shown_data_file();
+        values.text["from"] = spec_.constant_data->file.empty() ? " (given in the spec)" : " from " + shown_data_file(spec_);
         values.text["storage_note"] = pairs() ? "each a pair of " + storage() + ": real, imaginary" : "each a " + storage();
         values.text["storage"] = storage();
         values.text["table"] = helper("data");

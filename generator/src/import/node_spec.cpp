@@ -521,8 +521,6 @@ bool constant_table(const NodeContext& c, const StaticTensor& data, ConstantTabl
     const GraphScope* owner = c.scope.owner(name);
     const auto type = dtype_of_onnx(data.elem_type);
     if (!type || *type == DType::String) return false;
-    const uint64_t width = info(*type).bits / 8;
-    std::optional<std::string> bytes;
     std::string problem;
     onnx::TensorProto folded;
     const onnx::TensorProto* tensor = nullptr;
@@ -541,11 +539,8 @@ bool constant_table(const NodeContext& c, const StaticTensor& data, ConstantTabl
                      element_type_name(data.elem_type) + " " + format_shape(data.shape);
         return false;
     }
-    bytes = tensor_bytes(*tensor, max_constant_data_bytes(width), problem);
-    if (bytes && bytes->size() != element_count(data.shape) * width) {
-        problem = "its data does not fill its shape";
-        bytes.reset();
-    }
+    // Of the declared type and dims, its bytes fill data's shape exactly (tensor_bytes checks them against the dims).
+    auto bytes = tensor_bytes(*tensor, max_constant_data_bytes(info(*type).bits / 8), problem);
     if (!bytes) {
         table.note = "its data " + in_quotes(name) + " is constant, but stays a parameter: " + problem;
         return false;

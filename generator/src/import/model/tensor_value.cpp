@@ -91,6 +91,51 @@ void append_raw(TensorValue& value, uint64_t bits) {
     }
 }
 
+// A tensor's values kept in its typed field rather than raw_data, in the field ONNX keeps each type in: how many
+// there are (a complex element has two: real, imaginary), and each one's bit pattern through `visit` (a float's 32
+// bits, a double's 64, an int32_data entry's low 32, where the narrow integers, bool, float16 and bfloat16 live).
+uint64_t typed_value_count(const TensorProto& tensor) {
+    switch (tensor.data_type()) {
+        case TensorProto::FLOAT: case TensorProto::COMPLEX64: return static_cast<uint64_t>(tensor.float_data_size());
+        case TensorProto::DOUBLE: case TensorProto::COMPLEX128: return static_cast<uint64_t>(tensor.double_data_size());
+        case TensorProto::INT64: return static_cast<uint64_t>(tensor.int64_data_size());
+        case TensorProto::UINT32: case TensorProto::UINT64: return static_cast<uint64_t>(tensor.uint64_data_size());
+        default: return static_cast<uint64_t>(tensor.int32_data_size());
+    }
+}
+
+template <typename Visit>
+void for_each_typed_value(const TensorProto& tensor, Visit&& visit) {
+    switch (tensor.data_type()) {
+        case TensorProto::FLOAT:
+        case TensorProto::COMPLEX64:
+            for (float value : tensor.float_data()) {
+                uint32_t bits;
+                std::memcpy(&bits, &value, sizeof bits);
+                visit(uint64_t{bits});
+            }
+            return;
+        case TensorProto::DOUBLE:
+        case TensorProto::COMPLEX128:
+            for (double value : tensor.double_data()) {
+                uint64_t bits;
+                std::memcpy(&bits, &value, sizeof bits);
+                visit(bits);
+            }
+            return;
+        case TensorProto::INT64:
+            for (int64_t value : tensor.int64_data()) visit(static_cast<uint64_t>(value));
+            return;
+        case TensorProto::UINT32:
+        case TensorProto::UINT64:
+            for (uint64_t value : tensor.uint64_data()) visit(value);
+            return;
+        default:
+            for (int32_t value : tensor.int32_data()) visit(uint64_t{static_cast<uint32_t>(value)});
+            return;
+    }
+}
+
 uint64_t raw_bits(const TensorValue& value, size_t i) {
     switch (value.type) {
         case TensorProto::FLOAT: {
@@ -224,39 +269,8 @@ std::optional<std::string> tensor_bytes(const TensorProto& tensor, uint64_t max_
         given = out.size() / width;
         if (out.size() % width != 0) given = ~uint64_t{0};
     } else {
-        switch (tensor.data_type()) {
-            case TensorProto::FLOAT:
-            case TensorProto::COMPLEX64:
-                for (float value : tensor.float_data()) {
-                    uint32_t bits;
-                    std::memcpy(&bits, &value, sizeof bits);
-                    append(bits);
-                }
-                given = static_cast<uint64_t>(tensor.float_data_size()) / parts;
-                break;
-            case TensorProto::DOUBLE:
-            case TensorProto::COMPLEX128:
-                for (double value : tensor.double_data()) {
-                    uint64_t bits;
-                    std::memcpy(&bits, &value, sizeof bits);
-                    append(bits);
-                }
-                given = static_cast<uint64_t>(tensor.double_data_size()) / parts;
-                break;
-            case TensorProto::INT64:
-                for (int64_t value : tensor.int64_data()) append(static_cast<uint64_t>(value));
-                given = static_cast<uint64_t>(tensor.int64_data_size());
-                break;
-            case TensorProto::UINT32:
-            case TensorProto::UINT64:
-                for (uint64_t value : tensor.uint64_data()) append(value);
-                given = static_cast<uint64_t>(tensor.uint64_data_size());
-                break;
-            default:  // the narrow integers, bool, float16 and bfloat16 live in int32_data
-                for (int32_t value : tensor.int32_data()) append(static_cast<uint32_t>(value));
-                given = static_cast<uint64_t>(tensor.int32_data_size());
-                break;
-        }
+        given = typed_value_count(tensor) / parts;
+        if (given == *count) for_each_typed_value(tensor, append);
     }
     if (given != *count || out.size() != *count * width) {
         problem = "it holds data for " + std::to_string(out.size() / width) + " elements, and its dims make " + std::to_string(*count);
@@ -308,33 +322,8 @@ std::optional<TensorValue> read_tensor(const TensorProto& tensor, std::string& p
             }
         }
     } else {
-        switch (value.type) {
-            case TensorProto::FLOAT:
-                given = static_cast<uint64_t>(tensor.float_data_size());
-                if (given == *count) value.reals.assign(tensor.float_data().begin(), tensor.float_data().end());
-                break;
-            case TensorProto::DOUBLE:
-                given = static_cast<uint64_t>(tensor.double_data_size());
-                if (given == *count) value.reals.assign(tensor.double_data().begin(), tensor.double_data().end());
-                break;
-            case TensorProto::INT64:
-                given = static_cast<uint64_t>(tensor.int64_data_size());
-                if (given == *count) value.ints.assign(tensor.int64_data().begin(), tensor.int64_data().end());
-                break;
-            case TensorProto::UINT32:
-            case TensorProto::UINT64:
-                given = static_cast<uint64_t>(tensor.uint64_data_size());
-                if (given == *count) {
-                    for (uint64_t bits : tensor.uint64_data()) append_raw(value, bits);
-                }
-                break;
-            default:  // the narrow integers, bool, float16 and bfloat16 live in int32_data
-                given = static_cast<uint64_t>(tensor.int32_data_size());
-                if (given == *count) {
-                    for (int32_t bits : tensor.int32_data()) append_raw(value, static_cast<uint32_t>(bits));
-                }
-                break;
-        }
+        given = typed_value_count(tensor);
+        if (given == *count) for_each_typed_value(tensor, [&](uint64_t bits) { append_raw(value, bits); });
     }
     if (given != *count || value.count() != *count) {
         problem = "it has " + std::to_string(given) + " values for " + std::to_string(*count) + " elements";
