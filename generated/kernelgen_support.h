@@ -35,7 +35,8 @@ typedef struct {
 
 /* Tables of constants (a kernel's runs of constant indices) are defined KERNELGEN_FLASH and read through
  * KERNELGEN_TABLE_U<bits>(table, r); a kernel's constant data is defined KERNELGEN_DATA_TABLE(its own section), and its elements
- * copied out as bytes (their exact bit patterns) with KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes). On AVR, where flash is not in the data address space, avr-gcc keeps
+ * copied out as bytes (their exact bit patterns) with KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes), or read one
+ * byte at a time (a quantized table's values) with KERNELGEN_DATA_U8(table, offset). On AVR, where flash is not in the data address space, avr-gcc keeps
  * them in program memory and reads them with LPM (avr-libc's pgmspace.h): a plain static const array would
  * be copied into the few KB of SRAM at start-up. Everywhere else flash is ordinary memory and these are
  * plain reads. clang 14's AVR back end knows no program-memory attribute: there the tables stay in SRAM.
@@ -60,9 +61,11 @@ typedef struct {
 }))
 #define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) \
     memcpy_PF((to), KERNELGEN_FAR_ADDRESS(table) + (uint32_t)(offset) * (uint32_t)sizeof((table)[0]), (bytes))
+#define KERNELGEN_DATA_U8(table, offset) pgm_read_byte_far(KERNELGEN_FAR_ADDRESS(table) + (uint32_t)(offset))
 #else
 #define KERNELGEN_DATA_TABLE(name) PROGMEM
 #define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) memcpy_P((to), &(table)[offset], (bytes))
+#define KERNELGEN_DATA_U8(table, offset) pgm_read_byte(&(table)[offset])
 #endif
 static inline uint64_t kernelgen_table_u64(const uint64_t *entry)
 {
@@ -78,6 +81,7 @@ static inline uint64_t kernelgen_table_u64(const uint64_t *entry)
 #define KERNELGEN_TABLE_U64(table, r) ((table)[r])
 #define KERNELGEN_DATA_TABLE(name)
 #define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) memcpy((to), &(table)[offset], (bytes))
+#define KERNELGEN_DATA_U8(table, offset) ((table)[offset])
 #endif
 
 /* An index in [-size, size-1] as an offset along its axis: checked by the kernel before it is wrapped, or

@@ -19,6 +19,12 @@
 #include <vector>
 
 #include "c_program.h"
+#include "half_reference.h"
+#include "tokens_q4.h"
+#include "vocab_f32.h"
+#include "vocab_q4.h"
+#include "vocab_q8.h"
+#include "words_q8.h"
 #include "doc_gather_axis0.h"
 #include "doc_gather_axis1.h"
 #include "doc_gather_elements_1.h"
@@ -1140,6 +1146,90 @@ TEST(ConstantData, GlyphRowsFromInlineData) {
     call({-4, 1}, GLYPH_ROWS_OK, {1, -2, 3, 4, 5, -6});
     call({0, 4}, GLYPH_ROWS_ERROR_INDEX_OUT_OF_RANGE, std::vector<int8_t>(6, untouched));
     call({-5, 0}, GLYPH_ROWS_ERROR_INDEX_OUT_OF_RANGE, std::vector<int8_t>(6, untouched));
+}
+
+// --- quantized tables (specs/quantized_tables.json) ------------------------------------------------------------
+
+// Calls a quantized kernel with `indices`, expecting `expected` (bit patterns, as the output type stores them) or,
+// when it is empty, the error with the output untouched; hands the call to the target tests.
+template <typename Out, typename Index, typename Kernel>
+void expect_quantized(const char* name, Kernel kernel, size_t output_size, const std::vector<Index>& indices,
+                      const std::vector<Out>& expected) {
+    SCOPED_TRACE(std::string(name) + " with " + show_indices(std::vector<int64_t>(indices.begin(), indices.end())));
+    GuardedBuffer<Out> output(output_size);
+    const int status = kernel(indices.data(), output.data());
+    std::vector<Out> want = expected;
+    if (expected.empty()) {
+        want.assign(output_size, Out{});
+        std::memset(static_cast<void*>(want.data()), kSentinelByte, output_size * sizeof(Out));
+    }
+    EXPECT_EQ(status, expected.empty() ? -1 : 0);
+    EXPECT_EQ(output.contents(), want);
+    EXPECT_TRUE(output.guards_intact());
+    cprogram::Case c = cprogram::typed_case<Out>(name, std::string(name) + " " +
+                                                     show_indices(std::vector<int64_t>(indices.begin(), indices.end())),
+                                                 {}, {}, nullptr, false, status, want);
+    c.indices = cprogram::bytes_of(indices);
+    c.constant_data = true;
+    cprogram::export_case(c);
+}
+
+uint32_t float_bits(double exact) {
+    const auto value = static_cast<float>(exact);
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+// The spec format's example: uint4 [[0, 1, 2, 3], [15, 14, 8, 8], [7, 7, 9, 9]], zero point 8, blocks of 2 along
+// axis 1 with scales [[0.5, 0.25], [1, 2], [0.125, 4]], to float16: rows 1 and -1 are [7, 6, 0, 0] and
+// [-0.125, -0.125, 4, 4] (float16 0x4700, 0x4600, 0, 0, 0xB000, 0xB000, 0x4400, 0x4400).
+TEST(QuantizedTables, SpecFormatExample) {
+    auto call = [](const std::vector<int64_t>& indices, const std::vector<uint16_t>& expected) {
+        expect_quantized<uint16_t>("tokens_q4", tokens_q4, TOKENS_Q4_OUTPUT_SIZE, indices, expected);
+    };
+    call({1, -1}, {0x4700, 0x4600, 0x0000, 0x0000, 0xB000, 0xB000, 0x4400, 0x4400});
+    call({0, -3}, {0xC400, 0xC300, 0xBE00, 0xBD00, 0xC400, 0xC300, 0xBE00, 0xBD00});  // [-8, -7, -6, -5] * [0.5, 0.5, 0.25, 0.25]
+    call({2, 3}, {});
+    call({-4, 0}, {});
+}
+
+// int8 with a scale per row: [[1, -1, 2, -2] * 0.5, [127, -128, 0, 1] * 0.25, ..., [100, -100, 50, -50] * 4].
+TEST(QuantizedTables, ScalePerRow) {
+    auto call = [](const std::vector<int32_t>& indices, const std::vector<double>& values) {
+        std::vector<uint32_t> expected;
+        for (double v : values) expected.push_back(float_bits(v));
+        expect_quantized<uint32_t>("words_q8", [](const int32_t* i, uint32_t* o) { return words_q8(i, reinterpret_cast<float*>(o)); },
+                                   WORDS_Q8_OUTPUT_SIZE, indices, expected);
+    };
+    call({0, -1, 1}, {0.5, -0.5, 1, -1, 400, -400, 200, -200, 31.75, -32, 0, 0.25});
+    call({2, -3, 4}, {20, 40, 60, 80, -5, 5, -5, 5, 0.375, 0.75, 1.125, 1.5});
+    call({0, 6, 1}, {});
+}
+
+// The tables of files: vocab_q4 holds uint4 (7r + 3c) mod 16 with zero points (r + b) mod 16 and float16 scales
+// (64 + r) / 64 * 2^-(b + 1) for block b (16 columns) of row r; vocab_q8 uint8 (5r + 11c) mod 256, zero point 128,
+// float32 scales (128 + r) / 128 * 2^-(b + 3); vocab_f32 is vocab_q8's table dequantized, in float32.
+TEST(QuantizedTables, TablesFromFiles) {
+    const std::vector<int64_t> rows{0, 63, -1, -64};
+    std::vector<uint16_t> q4;
+    std::vector<uint32_t> q8;
+    for (int64_t index : rows) {
+        const int64_t r = index < 0 ? index + 64 : index;
+        for (int64_t c = 0; c < 32; ++c) {
+            const int64_t b = c / 16;
+            const double s4 = (64.0 + static_cast<double>(r)) / 64.0 * std::ldexp(1.0, static_cast<int>(-(b + 1)));
+            q4.push_back(halfref::from_double(static_cast<double>((7 * r + 3 * c) % 16 - (r + b) % 16) * s4, halfref::kFloat16));
+            const double s8 = (128.0 + static_cast<double>(r)) / 128.0 * std::ldexp(1.0, static_cast<int>(-(b + 3)));
+            q8.push_back(float_bits(static_cast<double>((5 * r + 11 * c) % 256 - 128) * s8));
+        }
+    }
+    expect_quantized<uint16_t>("vocab_q4", vocab_q4, VOCAB_Q4_OUTPUT_SIZE, rows, q4);
+    expect_quantized<uint32_t>("vocab_q8", [](const int64_t* i, uint32_t* o) { return vocab_q8(i, reinterpret_cast<float*>(o)); },
+                               VOCAB_Q8_OUTPUT_SIZE, rows, q8);
+    expect_quantized<uint32_t>("vocab_f32", [](const int64_t* i, uint32_t* o) { return vocab_f32(i, reinterpret_cast<float*>(o)); },
+                               VOCAB_F32_OUTPUT_SIZE, rows, q8);
+    expect_quantized<uint16_t, int64_t>("vocab_q4", vocab_q4, VOCAB_Q4_OUTPUT_SIZE, {0, 64, 1, 2}, {});
 }
 
 }  // namespace

@@ -837,6 +837,145 @@ TEST(RandomKernels, TablesBeyond64KB) {
     if (build_and_run(root / "kernels", result.files, cases, compiler_for(0), true)) fs::remove_all(root);
 }
 
+// Random quantized tables ("quantization"): Gathers along axis 0 whose int8, uint8, int4 or uint4 table (given in the
+// spec, nested or flat) dequantizes to float32, float16 or bfloat16 with one scale, a scale per index along any axis,
+// or blocks along any axis (a partial last block included), without zero points, with one, or with one per scale;
+// int32 and int64 indices, negative and out-of-range ones. The expected outputs come from reference::dequantize
+// (coordinates and ONNX's formula, exact products rounded once) and a plain row copy. Three kernels hold 30,000-byte
+// tables, so that on the ATmega2560 (its cases dumped like the random ones) some lie beyond 64 KB of flash.
+TEST(RandomKernels, QuantizedTables) {
+    Generator g(seed_for("quantized tables"));
+    const size_t n = case_count() / 2;
+    std::map<std::string, json> specs;
+    std::vector<cprogram::Case> cases;
+    std::vector<kernelgen::KernelSpec> kernels;
+    static const std::array<const char*, 4> qtypes{"int8", "uint8", "int4", "uint4"};
+    static const std::array<const char*, 3> dtypes{"float32", "float16", "bfloat16"};
+    size_t blocked = 0, per_axis = 0, zero_tables = 0, errors = 0;
+    for (size_t i = 0; i < n + 3; ++i) {
+        const bool large = i >= n;  // the three 30,000-byte tables
+        const std::string qtype = large ? qtypes[i - n] : qtypes[static_cast<size_t>(g.uniform(0, 3))];
+        const std::string dtype = dtypes[static_cast<size_t>(g.uniform(0, 2))];
+        const bool four = qtype == "int4" || qtype == "uint4", is_signed = qtype[0] == 'i';
+        const int64_t low = is_signed ? (four ? -8 : -128) : 0, high = four ? (is_signed ? 7 : 15) : (is_signed ? 127 : 255);
+        reference::Shape data_shape = large ? reference::Shape{300, 100} : g.shape(static_cast<size_t>(g.uniform(1, 3)));
+        const auto rank = static_cast<int64_t>(data_shape.size());
+        const int64_t axis = g.chance(0.2) ? -1 : g.uniform(0, rank - 1);
+        int64_t block = 0;
+        if (axis >= 0 && g.chance(0.6)) block = g.uniform(1, std::max<int64_t>(data_shape[static_cast<size_t>(axis)], 1));
+        blocked += block > 0;
+        per_axis += axis >= 0 && block == 0;
+        reference::Shape scale_shape;
+        if (axis >= 0 && block == 0) scale_shape = {data_shape[static_cast<size_t>(axis)]};
+        if (block > 0) {
+            scale_shape = data_shape;
+            scale_shape[static_cast<size_t>(axis)] = (data_shape[static_cast<size_t>(axis)] + block - 1) / block;
+        }
+        // Scales m * 2^e, exact in the output type (m of up to 24, 11 or 8 bits; float16 ones multiples of 2^-24, its
+        // least subnormal), so that products need rounding;
+        // float16's overflow now and then, and its small ones are subnormal.
+        std::vector<double> scales;
+        const int64_t most = dtype == "float32" ? (1 << 24) - 1 : dtype == "float16" ? 2047 : 255;
+        for (int64_t k = 0; k < reference::count(scale_shape); ++k) {
+            const double m = static_cast<double>(g.uniform(1, most)) * (g.chance(0.3) ? -1 : 1);
+            const int64_t e = dtype == "float16" ? g.uniform(-24, -6) : dtype == "float32" ? g.uniform(-40, -10) : g.uniform(-30, 10);
+            scales.push_back(std::ldexp(m, static_cast<int>(e)));
+        }
+        std::vector<int32_t> zeros;
+        const int64_t zero_mode = g.uniform(0, 2);  // none, one, one per scale
+        if (zero_mode == 1) zeros.push_back(static_cast<int32_t>(g.uniform(low, high)));
+        if (zero_mode == 2) {
+            for (int64_t k = 0; k < reference::count(scale_shape); ++k) zeros.push_back(static_cast<int32_t>(g.uniform(low, high)));
+        }
+        zero_tables += zero_mode == 2;
+        std::vector<int32_t> values;
+        for (int64_t k = 0; k < reference::count(data_shape); ++k) values.push_back(static_cast<int32_t>(g.uniform(low, high)));
+        const std::string name = "quantized_" + std::to_string(i);
+        json quantization{{"type", qtype}};
+        if (axis >= 0) quantization["axis"] = g.chance(0.3) ? axis - rank : axis;
+        if (block > 0 || (axis >= 0 && g.chance(0.2))) quantization["block_size"] = block;
+        quantization["scales"] = g.chance(0.5) || scale_shape.empty() ? json(scales) : nested(scales, scale_shape);
+        if (zero_mode == 1) quantization["zero_points"] = zeros.front();
+        if (zero_mode == 2) quantization["zero_points"] = nested(zeros, scale_shape);
+        reference::Problem p;
+        p.op = "Gather";
+        p.data_shape = data_shape;
+        p.indices_shape = large ? reference::Shape{3} : g.shape(static_cast<size_t>(g.uniform(0, 2)));
+        p.axis = 0;
+        const bool int32 = g.chance(0.5);
+        std::vector<int64_t> indices = g.indices(p, int32);
+        json spec{{"name", name}, {"op", "Gather"}, {"dtype", dtype}, {"data_shape", data_shape},
+                  {"indices_shape", p.indices_shape}, {"index_dtype", int32 ? "int32" : "int64"},
+                  {"data", g.chance(0.5) ? json(values) : nested(values, data_shape)}, {"quantization", quantization}};
+        unroll_choice(g, spec);
+        specs[name] = spec;
+        std::vector<kernelgen::Diagnostic> diagnostics;
+        auto parsed = kernelgen::parse_spec_text(spec.dump(), "quantized.json", diagnostics);
+        ASSERT_TRUE(diagnostics.empty()) << spec.dump() << "\n" << diagnostics.front().str();
+        kernels.push_back(parsed.front());
+
+        // The expected output: the table dequantized whole, then its rows gathered.
+        const reference::Shape out_shape = reference::output_shape(p);
+        const halfref::Format format = dtype == "float16" ? halfref::kFloat16 : halfref::kBFloat16;
+        double (*round)(double) = dtype == "float32" ? +[](double x) { return static_cast<double>(static_cast<float>(x)); }
+                                  : dtype == "float16" ? +[](double x) { return halfref::to_double(halfref::from_double(x, halfref::kFloat16), halfref::kFloat16); }
+                                                       : +[](double x) { return halfref::to_double(halfref::from_double(x, halfref::kBFloat16), halfref::kBFloat16); };
+        const std::vector<double> table = reference::dequantize(data_shape, values, axis, block, scales, zeros, round);
+        const size_t width = dtype == "float32" ? 4 : 2;
+        cprogram::Case c;
+        c.kernel = name;
+        // A short label (a program on a target embeds it as a string): the spec is in the dump and the test's output.
+        c.label = name + ": " + qtype + " " + json(data_shape).dump() + " to " + dtype + ", " + quantization.value("axis", json("no axis")).dump() +
+                  " axis, block " + std::to_string(block) + ", zero points " + std::to_string(zeros.size());
+        c.constant_data = true;
+        c.compare = dtype == "float32" ? cprogram::Compare::Float : dtype == "float16" ? cprogram::Compare::Float16 : cprogram::Compare::BFloat16;
+        c.element_size = width;
+        for (int64_t v : indices) {
+            if (int32) {
+                const auto bytes = cprogram::bytes_of(std::vector<int32_t>{static_cast<int32_t>(v)});
+                c.indices.insert(c.indices.end(), bytes.begin(), bytes.end());
+            } else {
+                const auto bytes = cprogram::bytes_of(std::vector<int64_t>{v});
+                c.indices.insert(c.indices.end(), bytes.begin(), bytes.end());
+            }
+        }
+        const int64_t rows = data_shape[0], row = reference::count(data_shape) / std::max<int64_t>(rows, 1);
+        const bool in_range = std::all_of(indices.begin(), indices.end(), [&](int64_t v) { return v >= -rows && v < rows; });
+        c.expected_status = in_range ? 0 : -1;
+        errors += !in_range;
+        c.expected_output.assign(static_cast<size_t>(reference::count(out_shape)) * width, cprogram::kSentinel);
+        for (size_t t = 0; in_range && t < indices.size(); ++t) {
+            const int64_t r = indices[t] < 0 ? indices[t] + rows : indices[t];
+            for (int64_t j = 0; j < (rows > 0 ? row : 0); ++j) {
+                const double value = table[static_cast<size_t>(r * row + j)];
+                const size_t at = (t * static_cast<size_t>(row) + static_cast<size_t>(j)) * width;
+                if (width == 4) {
+                    const auto f = static_cast<float>(value);
+                    std::memcpy(c.expected_output.data() + at, &f, 4);
+                } else {
+                    const uint16_t bits = halfref::from_double(value, format);
+                    std::memcpy(c.expected_output.data() + at, &bits, 2);
+                }
+            }
+        }
+        cases.push_back(std::move(c));
+    }
+    if (n >= 50) {
+        EXPECT_GT(blocked, n / 10) << "too few blocked tables";
+        EXPECT_GT(per_axis, n / 10) << "too few tables with a scale per index";
+        EXPECT_GT(zero_tables, n / 10) << "too few tables of zero points";
+        EXPECT_GT(errors, n / 25) << "too few out-of-range cases";
+        EXPECT_LT(errors, n / 2) << "too few in-range cases";
+    }
+    dump_cases("QuantizedTables", cases, &specs);
+    const char* cases_only = std::getenv("KERNELGEN_CASES_ONLY");
+    if (cases_only && std::string(cases_only) == "1") return;
+    kernelgen::GenerateResult result = kernelgen::generate(kernels);
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    const fs::path root = scratch("quantized");
+    if (build_and_run(root / "kernels", result.files, cases, compiler_for(0), true)) fs::remove_all(root);
+}
+
 TEST(RandomKernels, Gather) { run_random_cases("Gather"); }
 TEST(RandomKernels, GatherElements) { run_random_cases("GatherElements"); }
 TEST(RandomKernels, GatherND) { run_random_cases("GatherND"); }

@@ -227,4 +227,40 @@ REFERENCE_INSTANTIATE(Complex<float>)
 REFERENCE_INSTANTIATE(Complex<double>)
 REFERENCE_INSTANTIATE(std::string)
 
+std::vector<double> dequantize(const Shape& data_shape, const std::vector<int32_t>& values, int64_t axis, int64_t block_size,
+                               const std::vector<double>& scales, const std::vector<int32_t>& zero_points,
+                               double (*round)(double)) {
+    const size_t rank = data_shape.size();
+    // The scales' shape, from ONNX's text: none (one scale), [d_axis] (per axis), data's with the axis' size
+    // ceil(d_axis / block_size) (blocked).
+    Shape scale_shape;
+    if (axis >= 0 && block_size == 0) scale_shape = {data_shape[static_cast<size_t>(axis)]};
+    if (axis >= 0 && block_size > 0) {
+        scale_shape = data_shape;
+        scale_shape[static_cast<size_t>(axis)] = (data_shape[static_cast<size_t>(axis)] + block_size - 1) / block_size;
+    }
+    std::vector<double> out;
+    for (int64_t flat = 0; flat < count(data_shape); ++flat) {
+        // The element's coordinates, last axis fastest.
+        std::vector<int64_t> c(rank);
+        int64_t rest = flat;
+        for (size_t k = rank; k-- > 0;) {
+            c[k] = rest % data_shape[k];
+            rest /= data_shape[k];
+        }
+        // Its scale's coordinates, and their row-major position among the scales.
+        int64_t at = 0;
+        if (axis >= 0 && block_size == 0) at = c[static_cast<size_t>(axis)];
+        if (axis >= 0 && block_size > 0) {
+            for (size_t k = 0; k < rank; ++k) {
+                const int64_t coordinate = k == static_cast<size_t>(axis) ? c[k] / block_size : c[k];
+                at = at * scale_shape[k] + coordinate;
+            }
+        }
+        const int32_t zero = zero_points.empty() ? 0 : zero_points.size() == 1 ? zero_points[0] : zero_points[static_cast<size_t>(at)];
+        out.push_back(round(static_cast<double>(values[static_cast<size_t>(flat)] - zero) * scales[static_cast<size_t>(at)]));
+    }
+    return out;
+}
+
 }  // namespace reference

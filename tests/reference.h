@@ -43,4 +43,14 @@ template <typename T>
 bool run(const Problem& problem, const std::vector<T>& data, const std::vector<int64_t>& indices,
          const std::vector<T>& updates, std::vector<T>& output);
 
+// A quantized table dequantized whole, as ONNX's DequantizeLinear defines it (and ONNX Runtime's
+// GatherBlockQuantized): element x of data (its coordinates c) takes the scale and zero point at c, with c[axis]
+// divided by block_size (blocked), c[axis] alone (per axis, block_size 0), or the one scale (axis < 0); its value
+// is (q - zero_point) * scale computed exactly, then rounded once to the output type. `scales` are the values
+// (of float32, float16 or bfloat16, exactly); `zero_points` are empty (0), one, or one per scale. The result
+// is each element's value in double, already rounded to the output type (`round` does that rounding).
+std::vector<double> dequantize(const Shape& data_shape, const std::vector<int32_t>& values, int64_t axis, int64_t block_size,
+                               const std::vector<double>& scales, const std::vector<int32_t>& zero_points,
+                               double (*round)(double));
+
 }  // namespace reference

@@ -107,9 +107,36 @@ struct KernelSpec {
         std::string path;  // that file as the run opened it (relative to the spec's folder): a dependency
     };
     std::optional<ConstantData> constant_data;
+    // Quantized constant data ("quantization" beside "data" or "data_file"; Gather along axis 0): constant_data
+    // holds the quantized values (int8/uint8 one a byte; int4/uint4 two a byte, element 2k in the low nibble of
+    // byte k of the flat row-major order), and each gathered element is (float)(q - zero_point) * scale, rounded
+    // once to dtype (float32, float16 or bfloat16, the scales' type): ONNX's DequantizeLinear followed by Gather,
+    // or ONNX Runtime's com.microsoft.GatherBlockQuantized, with the table kept quantized in flash.
+    enum class QuantizedType { Int8, UInt8, Int4, UInt4 };
+    struct Quantization {
+        QuantizedType type = QuantizedType::Int8;
+        // The quantization axis (0..r-1), or -1: one scale for the whole tensor.
+        int64_t axis = -1;
+        // Blocks of block_size elements along the axis share a scale; 0: one scale per index along the axis.
+        uint64_t block_size = 0;
+        // The scales' shape: [] (per tensor), [data_shape[axis]] (per axis), or data_shape with the axis'
+        // size ceil(data_shape[axis] / block_size) (blocked).
+        Shape scales_shape;
+        std::vector<uint8_t> scales;  // dtype's bit patterns, little-endian, row-major
+        // The zero points: none (0), one for every element, or one per scale (row-major, as the scales).
+        std::vector<int32_t> zero_points;
+        // Files as the spec gives them, and as the run opened them (dependencies); "" when inline or absent.
+        std::string scales_file, scales_path, zero_points_file, zero_points_path;
+    };
+    std::optional<Quantization> quantization;
     std::string spec_file;  // the file as named on the command line
     std::string pointer;    // JSON pointer of the kernel object in its file ("" or "/kernels/N")
 };
+
+// A quantized type's spelling ("int4"), bits (8 or 4) and signedness.
+std::string quantized_type_name(KernelSpec::QuantizedType type);
+unsigned quantized_type_bits(KernelSpec::QuantizedType type);
+bool quantized_type_signed(KernelSpec::QuantizedType type);
 
 // An unroll setting as the command line spells it: auto, full, none or a factor 1..64.
 std::optional<Unroll> parse_unroll(const std::string& text);

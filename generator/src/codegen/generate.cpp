@@ -83,10 +83,17 @@ GenerateResult generate_files(const std::vector<std::string>& spec_paths, const 
     for (auto& kernel : kernels) apply_run_options(kernel, options);
     GenerateResult result = generate(kernels, std::move(diagnostics));
     result.inputs = spec_paths;
+    // The files a kernel's constant data comes from: its values, and a quantized table's scales and zero points.
+    auto input = [&](const std::string& path) {
+        if (!path.empty() && std::find(result.inputs.begin(), result.inputs.end(), path) == result.inputs.end()) {
+            result.inputs.push_back(path);
+        }
+    };
     for (const auto& kernel : kernels) {
-        if (kernel.constant_data && !kernel.constant_data->path.empty() &&
-            std::find(result.inputs.begin(), result.inputs.end(), kernel.constant_data->path) == result.inputs.end()) {
-            result.inputs.push_back(kernel.constant_data->path);
+        if (kernel.constant_data) input(kernel.constant_data->path);
+        if (kernel.quantization) {
+            input(kernel.quantization->scales_path);
+            input(kernel.quantization->zero_points_path);
         }
     }
     if (!options.support_files) {

@@ -84,6 +84,12 @@ std::string shown_data_file(const KernelSpec& spec) {
     return comment_safe(std::filesystem::path(spec.constant_data->file).filename().string());
 }
 
+std::string quantization_mode(const KernelSpec::Quantization& q) {
+    if (q.axis < 0) return "one scale";
+    if (q.block_size == 0) return "a scale per index along axis " + std::to_string(q.axis);
+    return "a scale per block of " + std::to_string(q.block_size) + " along axis " + std::to_string(q.axis);
+}
+
 std::string prototype(const KernelSpec& spec, bool definition) {
     return "int " + spec.name + "(" + parameter_list(spec, definition) + ")";
 }
@@ -120,9 +126,13 @@ TemplateValues header_contract(const KernelSpec& spec, const IndexedCopy& copy) 
     values.text["index_dtype"] = std::string(name(spec.index_dtype));
     values.text["data_shape"] = format_shape(spec.data_shape);
     values.text["data_note"] = !spec.constant_data ? ""
-                               : spec.constant_data->file.empty()
-                                   ? ", constant (given in the spec): held by the kernel, in flash"
-                                   : ", constant (" + shown_data_file(spec) + "): held by the kernel, in flash";
+                               : (spec.constant_data->file.empty()
+                                      ? ", constant (given in the spec): held by the kernel, in flash"
+                                      : ", constant (" + shown_data_file(spec) + "): held by the kernel, in flash") +
+                                     (spec.quantization ? ", as " + quantized_type_name(spec.quantization->type) + " values (" +
+                                                              quantization_mode(*spec.quantization) +
+                                                              "), each gathered one dequantized: (q - zero_point) * scale"
+                                                        : std::string());
     values.text["indices_shape"] = format_shape(spec.indices_shape);
     values.text["updates_shape"] = format_shape(spec.updates_shape);
     values.text["output_shape"] = format_shape(spec.output_shape);

@@ -27,4 +27,8 @@ std::string pointer_to_element(const KernelSpec& spec, bool read_only);
 // comment-safe.
 std::string shown_data_file(const KernelSpec& spec);
 
+// How a quantized table's scales are laid: "one scale", "a scale per index along axis 1", "blocks of 32 along
+// axis 1", for the comments.
+std::string quantization_mode(const KernelSpec::Quantization& quantization);
+
 }  // namespace kernelgen

@@ -28,6 +28,9 @@ public:
         element_ = std::string(info(spec.dtype).c_type);
         index_ = std::string(c_type(spec.index_dtype));
         offset_ = schedule_.wide_offsets ? "uint64_t" : "uint32_t";
+        if (spec.quantization) {
+            for (int32_t zero : spec.quantization->zero_points) zero_point_bytes_.push_back(static_cast<uint8_t>(zero & 0xFF));
+        }
     }
 
     GeneratedKernel run() const {
@@ -45,11 +48,13 @@ public:
         values.flags["double"] = info(spec_.dtype).ieee_double;
         values.flags["size_guard"] = schedule_.size_guard_bytes != 0;
         values.text["largest_bytes"] = std::to_string(schedule_.size_guard_bytes);
-        const bool table = spec_.constant_data && !spec_.constant_data->bytes.empty();
-        values.flags["data_table"] = table;
+        // The largest table as declared: an odd number of bytes gets one more (data_table).
+        size_t declared = 0;
+        if (spec_.constant_data) {
+            for (const Table& table : tables()) declared = std::max(declared, declared_bytes(table));
+        }
+        values.flags["data_table"] = declared > 0;
         values.text["data_name"] = data_include_name(spec_.name);
-        // The table as declared: an odd number of bytes gets one more (data_table).
-        const size_t declared = table ? (spec_.constant_data->bytes.size() + 1) / 2 * 2 : 0;
         values.text["data_bytes"] = std::to_string(declared);
         values.flags["avr_guard"] = declared > kAvrLargestObject;
         GeneratedKernel out;
@@ -75,18 +80,81 @@ private:
         const DTypeInfo& type = info(spec_.dtype);
         return type.category == Category::Complex ? type.bits / 2 : type.bits;
     }
-    std::string storage() const { return "uint" + std::to_string(part_bits()) + "_t"; }
-    bool pairs() const { return info(spec_.dtype).category == Category::Complex; }
+    bool pairs() const { return info(spec_.dtype).category == Category::Complex && !spec_.quantization; }
 
-    // <name>_data.inc: the table, its parts as hexadecimal literals (the exact bits), a fixed number a line. A
+    // One table of the data file: its name's role, element width, bytes, and the line above it (or none).
+    struct Table {
+        std::string role;
+        unsigned bits;
+        const std::vector<uint8_t>* bytes;
+        std::string note;
+    };
+    std::vector<Table> tables() const {
+        if (!spec_.quantization) return {Table{"data", part_bits(), &spec_.constant_data->bytes, ""}};
+        const KernelSpec::Quantization& q = *spec_.quantization;
+        const std::string type = quantized_type_name(q.type);
+        std::vector<Table> out{Table{"data", 8, &spec_.constant_data->bytes,
+                                    quantized_type_bits(q.type) == 8
+                                        ? "The " + type + " values, one a byte (their bit patterns)."
+                                        : "The " + type + " values, two a byte: element 2k in the low nibble of byte k."},
+                               Table{"scales", info(spec_.dtype).bits, &q.scales,
+                                     "The scales: " + std::string(info(spec_.dtype).name) + " " + format_shape(q.scales_shape) +
+                                         " (" + quantization_mode(q) + "), as bit patterns."}};
+        if (schedule_.helpers.dequantize && schedule_.helpers.dequantize->zero_point == DequantizeHelper::ZeroPoint::Table) {
+            out.push_back(Table{"zero_points", 8, &zero_point_bytes_,
+                                "The zero points, one per scale: " + type + " values, one a byte (their bit patterns)."});
+        }
+        return out;
+    }
+    // The bytes a table declares: an odd number gets one more (table_text).
+    static size_t declared_bytes(const Table& table) { return (table.bytes->size() + 1) / 2 * 2; }
+
+    // <name>_data.inc: the tables, their parts as hexadecimal literals (the exact bits), a fixed number a line. A
     // table of no elements cannot be declared in C: the file then says so, and the body never names it.
     std::string data_table(const TemplateValues& kernel) const {
-        const std::vector<uint8_t>& bytes = spec_.constant_data->bytes;
-        const unsigned bits = part_bits();
+        TemplateValues values;
+        values.text["version"] = kernel.text.at("version");
+        values.text["spec_file"] = kernel.text.at("spec_file");
+        values.text["name"] = spec_.name;
+        const std::string from = spec_.constant_data->file.empty() ? " (given in the spec)" : " from " + shown_data_file(spec_);
+        if (spec_.quantization) {
+            const KernelSpec::Quantization& q = *spec_.quantization;
+            values.text["line1"] = quantized_type_name(q.type) + " " + format_shape(spec_.data_shape) + from +
+                                   ", quantized (" + quantization_mode(q) + "), row-major,";
+            values.text["line2"] = "its scales " + std::string(info(spec_.dtype).name) + ": each element dequantizes to " +
+                                   "(q - zero_point) * scale";
+        } else {
+            const std::string storage = "uint" + std::to_string(part_bits()) + "_t";
+            values.text["line1"] = std::string(info(spec_.dtype).name) + " " + format_shape(spec_.data_shape) + from +
+                                   ", row-major, as the bit";
+            values.text["line2"] = "patterns of its elements (" +
+                                   (pairs() ? "each a pair of " + storage + ": real, imaginary" : "each a " + storage) + ")";
+        }
+        std::string out;
+        bool first = true;
+        for (const Table& table : tables()) {
+            values.flags["banner"] = first;
+            values.flags["has_note"] = !table.note.empty();
+            values.text["note"] = table.note;
+            const bool paired = table.role == "data" && pairs();
+            const size_t width = table.bits / 8, elements = table.bytes->size() / width / (paired ? 2 : 1);
+            values.text["storage"] = "uint" + std::to_string(table.bits) + "_t";
+            values.text["table"] = helper(table.role);
+            values.text["count"] = std::to_string(elements + (table.bytes->size() % 2 != 0 ? 1 : 0));
+            values.text["pair"] = paired ? "[2]" : "";
+            values.flags["empty"] = table.bytes->empty();
+            out += render_template("data.inc.mustache", values);
+            if (!table.bytes->empty()) out += table_rows(*table.bytes, table.bits, paired) + "};\n";
+            first = false;
+        }
+        return out;
+    }
+
+    // A table's initializer rows. An odd number of bytes gets one more element, 0, that no copy reads: on AVR the
+    // table lies among the code (a .text section), whose instructions must stay at even addresses.
+    static std::string table_rows(const std::vector<uint8_t>& bytes, unsigned bits, bool paired) {
         const size_t width = bits / 8, parts = bytes.size() / width;
-        const size_t per_element = pairs() ? 2 : 1, elements = parts / per_element;
-        // An odd number of bytes gets one more element, 0, that no copy reads: on AVR the table lies among the code
-        // (a .text section), whose instructions must stay at even addresses.
+        const size_t per_element = paired ? 2 : 1, elements = parts / per_element;
         const bool padded = bytes.size() % 2 != 0;
         const size_t per_line = (bits == 8 ? 16 : bits == 16 ? 12 : bits == 32 ? 8 : 4) / per_element;
         static const char digits[] = "0123456789ABCDEF";
@@ -103,7 +171,7 @@ private:
         rows.reserve(parts * (width * 2 + 6) + elements / per_line * 8);
         for (size_t e = 0; e < elements; ++e) {
             rows += e % per_line == 0 ? "    " : " ";
-            if (pairs()) {
+            if (paired) {
                 rows += '{';
                 hex(rows, 2 * e);
                 rows += ", ";
@@ -116,22 +184,7 @@ private:
             if (e % per_line == per_line - 1 || e + 1 == elements) rows += '\n';
         }
         if (padded) rows += "    0x00u, /* padding to an even number of bytes, never read */\n";
-        TemplateValues values;
-        values.text["version"] = kernel.text.at("version");
-        values.text["spec_file"] = kernel.text.at("spec_file");
-        values.text["name"] = spec_.name;
-        values.text["dtype"] = std::string(info(spec_.dtype).name);
-        values.text["data_shape"] = format_shape(spec_.data_shape);
-        values.text["from"] = spec_.constant_data->file.empty() ? " (given in the spec)" : " from " + shown_data_file(spec_);
-        values.text["storage_note"] = pairs() ? "each a pair of " + storage() + ": real, imaginary" : "each a " + storage();
-        values.text["storage"] = storage();
-        values.text["table"] = helper("data");
-        values.text["count"] = std::to_string(elements + (padded ? 1 : 0));
-        values.text["pair"] = pairs() ? "[2]" : "";
-        values.flags["empty"] = bytes.empty();
-        std::string out = render_template("data.inc.mustache", values);
-        if (!bytes.empty()) out += rows + "};\n";
-        return out;
+        return rows;
     }
 
     // --- helpers -----------------------------------------------------------------------------------------
@@ -157,7 +210,103 @@ private:
             }
             combine.push_back(item);
         }
-        return render_template("helpers.c.mustache", values);
+        return render_template("helpers.c.mustache", values) +
+               (helpers.dequantize ? dequantize_helper(*helpers.dequantize) : std::string());
+    }
+
+    // A quantized table's row function, and the function that reads one of its values. The scale (and a zero
+    // point from its table) is read once per block, where the loops that walk the block begin.
+    std::string dequantize_helper(const DequantizeHelper& plan) const {
+        const KernelSpec::Quantization& q = *spec_.quantization;
+        const unsigned bits = quantized_type_bits(q.type);
+        const bool is_signed = quantized_type_signed(q.type);
+        const std::string type = quantized_type_name(q.type);
+        CodeWriter w;
+        w.line("/* Value `at` of the quantized table, an " + type + (bits == 8 ? " (one a byte)." : " (two a byte, element 2k in the low nibble of byte k).") + " */");
+        w.line("static inline int " + helper("value") + "(" + offset_ + " at)");
+        w.open("");
+        if (bits == 8) {
+            w.line("const unsigned byte = KERNELGEN_DATA_U8(" + helper("data") + ", at);");
+            w.line(is_signed ? "return (int)(byte ^ 0x80u) - 128;" : "return (int)byte;");
+        } else {
+            w.line("const unsigned byte = KERNELGEN_DATA_U8(" + helper("data") + ", at >> 1);");
+            w.line("const unsigned nibble = (at & 1u) != 0u ? byte >> 4 : byte & 15u;");
+            w.line(is_signed ? "return (int)(nibble ^ 8u) - 8;" : "return (int)nibble;");
+        }
+        w.close();
+        w.line("");
+        const std::string& element = element_;
+        const std::string dtype(info(spec_.dtype).name);
+        w.line("/* Row `row` of the quantized table, dequantized into `to`: each of its " + std::to_string(plan.row_elements) +
+               " elements (" + type + " q) becomes");
+        w.line(" * (float)(q - zero_point) * scale, one rounding" +
+               std::string(spec_.dtype == DType::Float32 ? "" : ", then to " + dtype + " (nearest, ties to even)") +
+               "; " + quantization_mode(q) + ". */");
+        w.line("static void " + helper("dequantize") + "(" + element + " *to, " + offset_ + " row)");
+        w.open("");
+        w.line("const " + offset_ + " first = " + product("row", plan.row_elements) + ";");
+        const bool scale_row = plan.row_scale_stride != 0;
+        if (scale_row) {
+            const std::string by_block = plan.row_divisor == 1 ? "row" : "(row / " + literal(plan.row_divisor) + ")";
+            w.line("const " + offset_ + " scales = " + product(by_block, plan.row_scale_stride) + ";");
+        }
+        const std::string scale_type = spec_.dtype == DType::Float32 ? "float" : "uint16_t";
+        const bool scoped = plan.nests.size() > 1;  // each nest's scale in a scope of its own
+        for (const DequantizeNest& nest : plan.nests) {
+            if (scoped) w.open("");
+            for (size_t depth = 0; depth <= nest.loops.size(); ++depth) {
+                if (depth == nest.scale_depth) {
+                    std::string at = scale_row ? "scales" : "";
+                    for (size_t k = 0; k < depth; ++k) at = sum(at, product("i" + std::to_string(k), nest.loops[k].scale_stride));
+                    if (nest.scale_start != 0 || at.empty()) at = sum(at, literal(nest.scale_start));
+                    if (spec_.dtype == DType::Float32) {
+                        w.line("float scale;");
+                        w.line("KERNELGEN_COPY_FROM_TABLE(&scale, " + helper("scales") + ", " + at + ", sizeof scale);");
+                    } else {
+                        w.line("uint16_t scale_bits;");
+                        w.line("float scale;");
+                        w.line("KERNELGEN_COPY_FROM_TABLE(&scale_bits, " + helper("scales") + ", " + at + ", sizeof scale_bits);");
+                        w.line("scale = kernelgen_" + std::string(spec_.dtype == DType::Float16 ? "float16" : "bfloat16") +
+                               "_to_float(scale_bits);");
+                    }
+                    if (plan.zero_point == DequantizeHelper::ZeroPoint::Table) {
+                        const std::string byte = "KERNELGEN_DATA_U8(" + helper("zero_points") + ", " + at + ")";
+                        w.line("const int zero_point = " + (is_signed ? "(int)(" + byte + " ^ 0x80u) - 128" : "(int)" + byte) + ";");
+                    }
+                }
+                if (depth == nest.loops.size()) break;
+                const std::string v = "i" + std::to_string(depth);
+                w.open("for (" + offset_ + " " + v + " = 0u; " + v + " < " + literal(nest.loops[depth].extent) + "; ++" + v + ")");
+            }
+            std::string at;
+            for (size_t k = 0; k < nest.loops.size(); ++k) at = sum(at, product("i" + std::to_string(k), nest.loops[k].element_stride));
+            if (nest.element_start != 0 || at.empty()) at = sum(at, literal(nest.element_start));
+            std::string value = helper("value") + "(first + " + at + ")";
+            if (plan.zero_point == DequantizeHelper::ZeroPoint::Table) value += " - zero_point";
+            if (plan.zero_point == DequantizeHelper::ZeroPoint::Literal) {
+                value += plan.zero_point_value < 0 ? " + " + std::to_string(-plan.zero_point_value)
+                                                   : " - " + std::to_string(plan.zero_point_value);
+            }
+            std::string result = "(float)(" + value + ") * scale";
+            if (spec_.dtype == DType::Float16) result = "kernelgen_float16_from_float(" + result + ")";
+            if (spec_.dtype == DType::BFloat16) result = "kernelgen_bfloat16_from_float(" + result + ")";
+            w.line("to[" + at + "] = " + result + ";");
+            for (size_t k = 0; k < nest.loops.size(); ++k) w.close();
+            if (scoped) w.close();
+        }
+        w.close();
+        w.line("");
+        return w.str();
+    }
+    // "name * 4u", or the name alone for 1.
+    static std::string product(const std::string& name, uint64_t factor) {
+        if (factor == 0) return "";
+        return factor == 1 ? name : name + " * " + literal(factor);
+    }
+    static std::string sum(const std::string& a, const std::string& b) {
+        if (a.empty()) return b;
+        if (b.empty()) return a;
+        return a + " + " + b;
     }
 
     // The hint itself: one __builtin_prefetch per cache line (GCC and Clang; PLD on Arm, PREFETCHT0 on x86),
@@ -225,6 +374,23 @@ private:
     bool is_table(const View& view) const { return view.tensor == Tensor::Data && spec_.constant_data.has_value(); }
     std::string table_offset(const Access& at) const {
         return at.view.slice ? "data_slice + " + expression(at.at) : expression(at.at);
+    }
+
+    // The row a block from a quantized table begins: its element offset divided by the row's elements, term by
+    // term where each is a multiple of it (a Gather along axis 0 reads whole rows), else at run time.
+    std::string quantized_row(const Access& from) const {
+        const uint64_t row = schedule_.helpers.dequantize->row_elements;
+        Expr divided = from.at;
+        bool exact = !from.view.slice && row != 0 && divided.constant % row == 0;
+        for (Term& t : divided.terms) {
+            exact = exact && t.coefficient % row == 0;
+            if (exact) t.coefficient /= row;
+        }
+        if (exact) {
+            divided.constant /= row;
+            return expression(divided);
+        }
+        return "(" + table_offset(from) + ") / " + literal(row);
     }
 
     std::string term(const Term& term) const {
@@ -405,6 +571,10 @@ private:
                                      : one_entry ? "(size_t)" + table_entry(length.terms.front())
                                                  : "(size_t)" + count(length);
         const std::string bytes = (elements == "1u" ? "" : elements + " * ") + "sizeof(" + element_ + ")";
+        if (is_table(copy.from.view) && spec_.quantization) {
+            w.line(helper("dequantize") + "(&" + access(copy.to) + ", " + quantized_row(copy.from) + ");");
+            return;
+        }
         if (is_table(copy.from.view)) {
             w.line("KERNELGEN_COPY_FROM_TABLE(&" + access(copy.to) + ", " + helper("data") + ", " + table_offset(copy.from) +
                    ", " + bytes + ");");
@@ -425,6 +595,7 @@ private:
     const Schedule& schedule_;
     const KernelIdentifiers ids_;
     std::string element_, index_, offset_;
+    std::vector<uint8_t> zero_point_bytes_;  // a quantized table's zero points, one a byte
 };
 
 }  // namespace

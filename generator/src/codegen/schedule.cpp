@@ -287,7 +287,10 @@ private:
     uint64_t size_guard_bytes() const {
         const uint64_t element = spec_.dtype == DType::String ? 8 : info(spec_.dtype).bits / 8;
         const uint64_t index_bytes = spec_.index_dtype == IndexType::Int32 ? 4 : 8;
-        const uint64_t bytes = std::max({copy_.data_size * element, copy_.updates_size * element,
+        // A quantized table is never addressed as elements of the type: its bytes count (the data table's #error
+        // refuses one beyond an AVR object).
+        const uint64_t data_bytes = spec_.quantization ? spec_.constant_data->bytes.size() : copy_.data_size * element;
+        const uint64_t bytes = std::max({data_bytes, copy_.updates_size * element,
                                          copy_.output_size * element, copy_.indices_size * index_bytes});
         return bytes > 65535 ? bytes : 0;
     }
@@ -338,6 +341,7 @@ private:
                                               decided_.prefetch_distance};
         }
         if (copy_.runs && !decided_.runs_straight && copies) plan_run_tables();
+        if (spec_.quantization && copies) helpers.dequantize = plan_dequantize(spec_);
         if (reduce_ && copies) {
             const DTypeInfo& type = info(spec_.dtype);
             helpers.combine = CombineHelper{copy_.reduction,

@@ -213,8 +213,33 @@ struct CombineHelper {
     Reduction reduction = Reduction::None;
     bool fp_contract_off = false;  // complex multiplication: no fused multiply-add
 };
+// A quantized table (KernelSpec::quantization): the function that dequantizes one row of it into the output. Its
+// loop nests walk the row (the full blocks, then a partial last one); each loop steps through the row's elements
+// and the scales by its strides. The row's first scale is (row / row_divisor) * row_scale_stride.
+struct DequantizeLoop {
+    uint64_t extent = 1;
+    uint64_t element_stride = 0;
+    uint64_t scale_stride = 0;
+};
+struct DequantizeNest {
+    std::vector<DequantizeLoop> loops;  // outer to inner, none of extent 0 or 1
+    uint64_t element_start = 0;
+    uint64_t scale_start = 0;
+    // How many outer loops pick the scale: it is read inside them, before the loops whose scale stride is 0.
+    size_t scale_depth = 0;
+};
+struct DequantizeHelper {
+    uint64_t row_elements = 0;
+    uint64_t row_divisor = 1;
+    uint64_t row_scale_stride = 0;
+    std::vector<DequantizeNest> nests;
+    // The zero point: none (0), one literal for every element, or read from its table beside each scale.
+    enum class ZeroPoint { None, Literal, Table } zero_point = ZeroPoint::None;
+    int32_t zero_point_value = 0;
+};
 struct Helpers {
     std::optional<PrefetchHelper> prefetch;
+    std::optional<DequantizeHelper> dequantize;
     std::vector<RunTable> tables;
     std::optional<CombineHelper> combine;
 };
@@ -242,6 +267,9 @@ struct Schedule {
 };
 
 Schedule plan(const KernelSpec& spec, const IndexedCopy& copy);
+
+// How a quantized table's rows are dequantized (dequantize.cpp): a spec with KernelSpec::quantization.
+DequantizeHelper plan_dequantize(const KernelSpec& spec);
 
 }  // namespace schedule
 }  // namespace kernelgen

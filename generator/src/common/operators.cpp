@@ -9,7 +9,8 @@ const std::vector<OperatorInfo>& operators() {
     // attribute, same result, so it imports as ScatterElements. A model whose opset lacks an operator is not a
     // valid model: ONNX's checker and ONNX Runtime refuse it, and so does import, node by node.
     static const std::vector<OperatorInfo> table{
-        {Op::Gather, "Gather", false, {{"axis", false}, {"data", false}, {"data_file", false}},
+        {Op::Gather, "Gather", false,
+         {{"axis", false}, {"data", false}, {"data_file", false}, {"quantization", false}},
          {{"Gather", {"axis"}, 1, 0, ""}}},
         {Op::GatherElements, "GatherElements", false, {{"axis", false}, {"data", false}, {"data_file", false}},
          {{"GatherElements", {"axis"}, 11, 0, ""}}},

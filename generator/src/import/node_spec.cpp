@@ -598,7 +598,7 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
                             constant_table(c, data, table);
     const Json own{{"axis", attributes->axis}, {"batch_dims", attributes->batch_dims}, {"reduction", attributes->reduction},
                    {"updates_shape", updates ? Json(updates->shape) : Json()}, {"data", Json()},
-                   {"data_file", holds_data ? Json("") : Json()}};
+                   {"data_file", holds_data ? Json("") : Json()}, {"quantization", Json()}};
     for (const auto& key : info(c.rule.op).keys) {
         const Json& value = own.at(std::string(key.name));
         if (!value.is_null()) spec[std::string(key.name)] = value;

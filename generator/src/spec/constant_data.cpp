@@ -132,7 +132,13 @@ uint64_t max_constant_data_bytes(uint64_t element_bytes) {
 void KernelReader::read_constant_data(KernelSpec& spec) {
     const json* inline_values = find("data");
     const json* file = find("data_file");
-    if (!inline_values && !file) return;
+    const json* quantization = find("quantization");
+    if (!inline_values && !file) {
+        if (quantization) {
+            fail("quantization", "a quantized table needs its values: give \"data\" (inline) or \"data_file\" (a NumPy .npy file)");
+        }
+        return;
+    }
     const std::string key = inline_values ? "data" : "data_file";
     if (inline_values && file) {
         fail("data_file", "the constant data is given twice: keep \"data\" (the values inline) or \"data_file\" "
@@ -147,39 +153,57 @@ void KernelReader::read_constant_data(KernelSpec& spec) {
         fail(key, "constant data has all its rows: \"data_count\": \"runtime\" does not apply (remove one of them)");
         return;
     }
-    const uint64_t width = info(spec.dtype).bits / 8;
-    const uint64_t bytes = element_count(spec.data_shape) * width;
-    if (bytes > max_constant_data_bytes(width)) {
-        fail(key, "constant data of " + format_shape(spec.data_shape) + " " + std::string(info(spec.dtype).name) +
-                      " takes " + std::to_string(bytes) + " bytes (at most " + std::to_string(max_constant_data_bytes(width)) +
-                      " bytes of " + std::to_string(width) + "-byte elements in one kernel)");
-        return;
-    }
-    if (inline_values) {
-        auto values = read_inline_data(spec, *inline_values);
-        if (values) spec.constant_data = KernelSpec::ConstantData{std::move(*values), "", ""};
-        return;
-    }
-    if (!file->is_string() || file->get<std::string>().empty()) {
+    if (file && (!file->is_string() || file->get<std::string>().empty())) {
         fail("data_file", "expected the name of a NumPy .npy file, got " +
                               (file->is_string() ? std::string("\"\"") : json_type(*file)) +
                               " (a path relative to the spec's folder, or an absolute one)");
         return;
     }
-    spec.constant_data = read_data_file(spec, file->get<std::string>());
+    if (quantization) {
+        read_quantized_data(spec, *quantization, inline_values, file);
+        return;
+    }
+    const uint64_t width = info(spec.dtype).bits / 8;
+    if (!within_table_limit(key, element_count(spec.data_shape) * width, width,
+                            format_shape(spec.data_shape) + " " + std::string(info(spec.dtype).name))) {
+        return;
+    }
+    if (inline_values) {
+        auto values = read_inline_values(*inline_values, "data", spec.dtype, spec.data_shape, "data_shape");
+        if (values) spec.constant_data = KernelSpec::ConstantData{std::move(*values), "", ""};
+        return;
+    }
+    const std::string name = file->get<std::string>();
+    auto array = read_npy_file("data_file", name, spec.dtype, "dtype is " + std::string(info(spec.dtype).name),
+                               element_count(spec.data_shape));
+    if (!array) return;
+    if (array->shape != spec.data_shape) {
+        fail("data_file", in_quotes(name) + " holds an array of shape " + format_shape(array->shape) + ", and data_shape is " +
+                              format_shape(spec.data_shape) + " (they must be equal)");
+        return;
+    }
+    spec.constant_data = KernelSpec::ConstantData{std::move(array->bytes), name, array->path};
 }
 
-std::optional<std::vector<uint8_t>> KernelReader::read_inline_data(const KernelSpec& spec, const json& value) {
-    const DTypeInfo& type = info(spec.dtype);
+bool KernelReader::within_table_limit(const std::string& key, uint64_t bytes, uint64_t width, const std::string& what) {
+    if (bytes <= max_constant_data_bytes(width)) return true;
+    fail(key, "constant data of " + what + " takes " + std::to_string(bytes) + " bytes (at most " +
+                  std::to_string(max_constant_data_bytes(width)) + " bytes of " + std::to_string(width) +
+                  "-byte elements in one kernel)");
+    return false;
+}
+
+std::optional<std::vector<uint8_t>> KernelReader::read_inline_values(const json& value, const std::string& key, DType dtype,
+                                                                     const Shape& shape, const std::string& shape_name) {
+    const DTypeInfo& type = info(dtype);
     const bool complex = type.category == Category::Complex;
-    const Shape& shape = spec.data_shape;
     const std::string one = complex ? "[real, imaginary] pairs" : type.category == Category::Bool ? "true or false"
                             : type.category == Category::SignedInt || type.category == Category::UnsignedInt
                                 ? "integers" : "numbers";
-    const std::string layout = shape.empty() ? "one value, as data_shape is []"
-                                             : "arrays nested as data_shape " + format_shape(shape) + ", or a flat array of " +
+    const std::string layout = shape.empty() ? "one value, as " + shape_name + " is []"
+                                             : "arrays nested as " + shape_name + " " + format_shape(shape) + ", or a flat array of " +
                                                    std::to_string(element_count(shape)) + " " + one;
-    auto located = nested_values(value, "data", shape, complex ? complex_leaf : plain_leaf, layout);
+    auto located = nested_values(value, key, shape, complex ? complex_leaf : plain_leaf, layout);
     if (!located) return std::nullopt;
     std::vector<uint8_t> out;
     out.reserve(located->size() * (type.bits / 8));
@@ -192,8 +216,8 @@ std::optional<std::vector<uint8_t>> KernelReader::read_inline_data(const KernelS
                 problem = "expected [real, imaginary], got " + json_type(*item) + " " + item->dump() + " (" + layout + ")";
             } else {
                 const unsigned part = type.bits / 2;
-                auto re = float_value((*item)[0], part, spec.dtype, problem);
-                auto im = re ? float_value((*item)[1], part, spec.dtype, problem) : std::nullopt;
+                auto re = float_value((*item)[0], part, dtype, problem);
+                auto im = re ? float_value((*item)[1], part, dtype, problem) : std::nullopt;
                 if (re && im) {
                     append_le(out, *re, part / 8);
                     append_le(out, *im, part / 8);
@@ -208,7 +232,7 @@ std::optional<std::vector<uint8_t>> KernelReader::read_inline_data(const KernelS
             problem = "expected true or false, got " + json_type(*item) + " " + item->dump();
         } else {
             const bool integer = type.category == Category::SignedInt || type.category == Category::UnsignedInt;
-            auto bits = integer ? integer_value(*item, spec.dtype, problem) : float_value(*item, type.bits, spec.dtype, problem);
+            auto bits = integer ? integer_value(*item, dtype, problem) : float_value(*item, type.bits, dtype, problem);
             if (bits) {
                 append_le(out, *bits, type.bits / 8);
                 continue;
@@ -216,24 +240,25 @@ std::optional<std::vector<uint8_t>> KernelReader::read_inline_data(const KernelS
         }
         if (++bad <= kShown) fail(where, problem);
     }
-    if (bad > kShown) fail("data", std::to_string(bad - kShown) + " more constant data values are invalid (" + std::to_string(bad) + " in all)");
+    if (bad > kShown) fail(key, std::to_string(bad - kShown) + " more constant data values are invalid (" + std::to_string(bad) + " in all)");
     if (bad) return std::nullopt;
     return out;
 }
 
-std::optional<KernelSpec::ConstantData> KernelReader::read_data_file(const KernelSpec& spec, const std::string& name) {
+std::optional<KernelReader::NpyValues> KernelReader::read_npy_file(const std::string& key, const std::string& name, DType dtype,
+                                                                   const std::string& type_rule, uint64_t most_elements) {
     namespace fs = std::filesystem;
     const fs::path given(name);
     const fs::path path = given.is_absolute() ? given : fs::path(file_).parent_path() / given;
     const std::string shown = in_quotes(name);
-    const auto descr = npy_descr(spec.dtype);
-    const uint64_t data_bytes = element_count(spec.data_shape) * (info(spec.dtype).bits / 8);
+    const auto descr = npy_descr(dtype);
+    const uint64_t data_bytes = most_elements * (info(dtype).bits / 8);
     // Opened without blocking and examined through the descriptor, so that what is read is what was examined (a
     // FIFO put in the file's place is refused, not waited on).
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
-        fail("data_file", "cannot read " + shown + ": " + std::string(errno == ENOENT ? "no such file" : std::strerror(errno)) +
-                              " (a NumPy .npy file, relative to the spec's folder)");
+        fail(key, "cannot read " + shown + ": " + std::string(errno == ENOENT ? "no such file" : std::strerror(errno)) +
+                      " (a NumPy .npy file, relative to the spec's folder)");
         return std::nullopt;
     }
     struct Closer {
@@ -242,14 +267,14 @@ std::optional<KernelSpec::ConstantData> KernelReader::read_data_file(const Kerne
     } closer{fd};
     struct stat status {};
     if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
-        fail("data_file", "cannot read " + shown + ": not a regular file (a NumPy .npy file, relative to the spec's folder)");
+        fail(key, "cannot read " + shown + ": not a regular file (a NumPy .npy file, relative to the spec's folder)");
         return std::nullopt;
     }
     // A header (at most 64 KiB as NumPy writes it) and the data: anything larger cannot be this table.
     const auto size = static_cast<uint64_t>(status.st_size);
     if (size > data_bytes + (uint64_t{1} << 16) + 16) {
-        fail("data_file", "cannot use " + shown + ": it takes " + std::to_string(size) + " bytes, more than a .npy file of " +
-                              format_shape(spec.data_shape) + " " + std::string(info(spec.dtype).name) + " can");
+        fail(key, "cannot use " + shown + ": it takes " + std::to_string(size) + " bytes, more than a .npy file of " +
+                      std::to_string(most_elements) + " " + std::string(info(dtype).name) + " elements can");
         return std::nullopt;
     }
     // Read to the end (at most one byte past the size examined: a file that grew is caught below).
@@ -259,52 +284,49 @@ std::optional<KernelSpec::ConstantData> KernelReader::read_data_file(const Kerne
         const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
-            fail("data_file", "cannot read " + shown + ": " + std::strerror(errno));
+            fail(key, "cannot read " + shown + ": " + std::strerror(errno));
             return std::nullopt;
         }
         if (n == 0) break;
         got += static_cast<size_t>(n);
     }
     if (got != size) {
-        fail("data_file", "cannot read " + shown + " (it changed while being read)");
+        fail(key, "cannot read " + shown + " (it changed while being read)");
         return std::nullopt;
     }
     bytes.resize(got);
     std::string problem;
     const auto array = parse_npy(bytes, problem);
     if (!array) {
-        fail("data_file", "cannot use " + shown + ": " + problem);
+        fail(key, "cannot use " + shown + ": " + problem);
         return std::nullopt;
     }
     bool big_endian = false;
-    if (!npy_descr_matches(array->descr, spec.dtype, big_endian)) {
-        fail("data_file", shown + " holds '" + array->descr + "' elements, and dtype is " + std::string(info(spec.dtype).name) +
-                              " (a .npy file of '" + *descr + "'" +
-                              (spec.dtype == DType::BFloat16 ? ", the bfloat16 bit patterns as uint16" : "") + ")");
+    if (!npy_descr_matches(array->descr, dtype, big_endian)) {
+        fail(key, shown + " holds '" + array->descr + "' elements, and " + type_rule + " (a .npy file of '" + *descr + "'" +
+                      (dtype == DType::BFloat16 ? ", the bfloat16 bit patterns as uint16" : "") + ")");
         return std::nullopt;
     }
-    if (array->shape != spec.data_shape) {
-        fail("data_file", shown + " holds an array of shape " + format_shape(array->shape) + ", and data_shape is " +
-                              format_shape(spec.data_shape) + " (they must be equal)");
-        return std::nullopt;
-    }
-    KernelSpec::ConstantData data{std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(array->data_offset), bytes.end()),
-                                  name, path.string()};
+    NpyValues values{std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(array->data_offset), bytes.end()),
+                     path.string(), array->shape};
     // Big-endian elements: each part (a complex element has two) reversed into little-endian order.
-    const size_t part = info(spec.dtype).category == Category::Complex ? info(spec.dtype).bits / 16 : info(spec.dtype).bits / 8;
+    const size_t part = info(dtype).category == Category::Complex ? info(dtype).bits / 16 : info(dtype).bits / 8;
     if (big_endian && part > 1) {
-        for (size_t at = 0; at < data.bytes.size(); at += part) std::reverse(data.bytes.begin() + static_cast<std::ptrdiff_t>(at), data.bytes.begin() + static_cast<std::ptrdiff_t>(at + part));
+        for (size_t at = 0; at < values.bytes.size(); at += part) {
+            std::reverse(values.bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                         values.bytes.begin() + static_cast<std::ptrdiff_t>(at + part));
+        }
     }
-    if (spec.dtype == DType::Bool) {
-        for (size_t at = 0; at < data.bytes.size(); ++at) {
-            if (data.bytes[at] > 1) {
-                fail("data_file", shown + " holds " + std::to_string(data.bytes[at]) + " at element " + std::to_string(at) +
-                                      ", which is not a bool (0 or 1)");
+    if (dtype == DType::Bool) {
+        for (size_t at = 0; at < values.bytes.size(); ++at) {
+            if (values.bytes[at] > 1) {
+                fail(key, shown + " holds " + std::to_string(values.bytes[at]) + " at element " + std::to_string(at) +
+                              ", which is not a bool (0 or 1)");
                 return std::nullopt;
             }
         }
     }
-    return data;
+    return values;
 }
 
 }  // namespace kernelgen

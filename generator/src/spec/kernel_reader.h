@@ -169,11 +169,32 @@ private:
     // constant, held by the kernel. Gathers only (operators.h), not beside a run-time data count.
     void read_constant_data(KernelSpec& spec);
 
-    // The inline "data": every value converted to the element type's bytes; nothing when any is refused.
-    std::optional<std::vector<uint8_t>> read_inline_data(const KernelSpec& spec, const json& value);
+    // Constant data beyond the one kernel's limit (max_constant_data_bytes) is refused at `key`; `what` names it.
+    bool within_table_limit(const std::string& key, uint64_t bytes, uint64_t width, const std::string& what);
 
-    // "data_file": the .npy file's elements, checked against the spec's dtype and data_shape.
-    std::optional<KernelSpec::ConstantData> read_data_file(const KernelSpec& spec, const std::string& name);
+    // Values inline at `key` ("data", "quantization/scales"), nested as `shape` (named `shape_name` in messages)
+    // or flat: every value converted to `type`'s bytes; nothing when any is refused.
+    std::optional<std::vector<uint8_t>> read_inline_values(const json& value, const std::string& key, DType type,
+                                                           const Shape& shape, const std::string& shape_name);
+
+    // A NumPy .npy file named at `key`, relative to the spec's folder, of `type` elements (`type_rule` says why,
+    // "dtype is float32"), at most `most_elements` of them: its elements little-endian, its shape (the caller
+    // checks it), the path as opened.
+    struct NpyValues {
+        std::vector<uint8_t> bytes;
+        std::string path;
+        Shape shape;
+    };
+    std::optional<NpyValues> read_npy_file(const std::string& key, const std::string& name, DType type,
+                                           const std::string& type_rule, uint64_t most_elements);
+
+    // A file's name at `key`: a non-empty string, else reported.
+    std::optional<std::string> file_name(const std::string& key, const json& value);
+
+    // --- quantized constant data (quantization.cpp) ---------------------------------------------------------
+
+    // "quantization" beside "data" or "data_file": the quantized values, with their scales and zero points.
+    void read_quantized_data(KernelSpec& spec, const json& object, const json* inline_values, const json* file);
 
     const json& object_;
     std::string file_;

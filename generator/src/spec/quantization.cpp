@@ -1,0 +1,311 @@
+// Quantized constant data: "quantization" beside "data" or "data_file" (a Gather along axis 0) — the quantized
+// values, their scales and zero points, resolved into the tables the kernel holds.
+#include <algorithm>
+
+#include "common/hints.h"
+#include "common/shape_math.h"
+#include "spec/kernel_reader.h"
+
+namespace kernelgen {
+
+using nlohmann::json;
+
+namespace {
+
+using Quantization = KernelSpec::Quantization;
+using QuantizedType = KernelSpec::QuantizedType;
+
+struct QuantizedTypeInfo {
+    QuantizedType id;
+    const char* name;
+    unsigned bits;
+    bool is_signed;
+};
+
+const std::vector<QuantizedTypeInfo>& quantized_types() {
+    static const std::vector<QuantizedTypeInfo> table{{QuantizedType::Int8, "int8", 8, true},
+                                                      {QuantizedType::UInt8, "uint8", 8, false},
+                                                      {QuantizedType::Int4, "int4", 4, true},
+                                                      {QuantizedType::UInt4, "uint4", 4, false}};
+    return table;
+}
+
+const QuantizedTypeInfo& info_of(QuantizedType type) {
+    for (const auto& row : quantized_types()) {
+        if (row.id == type) return row;
+    }
+    return quantized_types().front();
+}
+
+// The byte type that holds one value when the spec or a file gives them one a byte.
+DType byte_type(const QuantizedTypeInfo& type) { return type.is_signed ? DType::Int8 : DType::UInt8; }
+
+int64_t lowest(const QuantizedTypeInfo& type) { return type.is_signed ? -(int64_t{1} << (type.bits - 1)) : 0; }
+int64_t highest(const QuantizedTypeInfo& type) {
+    return type.is_signed ? (int64_t{1} << (type.bits - 1)) - 1 : (int64_t{1} << type.bits) - 1;
+}
+
+int32_t byte_value(uint8_t byte, bool is_signed) { return is_signed ? static_cast<int8_t>(byte) : byte; }
+
+const char* const kKeys[] = {"type", "axis", "block_size", "scales", "scales_file", "zero_points", "zero_points_file"};
+
+}  // namespace
+
+std::string quantized_type_name(KernelSpec::QuantizedType type) { return info_of(type).name; }
+unsigned quantized_type_bits(KernelSpec::QuantizedType type) { return info_of(type).bits; }
+bool quantized_type_signed(KernelSpec::QuantizedType type) { return info_of(type).is_signed; }
+
+void KernelReader::read_quantized_data(KernelSpec& spec, const json& object, const json* inline_values, const json* file) {
+    const std::string allowed_keys = "type, and axis, block_size, scales or scales_file, zero_points or zero_points_file";
+    if (!object.is_object()) {
+        fail("quantization", "expected an object, got " + json_type(object) + " (with " + allowed_keys + ")");
+        return;
+    }
+    const size_t mark = problems_;
+    const std::vector<std::string> keys(std::begin(kKeys), std::end(kKeys));
+    for (const auto& item : object.items()) {
+        if (std::find(keys.begin(), keys.end(), item.key()) == keys.end()) {
+            fail("quantization/" + pointer_token(item.key()), "unknown key " + in_quotes(item.key()) + " (allowed: " +
+                                                                  join(keys) + ")" + did_you_mean(item.key(), keys));
+        }
+    }
+    const std::string dequantized = "float32, float16 or bfloat16";
+    if (spec.dtype != DType::Float32 && spec.dtype != DType::Float16 && spec.dtype != DType::BFloat16) {
+        fail("dtype", "a quantized table dequantizes to " + dequantized + " (dtype is the scales' type), not " +
+                          std::string(info(spec.dtype).name));
+    }
+    if (spec.axis != 0) {
+        fail("axis", "a quantized table is gathered along axis 0, its rows (axis is " + std::to_string(spec.axis) +
+                         "); gather along another axis from a float table");
+    }
+    if (spec.constant_indices) {
+        fail("indices", "constant indices of a quantized table select constant rows: dequantize them beforehand "
+                        "(a float \"data\"), or pass the indices at run time");
+    }
+    Quantization q;
+    // "type"
+    const auto found = [&](const char* key) -> const json* {
+        auto it = object.find(key);
+        return it == object.end() ? nullptr : &*it;
+    };
+    std::vector<std::string> type_names;
+    for (const auto& row : quantized_types()) type_names.emplace_back(row.name);
+    const std::string types = join(type_names);
+    const QuantizedTypeInfo* type = nullptr;
+    if (const json* value = found("type")) {
+        if (!value->is_string()) {
+            fail("quantization/type", "expected a string, got " + json_type(*value) + " (one of " + types + ")");
+        } else {
+            const auto text = value->get<std::string>();
+            for (const auto& row : quantized_types()) {
+                if (text == row.name) type = &row;
+            }
+            if (!type) {
+                fail("quantization/type", "unknown quantized type " + in_quotes(text) + " (one of " + types + ")" +
+                                              did_you_mean_value(text, type_names, {{"uint4x2", "uint4"}, {"int4x2", "int4"},
+                                                                                    {"INT8", "int8"}, {"UINT8", "uint8"}}));
+            }
+        }
+    } else {
+        fail("quantization/type", "required key \"type\" is missing (one of " + types + ")");
+    }
+    // "axis" and "block_size"
+    const auto rank = static_cast<int64_t>(spec.data_shape.size());
+    if (const json* value = found("axis")) {
+        const std::string range = "an integer from " + std::to_string(-rank) + " to " + std::to_string(rank - 1) +
+                                  ", data's axis whose scales differ; leave it out for one scale";
+        if (!value->is_number_integer()) {
+            fail("quantization/axis", "expected an integer, got " + json_type(*value) + " (" + range + ")");
+        } else if (value->is_number_unsigned() ? value->get<uint64_t>() >= static_cast<uint64_t>(rank)
+                                               : value->get<int64_t>() < -rank) {
+            fail("quantization/axis", "axis " + value->dump() + " is out of range for data of rank " + std::to_string(rank) +
+                                          " (" + range + ")");
+        } else {
+            const int64_t axis = value->get<int64_t>();
+            q.axis = axis < 0 ? axis + rank : axis;
+        }
+    }
+    if (const json* value = found("block_size")) {
+        const std::string rule = "a count of elements along the quantization axis that share a scale, at least 1; 0 or "
+                                 "none: one scale per index along the axis";
+        if (!value->is_number_integer() || (!value->is_number_unsigned() && value->get<int64_t>() < 0)) {
+            fail("quantization/block_size", "expected a non-negative integer, got " + json_type(*value) + " " + value->dump() +
+                                                " (" + rule + ")");
+        } else if (value->get<uint64_t>() > 0 && !found("axis")) {
+            fail("quantization/block_size", "blocks lie along the quantization axis: give \"axis\" too (" + rule + ")");
+        } else if (q.axis >= 0 && value->get<uint64_t>() > std::max<uint64_t>(spec.data_shape[static_cast<size_t>(q.axis)], 1)) {
+            fail("quantization/block_size", "block_size " + value->dump() + " is larger than data's axis " +
+                                                std::to_string(q.axis) + " (" +
+                                                std::to_string(spec.data_shape[static_cast<size_t>(q.axis)]) +
+                                                " elements): at most the axis' size (" + rule + ")");
+        } else {
+            q.block_size = value->get<uint64_t>();
+        }
+    }
+    if (!clean_since(mark) || !type) return;
+    q.type = type->id;
+    if (q.axis < 0) {
+        q.scales_shape = {};
+    } else if (q.block_size == 0) {
+        q.scales_shape = {spec.data_shape[static_cast<size_t>(q.axis)]};
+    } else {
+        q.scales_shape = spec.data_shape;
+        auto& size = q.scales_shape[static_cast<size_t>(q.axis)];
+        size = (size + q.block_size - 1) / q.block_size;
+    }
+    const std::string mode = q.axis < 0 ? "one scale (no axis)"
+                             : q.block_size == 0 ? "one per index along axis " + std::to_string(q.axis)
+                                                 : "blocks of " + std::to_string(q.block_size) + " along axis " + std::to_string(q.axis);
+
+    // The scales, of dtype.
+    const json* scales_inline = found("scales");
+    const json* scales_file = found("scales_file");
+    const uint64_t scale_count = element_count(q.scales_shape);
+    const unsigned scale_width = info(spec.dtype).bits / 8;
+    if (scales_inline && scales_file) {
+        fail("quantization/scales_file", "the scales are given twice: keep \"scales\" (inline) or \"scales_file\" (a NumPy .npy file), not both");
+    } else if (!scales_inline && !scales_file) {
+        fail("quantization", "required key \"scales\" (inline) or \"scales_file\" (a NumPy .npy file) is missing: " +
+                                 format_shape(q.scales_shape) + " " + std::string(info(spec.dtype).name) + " values, " + mode);
+    } else if (within_table_limit(scales_inline ? "quantization/scales" : "quantization/scales_file", scale_count * scale_width,
+                                  scale_width, "scales " + format_shape(q.scales_shape))) {
+        if (scales_inline) {
+            auto values = read_inline_values(*scales_inline, "quantization/scales", spec.dtype, q.scales_shape,
+                                             "the scales' shape");
+            if (values) q.scales = std::move(*values);
+        } else if (auto name = file_name("quantization/scales_file", *scales_file)) {
+            auto array = read_npy_file("quantization/scales_file", *name, spec.dtype,
+                                       "dtype is " + std::string(info(spec.dtype).name), scale_count);
+            if (array) {
+                if (array->shape != q.scales_shape && !(q.axis < 0 && element_count(array->shape) == 1)) {
+                    fail("quantization/scales_file", in_quotes(*name) + " holds an array of shape " + format_shape(array->shape) +
+                                                         ", and the scales' shape is " + format_shape(q.scales_shape) + " (" + mode + ")");
+                } else {
+                    q.scales = std::move(array->bytes);
+                    q.scales_file = *name;
+                    q.scales_path = array->path;
+                }
+            }
+        }
+    }
+
+    // The zero points: one, or one per scale; values of the quantized type, one a byte.
+    const json* zeros_inline = found("zero_points");
+    const json* zeros_file = found("zero_points_file");
+    const std::string zero_range = "integers from " + std::to_string(lowest(*type)) + " to " + std::to_string(highest(*type)) +
+                                   ", one for every element or one per scale, " + format_shape(q.scales_shape);
+    auto check_zero_points = [&](const std::vector<uint8_t>& bytes, const std::string& key) {
+        for (size_t i = 0; i < bytes.size(); ++i) {
+            const int32_t value = byte_value(bytes[i], type->is_signed);
+            if (value < lowest(*type) || value > highest(*type)) {
+                fail(key, "zero point " + std::to_string(value) + " at element " + std::to_string(i) + " is out of range for " +
+                              type->name + " (" + zero_range + ")");
+                return;
+            }
+            q.zero_points.push_back(value);
+        }
+    };
+    if (zeros_inline && zeros_file) {
+        fail("quantization/zero_points_file", "the zero points are given twice: keep \"zero_points\" (inline) or "
+                                              "\"zero_points_file\" (a NumPy .npy file), not both");
+    } else if (zeros_inline) {
+        const bool one = !zeros_inline->is_array();
+        auto values = read_inline_values(*zeros_inline, "quantization/zero_points", byte_type(*type), one ? Shape{} : q.scales_shape,
+                                         "the scales' shape");
+        if (values) check_zero_points(*values, "quantization/zero_points");
+    } else if (zeros_file) {
+        if (auto name = file_name("quantization/zero_points_file", *zeros_file)) {
+            auto array = read_npy_file("quantization/zero_points_file", *name, byte_type(*type),
+                                       "the zero points are " + std::string(type->name) + " values, one a byte", std::max<uint64_t>(scale_count, 1));
+            if (array) {
+                if (array->shape != q.scales_shape && element_count(array->shape) != 1) {
+                    fail("quantization/zero_points_file", in_quotes(*name) + " holds an array of shape " + format_shape(array->shape) +
+                                                              ", and the scales' shape is " + format_shape(q.scales_shape) +
+                                                              " (one zero point, or one per scale)");
+                } else {
+                    check_zero_points(array->bytes, "quantization/zero_points_file");
+                    q.zero_points_file = *name;
+                    q.zero_points_path = array->path;
+                }
+            }
+        }
+    }
+
+    // The quantized values.
+    const uint64_t count = element_count(spec.data_shape);
+    const uint64_t table_bytes = type->bits == 8 ? count : (count + 1) / 2;
+    const std::string data_key = inline_values ? "data" : "data_file";
+    if (!within_table_limit(data_key, table_bytes, 1, format_shape(spec.data_shape) + " " + type->name)) return;
+    std::vector<uint8_t> values;  // one a byte
+    std::string name, path;
+    if (inline_values) {
+        auto read = read_inline_values(*inline_values, "data", byte_type(*type), spec.data_shape, "data_shape");
+        if (!read) return;
+        values = std::move(*read);
+        if (type->bits == 4) {
+            size_t bad = 0;
+            for (size_t i = 0; i < values.size(); ++i) {
+                const int32_t value = byte_value(values[i], type->is_signed);
+                if ((value < lowest(*type) || value > highest(*type)) && ++bad <= 8) {
+                    fail("data/" + std::to_string(i), "value " + std::to_string(value) + " is out of range for " + type->name +
+                                                          " (an integer from " + std::to_string(lowest(*type)) + " to " +
+                                                          std::to_string(highest(*type)) + ")");
+                }
+            }
+            if (bad) return;
+        }
+    } else {
+        name = file->get<std::string>();
+        // 4-bit values come packed as ONNX Runtime stores them: two a byte along the last axis (element 2k in the
+        // low nibble of byte k), each row of the last axis padded to whole bytes.
+        Shape stored = spec.data_shape;
+        if (type->bits == 4) stored.back() = (stored.back() + 1) / 2;
+        const DType file_type = type->bits == 4 ? DType::UInt8 : byte_type(*type);
+        const std::string type_rule = type->bits == 4 ? "the quantization type is " + std::string(type->name) +
+                                                            " (its values packed two a byte, as uint8)"
+                                                      : "the quantization type is " + std::string(type->name);
+        auto array = read_npy_file("data_file", name, file_type, type_rule, element_count(stored));
+        if (!array) return;
+        if (array->shape != stored) {
+            fail("data_file", in_quotes(name) + " holds an array of shape " + format_shape(array->shape) + ", and " +
+                                  (type->bits == 4 ? "data_shape " + format_shape(spec.data_shape) + " packs into " +
+                                                         format_shape(stored) + " (two " + type->name + " values a byte along the last axis)"
+                                                   : "data_shape is " + format_shape(spec.data_shape) + " (they must be equal)"));
+            return;
+        }
+        path = array->path;
+        if (type->bits == 8) {
+            values = std::move(array->bytes);
+        } else {
+            const uint64_t last = spec.data_shape.back(), packed = stored.back();
+            values.reserve(count);
+            for (uint64_t e = 0; e < count; ++e) {
+                const uint8_t byte = array->bytes[(e / last) * packed + (e % last) / 2];
+                const auto nibble = static_cast<uint8_t>((e % last) % 2 ? byte >> 4 : byte & 15);
+                values.push_back(type->is_signed && nibble >= 8 ? static_cast<uint8_t>(nibble | 0xF0) : nibble);
+            }
+        }
+    }
+    if (!clean_since(mark)) return;
+    // The kernel's table: one a byte, or two (element 2k in the low nibble of byte k of the flat order).
+    std::vector<uint8_t> table;
+    if (type->bits == 8) {
+        table = std::move(values);
+    } else {
+        table.assign(table_bytes, 0);
+        for (size_t e = 0; e < values.size(); ++e) {
+            table[e / 2] = static_cast<uint8_t>(table[e / 2] | (values[e] & 15) << (e % 2 ? 4 : 0));
+        }
+    }
+    spec.constant_data = KernelSpec::ConstantData{std::move(table), name, path};
+    spec.quantization = std::move(q);
+}
+
+std::optional<std::string> KernelReader::file_name(const std::string& key, const json& value) {
+    if (value.is_string() && !value.get<std::string>().empty()) return value.get<std::string>();
+    fail(key, "expected the name of a NumPy .npy file, got " + (value.is_string() ? std::string("\"\"") : json_type(value)) +
+                  " (a path relative to the spec's folder, or an absolute one)");
+    return std::nullopt;
+}
+
+}  // namespace kernelgen
