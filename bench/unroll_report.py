@@ -32,14 +32,20 @@ C_TYPES = {
 
 
 def kernels_of(paths):
-    """The kernel objects of spec files, each a dict; a "data_file" made absolute (it names a file relative to its
-    spec's folder, and the kernels are generated from copies elsewhere)."""
+    """The kernel objects of spec files, each a dict; a "data_file" (and a quantized table's "scales_file" and
+    "zero_points_file") made absolute (it names a file relative to its spec's folder, and the kernels are generated
+    from copies elsewhere)."""
     for path in paths:
         with open(path) as f:
             document = json.load(f)
+        folder = os.path.dirname(os.path.abspath(path))
         for kernel in document.get("kernels", [document]):
             if "data_file" in kernel:
-                kernel["data_file"] = os.path.join(os.path.dirname(os.path.abspath(path)), kernel["data_file"])
+                kernel["data_file"] = os.path.join(folder, kernel["data_file"])
+            quantization = kernel.get("quantization", {})
+            for key in ("scales_file", "zero_points_file"):
+                if key in quantization:
+                    quantization[key] = os.path.join(folder, quantization[key])
             yield kernel
 
 

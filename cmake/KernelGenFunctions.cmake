@@ -76,7 +76,8 @@ endfunction()
 
 # Reads the constant data of kernel <name>, at the JSON path given after <text> ("" for a one-kernel spec, or
 # "kernels <i>"): when it gives "data" or "data_file", appends <name> to the list <tables_var> (its table goes into
-# <name>_data.inc), and to <files_var> what the command depends on for the data file, which kernelgen resolves
+# <name>_data.inc), and to <files_var> what the command depends on for each file (the data file, a quantized
+# table's "scales_file" and "zero_points_file"), which kernelgen resolves
 # relative to the spec's folder <spec_dir>: the file itself, or, when a list or Make cannot name it (';' in the
 # path; ':' for Makefile generators), a copy in <copies_dir> that configure_file() refreshes on the configure an
 # edit of the file triggers (as for such a spec).
@@ -88,8 +89,13 @@ function(_kernelgen_spec_table tables_var files_var copies_dir name text spec_di
   if(NOT no_data OR NOT no_file)
     list(APPEND tables "${name}")
   endif()
-  if(NOT no_file AND file_type STREQUAL "STRING")
-    string(JSON file GET "${text}" ${ARGN} data_file)
+  # The data file, and a quantized table's files of scales and zero points.
+  foreach(path IN ITEMS "data_file" "quantization;scales_file" "quantization;zero_points_file")
+    string(JSON path_type ERROR_VARIABLE no_path TYPE "${text}" ${ARGN} ${path})
+    if(no_path OR NOT path_type STREQUAL "STRING")
+      continue()
+    endif()
+    string(JSON file GET "${text}" ${ARGN} ${path})
     if(NOT file STREQUAL "" AND NOT IS_ABSOLUTE "${file}")
       set(file "${spec_dir}/${file}")
     endif()
@@ -105,7 +111,7 @@ function(_kernelgen_spec_table tables_var files_var copies_dir name text spec_di
     if(NOT file STREQUAL "")
       list(APPEND files "${file}")
     endif()
-  endif()
+  endforeach()
   set(${tables_var} "${tables}" PARENT_SCOPE)
   set(${files_var} "${files}" PARENT_SCOPE)
 endfunction()

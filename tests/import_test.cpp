@@ -1422,6 +1422,249 @@ bool have_ort() {
            fs::exists(fs::path(KERNELGEN_ORT_DIR) / "node_modules" / "onnxruntime-node" / "package.json");
 }
 
+// Quantized tables that cannot be fused: a GatherBlockQuantized node is skipped with its reason (a block size ONNX
+// Runtime refuses, scales of the wrong shape, 2 bits, a gather along axis 1); a DequantizeLinear's table stays a float
+// parameter, with a note, when its scale is not constant, its scale fits no quantization, or the Gather is along
+// axis 1; with --weights caller nothing is fused and GatherBlockQuantized is skipped (it has no float data to pass).
+TEST(ImportModel, QuantizedTablesNotFusedSayWhy) {
+    auto bytes = [](size_t n) { return std::string(n, '\x11'); };
+    auto add = [](Model& m, const std::string& name, int32_t type, const std::vector<int64_t>& dims, const std::string& raw) {
+        onnx::TensorProto* t = m.proto().mutable_graph()->add_initializer();
+        t->set_name(name);
+        t->set_data_type(type);
+        for (int64_t d : dims) t->add_dims(d);
+        t->set_raw_data(raw);
+    };
+    const int32_t kUInt8 = onnx::TensorProto::UINT8, kInt8 = onnx::TensorProto::INT8;
+    Model m(17);
+    auto* microsoft = m.proto().add_opset_import();
+    microsoft->set_domain("com.microsoft");
+    microsoft->set_version(1);
+    m.input("ids", kInt64, {2});
+    m.input("live_scale", kFloat, {});
+    add(m, "q", kUInt8, {4, 16}, bytes(64));
+    add(m, "s", kFloat, {4, 4}, bytes(64));
+    add(m, "s2", kFloat, {4, 2}, bytes(32));
+    auto gbq = [&](const std::string& out, const std::string& scales, int64_t bits, int64_t block, int64_t gather_axis) {
+        auto& node = m.node("GatherBlockQuantized", {"q", "ids", scales}, out, out);
+        node.set_domain("com.microsoft");
+        Model::attribute(node, "bits", bits);
+        Model::attribute(node, "block_size", block);
+        Model::attribute(node, "gather_axis", gather_axis);
+        m.output(out, kFloat, {2, 32});
+    };
+    gbq("block8", "s", 4, 8, 0);
+    gbq("wrong_scales", "s", 4, 16, 0);
+    gbq("two_bits", "s2", 2, 16, 0);
+    gbq("axis1", "s2", 4, 16, 1);
+    gbq("fine", "s2", 4, 16, 0);
+    add(m, "x", kInt8, {4, 6}, bytes(24));
+    add(m, "xs", kFloat, {6}, bytes(24));
+    add(m, "xs5", kFloat, {5}, bytes(20));
+    m.node("DequantizeLinear", {"x", "live_scale"}, "t_live", "dq_live");
+    m.node("Gather", {"t_live", "ids"}, "live", "live");
+    auto& dq5 = m.node("DequantizeLinear", {"x", "xs5"}, "t5", "dq5");
+    Model::attribute(dq5, "axis", 1);
+    m.node("Gather", {"t5", "ids"}, "five", "five");
+    auto& dq = m.node("DequantizeLinear", {"x", "xs"}, "t", "dq");
+    Model::attribute(dq, "axis", 1);
+    auto& columns = m.node("Gather", {"t", "ids"}, "columns", "columns");
+    Model::attribute(columns, "axis", 1);
+    m.output("live", kFloat, {2, 6});
+    m.output("five", kFloat, {2, 6});
+    m.output("columns", kFloat, {4, 2});
+    const auto result = kernelgen::import_model(m.bytes(), "quantized.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    std::map<std::string, std::string> skipped;
+    for (const auto& s : result.skipped) skipped[s.node.name] = s.reason;
+    EXPECT_EQ(skipped["block8"], "block_size is 8 (ONNX Runtime takes a power of 2, at least 16)");
+    EXPECT_EQ(skipped["wrong_scales"], "its scales are [4, 4] where data [4, 16] in blocks of 16 takes [4, 2]");
+    EXPECT_EQ(skipped["two_bits"], "bits is 2 (4 and 8 are imported)");
+    EXPECT_EQ(skipped["axis1"], "uint8 data gathers along axis 0 and is quantized along its last axis (ONNX Runtime's rule); "
+                                "data is [4, 16], gather_axis 1, quantize_axis 1");
+    EXPECT_EQ(skipped.size(), 4u);
+    std::map<std::string, const kernelgen::ImportedKernel*> kernels;
+    for (const auto& k : result.kernels) kernels[k.node.name] = &k;
+    ASSERT_EQ(kernels.size(), 4u);
+    EXPECT_TRUE(kernels.at("fine")->spec.quantization.has_value());
+    for (const char* name : {"live", "five", "columns"}) {
+        EXPECT_FALSE(kernels.at(name)->spec.constant_data.has_value()) << name;
+    }
+    const std::vector<std::string> notes{
+        "node \"live\" (Gather, #6): its data comes from DequantizeLinear \"dq_live\", which stays outside the kernel "
+        "(float data, a parameter): its scale or zero point is not a constant",
+        "node \"five\" (Gather, #8): its data comes from DequantizeLinear \"dq5\", which stays outside the kernel (float "
+        "data, a parameter): its scale of shape [5] fits no quantization of [4, 6]",
+        "node \"columns\" (Gather, #10): its data comes from DequantizeLinear \"dq\", which stays outside the kernel (float "
+        "data, a parameter): the Gather is along axis 1 (a quantized table is gathered along axis 0)"};
+    EXPECT_EQ(result.notes, notes);
+
+    kernelgen::ImportOptions caller;
+    caller.weights_in_kernel = false;
+    const auto kept = kernelgen::import_model(m.bytes(), "quantized.onnx", caller);
+    EXPECT_EQ(kept.skipped.size(), 5u);
+    EXPECT_EQ(kept.kernels.size(), 3u);
+    EXPECT_TRUE(kept.notes.empty());
+}
+
+// Quantized tables, fused and bit-exact with ONNX Runtime: DequantizeLinear -> Gather (opset 13: int8 with one scale
+// and zero point, uint8 with a scale and zero point per column, int8 per row without zero points; opset 21: int8 in
+// blocks of 4 along the columns with float16 scales and a partial last block, uint8 in blocks of 3 along the rows)
+// and com.microsoft.GatherBlockQuantized (4 bits with packed zero points and float16 scales, 8 bits with ONNX
+// Runtime's default zero point 128, 4 bits with the default 8), int64 and int32 indices, negative ones included. Each
+// model runs in ONNX Runtime; its import makes one kernel holding the table quantized, whose spec files read back to
+// the same table; the kernel, compiled with the sanitizers, gives ONNX Runtime's output bit for bit, and an index out
+// of range leaves the output untouched (ONNX Runtime fails the run).
+TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
+    if (!have_ort()) GTEST_SKIP() << "node or onnxruntime-node missing (see tests/ort_crosscheck/README.md)";
+    std::mt19937_64 rng(20261126);
+    auto uniform = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
+    auto raw = [](Model& m, const std::string& name, int32_t type, const std::vector<int64_t>& dims, const std::vector<uint8_t>& bytes) {
+        onnx::TensorProto* t = m.proto().mutable_graph()->add_initializer();
+        t->set_name(name);
+        t->set_data_type(type);
+        for (int64_t d : dims) t->add_dims(d);
+        t->set_raw_data(std::string(bytes.begin(), bytes.end()));
+    };
+    auto count = [](const std::vector<int64_t>& dims) {
+        int64_t n = 1;
+        for (int64_t d : dims) n *= d;
+        return static_cast<size_t>(n);
+    };
+    auto random_bytes = [&](size_t n) {
+        std::vector<uint8_t> out(n);
+        for (auto& b : out) b = static_cast<uint8_t>(uniform(0, 255));
+        return out;
+    };
+    // Scales: float32 of 24 random bits (products round), or float16 normals (m * 2^e, 11 bits).
+    auto scales = [&](size_t n, int32_t type) {
+        std::vector<uint8_t> out;
+        for (size_t i = 0; i < n; ++i) {
+            if (type == kFloat) {
+                const auto value = static_cast<float>(std::ldexp(static_cast<double>(uniform(1 << 23, (1 << 24) - 1)), static_cast<int>(uniform(-40, -20))) *
+                                                      (uniform(0, 3) == 0 ? -1 : 1));
+                const auto bytes = cprogram::bytes_of(std::vector<float>{value});
+                out.insert(out.end(), bytes.begin(), bytes.end());
+            } else {
+                const auto bits = static_cast<uint16_t>(uniform(0x0400, 0x5BFF) | (uniform(0, 3) == 0 ? 0x8000 : 0));
+                out.push_back(static_cast<uint8_t>(bits & 0xFF));
+                out.push_back(static_cast<uint8_t>(bits >> 8));
+            }
+        }
+        return out;
+    };
+    struct Case {
+        std::string label;
+        int64_t opset;
+        bool block_quantized;  // GatherBlockQuantized, else DequantizeLinear -> Gather
+        int32_t values_type;   // INT8 or UINT8
+        std::vector<int64_t> data;  // the values' dims as stored (4-bit: packed)
+        int32_t scale_type;
+        std::vector<int64_t> scales;  // the scales' dims
+        std::vector<int64_t> zeros;   // the zero points' dims; {-1}: none
+        std::vector<std::pair<std::string, int64_t>> attributes;
+        int32_t index_type;
+        std::string type;  // the spec's quantization type
+    };
+    const int32_t kInt8 = onnx::TensorProto::INT8, kUInt8 = onnx::TensorProto::UINT8, kHalf = onnx::TensorProto::FLOAT16;
+    const std::vector<Case> cases{
+        {"int8, one scale and zero point", 13, false, kInt8, {10, 6}, kFloat, {}, {}, {}, kInt64, "int8"},
+        {"uint8, a scale per column", 13, false, kUInt8, {10, 6}, kFloat, {6}, {6}, {{"axis", 1}}, kInt32, "uint8"},
+        {"int8, a scale per row", 13, false, kInt8, {10, 6}, kFloat, {10}, {-1}, {{"axis", 0}}, kInt64, "int8"},
+        {"int8, blocks of 4 along the columns", 21, false, kInt8, {10, 10}, kHalf, {10, 3}, {10, 3}, {{"axis", 1}, {"block_size", 4}}, kInt64, "int8"},
+        {"uint8, blocks of 3 along the rows", 21, false, kUInt8, {10, 5}, kFloat, {4, 5}, {4, 5}, {{"axis", 0}, {"block_size", 3}}, kInt32, "uint8"},
+        {"GatherBlockQuantized, 4 bits", 17, true, kUInt8, {10, 16}, kHalf, {10, 2}, {10, 1}, {{"bits", 4}, {"block_size", 16}}, kInt64, "uint4"},
+        {"GatherBlockQuantized, 8 bits", 17, true, kUInt8, {10, 32}, kFloat, {10, 2}, {-1}, {{"bits", 8}, {"block_size", 16}}, kInt32, "uint8"},
+        {"GatherBlockQuantized, 4 bits, default zero point", 17, true, kUInt8, {10, 48}, kFloat, {10, 3}, {-1}, {{"bits", 4}, {"block_size", 32}}, kInt64, "uint4"},
+    };
+    size_t n = 0;
+    std::vector<kernelgen::KernelSpec> kernels;  // compiled and run together at the end
+    std::vector<cprogram::Case> runs;
+    for (const Case& test : cases) {
+        SCOPED_TRACE(test.label);
+        Model m(test.opset);
+        if (test.block_quantized) {
+            auto* microsoft = m.proto().add_opset_import();
+            microsoft->set_domain("com.microsoft");
+            microsoft->set_version(1);
+        }
+        const std::vector<int64_t> indices_dims{5};
+        m.input("ids", test.index_type, indices_dims);
+        raw(m, "q", test.values_type, test.data, random_bytes(count(test.data)));
+        raw(m, "s", test.scale_type, test.scales, scales(count(test.scales), test.scale_type));
+        std::vector<std::string> inputs = test.block_quantized ? std::vector<std::string>{"q", "ids", "s"} : std::vector<std::string>{"q", "s"};
+        if (test.zeros != std::vector<int64_t>{-1}) {
+            raw(m, "z", test.values_type, test.zeros, random_bytes(count(test.zeros)));
+            inputs.push_back("z");
+        }
+        std::vector<int64_t> out_dims{5};
+        out_dims.insert(out_dims.end(), test.data.begin() + 1, test.data.end());
+        if (test.block_quantized && test.type == "uint4") out_dims.back() *= 2;
+        if (test.block_quantized) {
+            auto& gbq = m.node("GatherBlockQuantized", inputs, "rows", "lookup");
+            gbq.set_domain("com.microsoft");
+            for (const auto& [name, value] : test.attributes) Model::attribute(gbq, name, value);
+        } else {
+            auto& dq = m.node("DequantizeLinear", inputs, "table", "dequantize");
+            for (const auto& [name, value] : test.attributes) Model::attribute(dq, name, value);
+            m.node("Gather", {"table", "ids"}, "rows", "lookup");
+        }
+        m.output("rows", test.scale_type, out_dims);
+        const fs::path dir = fresh_dir("quantized_ort_" + std::to_string(n++));
+        write_text(dir / "model.onnx", m.bytes());
+        std::vector<int64_t> ids;
+        for (int k = 0; k < 5; ++k) ids.push_back(uniform(-test.data[0], test.data[0] - 1));
+        ids[0] = -test.data[0];
+        ids[1] = test.data[0] - 1;
+        const std::vector<uint8_t> id_bytes = test.index_type == kInt32
+                                                  ? cprogram::bytes_of(std::vector<int32_t>(ids.begin(), ids.end()))
+                                                  : cprogram::bytes_of(ids);
+        json feeds{{"ids", {{"type", test.index_type == kInt32 ? "int32" : "int64"}, {"dims", indices_dims}, {"hex", cprogram::hex(id_bytes)}}}};
+        write_text(dir / "inputs.json", feeds.dump());
+        std::string log;
+        const json outputs = run_ort(dir / "model.onnx", dir / "inputs.json", dir / "outputs.json", log);
+        ASSERT_FALSE(outputs.is_null()) << log;
+        const std::vector<uint8_t> expected = cprogram::unhex(outputs.at("rows").at("hex").get<std::string>());
+
+        const auto result = kernelgen::import_model(m.bytes(), "model.onnx");
+        ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+        ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+        ASSERT_EQ(result.kernels.size(), 1u);
+        const auto& kernel = result.kernels.front();
+        ASSERT_TRUE(kernel.spec.quantization.has_value()) << kernel.spec_text;
+        EXPECT_EQ(kernelgen::quantized_type_name(kernel.spec.quantization->type), test.type);
+        EXPECT_EQ(kernel.spec.output_shape, kernelgen::Shape(out_dims.begin(), out_dims.end()));
+        const json report = json::parse(result.report);
+        EXPECT_EQ(report.at("nodes").at(0).at("weights").at("quantized").at("type"), test.type) << result.report;
+        // The files import writes read back to the kernel's very table.
+        ASSERT_TRUE(kernelgen::write_outputs(dir / "specs", kernelgen::import_outputs(result, "model.onnx")).error.empty());
+        std::vector<kernelgen::Diagnostic> diagnostics;
+        const auto read = kernelgen::parse_spec_file((dir / "specs" / (kernel.name + ".json")).string(), diagnostics);
+        ASSERT_EQ(read.size(), 1u) << (diagnostics.empty() ? "" : diagnostics.front().str());
+        EXPECT_EQ(read[0].constant_data->bytes, kernel.spec.constant_data->bytes);
+        EXPECT_EQ(read[0].quantization->scales, kernel.spec.quantization->scales);
+        EXPECT_EQ(read[0].quantization->zero_points, kernel.spec.quantization->zero_points);
+        EXPECT_EQ(read[0].quantization->axis, kernel.spec.quantization->axis);
+        EXPECT_EQ(read[0].quantization->block_size, kernel.spec.quantization->block_size);
+        EXPECT_EQ(read[0].dtype, kernel.spec.dtype);
+        // The kernel, from the spec file as read (named for the case): ONNX Runtime's output, and an index out of
+        // range refused.
+        kernelgen::KernelSpec spec = read[0];
+        spec.name = "quantized_" + std::to_string(n);
+        runs.push_back(make_case(spec, test.label, {}, id_bytes, {}, expected));
+        std::vector<int64_t> bad = ids;
+        bad[3] = test.data[0];
+        const std::vector<uint8_t> bad_bytes = test.index_type == kInt32
+                                                   ? cprogram::bytes_of(std::vector<int32_t>(bad.begin(), bad.end()))
+                                                   : cprogram::bytes_of(bad);
+        runs.push_back(make_case(spec, test.label + ", an index out of range", {}, bad_bytes, {},
+                                 std::vector<uint8_t>(expected.size(), cprogram::kSentinel)));
+        runs.back().expected_status = -1;
+        kernels.push_back(spec);
+    }
+    run_cases(fresh_dir("quantized_ort_kernels"), kernels, runs);
+}
+
 // Two counts: boxes kept by a mask (NonZero: K rows, at most 20), and the best k of them by score (TopK, k at run
 // time): Gather(kept_boxes, top_idx) imports as one spec with both counts, and its kernel, called with ONNX Runtime's
 // K rows of kept_boxes as data (data_count K), its top_idx as the first k rows of indices (the rest hostile) and k,

@@ -144,6 +144,8 @@ struct ImportedKernel {
     // file's content. Empty with --weights caller, or data not constant.
     std::string data_file;
     std::string data_npy;
+    // A quantized table's scales and zero points, when too many to give inline: each file's name and content.
+    std::vector<std::pair<std::string, std::string>> table_files;
 };
 
 // The most elements of a folded value the report shows as nested JSON; a larger value goes into a NumPy file of

@@ -162,7 +162,11 @@ private:
     // "auto"'s weight of n statements of copies (see kReductionWeight). A copy wrapped by a run-time data count
     // weighs as much as a combine: the wrap's power-of-two test, which folds away for a literal size, then runs at
     // every copy, and written out it cost more instructions than a loop on Cortex-M0.
+    // A row of a quantized table is dequantized by the row function: called from one loop, the compiler inlines
+    // it; written out, its calls stay calls, measured slower than the loop on Cortex-M0 and M4F. Such a copy
+    // outweighs the budget, so "auto" keeps the loop.
     uint64_t weighed(uint64_t statements) const {
+        if (spec_.quantization) return statements * (kUnrollBudget + 1);
         return reduce_ || copy_.data_count_bound != 0 ? statements * kReductionWeight : statements;
     }
 

@@ -44,6 +44,8 @@ public:
             const onnx::NodeProto& node = scope.graph->node(n);
             const auto position = static_cast<size_t>(n);
             if (const auto rule = find_rule(node)) visit(scope, node, position, *rule, not_run);
+            // ONNX Runtime's GatherBlockQuantized: a Gather from the quantized table it holds.
+            if (is_gather_block_quantized(node)) visit(scope, node, position, gather_rule(), not_run);
             const auto taken = taken_branch(scope, node, n);
             const auto keys = scope.body_keys.find(n);
             if (keys == scope.body_keys.end()) continue;
@@ -198,6 +200,7 @@ private:
             // tensor, of data's type and shape (constant_table), within the size a kernel holds.
             Json checked = *spec;
             checked.erase("data_file");
+            checked.erase("quantization");  // checked by quantized_tables.cpp as it read the model's tensors
             kernels = parse_spec_text(checked.dump(), file_, diagnostics);
             if (kernels.empty()) problem = "kernelgen refuses it: " + strip_file_prefix(diagnostics.front().str(), file_);
         }
@@ -222,10 +225,15 @@ private:
             kernel.spec.constant_data =
                 KernelSpec::ConstantData{std::vector<uint8_t>(table.bytes.begin(), table.bytes.end()), kernel.data_file, ""};
         }
+        if (table.quantized) quantized_files(*table.quantized, *spec, kernel);
         parsed_.push_back(kernel.spec);
         entry["spec"] = kernel.spec.spec_file;
         entry["kernel"] = kernel.name;
         if (!kernel.data_file.empty()) entry["weights"] = {{"tensor", table.tensor}, {"data_file", kernel.data_file}};
+        if (table.quantized) {
+            entry["weights"]["quantized"] = {{"type", quantized_type_name(table.quantized->quantization.type)},
+                                             {"dequantized_by", table.quantized->source}};
+        }
         if (bounded) {
             entry["bounded"] = Json::object();
             if (bounded->count) {
@@ -237,6 +245,33 @@ private:
             kernel.bounded = std::move(bounded);
         }
         result_.kernels.push_back(std::move(kernel));
+    }
+
+    // A quantized table's files: its values as the model stores them (one a byte, or 4-bit values two a byte along
+    // the last axis, as the spec's data_file takes them), and its scales and zero points where too many to give
+    // inline; the kernel's spec gets the table.
+    void quantized_files(const QuantizedTable& quantized, Json& spec, ImportedKernel& kernel) {
+        KernelSpec::Quantization q = quantized.quantization;
+        const bool four = quantized_type_bits(q.type) == 4, is_signed = quantized_type_signed(q.type);
+        Shape stored = quantized.data_shape;
+        if (four) stored.back() = (stored.back() + 1) / 2;
+        kernel.data_npy = npy_header(is_signed && !four ? "|i1" : "|u1", stored) + quantized.bytes;
+        Json& object = spec["quantization"];
+        if (object.contains("scales_file")) {
+            q.scales_file = npy_names_.allocate_table_part(kernel.name, "scales");
+            object["scales_file"] = q.scales_file;
+            kernel.table_files.push_back({q.scales_file, npy_header(*npy_descr(quantized.dtype), q.scales_shape) +
+                                                             std::string(q.scales.begin(), q.scales.end())});
+        }
+        if (object.contains("zero_points_file")) {
+            q.zero_points_file = npy_names_.allocate_table_part(kernel.name, "zero_points");
+            object["zero_points_file"] = q.zero_points_file;
+            std::string bytes;
+            for (int32_t zero : q.zero_points) bytes += static_cast<char>(static_cast<uint8_t>(zero & 0xFF));
+            kernel.table_files.push_back({q.zero_points_file, npy_header(is_signed ? "|i1" : "|u1", q.scales_shape) + bytes});
+        }
+        kernel.spec_text = spec_text(spec);
+        kernel.spec.quantization = std::move(q);
     }
 
     // A --max-count that cannot apply: the node's counts are fixed, or derived lower already.
@@ -397,6 +432,7 @@ std::vector<OutputFile> import_outputs(const ImportResult& result, const std::st
     }
     for (const auto& kernel : result.kernels) {
         if (!kernel.data_file.empty()) files.push_back({kernel.data_file, kernel.data_npy});
+        for (const auto& [name, content] : kernel.table_files) files.push_back({name, content});
     }
     files.push_back({report_file_name(model_path), result.report});
     return files;

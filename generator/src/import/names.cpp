@@ -101,6 +101,10 @@ std::string FileNames::allocate(const std::string& path) {
 
 std::string FileNames::allocate_table(const std::string& kernel) { return unique(kernel + ".data"); }
 
+std::string FileNames::allocate_table_part(const std::string& kernel, const std::string& part) {
+    return unique(kernel + "." + part);
+}
+
 std::string FileNames::unique(const std::string& base) {
     for (uint64_t number = 1;; ++number) {
         std::string name = base + (number == 1 ? "" : "_" + std::to_string(number)) + ".npy";

@@ -32,12 +32,14 @@ private:
 
 // The names of the .npy files import writes, all unique ("_2", "_3", ... added to a name taken): those that hold
 // large folded values, "<model stem>.<node path as letters, digits and '_'>.npy", and kernels' tables,
-// "<kernel name>.data.npy".
+// "<kernel name>.data.npy" (a quantized table's scales and zero points "<kernel name>.scales.npy",
+// "<kernel name>.zero_points.npy").
 class FileNames {
 public:
     explicit FileNames(std::string stem) : stem_(std::move(stem)) {}
     std::string allocate(const std::string& path);           // a folded value's
     std::string allocate_table(const std::string& kernel);   // a kernel's table
+    std::string allocate_table_part(const std::string& kernel, const std::string& part);  // "scales", "zero_points"
 
 private:
     std::string unique(const std::string& base);  // base + ".npy", or base + "_N.npy" when that is taken

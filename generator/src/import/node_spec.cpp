@@ -341,6 +341,8 @@ std::optional<OpRule> find_rule(const onnx::NodeProto& node) {
 }
 
 
+OpRule gather_rule() { return OpRule{info(Op::Gather).onnx.front(), Op::Gather}; }
+
 std::string opset_problem(const OpRule& rule, int64_t opset) {
     const OnnxOperator& onnx = rule.onnx;
     const std::string imports = " (the model imports opset " + std::to_string(opset) + ")";
@@ -437,13 +439,14 @@ std::optional<CountedDim> count_of(const NodeContext& c, const std::string& tens
 }
 
 // The node's tensors (data, indices, and a scatter's updates, named by `roles` in messages), each with a static
-// shape but for one run-time count. Every unbound dimension of the three is named at once (a problem of another
+// shape but for one run-time count; those `tensors` holds already are kept. Every unbound dimension of the three is named at once (a problem of another
 // kind that comes first is told alone; one that comes after an unbound dimension waits for the next import).
 bool read_tensors(const NodeContext& c, const std::vector<std::string>& roles, std::optional<StaticTensor> (&tensors)[3],
                   std::string& problem) {
     const std::string hint = "; give it a bound with --max-count " + c.path + "=N";
     std::vector<UnboundDim> unbound;
     for (size_t i = 0; i < roles.size(); ++i) {
+        if (tensors[i]) continue;  // given by the caller
         const std::string& name = c.node.input(static_cast<int>(i));
         std::string why;
         tensors[i] = static_tensor(c.scope, c.analysis, name, roles[i], count_of(c, name), hint, unbound, why);
@@ -550,6 +553,55 @@ bool constant_table(const NodeContext& c, const StaticTensor& data, ConstantTabl
     return true;
 }
 
+// A com.microsoft.GatherBlockQuantized node: a Gather along axis 0 from the quantized table it holds (its data,
+// scales and zero points, constants), its indices passed at run time (with a count, as a Gather's).
+std::optional<Json> block_quantized_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, ConstantTable& table,
+                                         std::string& problem) {
+    auto quantized = block_quantized_table(c.scope, c.node, problem);
+    if (!quantized) return std::nullopt;
+    if (!c.weights_in_kernel) {
+        problem = "its table is quantized, which only a kernel that holds it dequantizes (--weights caller passes data as "
+                  "a parameter: use --weights kernel)";
+        return std::nullopt;
+    }
+    const std::vector<std::string> roles{"data " + in_quotes(c.node.input(0)), "indices " + in_quotes(c.node.input(1))};
+    std::optional<StaticTensor> tensors[3];
+    if (!read_tensors(c, {"data", "indices"}, tensors, problem)) return std::nullopt;
+    StaticTensor& data = *tensors[0];
+    StaticTensor& indices = *tensors[1];
+    std::optional<StaticTensor> no_updates;
+    if (data.count || indices.count) {
+        bounded = place_count(Op::Gather, 0, 0, data, indices, no_updates, roles, problem);
+        if (!bounded) return std::nullopt;
+        if (bounded->data_count) {
+            problem = "its data is a constant table: it has all its rows, and no run-time count of them";
+            return std::nullopt;
+        }
+    }
+    problem = element_type_problem(c.node, data, indices, no_updates);
+    if (!problem.empty()) return std::nullopt;
+    Json spec;
+    spec["name"] = "";
+    spec["op"] = "Gather";
+    spec["dtype"] = std::string(info(quantized->dtype).name);
+    spec["index_dtype"] = indices.elem_type == onnx::TensorProto::INT32 ? "int32" : "int64";
+    spec["data_shape"] = quantized->data_shape;
+    spec["indices_shape"] = indices.shape;
+    spec["axis"] = 0;
+    spec["data_file"] = "";
+    spec["quantization"] = quantization_json(*quantized);
+    if (bounded && bounded->count) spec["count"] = "runtime";
+    if (!add_constant_indices(c, indices.shape, spec, problem)) return std::nullopt;
+    if (spec.contains("indices")) {
+        problem = "its indices are constant: the rows they select could be folded (a quantized table takes indices at run time)";
+        return std::nullopt;
+    }
+    table.tensor = quantized->tensor;
+    table.bytes = quantized->bytes;
+    table.quantized = std::move(quantized);
+    return spec;
+}
+
 }  // namespace
 
 std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, ConstantTable& table,
@@ -557,6 +609,7 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     problem = opset_problem(c.rule, c.opset);
     if (!problem.empty()) return std::nullopt;
     const onnx::NodeProto& node = c.node;
+    if (is_gather_block_quantized(c.node)) return block_quantized_spec(c, bounded, table, problem);
     const std::vector<std::string> inputs = onnx_inputs(c.rule.op);
     bool inputs_given = node.input_size() == static_cast<int>(inputs.size());
     for (int i = 0; inputs_given && i < node.input_size(); ++i) inputs_given = !node.input(i).empty();
@@ -567,8 +620,20 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     }
     const auto attributes = read_attributes(node, c.rule, c.opset, problem);
     if (!attributes) return std::nullopt;
+    // Data a DequantizeLinear makes of a constant table: the kernel may hold the table quantized. (ONNX 1.12's shape
+    // inference does not know opset 21's DequantizeLinear: the table gives data's type and shape then.)
+    std::optional<QuantizedTable> quantized;
+    std::string quantized_note;
+    if (c.rule.op == Op::Gather && c.weights_in_kernel) {
+        quantized = dequantized_table(c.scope, c.node.input(0), attributes->axis, quantized_note);
+    }
     std::optional<StaticTensor> tensors[3];
-    if (!read_tensors(c, inputs, tensors, problem)) return std::nullopt;
+    if (!read_tensors(c, inputs, tensors, problem)) {
+        if (!quantized || tensors[0]) return std::nullopt;
+        tensors[0] = StaticTensor{info(quantized->dtype).onnx_type, quantized->data_shape, std::nullopt};
+        problem.clear();
+        if (!read_tensors(c, inputs, tensors, problem)) return std::nullopt;
+    }
     StaticTensor& data = *tensors[0];
     StaticTensor& indices = *tensors[1];
     std::optional<StaticTensor>& updates = tensors[2];
@@ -594,11 +659,36 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     // one out, as the deprecated Scatter always does its reduction) and the shape of updates. A key added to the
     // table needs its value here: at() throws on a key it does not know, failing the operator's import tests.
     // The constant data's keys: "data_file" when the kernel holds data (named by the caller), never "data".
-    const bool holds_data = c.weights_in_kernel && !is_scatter(c.rule.op) && !(bounded && bounded->data_count) &&
-                            constant_table(c, data, table);
+    const bool may_hold = c.weights_in_kernel && !is_scatter(c.rule.op) && !(bounded && bounded->data_count);
+    bool holds_data = may_hold && constant_table(c, data, table);
+    // Data a DequantizeLinear makes of a constant table: the kernel holds the table quantized.
+    if (may_hold && !holds_data && c.rule.op == Op::Gather) {
+        table.quantized = std::move(quantized);
+        if (!quantized_note.empty()) table.note = quantized_note;
+        if (table.quantized && (table.quantized->data_shape != data.shape || table.quantized->dtype != dtype_of_onnx(data.elem_type))) {
+            table.note = "its data comes from " + table.quantized->source + ", which stays outside the kernel: the model "
+                         "declares its output " + element_type_name(data.elem_type) + " " + format_shape(data.shape);
+            table.quantized.reset();
+        }
+        if (table.quantized) {
+            if (add_constant_indices(c, indices.shape, spec, problem) && spec.contains("indices")) {
+                table.note = "its data comes from " + table.quantized->source + ", which stays outside the kernel: its "
+                             "indices are constant (the rows they select could be folded)";
+                table.quantized.reset();
+            }
+            spec.erase("indices");
+            problem.clear();
+        }
+        if (table.quantized) {
+            table.tensor = table.quantized->tensor;
+            table.bytes = table.quantized->bytes;
+            holds_data = true;
+        }
+    }
     const Json own{{"axis", attributes->axis}, {"batch_dims", attributes->batch_dims}, {"reduction", attributes->reduction},
                    {"updates_shape", updates ? Json(updates->shape) : Json()}, {"data", Json()},
-                   {"data_file", holds_data ? Json("") : Json()}, {"quantization", Json()}};
+                   {"data_file", holds_data ? Json("") : Json()},
+                   {"quantization", table.quantized ? quantization_json(*table.quantized) : Json()}};
     for (const auto& key : info(c.rule.op).keys) {
         const Json& value = own.at(std::string(key.name));
         if (!value.is_null()) spec[std::string(key.name)] = value;

@@ -12,6 +12,7 @@
 
 #include "import/analysis/count_bounds.h"
 #include "import/analysis/model_analysis.h"
+#include "import/quantized_tables.h"
 #include "kernelgen/import.h"
 
 namespace kernelgen {
@@ -24,6 +25,9 @@ struct OpRule {
 
 // The rule of a node of the default domain that is an indexing operator, or nothing.
 std::optional<OpRule> find_rule(const onnx::NodeProto& node);
+
+// The rule of ONNX's Gather: what a com.microsoft.GatherBlockQuantized node imports as.
+OpRule gather_rule();
 
 // Why the model's opset does not have the rule's operator, or "" when it does.
 std::string opset_problem(const OpRule& rule, int64_t opset);
@@ -56,11 +60,15 @@ struct ConstantTable {
     std::string tensor;
     std::string bytes;
     std::string note;
+    // A quantized table (quantized_tables.h): its values, scales and zero points; `bytes` then holds the values.
+    std::optional<QuantizedTable> quantized;
 };
 
 // The spec of one node (keys in the README's order, "name" empty for the caller to set), or nothing with
 // `problem` set. A node with a run-time count gets its bound in `bounded`. A gather whose data is a constant the
-// kernel holds gets "data_file": "" (in its place among the keys, for the caller to name) and the values in `table`.
+// kernel holds gets "data_file": "" (in its place among the keys, for the caller to name) and the values in `table`;
+// a quantized table (a DequantizeLinear's, or a com.microsoft.GatherBlockQuantized node's) gets "quantization" too,
+// with "scales_file" and "zero_points_file" "" where they are too many to give inline.
 std::optional<nlohmann::ordered_json> node_spec(const NodeContext& context, std::optional<BoundedCount>& bounded,
                                                 ConstantTable& table, std::string& problem);
 

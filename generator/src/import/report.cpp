@@ -35,6 +35,14 @@ std::string spec_text(const Json& spec) {
                 out += "    " + compact(value[row]) + (row + 1 < value.size() ? ",\n" : "\n");
             }
             out += "  ]";
+        } else if (item.key() == "quantization" && value.is_object()) {
+            // A quantized table's object: one key a line.
+            out += "{\n";
+            size_t k = 0;
+            for (const auto& part : value.items()) {
+                out += "    " + in_quotes(part.key()) + ": " + compact(part.value()) + (++k < value.size() ? ",\n" : "\n");
+            }
+            out += "  }";
         } else {
             out += compact(value);
         }

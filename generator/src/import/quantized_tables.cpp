@@ -1,0 +1,319 @@
+#include "import/quantized_tables.h"
+
+#include <algorithm>
+
+#include "common/c_names.h"
+#include "common/shape_math.h"
+#include "import/model/node_attributes.h"
+#include "import/model/tensor_value.h"
+
+namespace kernelgen {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+using QuantizedType = KernelSpec::QuantizedType;
+
+// A constant of the model visible from `scope` (an initializer, or a value a Constant or folding gives), or nullptr;
+// `storage` holds a value written out as a tensor.
+const onnx::TensorProto* constant_tensor(const GraphScope& scope, const std::string& name, onnx::TensorProto& storage) {
+    if (name.empty()) return nullptr;
+    const GraphScope* owner = scope.owner(name);
+    if (owner && owner->initializers.count(name)) return owner->initializers.at(name);
+    if (const TensorValue* value = scope.value(name)) {
+        write_tensor(*value, &storage);
+        return &storage;
+    }
+    return nullptr;
+}
+
+Shape dims_of(const onnx::TensorProto& tensor) {
+    Shape dims;
+    for (int64_t d : tensor.dims()) dims.push_back(d < 0 ? 0 : static_cast<uint64_t>(d));
+    return dims;
+}
+
+std::optional<DType> scale_type(int32_t type) {
+    if (type == onnx::TensorProto::FLOAT) return DType::Float32;
+    if (type == onnx::TensorProto::FLOAT16) return DType::Float16;
+    if (type == onnx::TensorProto::BFLOAT16) return DType::BFloat16;
+    return std::nullopt;
+}
+
+// A tensor's elements as bytes (at most `limit`), or nothing with `problem` set.
+std::optional<std::string> bytes_of(const onnx::TensorProto& tensor, uint64_t limit, const std::string& what,
+                                    std::string& problem) {
+    std::string why;
+    auto bytes = tensor_bytes(tensor, limit, why);
+    if (!bytes) problem = what + " " + in_quotes(tensor.name()) + " cannot be read: " + why;
+    return bytes;
+}
+
+// The zero points' values from one-a-byte storage.
+std::vector<int32_t> byte_values(const std::string& bytes, bool is_signed) {
+    std::vector<int32_t> out;
+    for (char c : bytes) {
+        const auto byte = static_cast<uint8_t>(c);
+        out.push_back(is_signed ? static_cast<int8_t>(byte) : byte);
+    }
+    return out;
+}
+
+// A quantizing node's constant inputs: its values, scale and optional zero point (inputs `values`, `values` + 1... as
+// the node lays them), each nullptr when not a constant.
+struct ConstantInputs {
+    onnx::TensorProto storage[3];
+    const onnx::TensorProto* values = nullptr;
+    const onnx::TensorProto* scale = nullptr;
+    const onnx::TensorProto* zero = nullptr;
+    bool zero_given = false;
+    // Whether the scale and, when given, the zero point are constants.
+    bool quantization_constant() const { return scale && (!zero_given || zero); }
+};
+void read_inputs(const GraphScope& scope, const onnx::NodeProto& node, int values, int scale, int zero, ConstantInputs& out) {
+    auto input = [&](int i) { return i < node.input_size() ? node.input(i) : std::string(); };
+    out.values = constant_tensor(scope, input(values), out.storage[0]);
+    out.scale = constant_tensor(scope, input(scale), out.storage[1]);
+    out.zero_given = !input(zero).empty();
+    out.zero = constant_tensor(scope, input(zero), out.storage[2]);
+}
+
+std::string label(const GraphScope& scope, const std::string& output) {
+    const GraphScope* owner = scope.owner(output);
+    auto producer = owner ? owner->producers.find(output) : std::map<std::string, int>::const_iterator{};
+    if (!owner || producer == owner->producers.end()) return in_quotes(output);
+    const onnx::NodeProto& node = owner->graph->node(producer->second);
+    return node.op_type() + " " + in_quotes(node_label(node, static_cast<size_t>(producer->second)));
+}
+
+}  // namespace
+
+std::optional<QuantizedTable> dequantized_table(const GraphScope& scope, const std::string& data, int64_t gather_axis,
+                                                std::string& note) {
+    const GraphScope* owner = scope.owner(data);
+    if (!owner) return std::nullopt;
+    const auto producer = owner->producers.find(data);
+    if (producer == owner->producers.end()) return std::nullopt;
+    const onnx::NodeProto& dq = owner->graph->node(producer->second);
+    if (dq.op_type() != "DequantizeLinear" || !default_domain(dq.domain()) || dq.input_size() < 2) return std::nullopt;
+    QuantizedTable table;
+    table.source = label(scope, data);
+    auto refuse = [&](const std::string& why) -> std::optional<QuantizedTable> {
+        note = "its data comes from " + table.source + ", which stays outside the kernel (float data, a parameter): " + why;
+        return std::nullopt;
+    };
+    ConstantInputs inputs;
+    read_inputs(scope, dq, 0, 1, 2, inputs);
+    const onnx::TensorProto* x = inputs.values;
+    const onnx::TensorProto* scale = inputs.scale;
+    const onnx::TensorProto* zero = inputs.zero;
+    if (!x) return std::nullopt;  // activations quantized at run time: nothing to hold
+    if (!inputs.quantization_constant()) return refuse("its scale or zero point is not a constant");
+    const auto x_rank = static_cast<int64_t>(x->dims_size());
+    if (gather_axis != 0 && gather_axis != -x_rank) {
+        return refuse("the Gather is along axis " + std::to_string(gather_axis) + " (a quantized table is gathered along axis 0)");
+    }
+    if (x->data_type() != onnx::TensorProto::INT8 && x->data_type() != onnx::TensorProto::UINT8) {
+        return refuse("its values are " + onnx_type_name(x->data_type()) + " (int8 and uint8 tables are fused)");
+    }
+    const auto dtype = scale_type(scale->data_type());
+    if (!dtype) return refuse("its scale is " + onnx_type_name(scale->data_type()) + " (FLOAT, FLOAT16 or BFLOAT16)");
+    if (zero && zero->data_type() != x->data_type()) {
+        return refuse("its zero point is " + onnx_type_name(zero->data_type()) + " and its values " + onnx_type_name(x->data_type()));
+    }
+    const bool is_signed = x->data_type() == onnx::TensorProto::INT8;
+    const Shape shape = dims_of(*x), scales = dims_of(*scale);
+    if (shape.empty()) return refuse("its values are a scalar");
+    const auto rank = static_cast<int64_t>(shape.size());
+    const auto axis_attribute = int_attribute(dq, "axis", 1);
+    const auto block_attribute = int_attribute(dq, "block_size", 0);
+    const auto output_type = int_attribute(dq, "output_dtype", 0);
+    if (!axis_attribute || !block_attribute || !output_type) return refuse("an attribute is not an integer");
+    if (*output_type != 0 && *output_type != scale->data_type()) return refuse("its output_dtype is not its scale's type");
+    if (*axis_attribute < -rank || *axis_attribute >= rank) return refuse("its axis " + std::to_string(*axis_attribute) + " is out of range");
+    const int64_t axis = *axis_attribute < 0 ? *axis_attribute + rank : *axis_attribute;
+    const uint64_t block = *block_attribute < 0 ? 0 : static_cast<uint64_t>(*block_attribute);
+    if (*block_attribute < 0) return refuse("its block_size is negative");
+    KernelSpec::Quantization& q = table.quantization;
+    q.type = is_signed ? QuantizedType::Int8 : QuantizedType::UInt8;
+    const uint64_t count = element_count(scales);
+    const auto a = static_cast<size_t>(axis);
+    if (block == 0 && count == 1 && scales.size() <= 1) {
+        q.axis = -1;  // one scale (ONNX Runtime takes a 1-element vector so too)
+    } else if (block == 0 && scales.size() == 1 && scales[0] == shape[a]) {
+        q.axis = axis;
+    } else if (block > 0 && scales.size() == shape.size()) {
+        Shape blocked = shape;
+        blocked[a] = (shape[a] + block - 1) / block;
+        if (blocked != scales || block > std::max<uint64_t>(shape[a], 1)) {
+            return refuse("its scale of shape " + format_shape(scales) + " does not block " + format_shape(shape) +
+                          " by " + std::to_string(block) + " along axis " + std::to_string(axis));
+        }
+        q.axis = axis;
+        q.block_size = block;
+    } else {
+        return refuse("its scale of shape " + format_shape(scales) + " fits no quantization of " + format_shape(shape));
+    }
+    q.scales_shape = q.axis < 0 ? Shape{} : q.block_size == 0 ? Shape{shape[a]} : scales;
+    if (zero && dims_of(*zero) != scales) return refuse("its zero point's shape is not its scale's");
+    std::string problem;
+    auto values = bytes_of(*x, max_constant_data_bytes(1), "its values", problem);
+    auto scale_bytes = values ? bytes_of(*scale, max_constant_data_bytes(info(*dtype).bits / 8), "its scale", problem) : std::nullopt;
+    auto zero_bytes = zero && scale_bytes ? bytes_of(*zero, count, "its zero point", problem) : std::nullopt;
+    if (!values || !scale_bytes || (zero && !zero_bytes)) return refuse(problem);
+    if (zero) q.zero_points = byte_values(*zero_bytes, is_signed);
+    q.scales.assign(scale_bytes->begin(), scale_bytes->end());
+    table.tensor = dq.input(0);
+    table.dtype = *dtype;
+    table.data_shape = shape;
+    table.bytes = std::move(*values);
+    return table;
+}
+
+bool is_gather_block_quantized(const onnx::NodeProto& node) {
+    return node.domain() == "com.microsoft" && node.op_type() == "GatherBlockQuantized";
+}
+
+std::optional<QuantizedTable> block_quantized_table(const GraphScope& scope, const onnx::NodeProto& node, std::string& problem) {
+    if (node.input_size() < 3 || node.input(0).empty() || node.input(1).empty() || node.input(2).empty()) {
+        problem = "has " + std::to_string(node.input_size()) + " inputs (GatherBlockQuantized takes data, indices, scales "
+                  "and optional zero_points)";
+        return std::nullopt;
+    }
+    const auto bits = int_attribute(node, "bits", 4);
+    const auto block = int_attribute(node, "block_size", 128);
+    const auto gather_axis = int_attribute(node, "gather_axis", 0);
+    const auto quantize_axis = int_attribute(node, "quantize_axis", 1);
+    if (!bits || !block || !gather_axis || !quantize_axis) {
+        problem = "an attribute (bits, block_size, gather_axis, quantize_axis) is not an integer";
+        return std::nullopt;
+    }
+    ConstantInputs inputs;
+    read_inputs(scope, node, 0, 2, 3, inputs);
+    const onnx::TensorProto* data = inputs.values;
+    const onnx::TensorProto* scale = inputs.scale;
+    const onnx::TensorProto* zero = inputs.zero;
+    if (!data || !inputs.quantization_constant()) {
+        problem = "its data, scales and zero points must be constants of the model (a table it holds)";
+        return std::nullopt;
+    }
+    if (data->data_type() != onnx::TensorProto::UINT8) {
+        problem = "its data is " + onnx_type_name(data->data_type()) + " (uint8, holding 8-bit or 4-bit values, is imported)";
+        return std::nullopt;
+    }
+    if (*bits != 4 && *bits != 8) {
+        problem = "bits is " + std::to_string(*bits) + " (4 and 8 are imported)";
+        return std::nullopt;
+    }
+    if (*block < 16 || (*block & (*block - 1)) != 0) {
+        problem = "block_size is " + std::to_string(*block) + " (ONNX Runtime takes a power of 2, at least 16)";
+        return std::nullopt;
+    }
+    Shape shape = dims_of(*data);
+    const auto rank = static_cast<int64_t>(shape.size());
+    auto normal = [&](int64_t axis) { return axis < 0 ? axis + rank : axis; };
+    if (rank < 2 || normal(*gather_axis) != 0 || normal(*quantize_axis) != rank - 1) {
+        problem = "uint8 data gathers along axis 0 and is quantized along its last axis (ONNX Runtime's rule); data is " +
+                  format_shape(shape) + ", gather_axis " + std::to_string(*gather_axis) + ", quantize_axis " +
+                  std::to_string(*quantize_axis);
+        return std::nullopt;
+    }
+    const auto dtype = scale_type(scale->data_type());
+    if (!dtype || *dtype == DType::BFloat16) {
+        problem = "its scales are " + onnx_type_name(scale->data_type()) + " (FLOAT or FLOAT16)";
+        return std::nullopt;
+    }
+    const uint64_t per_byte = 8 / static_cast<uint64_t>(*bits);
+    const uint64_t last = shape.back() * per_byte, b = static_cast<uint64_t>(*block);
+    Shape scales = shape;
+    scales.back() = (last + b - 1) / b;
+    if (dims_of(*scale) != scales) {
+        problem = "its scales are " + format_shape(dims_of(*scale)) + " where data " + format_shape(shape) + " in blocks of " +
+                  std::to_string(b) + " takes " + format_shape(scales);
+        return std::nullopt;
+    }
+    Shape zeros_stored = scales;
+    zeros_stored.back() = (scales.back() + per_byte - 1) / per_byte;
+    if (zero && (zero->data_type() != onnx::TensorProto::UINT8 || dims_of(*zero) != zeros_stored)) {
+        problem = "its zero points are " + onnx_type_name(zero->data_type()) + " " + format_shape(dims_of(*zero)) +
+                  " (UINT8 " + format_shape(zeros_stored) + ")";
+        return std::nullopt;
+    }
+    QuantizedTable table;
+    table.source = "GatherBlockQuantized " + in_quotes(node.name());
+    KernelSpec::Quantization& q = table.quantization;
+    q.type = *bits == 4 ? QuantizedType::UInt4 : QuantizedType::UInt8;
+    q.axis = rank - 1;
+    q.block_size = b;
+    q.scales_shape = scales;
+    auto values = bytes_of(*data, max_constant_data_bytes(1), "its data", problem);
+    auto scale_bytes = values ? bytes_of(*scale, max_constant_data_bytes(info(*dtype).bits / 8), "its scales", problem) : std::nullopt;
+    auto zero_bytes = zero && scale_bytes ? bytes_of(*zero, element_count(zeros_stored), "its zero points", problem) : std::nullopt;
+    if (!values || !scale_bytes || (zero && !zero_bytes)) return std::nullopt;
+    q.scales.assign(scale_bytes->begin(), scale_bytes->end());
+    if (!zero) {
+        q.zero_points = {1 << (*bits - 1)};  // ONNX Runtime's default for uint8 data
+    } else {
+        // Two 4-bit zero points a byte along the last axis (each row padded), as the data.
+        const uint64_t row = scales.back(), stored = zeros_stored.back();
+        for (uint64_t i = 0; i < element_count(scales); ++i) {
+            const auto byte = static_cast<uint8_t>((*zero_bytes)[(i / row) * stored + (i % row) / per_byte]);
+            q.zero_points.push_back(per_byte == 1 ? byte : (i % row) % 2 ? byte >> 4 : byte & 15);
+        }
+    }
+    shape.back() = last;
+    table.tensor = node.input(0);
+    table.dtype = *dtype;
+    table.data_shape = shape;
+    // 4-bit values: each row of the last axis holds an even count (two a byte), so the rows' packing is the flat
+    // packing the kernel holds.
+    table.bytes = std::move(*values);
+    return table;
+}
+
+Json quantization_json(const QuantizedTable& table) {
+    const KernelSpec::Quantization& q = table.quantization;
+    Json out;
+    out["type"] = quantized_type_name(q.type);
+    if (q.axis >= 0) out["axis"] = q.axis;
+    if (q.block_size > 0) out["block_size"] = q.block_size;
+    const uint64_t count = element_count(q.scales_shape);
+    if (count <= kMaxInlineScales) {
+        // Exact in JSON: every float16 and bfloat16 value is a double, and a float32 one prints back to itself.
+        const unsigned width = info(table.dtype).bits / 8;
+        Json scales = Json::array();
+        for (uint64_t i = 0; i < count; ++i) {
+            uint32_t bits = 0;
+            for (unsigned b = 0; b < width; ++b) bits |= uint32_t{static_cast<uint8_t>(q.scales[i * width + b])} << (8 * b);
+            double value = 0;
+            if (table.dtype == DType::Float32) {
+                float f;
+                static_assert(sizeof f == sizeof bits);
+                std::memcpy(&f, &bits, sizeof f);
+                value = f;
+            } else {
+                const int exponent_bits = table.dtype == DType::Float16 ? 5 : 8, mantissa_bits = 15 - exponent_bits;
+                const uint32_t exponent = (bits >> mantissa_bits) & ((1u << exponent_bits) - 1), mantissa = bits & ((1u << mantissa_bits) - 1);
+                const int bias = (1 << (exponent_bits - 1)) - 1;
+                if (exponent == (1u << exponent_bits) - 1) value = mantissa ? std::nan("") : HUGE_VAL;
+                else if (exponent == 0) value = std::ldexp(mantissa, 1 - bias - mantissa_bits);
+                else value = std::ldexp(mantissa | (1u << mantissa_bits), static_cast<int>(exponent) - bias - mantissa_bits);
+                if (bits & 0x8000u) value = -value;
+            }
+            if (std::isnan(value)) scales.push_back("NaN");
+            else if (std::isinf(value)) scales.push_back(value > 0 ? "Infinity" : "-Infinity");
+            else scales.push_back(value);
+        }
+        out["scales"] = q.axis < 0 ? scales[0] : scales;
+    } else {
+        out["scales_file"] = "";
+    }
+    const auto& zeros = q.zero_points;
+    if (zeros.size() == 1) out["zero_points"] = zeros.front();
+    else if (!zeros.empty() && zeros.size() <= kMaxInlineScales) out["zero_points"] = zeros;
+    else if (!zeros.empty()) out["zero_points_file"] = "";
+    return out;
+}
+
+}  // namespace kernelgen
