@@ -45,10 +45,7 @@ int words_q8(const int32_t *restrict indices, float *output)
     }
     /* output[i0, :] = data[indices[i0], :] */
     for (uint32_t i0 = 0u; i0 < 3u; ++i0) {
-        {
-            const uint32_t from = kernelgen_wrap_i32_u32(indices[i0], 6u) * 4u;
-            kernelgen_words_q8_dequantize(&output[i0 * 4u], (from) / 4u);
-        }
+        kernelgen_words_q8_dequantize(&output[i0 * 4u], kernelgen_wrap_i32_u32(indices[i0], 6u));
     }
     return WORDS_Q8_OK;
 }

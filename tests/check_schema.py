@@ -54,7 +54,7 @@ NOT_EXPRESSIBLE = {
     "Scales of the wrong shape": "needs the scales' shape derived from data_shape, the axis and block_size",
     "A scales_file of the wrong shape": "a rule about another file",
     "A quantization axis out of range": "needs the data rank",
-    "A block larger than its axis": "needs data_shape[axis]",
+    "prefetch beside a quantized table": "needs the prefetch setting compared with a nested object's presence",
     "A zero point out of range": "needs each value compared with the quantized type's range, at any depth of nesting",
     "A zero_points_file of another element type": "a rule about another file",
     "A 4-bit value out of range": "needs each value compared with the quantized type's range, at any depth of nesting",

@@ -1509,9 +1509,11 @@ TEST(ImportModel, QuantizedTablesNotFusedSayWhy) {
 
 // Quantized tables, fused and bit-exact with ONNX Runtime: DequantizeLinear -> Gather (opset 13: int8 with one scale
 // and zero point, uint8 with a scale and zero point per column, int8 per row without zero points; opset 21: int8 in
-// blocks of 4 along the columns with float16 scales and a partial last block, uint8 in blocks of 3 along the rows)
-// and com.microsoft.GatherBlockQuantized (4 bits with packed zero points and float16 scales, 8 bits with ONNX
-// Runtime's default zero point 128, 4 bits with the default 8), int64 and int32 indices, negative ones included. Each
+// blocks of 4 along the columns with float16 scales and a partial last block, uint8 in blocks of 3 along the rows,
+// one block of 8 over 6 columns) and com.microsoft.GatherBlockQuantized (4 bits with packed zero points and float16
+// scales, 8 bits with ONNX Runtime's default zero point 128, 4 bits with the default 8, 4 bits with 3 blocks a row
+// whose packed zero points pad each row, 8 bits in a block longer than the row), int64 and int32 indices, negative
+// ones included. Each
 // model runs in ONNX Runtime; its import makes one kernel holding the table quantized, whose spec files read back to
 // the same table; the kernel, compiled with the sanitizers, gives ONNX Runtime's output bit for bit, and an index out
 // of range leaves the output untouched (ONNX Runtime fails the run).
@@ -1576,6 +1578,9 @@ TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
         {"GatherBlockQuantized, 4 bits", 17, true, kUInt8, {10, 16}, kHalf, {10, 2}, {10, 1}, {{"bits", 4}, {"block_size", 16}}, kInt64, "uint4"},
         {"GatherBlockQuantized, 8 bits", 17, true, kUInt8, {10, 32}, kFloat, {10, 2}, {-1}, {{"bits", 8}, {"block_size", 16}}, kInt32, "uint8"},
         {"GatherBlockQuantized, 4 bits, default zero point", 17, true, kUInt8, {10, 48}, kFloat, {10, 3}, {-1}, {{"bits", 4}, {"block_size", 32}}, kInt64, "uint4"},
+        {"GatherBlockQuantized, 4 bits, 3 blocks a row and their zero points", 17, true, kUInt8, {10, 24}, kHalf, {10, 3}, {10, 2}, {{"bits", 4}, {"block_size", 16}}, kInt32, "uint4"},
+        {"GatherBlockQuantized, 8 bits, a block longer than the row", 17, true, kUInt8, {10, 16}, kFloat, {10, 1}, {10, 1}, {{"bits", 8}, {"block_size", 32}}, kInt64, "uint8"},
+        {"int8, one block longer than the columns", 21, false, kInt8, {10, 6}, kFloat, {10, 1}, {-1}, {{"axis", 1}, {"block_size", 8}}, kInt32, "int8"},
     };
     size_t n = 0;
     std::vector<kernelgen::KernelSpec> kernels;  // compiled and run together at the end

@@ -841,8 +841,9 @@ TEST(RandomKernels, TablesBeyond64KB) {
 // spec, nested or flat) dequantizes to float32, float16 or bfloat16 with one scale, a scale per index along any axis,
 // or blocks along any axis (a partial last block included), without zero points, with one, or with one per scale;
 // int32 and int64 indices, negative and out-of-range ones. The expected outputs come from reference::dequantize
-// (coordinates and ONNX's formula, exact products rounded once) and a plain row copy. Three kernels hold 30,000-byte
-// tables, so that on the ATmega2560 (its cases dumped like the random ones) some lie beyond 64 KB of flash.
+// (coordinates and ONNX's formula, exact products rounded once) and a plain row copy. Three kernels hold tables of
+// 30,000 values (int8, uint8, int4: 30,000, 30,000 and 15,000 bytes), so that on the ATmega2560 (its cases dumped like
+// the random ones) some lie beyond 64 KB of flash.
 TEST(RandomKernels, QuantizedTables) {
     Generator g(seed_for("quantized tables"));
     const size_t n = case_count() / 4;

@@ -247,7 +247,9 @@ private:
         w.line("const " + offset_ + " first = " + product("row", plan.row_elements) + ";");
         const bool scale_row = plan.row_scale_stride != 0;
         if (scale_row) {
-            const std::string by_block = plan.row_divisor == 1 ? "row" : "(row / " + literal(plan.row_divisor) + ")";
+            const std::string by_block = plan.row_divisor == 1 ? "row"
+                                         : plan.row_scale_stride == 1 ? "row / " + literal(plan.row_divisor)
+                                                                      : "(row / " + literal(plan.row_divisor) + ")";
             w.line("const " + offset_ + " scales = " + product(by_block, plan.row_scale_stride) + ";");
         }
         const std::string scale_type = spec_.dtype == DType::Float32 ? "float" : "uint16_t";
@@ -281,7 +283,7 @@ private:
             std::string at;
             for (size_t k = 0; k < nest.loops.size(); ++k) at = sum(at, product("i" + std::to_string(k), nest.loops[k].element_stride));
             if (nest.element_start != 0 || at.empty()) at = sum(at, literal(nest.element_start));
-            std::string value = helper("value") + "(first + " + at + ")";
+            std::string value = helper("value") + "(" + (at == literal(0) ? std::string("first") : "first + " + at) + ")";
             if (plan.zero_point == DequantizeHelper::ZeroPoint::Table) value += " - zero_point";
             if (plan.zero_point == DequantizeHelper::ZeroPoint::Literal) {
                 value += plan.zero_point_value < 0 ? " + " + std::to_string(-plan.zero_point_value)

@@ -245,7 +245,9 @@ private:
     // along the innermost loop level that walks the tuples. The hint's address comes from index values already
     // checked (or trusted, with "index_check": "none") and lies inside the tensor.
     void plan_prefetch() {
-        if (copy_.runs || copy_.copy_count() == 0 || always_out_of_range() || copy_.count_bound) return;
+        // A quantized table is read a byte (or half a byte) at a time as its row is dequantized: no block of
+        // elements lies at the offsets the hints would address.
+        if (copy_.runs || copy_.copy_count() == 0 || always_out_of_range() || copy_.count_bound || spec_.quantization) return;
         std::optional<size_t> level;
         for (size_t l = 0; l < copy_.loops.size(); ++l) {
             if (copy_.loops[l].indices_stride != 0) level = l;
@@ -558,8 +560,9 @@ private:
         const bool source_indexed = copy_.indexed == IndexedCopy::Indexed::Source;
         Expr& indexed = source_indexed ? source : destination;
         indexed = indexed_offset(positions, place);
-        // Name the indexed offset once for the elements of a short block (a reduction reads and writes it).
-        if ((reduce_ || copy_.block > 1) && (reduce_ || copy_.block <= 4)) {
+        // Name the indexed offset once for the elements of a short block (a reduction reads and writes it); a
+        // quantized table's row is one call, which takes the offset as it is (its row, divided exactly).
+        if (!spec_.quantization && (reduce_ || copy_.block > 1) && (reduce_ || copy_.block <= 4)) {
             Local local{source_indexed ? "from" : "to", indexed, {}};
             indexed = variable(local.name);
             plan_block(local.body, place, destination, source, Expr{{}, copy_.block});

@@ -146,7 +146,7 @@ std::optional<QuantizedTable> dequantized_table(const GraphScope& scope, const s
     } else if (block > 0 && scales.size() == shape.size()) {
         Shape blocked = shape;
         blocked[a] = (shape[a] + block - 1) / block;
-        if (blocked != scales || block > std::max<uint64_t>(shape[a], 1)) {
+        if (blocked != scales) {
             return refuse("its scale of shape " + format_shape(scales) + " does not block " + format_shape(shape) +
                           " by " + std::to_string(block) + " along axis " + std::to_string(axis));
         }

@@ -194,7 +194,8 @@ bool KernelReader::within_table_limit(const std::string& key, uint64_t bytes, ui
 }
 
 std::optional<std::vector<uint8_t>> KernelReader::read_inline_values(const json& value, const std::string& key, DType dtype,
-                                                                     const Shape& shape, const std::string& shape_name) {
+                                                                     const Shape& shape, const std::string& shape_name,
+                                                                     const IntegerRange* range) {
     const DTypeInfo& type = info(dtype);
     const bool complex = type.category == Category::Complex;
     const std::string one = complex ? "[real, imaginary] pairs" : type.category == Category::Bool ? "true or false"
@@ -233,6 +234,15 @@ std::optional<std::vector<uint8_t>> KernelReader::read_inline_values(const json&
         } else {
             const bool integer = type.category == Category::SignedInt || type.category == Category::UnsignedInt;
             auto bits = integer ? integer_value(*item, dtype, problem) : float_value(*item, type.bits, dtype, problem);
+            if (range && integer && item->is_number_integer()) {
+                const std::string allowed = "an integer from " + std::to_string(range->low) + " to " + std::to_string(range->high);
+                const bool fits = item->is_number_unsigned() ? item->get<uint64_t>() <= static_cast<uint64_t>(range->high)
+                                                             : item->get<int64_t>() >= range->low && item->get<int64_t>() <= range->high;
+                if (!fits) {
+                    bits.reset();
+                    problem = "value " + item->dump() + " is out of range for " + range->name + " (" + allowed + ")";
+                }
+            }
             if (bits) {
                 append_le(out, *bits, type.bits / 8);
                 continue;

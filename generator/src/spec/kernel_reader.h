@@ -174,8 +174,15 @@ private:
 
     // Values inline at `key` ("data", "quantization/scales"), nested as `shape` (named `shape_name` in messages)
     // or flat: every value converted to `type`'s bytes; nothing when any is refused.
+    // `range`, for integers: narrower than the type's (a 4-bit quantized type's values, read one a byte), named so
+    // in messages.
+    struct IntegerRange {
+        int64_t low, high;
+        std::string name;
+    };
     std::optional<std::vector<uint8_t>> read_inline_values(const json& value, const std::string& key, DType type,
-                                                           const Shape& shape, const std::string& shape_name);
+                                                           const Shape& shape, const std::string& shape_name,
+                                                           const IntegerRange* range = nullptr);
 
     // A NumPy .npy file named at `key`, relative to the spec's folder, of `type` elements (`type_rule` says why,
     // "dtype is float32"), at most `most_elements` of them: its elements little-endian, its shape (the caller

@@ -82,6 +82,7 @@ void KernelReader::read_quantized_data(KernelSpec& spec, const json& object, con
         fail("indices", "constant indices of a quantized table select constant rows: dequantize them beforehand "
                         "(a float \"data\"), or pass the indices at run time");
     }
+    no_prefetch_with(spec, "a quantized table", "its rows are read a byte at a time as they are dequantized");
     Quantization q;
     // "type"
     const auto found = [&](const char* key) -> const json* {
@@ -133,11 +134,6 @@ void KernelReader::read_quantized_data(KernelSpec& spec, const json& object, con
                                                 " (" + rule + ")");
         } else if (value->get<uint64_t>() > 0 && !found("axis")) {
             fail("quantization/block_size", "blocks lie along the quantization axis: give \"axis\" too (" + rule + ")");
-        } else if (q.axis >= 0 && value->get<uint64_t>() > std::max<uint64_t>(spec.data_shape[static_cast<size_t>(q.axis)], 1)) {
-            fail("quantization/block_size", "block_size " + value->dump() + " is larger than data's axis " +
-                                                std::to_string(q.axis) + " (" +
-                                                std::to_string(spec.data_shape[static_cast<size_t>(q.axis)]) +
-                                                " elements): at most the axis' size (" + rule + ")");
         } else {
             q.block_size = value->get<uint64_t>();
         }
@@ -210,8 +206,9 @@ void KernelReader::read_quantized_data(KernelSpec& spec, const json& object, con
                                               "\"zero_points_file\" (a NumPy .npy file), not both");
     } else if (zeros_inline) {
         const bool one = !zeros_inline->is_array();
+        const IntegerRange range{lowest(*type), highest(*type), type->name};
         auto values = read_inline_values(*zeros_inline, "quantization/zero_points", byte_type(*type), one ? Shape{} : q.scales_shape,
-                                         "the scales' shape");
+                                         "the scales' shape", &range);
         if (values) check_zero_points(*values, "quantization/zero_points");
     } else if (zeros_file) {
         if (auto name = file_name("quantization/zero_points_file", *zeros_file)) {
@@ -239,21 +236,10 @@ void KernelReader::read_quantized_data(KernelSpec& spec, const json& object, con
     std::vector<uint8_t> values;  // one a byte
     std::string name, path;
     if (inline_values) {
-        auto read = read_inline_values(*inline_values, "data", byte_type(*type), spec.data_shape, "data_shape");
+        const IntegerRange range{lowest(*type), highest(*type), type->name};
+        auto read = read_inline_values(*inline_values, "data", byte_type(*type), spec.data_shape, "data_shape", &range);
         if (!read) return;
         values = std::move(*read);
-        if (type->bits == 4) {
-            size_t bad = 0;
-            for (size_t i = 0; i < values.size(); ++i) {
-                const int32_t value = byte_value(values[i], type->is_signed);
-                if ((value < lowest(*type) || value > highest(*type)) && ++bad <= 8) {
-                    fail("data/" + std::to_string(i), "value " + std::to_string(value) + " is out of range for " + type->name +
-                                                          " (an integer from " + std::to_string(lowest(*type)) + " to " +
-                                                          std::to_string(highest(*type)) + ")");
-                }
-            }
-            if (bad) return;
-        }
     } else {
         name = file->get<std::string>();
         // 4-bit values come packed as ONNX Runtime stores them: two a byte along the last axis (element 2k in the
