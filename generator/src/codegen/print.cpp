@@ -227,11 +227,11 @@ private:
         w.open("");
         if (bits == 8) {
             w.line("const unsigned byte = KERNELGEN_DATA_U8(" + helper("data") + ", at);");
-            w.line(is_signed ? "return (int)(byte ^ 0x80u) - 128;" : "return (int)byte;");
+            w.line("return " + widened("byte", is_signed, 8) + ";");
         } else {
             w.line("const unsigned byte = KERNELGEN_DATA_U8(" + helper("data") + ", at >> 1);");
             w.line("const unsigned nibble = (at & 1u) != 0u ? byte >> 4 : byte & 15u;");
-            w.line(is_signed ? "return (int)(nibble ^ 8u) - 8;" : "return (int)nibble;");
+            w.line("return " + widened("nibble", is_signed, 4) + ";");
         }
         w.close();
         w.line("");
@@ -252,7 +252,6 @@ private:
                                                                       : "(row / " + literal(plan.row_divisor) + ")";
             w.line("const " + offset_ + " scales = " + product(by_block, plan.row_scale_stride) + ";");
         }
-        const std::string scale_type = spec_.dtype == DType::Float32 ? "float" : "uint16_t";
         const bool scoped = plan.nests.size() > 1;  // each nest's scale in a scope of its own
         for (const DequantizeNest& nest : plan.nests) {
             if (scoped) w.open("");
@@ -272,8 +271,8 @@ private:
                                "_to_float(scale_bits);");
                     }
                     if (plan.zero_point == DequantizeHelper::ZeroPoint::Table) {
-                        const std::string byte = "KERNELGEN_DATA_U8(" + helper("zero_points") + ", " + at + ")";
-                        w.line("const int zero_point = " + (is_signed ? "(int)(" + byte + " ^ 0x80u) - 128" : "(int)" + byte) + ";");
+                        w.line("const int zero_point = " +
+                               widened("KERNELGEN_DATA_U8(" + helper("zero_points") + ", " + at + ")", is_signed, 8) + ";");
                     }
                 }
                 if (depth == nest.loops.size()) break;
@@ -299,6 +298,14 @@ private:
         w.close();
         w.line("");
         return w.str();
+    }
+    // An unsigned value of `bits` bits as the int it holds: two's complement when signed, without an
+    // implementation-defined conversion ((v ^ 0x80u) - 128 for 8 bits).
+    static std::string widened(const std::string& value, bool is_signed, unsigned bits) {
+        if (!is_signed) return "(int)" + value;
+        const unsigned half = 1u << (bits - 1);
+        const std::string mask = bits == 8 ? "0x80u" : std::to_string(half) + "u";
+        return "(int)(" + value + " ^ " + mask + ") - " + std::to_string(half);
     }
     // "name * 4u", or the name alone for 1.
     static std::string product(const std::string& name, uint64_t factor) {

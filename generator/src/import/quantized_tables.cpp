@@ -280,32 +280,15 @@ Json quantization_json(const QuantizedTable& table) {
     if (q.block_size > 0) out["block_size"] = q.block_size;
     const uint64_t count = element_count(q.scales_shape);
     if (count <= kMaxInlineScales) {
-        // Exact in JSON: every float16 and bfloat16 value is a double, and a float32 one prints back to itself.
-        const unsigned width = info(table.dtype).bits / 8;
-        Json scales = Json::array();
-        for (uint64_t i = 0; i < count; ++i) {
-            uint32_t bits = 0;
-            for (unsigned b = 0; b < width; ++b) bits |= uint32_t{static_cast<uint8_t>(q.scales[i * width + b])} << (8 * b);
-            double value = 0;
-            if (table.dtype == DType::Float32) {
-                float f;
-                static_assert(sizeof f == sizeof bits);
-                std::memcpy(&f, &bits, sizeof f);
-                value = f;
-            } else {
-                const int exponent_bits = table.dtype == DType::Float16 ? 5 : 8, mantissa_bits = 15 - exponent_bits;
-                const uint32_t exponent = (bits >> mantissa_bits) & ((1u << exponent_bits) - 1), mantissa = bits & ((1u << mantissa_bits) - 1);
-                const int bias = (1 << (exponent_bits - 1)) - 1;
-                if (exponent == (1u << exponent_bits) - 1) value = mantissa ? std::nan("") : HUGE_VAL;
-                else if (exponent == 0) value = std::ldexp(mantissa, 1 - bias - mantissa_bits);
-                else value = std::ldexp(mantissa | (1u << mantissa_bits), static_cast<int>(exponent) - bias - mantissa_bits);
-                if (bits & 0x8000u) value = -value;
-            }
-            if (std::isnan(value)) scales.push_back("NaN");
-            else if (std::isinf(value)) scales.push_back(value > 0 ? "Infinity" : "-Infinity");
-            else scales.push_back(value);
-        }
-        out["scales"] = q.axis < 0 ? scales[0] : scales;
+        // As import's report shows values (value_json): the shortest decimal that reads back to the same value of
+        // the scales' type, nested as their shape.
+        onnx::TensorProto tensor;
+        tensor.set_data_type(info(table.dtype).onnx_type);
+        for (uint64_t d : q.scales_shape) tensor.add_dims(static_cast<int64_t>(d));
+        tensor.set_raw_data(std::string(q.scales.begin(), q.scales.end()));
+        std::string problem;
+        const auto value = read_tensor(tensor, problem);  // at most kMaxInlineScales elements: always readable
+        out["scales"] = value ? value_json(*value) : Json();
     } else {
         out["scales_file"] = "";
     }

@@ -153,14 +153,10 @@ void KernelReader::read_constant_data(KernelSpec& spec) {
         fail(key, "constant data has all its rows: \"data_count\": \"runtime\" does not apply (remove one of them)");
         return;
     }
-    if (file && (!file->is_string() || file->get<std::string>().empty())) {
-        fail("data_file", "expected the name of a NumPy .npy file, got " +
-                              (file->is_string() ? std::string("\"\"") : json_type(*file)) +
-                              " (a path relative to the spec's folder, or an absolute one)");
-        return;
-    }
+    std::optional<std::string> name;
+    if (file && !(name = file_name("data_file", *file))) return;
     if (quantization) {
-        read_quantized_data(spec, *quantization, inline_values, file);
+        read_quantized_data(spec, *quantization, inline_values, name);
         return;
     }
     const uint64_t width = info(spec.dtype).bits / 8;
@@ -173,16 +169,22 @@ void KernelReader::read_constant_data(KernelSpec& spec) {
         if (values) spec.constant_data = KernelSpec::ConstantData{std::move(*values), "", ""};
         return;
     }
-    const std::string name = file->get<std::string>();
-    auto array = read_npy_file("data_file", name, spec.dtype, "dtype is " + std::string(info(spec.dtype).name),
+    auto array = read_npy_file("data_file", *name, spec.dtype, "dtype is " + std::string(info(spec.dtype).name),
                                element_count(spec.data_shape));
     if (!array) return;
     if (array->shape != spec.data_shape) {
-        fail("data_file", in_quotes(name) + " holds an array of shape " + format_shape(array->shape) + ", and data_shape is " +
+        fail("data_file", in_quotes(*name) + " holds an array of shape " + format_shape(array->shape) + ", and data_shape is " +
                               format_shape(spec.data_shape) + " (they must be equal)");
         return;
     }
-    spec.constant_data = KernelSpec::ConstantData{std::move(array->bytes), name, array->path};
+    spec.constant_data = KernelSpec::ConstantData{std::move(array->bytes), *name, array->path};
+}
+
+std::optional<std::string> KernelReader::file_name(const std::string& key, const json& value) {
+    if (value.is_string() && !value.get<std::string>().empty()) return value.get<std::string>();
+    fail(key, "expected the name of a NumPy .npy file, got " + (value.is_string() ? std::string("\"\"") : json_type(value)) +
+                  " (a path relative to the spec's folder, or an absolute one)");
+    return std::nullopt;
 }
 
 bool KernelReader::within_table_limit(const std::string& key, uint64_t bytes, uint64_t width, const std::string& what) {

@@ -201,7 +201,9 @@ private:
     // --- quantized constant data (quantization.cpp) ---------------------------------------------------------
 
     // "quantization" beside "data" or "data_file": the quantized values, with their scales and zero points.
-    void read_quantized_data(KernelSpec& spec, const json& object, const json* inline_values, const json* file);
+    // `file`: the "data_file" name, when the values are in a file.
+    void read_quantized_data(KernelSpec& spec, const json& object, const json* inline_values,
+                             const std::optional<std::string>& file);
 
     const json& object_;
     std::string file_;

@@ -55,7 +55,8 @@ std::string quantized_type_name(KernelSpec::QuantizedType type) { return info_of
 unsigned quantized_type_bits(KernelSpec::QuantizedType type) { return info_of(type).bits; }
 bool quantized_type_signed(KernelSpec::QuantizedType type) { return info_of(type).is_signed; }
 
-void KernelReader::read_quantized_data(KernelSpec& spec, const json& object, const json* inline_values, const json* file) {
+void KernelReader::read_quantized_data(KernelSpec& spec, const json& object, const json* inline_values,
+                                       const std::optional<std::string>& file) {
     const std::string allowed_keys = "type, and axis, block_size, scales or scales_file, zero_points or zero_points_file";
     if (!object.is_object()) {
         fail("quantization", "expected an object, got " + json_type(object) + " (with " + allowed_keys + ")");
@@ -241,7 +242,7 @@ void KernelReader::read_quantized_data(KernelSpec& spec, const json& object, con
         if (!read) return;
         values = std::move(*read);
     } else {
-        name = file->get<std::string>();
+        name = *file;
         // 4-bit values come packed as ONNX Runtime stores them: two a byte along the last axis (element 2k in the
         // low nibble of byte k), each row of the last axis padded to whole bytes.
         Shape stored = spec.data_shape;
@@ -285,13 +286,6 @@ void KernelReader::read_quantized_data(KernelSpec& spec, const json& object, con
     }
     spec.constant_data = KernelSpec::ConstantData{std::move(table), name, path};
     spec.quantization = std::move(q);
-}
-
-std::optional<std::string> KernelReader::file_name(const std::string& key, const json& value) {
-    if (value.is_string() && !value.get<std::string>().empty()) return value.get<std::string>();
-    fail(key, "expected the name of a NumPy .npy file, got " + (value.is_string() ? std::string("\"\"") : json_type(value)) +
-                  " (a path relative to the spec's folder, or an absolute one)");
-    return std::nullopt;
 }
 
 }  // namespace kernelgen
