@@ -74,23 +74,26 @@ function(_kernelgen_spec_name name_var problem_var text)
   set(${problem_var} "${problem}" PARENT_SCOPE)
 endfunction()
 
-# Reads the constant data of kernel <name>, at the JSON path given after <text> ("" for a one-kernel spec, or
-# "kernels <i>"): when it gives "data" or "data_file", appends <name> to the list <tables_var> (its table goes into
-# <name>_data.inc), and to <files_var> what the command depends on for each file (the data file, a quantized
-# table's "scales_file" and "zero_points_file"), which kernelgen resolves
+# Reads the constant tensors of kernel <name>, at the JSON path given after <text> ("" for a one-kernel spec, or
+# "kernels <i>"): when it gives "data", "data_file", "updates" or "updates_file", appends <name> to the list
+# <tables_var> (its tables go into <name>_data.inc), and to <files_var> what the command depends on for each file
+# (the data file, a quantized table's "scales_file" and "zero_points_file", a scatter's "updates_file"), which
+# kernelgen resolves
 # relative to the spec's folder <spec_dir>: the file itself, or, when a list or Make cannot name it (';' in the
 # path; ':' for Makefile generators), a copy in <copies_dir> that configure_file() refreshes on the configure an
 # edit of the file triggers (as for such a spec).
 function(_kernelgen_spec_table tables_var files_var copies_dir name text spec_dir)
-  string(JSON data_type ERROR_VARIABLE no_data TYPE "${text}" ${ARGN} data)
-  string(JSON file_type ERROR_VARIABLE no_file TYPE "${text}" ${ARGN} data_file)
   set(tables "${${tables_var}}")
   set(files "${${files_var}}")
-  if(NOT no_data OR NOT no_file)
-    list(APPEND tables "${name}")
-  endif()
-  # The data file, and a quantized table's files of scales and zero points.
-  foreach(path IN ITEMS "data_file" "quantization;scales_file" "quantization;zero_points_file")
+  foreach(key IN ITEMS data data_file updates updates_file)
+    string(JSON key_type ERROR_VARIABLE no_key TYPE "${text}" ${ARGN} ${key})
+    if(NOT no_key)
+      list(APPEND tables "${name}")
+      break()
+    endif()
+  endforeach()
+  # The data file, a quantized table's files of scales and zero points, and the updates file.
+  foreach(path IN ITEMS "data_file" "quantization;scales_file" "quantization;zero_points_file" "updates_file")
     string(JSON path_type ERROR_VARIABLE no_path TYPE "${text}" ${ARGN} ${path})
     if(no_path OR NOT path_type STREQUAL "STRING")
       continue()

@@ -327,7 +327,7 @@ std::string program(const std::vector<Case>& cases, std::vector<uint8_t>* blob) 
         // A kernel that holds its data takes none: the program carries none (the case's bytes are for other users).
         const bool pass_data = !c.in_place && !c.constant_data;
         const std::string data_array = pass_data || c.in_place ? shared(id + "_data", c.data) : std::string(),
-                          updates_array = shared(id + "_updates", c.updates),
+                          updates_array = c.constant_updates ? std::string() : shared(id + "_updates", c.updates),
                           expected_array = shared(id + "_expected", c.expected_output);
         const int compare = c.compare == Compare::Float      ? 1
                             : c.compare == Compare::Double   ? 2
@@ -337,19 +337,20 @@ std::string program(const std::vector<Case>& cases, std::vector<uint8_t>* blob) 
         body += "    {\n";
         if (pass_data) body += "        void *data = copy_of(" + data_array + ");\n";
         body += "        void *indices = copy_of(" + indices_array + ");\n";
-        if (c.has_updates) body += "        void *updates = copy_of(" + updates_array + ");\n";
+        const bool pass_updates = c.has_updates && !c.constant_updates;
+        if (pass_updates) body += "        void *updates = copy_of(" + updates_array + ");\n";
         body += std::string("        void *output = ") +
                 (c.in_place ? "copy_of(" + data_array + ");\n"
                             : "filled(" + std::to_string(c.expected_output.size()) + "u);\n");
         const std::string input = c.in_place ? "output" : "data";
         body += "        int status = " + c.kernel + "(" + data_argument(c, input) + (c.constant_indices ? "" : "indices, ") +
-                count_argument(c) + (c.has_updates ? "updates, " : "") + "output);\n";
+                count_argument(c) + (pass_updates ? "updates, " : "") + "output);\n";
         body += "        check(" + names + ", status, " + std::to_string(c.expected_status) + ", output, " +
                 expected_array + ", " + std::to_string(c.element_size) + "u, " +
                 std::to_string(compare) + ");\n";
         if (pass_data) body += "        free(data);\n";
         body += "        free(indices);\n        free(output);\n";
-        if (c.has_updates) body += "        free(updates);\n";
+        if (pass_updates) body += "        free(updates);\n";
         body += "    }\n";
     }
     std::string includes;
@@ -406,6 +407,7 @@ void write_exported() {
 nlohmann::json to_json(const Case& c) {
     nlohmann::json item{{"kernel", c.kernel}, {"label", c.label}, {"has_updates", c.has_updates},
                         {"in_place", c.in_place}, {"constant_indices", c.constant_indices}, {"constant_data", c.constant_data},
+                        {"constant_updates", c.constant_updates},
                         {"compare", compare_name(c.compare)},
                         {"element_size", c.element_size}, {"data", hex(c.data)}, {"indices", hex(c.indices)},
                         {"updates", hex(c.updates)}, {"expected_status", c.expected_status},
@@ -428,6 +430,7 @@ Case case_from_json(const nlohmann::json& item) {
     c.in_place = item.at("in_place").get<bool>();
     c.constant_indices = item.value("constant_indices", false);
     c.constant_data = item.value("constant_data", false);
+    c.constant_updates = item.value("constant_updates", false);
     if (item.contains("count")) c.count = item.at("count").get<uint32_t>();
     if (item.contains("data_count")) c.data_count = item.at("data_count").get<uint32_t>();
     const std::string compare = item.at("compare").get<std::string>();

@@ -25,6 +25,7 @@ struct Case {
     bool in_place = false;  // ScatterND: output is a copy of data, passed as both
     bool constant_indices = false;  // the kernel was generated with these indices and takes no indices argument
     bool constant_data = false;     // the kernel holds this data (its spec's "data") and takes no data argument
+    bool constant_updates = false;  // the kernel holds these updates (its spec's "updates"): no updates argument
     // A kernel with a run-time count ("count": "runtime") takes this count after its indices; the tensors hold
     // every row up to the bound.
     std::optional<uint32_t> count;

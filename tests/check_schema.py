@@ -62,6 +62,8 @@ NOT_EXPRESSIBLE = {
     "An 8-bit data_file of the other signedness": "a rule about another file",
     "A data_file of another element type": "a rule about another file's content",
     "A data_file of another shape": "a rule about another file's content",
+    "An updates_file of another shape": "a rule about another file's content",
+    "Constant updates of the wrong shape": "needs the nesting compared with updates_shape",
     "A data_file in Fortran order": "a rule about another file's content",
     "A data_file cut short": "a rule about another file's content",
     "A data_file that is not a NumPy file": "a rule about another file's content",

@@ -20,6 +20,9 @@
 
 #include "c_program.h"
 #include "half_reference.h"
+#include "mark_seen.h"
+#include "palette_rows.h"
+#include "token_counts.h"
 #include "tokens_q4.h"
 #include "vocab_f32.h"
 #include "vocab_q4.h"
@@ -1148,6 +1151,79 @@ TEST(ConstantData, GlyphRowsFromInlineData) {
     call({-5, 0}, GLYPH_ROWS_ERROR_INDEX_OUT_OF_RANGE, std::vector<int8_t>(6, untouched));
 }
 
+// A call's output and status: `expected` with status 0, or when `expected` is empty, the error (-1) with the output
+// untouched (every byte the sentinel), the guards intact either way. Returns what the output must hold.
+template <typename T>
+std::vector<T> expect_output(GuardedBuffer<T>& output, int status, const std::vector<T>& expected) {
+    std::vector<T> want = expected;
+    if (expected.empty()) {
+        want.assign(output.contents().size(), T{});
+        std::memset(static_cast<void*>(want.data()), kSentinelByte, want.size() * sizeof(T));
+    }
+    EXPECT_EQ(status, expected.empty() ? -1 : 0);
+    EXPECT_EQ(output.contents(), want);
+    EXPECT_TRUE(output.guards_intact());
+    return want;
+}
+
+// --- a scatter's constant data and updates (specs/scatter_constants.json) -----------------------------------------
+
+// Calls a scatter kernel that holds its data, its updates or both, with the arguments it takes (`call`); checks its
+// output against `expected`, or when that is empty, the error with the output untouched; hands the call to the
+// target tests.
+template <typename T, typename Call>
+void expect_scatter(const char* name, Call call, size_t output_size, const std::vector<T>& data,
+                    const std::vector<int64_t>& indices, const std::vector<T>& updates, bool constant_data,
+                    bool constant_updates, const std::vector<T>& expected) {
+    SCOPED_TRACE(std::string(name) + " with " + show_indices(indices));
+    GuardedBuffer<T> output(output_size);
+    const int status = call(output.data());
+    const std::vector<T> want = expect_output(output, status, expected);
+    cprogram::Case c = cprogram::typed_case<T>(name, std::string(name) + " " + show_indices(indices), data, indices,
+                                               &updates, false, status, want);
+    c.constant_data = constant_data;
+    c.constant_updates = constant_updates;
+    cprogram::export_case(c);
+}
+
+// token_counts: ScatterElements add of the constant ones into the constant zeros, a count of each of 8 token ids.
+TEST(ScatterConstants, CountsTokens) {
+    auto counts = [](const std::vector<int64_t>& tokens, const std::vector<int32_t>& expected) {
+        expect_scatter<int32_t>("token_counts", [&](int32_t* out) { return token_counts(tokens.data(), out); },
+                                TOKEN_COUNTS_OUTPUT_SIZE, std::vector<int32_t>(8, 0), tokens, std::vector<int32_t>(6, 1),
+                                true, true, expected);
+    };
+    counts({1, 3, 3, -1, 0, 1}, {1, 2, 0, 2, 0, 0, 0, 1});
+    counts({7, 7, 7, 7, 7, -8}, {1, 0, 0, 0, 0, 0, 0, 5});
+    counts({0, 1, 2, 8, 3, 4}, {});
+}
+
+// palette_rows: ScatterND of two rows passed in into a constant palette of 4 RGB rows.
+TEST(ScatterConstants, OverwritesRowsOfAConstantPalette) {
+    const std::vector<uint8_t> palette{0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255};
+    auto put = [&](const std::vector<int64_t>& rows, const std::vector<uint8_t>& colours, const std::vector<uint8_t>& expected) {
+        expect_scatter<uint8_t>("palette_rows", [&](uint8_t* out) { return palette_rows(rows.data(), colours.data(), out); },
+                                PALETTE_ROWS_OUTPUT_SIZE, palette, rows, colours, true, false, expected);
+    };
+    put({1, -1}, {9, 8, 7, 6, 5, 4}, {0, 0, 0, 9, 8, 7, 0, 255, 0, 6, 5, 4});
+    put({0, 0}, {1, 2, 3, 4, 5, 6}, {4, 5, 6, 255, 0, 0, 0, 255, 0, 0, 0, 255});  // the last of duplicates, as ONNX Runtime
+    put({2, -5}, {1, 2, 3, 4, 5, 6}, {});
+}
+
+// mark_seen: ScatterND of the constant updates [true, true] into flags passed in.
+TEST(ScatterConstants, MarksFlagsWithConstantUpdates) {
+    auto mark = [](const std::vector<bool>& flags, const std::vector<int64_t>& at, const std::vector<bool>& expected) {
+        const std::vector<uint8_t> data(flags.begin(), flags.end()), want(expected.begin(), expected.end());
+        expect_scatter<uint8_t>("mark_seen", [&](uint8_t* out) {
+                                    return mark_seen(reinterpret_cast<const bool*>(data.data()), at.data(), reinterpret_cast<bool*>(out));
+                                },
+                                MARK_SEEN_OUTPUT_SIZE, data, at, {1, 1}, false, true, want);
+    };
+    mark({false, false, false, false, false, false}, {2, -1}, {false, false, true, false, false, true});
+    mark({true, false, true, false, true, false}, {1, 1}, {true, true, true, false, true, false});
+    mark({false, false, false, false, false, false}, {6, 0}, {});
+}
+
 // --- quantized tables (specs/quantized_tables.json) ------------------------------------------------------------
 
 // Calls a quantized kernel with `indices`, expecting `expected` (bit patterns, as the output type stores them) or,
@@ -1158,14 +1234,7 @@ void expect_quantized(const char* name, Kernel kernel, size_t output_size, const
     SCOPED_TRACE(std::string(name) + " with " + show_indices(std::vector<int64_t>(indices.begin(), indices.end())));
     GuardedBuffer<Out> output(output_size);
     const int status = kernel(indices.data(), output.data());
-    std::vector<Out> want = expected;
-    if (expected.empty()) {
-        want.assign(output_size, Out{});
-        std::memset(static_cast<void*>(want.data()), kSentinelByte, output_size * sizeof(Out));
-    }
-    EXPECT_EQ(status, expected.empty() ? -1 : 0);
-    EXPECT_EQ(output.contents(), want);
-    EXPECT_TRUE(output.guards_intact());
+    const std::vector<Out> want = expect_output(output, status, expected);
     cprogram::Case c = cprogram::typed_case<Out>(name, std::string(name) + " " +
                                                      show_indices(std::vector<int64_t>(indices.begin(), indices.end())),
                                                  {}, {}, nullptr, false, status, want);

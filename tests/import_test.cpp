@@ -126,6 +126,7 @@ cprogram::Case make_case(const kernelgen::KernelSpec& spec, const std::string& l
     c.in_place = in_place;
     c.constant_indices = spec.constant_indices.has_value();
     c.constant_data = spec.constant_data.has_value();
+    c.constant_updates = spec.constant_updates.has_value();
     c.element_size = element_size(spec);
     c.data = std::move(data);
     c.indices = std::move(indices);
@@ -1668,6 +1669,150 @@ TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
         kernels.push_back(spec);
     }
     run_cases(fresh_dir("quantized_ort_kernels"), kernels, runs);
+}
+
+// A scatter's data or updates that are constants of the model (initializers, or zeros ConstantOfShape makes of a
+// constant shape) travel with its kernel, which takes only what varies: each model run in ONNX Runtime and its
+// kernel, from the spec files import writes, giving the same output bit for bit; an index out of range refused.
+TEST(ImportOrt, ScatterConstantsAgreeWithOnnxRuntime) {
+    if (!have_ort()) GTEST_SKIP() << "node or onnxruntime-node missing (see tests/ort_crosscheck/README.md)";
+    std::mt19937_64 rng(20261127);
+    auto uniform = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
+    auto floats = [&](size_t n) {
+        std::vector<float> out;
+        for (size_t i = 0; i < n; ++i) out.push_back(static_cast<float>(uniform(-64, 64)) / 8.0f);
+        return out;
+    };
+    auto float_initializer = [](Model& m, const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values) {
+        onnx::TensorProto* t = m.proto().mutable_graph()->add_initializer();
+        t->set_name(name);
+        t->set_data_type(kFloat);
+        for (int64_t d : dims) t->add_dims(d);
+        const auto bytes = cprogram::bytes_of(values);
+        t->set_raw_data(std::string(bytes.begin(), bytes.end()));
+    };
+    struct Case {
+        std::string label;
+        std::string op;         // ScatterND or ScatterElements
+        std::string reduction;  // "" for none
+        int64_t axis;
+        std::vector<int64_t> data, indices, updates;
+        std::string data_from;     // "initializer", "zeros" (ConstantOfShape of a constant shape) or "input"
+        bool updates_constant;
+        int32_t index_type;
+    };
+    const std::vector<Case> cases{
+        {"ScatterND into a constant table", "ScatterND", "", 0, {6, 4}, {3, 1}, {3, 4}, "initializer", false, kInt64},
+        {"ScatterND of constant updates", "ScatterND", "", 0, {6, 4}, {2, 1}, {2, 4}, "input", true, kInt64},
+        {"ScatterND, both constant, reduction mul", "ScatterND", "mul", 0, {4, 3, 2}, {5, 2}, {5, 2}, "initializer", true, kInt64},
+        {"ScatterElements counting into zeros (a histogram)", "ScatterElements", "add", 0, {8}, {12}, {12}, "zeros", true, kInt64},
+        {"ScatterElements along axis 1, both constant, reduction max", "ScatterElements", "max", 1, {3, 5}, {3, 4}, {3, 4}, "initializer", true, kInt32},
+        {"ScatterElements into zeros, updates passed", "ScatterElements", "", 1, {2, 6}, {2, 3}, {2, 3}, "zeros", false, kInt32},
+    };
+    auto count = [](const std::vector<int64_t>& dims) {
+        int64_t n = 1;
+        for (int64_t d : dims) n *= d;
+        return static_cast<size_t>(n);
+    };
+    size_t n = 0, held_data = 0, held_updates = 0;
+    std::vector<kernelgen::KernelSpec> kernels;
+    std::vector<cprogram::Case> runs;
+    for (const Case& test : cases) {
+        SCOPED_TRACE(test.label);
+        Model m(18);
+        json feeds = json::object();
+        std::vector<float> data_values = floats(count(test.data)), update_values = floats(count(test.updates));
+        if (test.data_from == "initializer") {
+            float_initializer(m, "base", test.data, data_values);
+        } else if (test.data_from == "zeros") {
+            m.initializer("base_shape", kInt64, {static_cast<int64_t>(test.data.size())}, test.data);
+            m.node("ConstantOfShape", {"base_shape"}, "base", "zeros");  // float 0, its default
+            data_values.assign(data_values.size(), 0.0f);
+        } else {
+            m.input("base", kFloat, test.data);
+            feeds["base"] = {{"type", "float32"}, {"dims", test.data}, {"hex", cprogram::hex(cprogram::bytes_of(data_values))}};
+        }
+        if (test.updates_constant) {
+            float_initializer(m, "values", test.updates, update_values);
+        } else {
+            m.input("values", kFloat, test.updates);
+            feeds["values"] = {{"type", "float32"}, {"dims", test.updates}, {"hex", cprogram::hex(cprogram::bytes_of(update_values))}};
+        }
+        m.input("where", test.index_type, test.indices);
+        // Indices: ScatterND's rows distinct (a reduction's order is then that of ONNX Runtime too); the others random,
+        // duplicates and negative ones included.
+        std::vector<int64_t> where;
+        if (test.op == "ScatterND") {
+            const int64_t k = test.indices.back();
+            std::set<std::vector<int64_t>> seen;
+            while (where.size() < count(test.indices)) {
+                std::vector<int64_t> tuple;
+                for (int64_t j = 0; j < k; ++j) tuple.push_back(uniform(0, test.data[static_cast<size_t>(j)] - 1));
+                if (!seen.insert(tuple).second) continue;
+                for (size_t j = 0; j < tuple.size(); ++j) {
+                    where.push_back(uniform(0, 1) ? tuple[j] - test.data[j] : tuple[j]);
+                }
+            }
+        } else {
+            const int64_t size = test.data[static_cast<size_t>(test.axis)];
+            for (size_t i = 0; i < count(test.indices); ++i) where.push_back(uniform(-size, size - 1));
+        }
+        auto index_bytes = [&](const std::vector<int64_t>& values) {
+            return test.index_type == kInt32 ? cprogram::bytes_of(std::vector<int32_t>(values.begin(), values.end()))
+                                             : cprogram::bytes_of(values);
+        };
+        feeds["where"] = {{"type", test.index_type == kInt32 ? "int32" : "int64"}, {"dims", test.indices},
+                          {"hex", cprogram::hex(index_bytes(where))}};
+        auto& scatter = m.node(test.op, {"base", "where", "values"}, "out", "scatter");
+        if (!test.reduction.empty()) Model::attribute(scatter, "reduction", test.reduction);
+        if (test.op == "ScatterElements") Model::attribute(scatter, "axis", test.axis);
+        m.output("out", kFloat, test.data);
+        const fs::path dir = fresh_dir("scatter_constants_ort_" + std::to_string(n++));
+        write_text(dir / "model.onnx", m.bytes());
+        write_text(dir / "inputs.json", feeds.dump());
+        std::string log;
+        const json outputs = run_ort(dir / "model.onnx", dir / "inputs.json", dir / "outputs.json", log);
+        ASSERT_FALSE(outputs.is_null()) << log;
+        const std::vector<uint8_t> expected = cprogram::unhex(outputs.at("out").at("hex").get<std::string>());
+
+        const auto result = kernelgen::import_model(m.bytes(), "model.onnx");
+        ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+        ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+        ASSERT_EQ(result.kernels.size(), 1u);
+        const auto& kernel = result.kernels.front();
+        const bool data_constant = test.data_from != "input";
+        EXPECT_EQ(kernel.spec.constant_data.has_value(), data_constant) << kernel.spec_text;
+        EXPECT_EQ(kernel.spec.constant_updates.has_value(), test.updates_constant) << kernel.spec_text;
+        const json weights = json::parse(result.report).at("nodes").at(0).value("weights", json());
+        EXPECT_EQ(weights.contains("data_file"), data_constant) << result.report;
+        EXPECT_EQ(weights.value("updates_tensor", ""), test.updates_constant ? "values" : "") << result.report;
+        held_data += data_constant;
+        held_updates += test.updates_constant;
+        // The files import writes read back to the kernel's very tables; the prototype drops what they hold.
+        ASSERT_TRUE(kernelgen::write_outputs(dir / "specs", kernelgen::import_outputs(result, "model.onnx")).error.empty());
+        std::vector<kernelgen::Diagnostic> diagnostics;
+        const auto read = kernelgen::parse_spec_file((dir / "specs" / (kernel.name + ".json")).string(), diagnostics);
+        ASSERT_EQ(read.size(), 1u) << (diagnostics.empty() ? "" : diagnostics.front().str());
+        if (data_constant) EXPECT_EQ(read[0].constant_data->bytes, cprogram::bytes_of(data_values));
+        if (test.updates_constant) EXPECT_EQ(read[0].constant_updates->bytes, cprogram::bytes_of(update_values));
+        kernelgen::KernelSpec spec = read[0];
+        spec.name = "scatter_constants_" + std::to_string(n);
+        const std::string header = kernelgen::generate({spec}).files.at(0).content;  // <name>.h
+        EXPECT_EQ(header.find("*data,") == std::string::npos, data_constant) << header;
+        EXPECT_EQ(header.find("*updates,") == std::string::npos, test.updates_constant) << header;
+        runs.push_back(make_case(spec, test.label, cprogram::bytes_of(data_values), index_bytes(where),
+                                 cprogram::bytes_of(update_values), expected));
+        std::vector<int64_t> bad = where;
+        bad[1] = test.data[test.op == "ScatterND" ? static_cast<size_t>(1 % test.indices.back()) : static_cast<size_t>(test.axis)];
+        runs.push_back(make_case(spec, test.label + ", an index out of range", cprogram::bytes_of(data_values),
+                                 index_bytes(bad), cprogram::bytes_of(update_values),
+                                 std::vector<uint8_t>(expected.size(), cprogram::kSentinel)));
+        runs.back().expected_status = -1;
+        kernels.push_back(spec);
+    }
+    EXPECT_EQ(held_data, 5u);
+    EXPECT_EQ(held_updates, 4u);
+    run_cases(fresh_dir("scatter_constants_ort_kernels"), kernels, runs);
 }
 
 // Two counts: boxes kept by a mask (NonZero: K rows, at most 20), and the best k of them by score (TopK, k at run

@@ -227,14 +227,14 @@ json real_json(double value) {
 
 // The case's data as the spec's constant "data" holds it, flat (row-major): every value written exactly, but a
 // NaN's payload (the comparison of floats is NaN-aware).
-std::vector<json> data_values(const cprogram::Case& c, const std::string& dtype) {
+std::vector<json> values_json(const std::vector<uint8_t>& bytes, const std::string& dtype) {
     std::vector<json> out;
     with_type(dtype, [&](auto zero) {
         using T = decltype(zero);
         if constexpr (!std::is_same_v<T, std::string>) {
-            for (size_t at = 0; at + sizeof(T) <= c.data.size(); at += sizeof(T)) {
+            for (size_t at = 0; at + sizeof(T) <= bytes.size(); at += sizeof(T)) {
                 T value;
-                std::memcpy(&value, c.data.data() + at, sizeof(T));
+                std::memcpy(&value, bytes.data() + at, sizeof(T));
                 if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) out.push_back(real_json(value));
                 else if constexpr (std::is_same_v<T, reference::Float16>) out.push_back(real_json(halfref::to_double(value.bits, halfref::kFloat16)));
                 else if constexpr (std::is_same_v<T, reference::BFloat16>) out.push_back(real_json(halfref::to_double(value.bits, halfref::kBFloat16)));
@@ -383,7 +383,8 @@ std::vector<int64_t> data_count_indices(Generator& h, const reference::Problem& 
 // index rows, if any, cuts indices); one above its bound is refused first (-3), before the count (-2).
 cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& spec, const TypeRow& type,
                          const std::vector<int64_t>& indices, bool int32, bool in_place,
-                         std::optional<uint32_t> count = std::nullopt, std::optional<uint32_t> data_count = std::nullopt) {
+                         std::optional<uint32_t> count = std::nullopt, std::optional<uint32_t> data_count = std::nullopt,
+                         bool zero_data = false) {
     cprogram::Case c;
     c.count = count;
     c.data_count = data_count;
@@ -408,6 +409,9 @@ cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& 
     with_type(type.name, [&](auto zero) {
         using T = decltype(zero);
         auto data = g.values<T>(static_cast<size_t>(reference::count(p.data_shape)), "d");
+        if constexpr (!std::is_same_v<T, std::string>) {
+            if (zero_data) std::fill(data.begin(), data.end(), T{});  // all zero bytes (+0 for floats)
+        }
         std::vector<T> updates;
         if (c.has_updates) updates = g.values<T>(static_cast<size_t>(reference::count(reference::updates_shape(p))), "u");
         std::vector<T> output;
@@ -526,7 +530,7 @@ void run_random_cases(const std::string& op) {
     Generator g(seed_for(op));
     Generator h(seed_for(op + " data_count"));
     Generator d(seed_for(op + " constant data"));
-    size_t constant_data_cases = 0;
+    size_t constant_data_cases = 0, constant_updates_cases = 0, zero_data_cases = 0;
     const size_t n = case_count();
     size_t data_count_cases = 0, two_count_cases = 0, data_count_errors = 0, data_count_constant_cases = 0;
     std::vector<cprogram::Case> cases;
@@ -630,7 +634,7 @@ void run_random_cases(const std::string& op) {
         // table in flash, and no data argument. Drawn from a generator of their own, as the data count's.
         if ((op == "Gather" || op == "GatherElements" || op == "GatherND") && dtype != "string" &&
             !spec.contains("data_count") && d.chance(0.2)) {
-            std::vector<json> values = data_values(c, dtype);
+            std::vector<json> values = values_json(c.data, dtype);
             // With a count of data rows the case holds only the first `count` rows: the table's rows beyond them,
             // which the kernel must not read, hold zeros.
             const json zero = dtype == "bool" ? json(false) : dtype.rfind("complex", 0) == 0 ? json::array({0, 0}) : json(0);
@@ -639,6 +643,33 @@ void run_random_cases(const std::string& op) {
             c.label = spec.dump();
             c.constant_data = true;
             ++constant_data_cases;
+        }
+        // About one scatter in four holds its data, its updates or both (the values in the spec, nested or flat):
+        // no data or updates argument. Now and then the data is all zero bytes, which the kernel writes with a memset
+        // and no table: the case is remade from the same draws with zero data.
+        if (scatter && dtype != "string" && !spec.contains("data_count") && d.chance(0.25)) {
+            const int64_t held = d.uniform(0, 2);  // 0: data, 1: updates, 2: both
+            if (held != 1 && d.chance(0.3)) {
+                Generator again = before;
+                cprogram::Case zeros = make_case(again, p, spec, type, indices, int32, in_place, count, std::nullopt, true);
+                zeros.constant_indices = c.constant_indices;
+                c = std::move(zeros);
+                ++zero_data_cases;
+            }
+            if (held != 1) {
+                const std::vector<json> values = values_json(c.data, dtype);
+                spec["data"] = d.chance(0.5) && !p.data_shape.empty() ? json(values) : nested(values, p.data_shape);
+                c.constant_data = true;
+                ++constant_data_cases;
+            }
+            if (held != 0) {
+                const std::vector<json> values = values_json(c.updates, dtype);
+                const auto shape = reference::updates_shape(p);
+                spec["updates"] = d.chance(0.5) && !shape.empty() ? json(values) : nested(values, shape);
+                c.constant_updates = true;
+                ++constant_updates_cases;
+            }
+            c.label = spec.dump();
         }
         std::vector<kernelgen::Diagnostic> diagnostics;
         auto parsed = kernelgen::parse_spec_text(spec.dump(), "random.json", diagnostics);
@@ -663,8 +694,10 @@ void run_random_cases(const std::string& op) {
             EXPECT_GT(data_count_errors, 0u) << "no case with an index outside its run-time data count";
             EXPECT_GT(data_count_constant_cases, 0u) << "no case with a run-time data count and constant indices";
         }
-        if (op == "Gather" || op == "GatherElements" || op == "GatherND") {
-            EXPECT_GT(constant_data_cases, n / 40) << "too few cases with constant data";
+        EXPECT_GT(constant_data_cases, n / 40) << "too few cases with constant data";
+        if (op == "ScatterND" || op == "ScatterElements") {
+            EXPECT_GT(constant_updates_cases, n / 40) << "too few cases with constant updates";
+            EXPECT_GT(zero_data_cases, 0u) << "no case with constant data of zeros";
         }
         if (op == "Gather") {
             EXPECT_GT(data_counted_cases, n / 40) << "too few cases with a run-time count of data rows";
@@ -682,7 +715,9 @@ void run_random_cases(const std::string& op) {
 
     // Where each kernel's files begin among the run's (and, last, where the support files do).
     std::vector<size_t> kernel_files{0};
-    for (const auto& kernel : kernels) kernel_files.push_back(kernel_files.back() + (kernel.constant_data ? 3 : 2));
+    for (const auto& kernel : kernels) {
+        kernel_files.push_back(kernel_files.back() + (kernel.constant_data || kernel.constant_updates ? 3 : 2));
+    }
     const fs::path root = scratch(op);
     const size_t batch_size = 50;
     for (size_t first = 0, batch = 0; first < cases.size(); first += batch_size, ++batch) {

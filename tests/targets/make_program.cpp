@@ -152,7 +152,8 @@ std::map<std::string, Weight> kernel_weights(const std::string& file, const std:
 
 // Bytes of the case's constants in the driver: its tensors, label and expected output.
 size_t data_bytes(const cprogram::Case& c) {
-    size_t bytes = c.label.size() + 1 + (c.constant_data ? 0 : c.data.size()) + c.indices.size() + c.updates.size() +
+    size_t bytes = c.label.size() + 1 + (c.constant_data ? 0 : c.data.size()) + c.indices.size() +
+                   (c.constant_updates ? 0 : c.updates.size()) +
                    c.expected_output.size();
     for (const auto* strings : {&c.data_strings, &c.updates_strings, &c.expected_strings}) {
         for (const auto& text : *strings) bytes += text.size() + 1;
@@ -175,7 +176,7 @@ size_t heap_bytes(const cprogram::Case& c) {
     }
     const size_t data = c.constant_data ? 0 : c.data.size();  // a kernel that holds its data is given none
     bytes += c.in_place ? block(data) : block(data) + block(c.expected_output.size());
-    return bytes + (c.has_updates ? block(c.updates.size()) : 0);
+    return bytes + (c.has_updates && !c.constant_updates ? block(c.updates.size()) : 0);
 }
 
 struct Batch {

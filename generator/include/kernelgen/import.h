@@ -139,12 +139,15 @@ struct ImportedKernel {
     std::string name;       // the kernel name (prefix + the node's path made a valid, unique C identifier)
     std::string spec_text;  // the spec file's content: pretty-printed JSON, keys in a fixed order
     KernelSpec spec;        // spec_text as kernelgen's spec reader resolved it
-    // A gather whose data is a constant of the model (a weight) holds it: the spec's "data_file", written beside it
-    // ("<kernel name>.data.npy", or "<kernel name>.data_2.npy" where a folded value's file has that name), and that
-    // file's content. Empty with --weights caller, or data not constant.
+    // A kernel whose data is a constant of the model (a weight, a scatter's starting tensor) holds it: the spec's
+    // "data_file", written beside it ("<kernel name>.data.npy", or "<kernel name>.data_2.npy" where a folded
+    // value's file has that name), and that file's content. Empty with --weights caller, or data not constant.
     std::string data_file;
     std::string data_npy;
-    // A quantized table's scales and zero points, when too many to give inline: each file's name and content.
+    // A scatter's constant updates: the spec's "updates_file" ("<kernel name>.updates.npy"), also in table_files.
+    std::string updates_file;
+    // A quantized table's scales and zero points, when too many to give inline, and a scatter's updates: each
+    // file's name and content.
     std::vector<std::pair<std::string, std::string>> table_files;
 };
 

@@ -97,8 +97,8 @@ struct KernelSpec {
     // takes no indices parameter and its copies are resolved at generation time.
     std::optional<std::vector<int64_t>> constant_indices;
     // Constant data ("data" inline, or "data_file", a NumPy .npy file): the values of data, known when the kernel
-    // is generated (a weight of the model, an embedding table). The kernel holds them in flash and takes no data
-    // parameter. Gathers only; never beside a run-time data count.
+    // is generated (a weight of the model, an embedding table; a scatter's starting tensor). The kernel holds them
+    // in flash and takes no data parameter. Never beside a run-time data count.
     struct ConstantData {
         // The elements row-major, each element's bytes little-endian (complex: the real part, then the imaginary
         // part): the exact bit patterns the kernel holds.
@@ -107,6 +107,9 @@ struct KernelSpec {
         std::string path;  // that file as the run opened it (relative to the spec's folder): a dependency
     };
     std::optional<ConstantData> constant_data;
+    // A scatter's constant updates ("updates" inline, or "updates_file"): as constant_data, of updates_shape (at
+    // the bound of a run-time count, whose first count rows the kernel reads). The kernel takes no updates parameter.
+    std::optional<ConstantData> constant_updates;
     // Quantized constant data ("quantization" beside "data" or "data_file"; Gather along axis 0): constant_data
     // holds the quantized values (int8/uint8 one a byte; int4/uint4 two a byte, element 2k in the low nibble of
     // byte k of the flat row-major order), and each gathered element is (float)(q - zero_point) * scale, rounded

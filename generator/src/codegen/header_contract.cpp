@@ -1,5 +1,6 @@
 #include "codegen/header_contract.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "common/c_names.h"
@@ -68,7 +69,7 @@ std::string parameter_list(const KernelSpec& spec, bool restrict_qualified) {
     if (spec.runtime_data_count) out += "uint32_t data_count, ";
     if (!spec.constant_indices) out += "const " + std::string(c_type(spec.index_dtype)) + " *" + apart + "indices, ";
     if (spec.runtime_count) out += "uint32_t count, ";
-    if (is_scatter(spec.op)) out += pointer_to_element(spec, true) + apart + "updates, ";
+    if (is_scatter(spec.op) && !spec.constant_updates) out += pointer_to_element(spec, true) + apart + "updates, ";
     return out + pointer_to_element(spec, false) + "output";
 }
 
@@ -80,8 +81,16 @@ std::string pointer_to_element(const KernelSpec& spec, bool read_only) {
     return (read_only ? "const " : "") + element + " *";
 }
 
-std::string shown_data_file(const KernelSpec& spec) {
-    return comment_safe(std::filesystem::path(spec.constant_data->file).filename().string());
+std::string shown_file(const KernelSpec::ConstantData& table) {
+    return comment_safe(std::filesystem::path(table.file).filename().string());
+}
+
+// A scatter's constant data of zero bytes only is written by a memset: no table.
+static std::string constant_note(const KernelSpec& spec, const KernelSpec::ConstantData& table) {
+    const bool zeros = is_scatter(spec.op) && &table == &*spec.constant_data &&
+                       std::all_of(table.bytes.begin(), table.bytes.end(), [](uint8_t byte) { return byte == 0; });
+    return ", constant (" + (table.file.empty() ? std::string("given in the spec") : shown_file(table)) + "): " +
+           (zeros ? "all zero bytes, which the kernel writes itself" : "held by the kernel, in flash");
 }
 
 std::string quantization_mode(const KernelSpec::Quantization& q) {
@@ -126,15 +135,15 @@ TemplateValues header_contract(const KernelSpec& spec, const IndexedCopy& copy) 
     values.text["index_dtype"] = std::string(name(spec.index_dtype));
     values.text["data_shape"] = format_shape(spec.data_shape);
     values.text["data_note"] = !spec.constant_data ? ""
-                               : (spec.constant_data->file.empty()
-                                      ? ", constant (given in the spec): held by the kernel, in flash"
-                                      : ", constant (" + shown_data_file(spec) + "): held by the kernel, in flash") +
+                               : constant_note(spec, *spec.constant_data) +
                                      (spec.quantization ? ", as " + quantized_type_name(spec.quantization->type) + " values (" +
                                                               quantization_mode(*spec.quantization) +
                                                               "), each gathered one dequantized: (q - zero_point) * scale"
                                                         : std::string());
     values.text["indices_shape"] = format_shape(spec.indices_shape);
     values.text["updates_shape"] = format_shape(spec.updates_shape);
+    values.text["updates_note"] = spec.constant_updates ? constant_note(spec, *spec.constant_updates) : "";
+    values.flags["in_place"] = !spec.constant_data;
     values.text["output_shape"] = format_shape(spec.output_shape);
     values.text["indices_note"] = indices_note(spec, copy);
     values.text["formula"] = copy.formula;

@@ -23,9 +23,9 @@ std::string prototype(const KernelSpec& spec, bool definition);
 // "const char **".
 std::string pointer_to_element(const KernelSpec& spec, bool read_only);
 
-// A kernel's data file ("data_file") as the header and the table's file show it in their comments: its name alone,
-// comment-safe.
-std::string shown_data_file(const KernelSpec& spec);
+// A constant tensor's file ("data_file", "updates_file") as the header and the table's file show it in their
+// comments: its name alone, comment-safe.
+std::string shown_file(const KernelSpec::ConstantData& table);
 
 // How a quantized table's scales are laid: "one scale", "a scale per index along axis 1", "blocks of 32 along
 // axis 1", for the comments.

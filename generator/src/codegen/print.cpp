@@ -50,10 +50,11 @@ public:
         values.text["largest_bytes"] = std::to_string(schedule_.size_guard_bytes);
         // The largest table as declared: an odd number of bytes gets one more (data_table).
         size_t declared = 0;
-        if (spec_.constant_data) {
-            for (const Table& table : tables()) declared = std::max(declared, declared_bytes(table));
-        }
+        for (const Table& table : tables()) declared = std::max(declared, declared_bytes(table));
         values.flags["data_table"] = declared > 0;
+        values.text["tables_what"] = schedule_.data_table && schedule_.updates_table ? "data and updates"
+                                     : schedule_.data_table                       ? "data"
+                                                                                  : "updates";
         values.text["data_name"] = data_include_name(spec_.name);
         values.text["data_bytes"] = std::to_string(declared);
         values.flags["avr_guard"] = declared > kAvrLargestObject;
@@ -62,7 +63,7 @@ public:
         out.source_name = spec_.name + ".c";
         out.header = render_template("kernel.h.mustache", values);
         out.source = render_template("kernel.c.mustache", values);
-        if (spec_.constant_data) {
+        if (spec_.constant_data || spec_.constant_updates) {  // the file exists whenever the spec gives one (build rules name it)
             out.data_name = data_include_name(spec_.name);
             out.data = data_table(values);
         }
@@ -89,8 +90,27 @@ private:
         const std::vector<uint8_t>* bytes;
         std::string note;
     };
+    // The tables the kernel holds: its data, quantized (with its scales and zero points) or not, and a scatter's
+    // updates; the first is described by the file's banner, the others by their notes.
     std::vector<Table> tables() const {
-        if (!spec_.quantization) return {Table{"data", part_bits(), &spec_.constant_data->bytes, ""}};
+        std::vector<Table> out;
+        if (schedule_.data_table && !spec_.quantization) out.push_back(Table{"data", part_bits(), &spec_.constant_data->bytes, ""});
+        if (schedule_.data_table && spec_.quantization) out = quantized_tables();
+        if (schedule_.updates_table) {
+            out.push_back(Table{"updates", part_bits(), &spec_.constant_updates->bytes,
+                                out.empty() ? "" : "The updates: " + described(*spec_.constant_updates, spec_.updates_shape) + "."});
+        }
+        return out;
+    }
+    // "float32 [2, 3] from u.npy, row-major, as the bit patterns of its elements (each a uint32_t)".
+    std::string described(const KernelSpec::ConstantData& table, const Shape& shape) const {
+        const std::string storage = "uint" + std::to_string(part_bits()) + "_t";
+        return std::string(info(spec_.dtype).name) + " " + format_shape(shape) +
+               (table.file.empty() ? " (given in the spec)" : " from " + shown_file(table)) +
+               ", row-major, as the bit patterns of its elements (" +
+               (pairs() ? "each a pair of " + storage + ": real, imaginary" : "each a " + storage) + ")";
+    }
+    std::vector<Table> quantized_tables() const {
         const KernelSpec::Quantization& q = *spec_.quantization;
         const std::string type = quantized_type_name(q.type);
         std::vector<Table> out{Table{"data", 8, &spec_.constant_data->bytes,
@@ -116,27 +136,41 @@ private:
         values.text["version"] = kernel.text.at("version");
         values.text["spec_file"] = kernel.text.at("spec_file");
         values.text["name"] = spec_.name;
-        const std::string from = spec_.constant_data->file.empty() ? " (given in the spec)" : " from " + shown_data_file(spec_);
-        if (spec_.quantization) {
+        const std::vector<Table> held = tables();
+        if (held.empty()) {  // a scatter's constant tensors that need no table: the file says why
+            std::vector<std::string> reasons;
+            if (spec_.constant_data) {
+                reasons.push_back(copy_.data_size == 0 ? "its constant data has no elements"
+                                                       : "its constant data is all zero bytes (output starts as a memset)");
+            }
+            if (spec_.constant_updates) reasons.push_back("it copies no updates (its indices select nothing)");
+            values.text["reason"] = reasons.front() + (reasons.size() == 2 ? ", and " + reasons.back() : "");
+            return render_template("no_table.inc.mustache", values);
+        }
+        const bool data = schedule_.data_table;
+        values.text["what"] = data ? "data" : "updates";
+        if (data && spec_.quantization) {
             const KernelSpec::Quantization& q = *spec_.quantization;
+            const std::string from = spec_.constant_data->file.empty() ? " (given in the spec)"
+                                                                       : " from " + shown_file(*spec_.constant_data);
             values.text["line1"] = quantized_type_name(q.type) + " " + format_shape(spec_.data_shape) + from +
                                    ", quantized (" + quantization_mode(q) + "), row-major,";
             values.text["line2"] = "its scales " + std::string(info(spec_.dtype).name) + ": each element dequantizes to " +
                                    "(q - zero_point) * scale";
         } else {
-            const std::string storage = "uint" + std::to_string(part_bits()) + "_t";
-            values.text["line1"] = std::string(info(spec_.dtype).name) + " " + format_shape(spec_.data_shape) + from +
-                                   ", row-major, as the bit";
-            values.text["line2"] = "patterns of its elements (" +
-                                   (pairs() ? "each a pair of " + storage + ": real, imaginary" : "each a " + storage) + ")";
+            const std::string text = data ? described(*spec_.constant_data, spec_.data_shape)
+                                          : described(*spec_.constant_updates, spec_.updates_shape);
+            const size_t split = text.find(" patterns of");
+            values.text["line1"] = text.substr(0, split);
+            values.text["line2"] = text.substr(split + 1);
         }
         std::string out;
         bool first = true;
-        for (const Table& table : tables()) {
+        for (const Table& table : held) {
             values.flags["banner"] = first;
             values.flags["has_note"] = !table.note.empty();
             values.text["note"] = table.note;
-            const bool paired = table.role == "data" && pairs();
+            const bool paired = (table.role == "data" || table.role == "updates") && pairs();
             const size_t width = table.bits / 8, elements = table.bytes->size() / width / (paired ? 2 : 1);
             values.text["storage"] = "uint" + std::to_string(table.bits) + "_t";
             values.text["table"] = helper(table.role);
@@ -380,10 +414,13 @@ private:
 
     // Constant data: the table, read by offsets (on AVR with more than 64 KB of flash, a far address and an
     // element offset; a C pointer could not reach it), its slice an offset too.
-    bool is_table(const View& view) const { return view.tensor == Tensor::Data && spec_.constant_data.has_value(); }
-    std::string table_offset(const Access& at) const {
-        return at.view.slice ? "data_slice + " + expression(at.at) : expression(at.at);
+    bool is_table(const View& view) const {
+        return (view.tensor == Tensor::Data && schedule_.data_table) || (view.tensor == Tensor::Updates && schedule_.updates_table);
     }
+    std::string table_offset(const Access& at) const {
+        return at.view.slice ? view_name(at.view) + " + " + expression(at.at) : expression(at.at);
+    }
+    std::string table_name(const View& view) const { return helper(tensor_name(view.tensor)); }
 
     // The row a block from a quantized table begins: its element offset divided by the row's elements, term by
     // term where each is a multiple of it (a Gather along axis 0 reads whole rows), else at run time.
@@ -438,7 +475,7 @@ private:
     }
 
     std::string access(const Access& at) const {
-        if (is_table(at.view)) return helper("data") + "[" + table_offset(at) + "]";
+        if (is_table(at.view)) return table_name(at.view) + "[" + table_offset(at) + "]";
         return view_name(at.view) + "[" + expression(at.at) + "]";
     }
 
@@ -530,6 +567,10 @@ private:
                                                         : "(" + offset_ + ")data_count * " + std::to_string(copy.row_elements) + "u";
         values.flags["data_count"] = copy.row_elements != 0;
         values.text["element"] = element_;
+        values.flags["from_data"] = copy.from == CopyData::From::Data;
+        values.flags["from_table"] = copy.from == CopyData::From::Table;
+        values.flags["zeros"] = copy.from == CopyData::From::Zeros;
+        values.text["table"] = helper("data");
         w.block(render_template("copy_data.c.mustache", values));
     }
 
@@ -544,7 +585,7 @@ private:
     void print(CodeWriter& w, const Slice& slice) const {
         const std::string base = tensor_name(slice.tensor);
         if (is_table(View{slice.tensor})) {
-            w.line("const " + offset_ + " data_slice = " + expression(slice.at) + ";");
+            w.line("const " + offset_ + " " + base + "_slice = " + expression(slice.at) + ";");
             return;
         }
         const std::string type = slice.tensor == Tensor::Indices ? "const " + index_ + " *"
@@ -585,16 +626,26 @@ private:
             return;
         }
         if (is_table(copy.from.view)) {
-            w.line("KERNELGEN_COPY_FROM_TABLE(&" + access(copy.to) + ", " + helper("data") + ", " + table_offset(copy.from) +
-                   ", " + bytes + ");");
+            w.line("KERNELGEN_COPY_FROM_TABLE(&" + access(copy.to) + ", " + table_name(copy.from.view) + ", " +
+                   table_offset(copy.from) + ", " + bytes + ");");
             return;
         }
         w.line("memcpy(&" + access(copy.to) + ", &" + access(copy.from) + ", " + bytes + ");");
     }
 
+    // An element read from a table (a reduction's constant updates) is copied out of flash first.
     void print(CodeWriter& w, const Assign& assign) const {
-        const std::string target = access(assign.to), value = access(assign.from);
+        const std::string target = access(assign.to);
+        std::string value = access(assign.from);
+        if (is_table(assign.from.view)) {
+            w.open("");
+            w.line(element_ + " update;");
+            w.line("KERNELGEN_COPY_FROM_TABLE(&update, " + table_name(assign.from.view) + ", " + table_offset(assign.from) +
+                   ", sizeof update);");
+            value = "update";
+        }
         w.line(target + " = " + (assign.combine ? helper("combine") + "(" + target + ", " + value + ")" : value) + ";");
+        if (is_table(assign.from.view)) w.close();
     }
 
     std::string helper(const std::string& role) const { return helper_name(spec_.name, role); }

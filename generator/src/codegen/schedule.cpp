@@ -125,7 +125,8 @@ public:
         Schedule out;
         out.wide_offsets = decided_.wide_offsets;
         out.uses_memcpy = uses_memcpy_;
-        out.constant_data = spec_.constant_data.has_value();
+        out.data_table = data_table();
+        out.updates_table = updates_table();
         out.helpers = std::move(helpers_);
         out.body = std::move(body_);
         out.straight = decided_.straight;
@@ -285,6 +286,20 @@ private:
         }
     }
 
+    // --- the tables ------------------------------------------------------------------------------------------
+
+    // Whether the kernel holds data as a table: a gather's constant data, or a scatter's whose bytes are not all 0
+    // (output then starts as a memset) and that has elements to copy.
+    bool data_table() const {
+        if (!spec_.constant_data) return false;
+        if (!is_scatter(spec_.op)) return true;
+        const std::vector<uint8_t>& bytes = spec_.constant_data->bytes;
+        return copy_.copy_data_first && copy_.data_size > 0 &&
+               std::any_of(bytes.begin(), bytes.end(), [](uint8_t byte) { return byte != 0; });
+    }
+    // Whether the kernel holds a scatter's constant updates as a table: when it copies any.
+    bool updates_table() const { return spec_.constant_updates && copy_.copy_count() > 0; }
+
     // --- what the banner and the size guard say ------------------------------------------------------------
 
     // A kernel whose tensors cannot exist on a target refuses to compile there, rather than truncating sizes
@@ -392,7 +407,7 @@ private:
         std::vector<Tensor> parameters;
         if (!spec_.constant_data) parameters.push_back(Tensor::Data);
         if (!spec_.constant_indices) parameters.push_back(Tensor::Indices);
-        if (is_scatter(spec_.op)) parameters.push_back(Tensor::Updates);
+        if (is_scatter(spec_.op) && !spec_.constant_updates) parameters.push_back(Tensor::Updates);
         parameters.push_back(Tensor::Output);
         if (spec_.constant_indices && copy_.data_count_bound && copy_.indices_size > 0) {
             body.push_back(wrap(ConstantIndices{*spec_.constant_indices}));
@@ -413,18 +428,23 @@ private:
             unused.push_back(Tensor::Data);
         }
         if (!copies && !checks && !spec_.constant_indices) unused.push_back(Tensor::Indices);
-        if (is_scatter(spec_.op) && !copies) unused.push_back(Tensor::Updates);
+        if (is_scatter(spec_.op) && !copies && !spec_.constant_updates) unused.push_back(Tensor::Updates);
         if (!copies && !data_copy) unused.push_back(Tensor::Output);
         if (!unused.empty()) body.push_back(wrap(Unused{unused}));
         if (checks) body.push_back(wrap(plan_checks()));
-        if (data_copy) {
+        if (data_copy && spec_.constant_data) {
+            // Constant data: one copy out of flash, or, when every byte of it is 0, one memset (no table).
+            const bool zeros = !data_table();
+            uses_memcpy_ = true;  // memset, or the copy out of flash (memcpy where flash is memory)
+            body.push_back(wrap(CopyData{false, copy_.data_size, 0, zeros ? CopyData::From::Zeros : CopyData::From::Table}));
+        } else if (data_copy) {
             // unroll none: the least code, one element loop (which an in-place update may run too); otherwise
             // the faster of the two (kElementLoopCopyLimit).
             const bool element_loop = spec_.unroll.kind == Unroll::Kind::None || copy_.data_size <= kElementLoopCopyLimit ||
                                       element_bytes() >= 8;
             uses_memcpy_ = uses_memcpy_ || !element_loop;
             const uint64_t row = copy_.data_count_bound ? copy_.data_size / copy_.data_count_bound : 0;
-            body.push_back(wrap(CopyData{element_loop, copy_.data_size, row}));
+            body.push_back(wrap(CopyData{element_loop, copy_.data_size, row, CopyData::From::Data}));
         }
         if (copies) {
             body.push_back(wrap(Comment{copy_.formula}));
@@ -601,8 +621,10 @@ private:
     // the loop over the table of runs).
     void plan_block(Statements& out, const Place& place, const Expr& to, const Expr& from, const Expr& length) {
         const bool variable_length = !length.terms.empty();
-        // From constant data, every block is one copy out of flash (its bytes, whatever their type).
-        const bool from_table = spec_.constant_data && place.source.tensor == Tensor::Data;
+        // From constant data (or updates), every block is one copy out of flash (its bytes, whatever their type);
+        // a reduction reads each element out of flash before it combines it.
+        const bool from_table = (place.source.tensor == Tensor::Data && data_table()) ||
+                                (place.source.tensor == Tensor::Updates && updates_table());
         if (!reduce_ && (variable_length || length.constant > 4 || from_table)) {
             out.push_back(wrap(BlockCopy{Access{place.output, to}, Access{place.source, from}, length}));
             uses_memcpy_ = true;

@@ -140,11 +140,13 @@ struct CheckCount {
 };
 
 // A scatter's output starting as a copy of data (its first data_count rows, with a run-time data count): an
-// element loop (an in-place update runs it too), or one memcpy skipped when output == data.
+// element loop (an in-place update runs it too), or one memcpy skipped when output == data. Constant data: one
+// copy out of its table, or a memset when every byte of it is 0.
 struct CopyData {
     bool element_loop = false;
     uint64_t elements = 0;
     uint64_t row_elements = 0;  // a run-time data count: only data_count rows of this many elements; 0: all
+    enum class From { Data, Table, Zeros } from = From::Data;
 };
 
 // for (offset variable = 0; variable < end; variable += step) { body }
@@ -248,9 +250,12 @@ struct Helpers {
 struct Schedule {
     bool wide_offsets = false;  // uint64_t offsets (a tensor above 2^32 - 1 elements), else uint32_t
     bool uses_memcpy = false;   // the body calls memcpy: the source includes <string.h>
-    // The kernel holds data as a table (KernelSpec::constant_data): every copy from it is a BlockCopy, which
-    // reads flash (kernelgen_support.h's KERNELGEN_COPY_FROM_FLASH), and the body's Data views name the table.
-    bool constant_data = false;
+    // The kernel holds data (KernelSpec::constant_data) or a scatter's updates (constant_updates) as a table: every
+    // copy from it reads flash (kernelgen_support.h's KERNELGEN_COPY_FROM_TABLE), and the body's views of that
+    // tensor name the table. A scatter's constant data whose bytes are all 0 has no table (output starts as a
+    // memset), nor a constant tensor the body never reads.
+    bool data_table = false;
+    bool updates_table = false;
     Helpers helpers;
     Statements body;
     // For the banner: the copies are straight-line; the checks (when checked) are written out; the constant

@@ -33,7 +33,8 @@ std::vector<std::string> header_identifiers(const KernelSpec& spec) {
 
 const std::vector<std::string>& helper_roles() {
     static const std::vector<std::string> roles{"combine", "prefetch", "sources",    "destinations", "lengths",
-                                                "data",    "scales",   "zero_points", "value",        "dequantize"};
+                                                "data",    "scales",   "zero_points", "value",        "dequantize",
+                                                "updates"};
     return roles;
 }
 

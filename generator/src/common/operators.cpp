@@ -16,10 +16,13 @@ const std::vector<OperatorInfo>& operators() {
          {{"GatherElements", {"axis"}, 11, 0, ""}}},
         {Op::GatherND, "GatherND", false, {{"batch_dims", false}, {"data", false}, {"data_file", false}},
          {{"GatherND", {"batch_dims"}, 11, 0, ""}}},
-        {Op::ScatterND, "ScatterND", true, {{"reduction", false}, {"updates_shape", false}},
+        {Op::ScatterND, "ScatterND", true,
+         {{"reduction", false}, {"updates_shape", false}, {"data", false}, {"data_file", false}, {"updates", false},
+          {"updates_file", false}},
          {{"ScatterND", {"reduction"}, 11, 0, ""}}},
         {Op::ScatterElements, "ScatterElements", true,
-         {{"axis", false}, {"reduction", false}, {"updates_shape", false}},
+         {{"axis", false}, {"reduction", false}, {"updates_shape", false}, {"data", false}, {"data_file", false},
+          {"updates", false}, {"updates_file", false}},
          {{"ScatterElements", {"axis", "reduction"}, 11, 0, ""}, {"Scatter", {"axis"}, 9, 10, "ScatterElements"}}},
     };
     return table;

@@ -200,6 +200,7 @@ private:
             // tensor, of data's type and shape (constant_table), within the size a kernel holds.
             Json checked = *spec;
             checked.erase("data_file");
+            checked.erase("updates_file");
             checked.erase("quantization");  // checked by quantized_tables.cpp as it read the model's tensors
             kernels = parse_spec_text(checked.dump(), file_, diagnostics);
             if (kernels.empty()) problem = "kernelgen refuses it: " + strip_file_prefix(diagnostics.front().str(), file_);
@@ -225,11 +226,24 @@ private:
             kernel.spec.constant_data =
                 KernelSpec::ConstantData{std::vector<uint8_t>(table.bytes.begin(), table.bytes.end()), kernel.data_file, ""};
         }
+        if (spec->contains("updates_file")) {
+            kernel.updates_file = npy_names_.allocate_table_part(kernel.name, "updates");
+            (*spec)["updates_file"] = kernel.updates_file;
+            kernel.spec_text = spec_text(*spec);
+            kernel.table_files.push_back({kernel.updates_file, npy_header(*npy_descr(kernel.spec.dtype), kernel.spec.updates_shape) +
+                                                                   table.updates_bytes});
+            kernel.spec.constant_updates = KernelSpec::ConstantData{
+                std::vector<uint8_t>(table.updates_bytes.begin(), table.updates_bytes.end()), kernel.updates_file, ""};
+        }
         if (table.quantized) quantized_files(*table.quantized, *spec, kernel);
         parsed_.push_back(kernel.spec);
         entry["spec"] = kernel.spec.spec_file;
         entry["kernel"] = kernel.name;
         if (!kernel.data_file.empty()) entry["weights"] = {{"tensor", table.tensor}, {"data_file", kernel.data_file}};
+        if (!kernel.updates_file.empty()) {
+            entry["weights"]["updates_tensor"] = table.updates_tensor;
+            entry["weights"]["updates_file"] = kernel.updates_file;
+        }
         if (table.quantized) {
             entry["weights"]["quantized"] = {{"type", quantized_type_name(table.quantized->quantization.type)},
                                              {"dequantized_by", table.quantized->source}};

@@ -515,14 +515,16 @@ bool add_constant_indices(const NodeContext& c, const Shape& indices_shape, Json
     return true;
 }
 
-// A gather's data known at import time, as the table its kernel holds: an initializer of any size (read from the
-// model's TensorProto), or a value folding knows (a Constant), of the type and shape the spec gives data. False,
-// with `table.note` set where the data is constant but stays a parameter (stored outside the model file, too
-// large, or not of the type and shape the model declares for it).
-bool constant_table(const NodeContext& c, const StaticTensor& data, ConstantTable& table) {
-    const std::string& name = c.node.input(0);
+// A node's input `input` (its `role`: "data", a scatter's "updates") known at import time, as the table its kernel
+// holds: an initializer of any size (read from the model's TensorProto), or a value folding knows (a Constant), of
+// the type and shape the spec gives it (`declared`): its name and bytes. False, with `note` set where the tensor is
+// constant but stays a parameter (stored outside the model file, too large, or not of the type and shape the model
+// declares for it).
+bool constant_tensor(const NodeContext& c, int input, const std::string& role, const StaticTensor& declared,
+                     std::string& tensor_name, std::string& bytes_out, std::string& note) {
+    const std::string& name = c.node.input(input);
     const GraphScope* owner = c.scope.owner(name);
-    const auto type = dtype_of_onnx(data.elem_type);
+    const auto type = dtype_of_onnx(declared.elem_type);
     if (!type || *type == DType::String) return false;
     std::string problem;
     onnx::TensorProto folded;
@@ -536,21 +538,26 @@ bool constant_table(const NodeContext& c, const StaticTensor& data, ConstantTabl
         return false;
     }
     const Shape dims(tensor->dims().begin(), tensor->dims().end());
-    if (tensor->data_type() != data.elem_type || dims != data.shape) {
-        table.note = "its data " + in_quotes(name) + " is constant, but stays a parameter: it holds " +
-                     element_type_name(tensor->data_type()) + " " + format_shape(dims) + " where the model declares " +
-                     element_type_name(data.elem_type) + " " + format_shape(data.shape);
+    if (tensor->data_type() != declared.elem_type || dims != declared.shape) {
+        note = "its " + role + " " + in_quotes(name) + " is constant, but stays a parameter: it holds " +
+               element_type_name(tensor->data_type()) + " " + format_shape(dims) + " where the model declares " +
+               element_type_name(declared.elem_type) + " " + format_shape(declared.shape);
         return false;
     }
     // Of the declared type and dims, its bytes fill data's shape exactly (tensor_bytes checks them against the dims).
     auto bytes = tensor_bytes(*tensor, max_constant_data_bytes(info(*type).bits / 8), problem);
     if (!bytes) {
-        table.note = "its data " + in_quotes(name) + " is constant, but stays a parameter: " + problem;
+        note = "its " + role + " " + in_quotes(name) + " is constant, but stays a parameter: " + problem;
         return false;
     }
-    table.tensor = name;
-    table.bytes = std::move(*bytes);
+    tensor_name = name;
+    bytes_out = std::move(*bytes);
     return true;
+}
+
+// A gather's (or scatter's) data as its kernel's table: constant_tensor() of input 0.
+bool constant_table(const NodeContext& c, const StaticTensor& data, ConstantTable& table) {
+    return constant_tensor(c, 0, "data", data, table.tensor, table.bytes, table.note);
 }
 
 // A com.microsoft.GatherBlockQuantized node: a Gather along axis 0 from the quantized table it holds (its data,
@@ -659,8 +666,14 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     // one out, as the deprecated Scatter always does its reduction) and the shape of updates. A key added to the
     // table needs its value here: at() throws on a key it does not know, failing the operator's import tests.
     // The constant data's keys: "data_file" when the kernel holds data (named by the caller), never "data".
-    const bool may_hold = c.weights_in_kernel && !is_scatter(c.rule.op) && !(bounded && bounded->data_count);
+    const bool may_hold = c.weights_in_kernel && !(bounded && bounded->data_count);
     bool holds_data = may_hold && constant_table(c, data, table);
+    // A scatter's constant updates: the kernel holds them as well (not beside a run-time count of them, whose
+    // rows a constant's fixed shape would not follow).
+    std::string updates_note;
+    const bool holds_updates = c.weights_in_kernel && updates && !updates->count &&
+                               constant_tensor(c, 2, "updates", *updates, table.updates_tensor, table.updates_bytes, updates_note);
+    if (!updates_note.empty()) table.note += (table.note.empty() ? "" : "; ") + updates_note;
     // Data a DequantizeLinear makes of a constant table: the kernel holds the table quantized.
     if (may_hold && !holds_data && c.rule.op == Op::Gather) {
         table.quantized = std::move(quantized);
@@ -687,7 +700,8 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     }
     const Json own{{"axis", attributes->axis}, {"batch_dims", attributes->batch_dims}, {"reduction", attributes->reduction},
                    {"updates_shape", updates ? Json(updates->shape) : Json()}, {"data", Json()},
-                   {"data_file", holds_data ? Json("") : Json()},
+                   {"data_file", holds_data ? Json("") : Json()}, {"updates", Json()},
+                   {"updates_file", holds_updates ? Json("") : Json()},
                    {"quantization", table.quantized ? quantization_json(*table.quantized) : Json()}};
     for (const auto& key : info(c.rule.op).keys) {
         const Json& value = own.at(std::string(key.name));

@@ -62,11 +62,15 @@ struct ConstantTable {
     std::string note;
     // A quantized table (quantized_tables.h): its values, scales and zero points; `bytes` then holds the values.
     std::optional<QuantizedTable> quantized;
+    // A scatter's constant updates, which the kernel holds too ("updates_file"): the tensor's name and its bytes.
+    std::string updates_tensor;
+    std::string updates_bytes;
 };
 
 // The spec of one node (keys in the README's order, "name" empty for the caller to set), or nothing with
 // `problem` set. A node with a run-time count gets its bound in `bounded`. A gather whose data is a constant the
-// kernel holds gets "data_file": "" (in its place among the keys, for the caller to name) and the values in `table`;
+// kernel holds gets "data_file": "" (in its place among the keys, for the caller to name) and the values in `table`
+// (a scatter's constant data likewise, and its constant updates "updates_file": "");
 // a quantized table (a DequantizeLinear's, or a com.microsoft.GatherBlockQuantized node's) gets "quantization" too,
 // with "scales_file" and "zero_points_file" "" where they are too many to give inline.
 std::optional<nlohmann::ordered_json> node_spec(const NodeContext& context, std::optional<BoundedCount>& bounded,

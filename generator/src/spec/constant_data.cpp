@@ -130,54 +130,58 @@ uint64_t max_constant_data_bytes(uint64_t element_bytes) {
 }
 
 void KernelReader::read_constant_data(KernelSpec& spec) {
-    const json* inline_values = find("data");
-    const json* file = find("data_file");
     const json* quantization = find("quantization");
-    if (!inline_values && !file) {
-        if (quantization) {
-            fail("quantization", "a quantized table needs its values: give \"data\" (inline) or \"data_file\" (a NumPy .npy file)");
-        }
-        return;
+    if (!find("data") && !find("data_file") && quantization) {
+        fail("quantization", "a quantized table needs its values: give \"data\" (inline) or \"data_file\" (a NumPy .npy file)");
     }
-    const std::string key = inline_values ? "data" : "data_file";
+    spec.constant_data = read_constant_tensor(spec, "data", spec.data_shape, "data_shape");
+    if (is_scatter(spec.op)) spec.constant_updates = read_constant_tensor(spec, "updates", spec.updates_shape, "updates_shape");
+}
+
+std::optional<KernelSpec::ConstantData> KernelReader::read_constant_tensor(KernelSpec& spec, const std::string& tensor,
+                                                                          const Shape& shape, const std::string& shape_name) {
+    const std::string file_key = tensor + "_file";
+    const json* inline_values = find(tensor);
+    const json* file = find(file_key);
+    if (!inline_values && !file) return std::nullopt;
+    const std::string key = inline_values ? tensor : file_key;
     if (inline_values && file) {
-        fail("data_file", "the constant data is given twice: keep \"data\" (the values inline) or \"data_file\" "
-                          "(a NumPy .npy file), not both");
-        return;
+        fail(file_key, "the constant " + tensor + (tensor == "data" ? " is" : " are") + " given twice: keep " + in_quotes(tensor) + " (the values inline) or " +
+                           in_quotes(file_key) + " (a NumPy .npy file), not both");
+        return std::nullopt;
     }
     if (spec.dtype == DType::String) {
-        fail(key, "string data cannot be constant (its elements are pointers to characters); remove " + in_quotes(key));
-        return;
+        fail(key, "string " + tensor + " cannot be constant (its elements are pointers to characters); remove " + in_quotes(key));
+        return std::nullopt;
     }
-    if (spec.runtime_data_count) {
+    if (tensor == "data" && spec.runtime_data_count) {
         fail(key, "constant data has all its rows: \"data_count\": \"runtime\" does not apply (remove one of them)");
-        return;
+        return std::nullopt;
     }
     std::optional<std::string> name;
-    if (file && !(name = file_name("data_file", *file))) return;
-    if (quantization) {
+    if (file && !(name = file_name(file_key, *file))) return std::nullopt;
+    if (const json* quantization = find("quantization"); quantization && tensor == "data") {
         read_quantized_data(spec, *quantization, inline_values, name);
-        return;
+        return std::move(spec.constant_data);
     }
     const uint64_t width = info(spec.dtype).bits / 8;
-    if (!within_table_limit(key, element_count(spec.data_shape) * width, width,
-                            format_shape(spec.data_shape) + " " + std::string(info(spec.dtype).name))) {
-        return;
+    if (!within_table_limit(key, element_count(shape) * width, width,
+                            format_shape(shape) + " " + std::string(info(spec.dtype).name))) {
+        return std::nullopt;
     }
     if (inline_values) {
-        auto values = read_inline_values(*inline_values, "data", spec.dtype, spec.data_shape, "data_shape");
-        if (values) spec.constant_data = KernelSpec::ConstantData{std::move(*values), "", ""};
-        return;
+        auto values = read_inline_values(*inline_values, tensor, spec.dtype, shape, shape_name);
+        if (!values) return std::nullopt;
+        return KernelSpec::ConstantData{std::move(*values), "", ""};
     }
-    auto array = read_npy_file("data_file", *name, spec.dtype, "dtype is " + std::string(info(spec.dtype).name),
-                               element_count(spec.data_shape));
-    if (!array) return;
-    if (array->shape != spec.data_shape) {
-        fail("data_file", in_quotes(*name) + " holds an array of shape " + format_shape(array->shape) + ", and data_shape is " +
-                              format_shape(spec.data_shape) + " (they must be equal)");
-        return;
+    auto array = read_npy_file(file_key, *name, spec.dtype, "dtype is " + std::string(info(spec.dtype).name), element_count(shape));
+    if (!array) return std::nullopt;
+    if (array->shape != shape) {
+        fail(file_key, in_quotes(*name) + " holds an array of shape " + format_shape(array->shape) + ", and " + shape_name +
+                           " is " + format_shape(shape) + " (they must be equal)");
+        return std::nullopt;
     }
-    spec.constant_data = KernelSpec::ConstantData{std::move(array->bytes), *name, array->path};
+    return KernelSpec::ConstantData{std::move(array->bytes), *name, array->path};
 }
 
 std::optional<std::string> KernelReader::file_name(const std::string& key, const json& value) {

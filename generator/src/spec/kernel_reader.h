@@ -166,8 +166,13 @@ private:
     // --- constant data (constant_data.cpp) ------------------------------------------------------------------
 
     // "data" (the values inline) or "data_file" (a NumPy .npy file, relative to the spec's folder): data is
-    // constant, held by the kernel. Gathers only (operators.h), not beside a run-time data count.
+    // constant, held by the kernel, not beside a run-time data count; a scatter's "updates" or "updates_file"
+    // likewise (operators.h says which operator takes which key).
     void read_constant_data(KernelSpec& spec);
+    // One constant tensor, "data" or "updates", of `shape` (named `shape_name` in messages): nothing when the spec
+    // gives none, or when it is refused (reported).
+    std::optional<KernelSpec::ConstantData> read_constant_tensor(KernelSpec& spec, const std::string& tensor,
+                                                                const Shape& shape, const std::string& shape_name);
 
     // Constant data beyond the one kernel's limit (max_constant_data_bytes) is refused at `key`; `what` names it.
     bool within_table_limit(const std::string& key, uint64_t bytes, uint64_t width, const std::string& what);
