@@ -200,7 +200,7 @@ def kernel_call(spec, header, target, label=None, function=None):
     if "indices" not in spec:
         tensors.append(dict(name="indices", type=index, bytes=8 if index == "int64_t" else 4, count=sizes["indices"],
                             readonly=True, dtype="index"))
-    if spec["op"].startswith("Scatter"):
+    if spec["op"].startswith("Scatter") and not unroll_report.holds_updates(spec):  # constant updates likewise
         tensors.append(dict(name="updates", type=c, bytes=size, count=sizes["updates"], readonly=True,
                             dtype=spec["dtype"]))
     tensors.append(dict(name="output", type=c, bytes=size, count=sizes["output"], readonly=False, dtype=spec["dtype"]))

@@ -33,15 +33,16 @@ C_TYPES = {
 
 def kernels_of(paths):
     """The kernel objects of spec files, each a dict; a "data_file" (and a quantized table's "scales_file" and
-    "zero_points_file") made absolute (it names a file relative to its spec's folder, and the kernels are generated
+    "zero_points_file", a scatter's "updates_file") made absolute (it names a file relative to its spec's folder, and the kernels are generated
     from copies elsewhere)."""
     for path in paths:
         with open(path) as f:
             document = json.load(f)
         folder = os.path.dirname(os.path.abspath(path))
         for kernel in document.get("kernels", [document]):
-            if "data_file" in kernel:
-                kernel["data_file"] = os.path.join(folder, kernel["data_file"])
+            for key in ("data_file", "updates_file"):
+                if key in kernel:
+                    kernel[key] = os.path.join(folder, kernel[key])
             quantization = kernel.get("quantization", {})
             for key in ("scales_file", "zero_points_file"):
                 if key in quantization:
@@ -52,6 +53,11 @@ def kernels_of(paths):
 def holds_data(kernel):
     """Whether the kernel holds its data (constant data: "data" or "data_file"), and so takes no data argument."""
     return "data" in kernel or "data_file" in kernel
+
+
+def holds_updates(kernel):
+    """Whether a scatter holds its updates ("updates" or "updates_file"), and so takes no updates argument."""
+    return "updates" in kernel or "updates_file" in kernel
 
 
 def elements(shape):
@@ -148,7 +154,7 @@ def driver(kernels):
             args.append(f"{name}_indices")
         if k.get("count") == "runtime":
             args.append(f"{macro}_MAX_COUNT")  # a run-time count, at its bound
-        if k["op"] in ("ScatterND", "ScatterElements"):
+        if k["op"] in ("ScatterND", "ScatterElements") and not holds_updates(k):
             lines.append(f"static {element} {name}_updates[{macro}_UPDATES_SIZE + 1];")
             args.append(f"{name}_updates")
         args.append(f"{name}_output")

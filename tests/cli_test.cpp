@@ -207,6 +207,32 @@ TEST_F(CliTest, ValidRunWritesHeaderAndSourcePerKernel) {
     expect_no_temporaries(out);
 }
 
+// A scatter holding its data and updates from .npy files: the prototype drops both, the run writes its table file,
+// and --depfile names both files among the run's inputs.
+TEST_F(CliTest, ScatterTablesFromFilesAndTheDepfile) {
+    // A NumPy 1.0 file of float32 values: magic, version, header length, the header padded to 128 bytes with a newline.
+    auto npy = [](const std::vector<float>& values) {
+        std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(values.size()) + ",), }";
+        header.resize(128 - 10 - 1, ' ');
+        header += '\n';
+        std::string out = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header;
+        out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+        return out;
+    };
+    write_text(work_ / "base.npy", npy({1, 2, 3, 4}));
+    write_text(work_ / "put.npy", npy({-1, -2}));
+    write_spec("put.json", R"json({"name": "put", "op": "ScatterND", "dtype": "float32", "data_shape": [4],
+        "indices_shape": [2, 1], "data_file": "base.npy", "updates_file": "put.npy"})json");
+    RunResult result = run("--out-dir out --no-support --depfile out/put.d put.json");
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(entries_of(work_ / "out"), (std::set<std::string>{"put.c", "put.h", "put_data.inc", "put.d"}));
+    EXPECT_NE(read_text(work_ / "out" / "put.h").find("int put(const int64_t *indices, float *output);"), std::string::npos);
+    const std::string table = read_text(work_ / "out" / "put_data.inc");
+    EXPECT_NE(table.find("0x3F800000u, 0x40000000u, 0x40400000u, 0x40800000u,"), std::string::npos) << table;
+    EXPECT_NE(table.find("0xBF800000u, 0xC0000000u,"), std::string::npos) << table;
+    EXPECT_EQ(read_text(work_ / "out" / "put.d"), "out/put.h \\\n out/put.c \\\n out/put_data.inc: \\\n put.json \\\n base.npy \\\n put.npy\n");
+}
+
 TEST_F(CliTest, LeadingGenerateWordWorks) {
     write_spec("alpha.json", kAlpha);
     RunResult result = run("generate --out-dir out alpha.json");
