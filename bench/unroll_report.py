@@ -5,9 +5,12 @@ For each setting (none, 4, auto, full) every kernel is generated on its own with
 (its own "unroll" key removed, so the setting applies to all), then
   - flash: compiled for Cortex-M4F at -Os with arm-none-eabi-gcc and measured with arm-none-eabi-size
     (.text, which holds the code and the constant tables);
-  - speed: compiled for the host at -O2 into one driver that calls each kernel once (indices all 0, in
-    range for every axis that has elements), run under callgrind; the instructions of each kernel's call,
-    inclusive of memcpy, are read with callgrind_annotate.
+  - speed: compiled for the host at -O2 as one translation unit (an amalgamation: one compiler run, not one per
+    kernel; the instructions are those of separate compiles), beside a driver (a unit of its own, so that no call
+    is inlined) that calls each kernel once (indices all 0, in range for every axis that has elements), run under
+    callgrind; the instructions of each kernel's call, inclusive of memcpy, are read with callgrind_annotate.
+(Flash is measured one object per kernel: in one unit, -Os keeps a helper that many kernels call out of line,
+which each kernel's own object inlines.)
 "full" is refused for kernels over its 4096-statement cap: those are left out of every setting's totals
 (and counted), so the totals compare the same kernels.
 
@@ -167,9 +170,13 @@ def instructions(cc, kernels, source_dir, work):
     program = os.path.join(work, "driver.c")
     with open(program, "w") as f:
         f.write(driver(kernels))
-    sources = [os.path.join(source_dir, k["name"] + ".c") for k in kernels] + [os.path.join(source_dir, "kernelgen_support.c")]
+    # The kernels as one unit (kernelgen's names never collide across a run's kernels), no identical code folded.
+    unity = os.path.join(work, "kernels_unity.c")
+    with open(unity, "w") as f:
+        f.write("".join(f'#include "{os.path.join(os.path.abspath(source_dir), k["name"] + ".c")}"\n' for k in kernels))
+    sources = [unity, os.path.join(source_dir, "kernelgen_support.c")]
     binary = os.path.join(work, "driver")
-    result = run([cc, "-std=c99", "-O2", "-g", "-I", source_dir, program, *sources, "-Wl,-z,now", "-o", binary])
+    result = run([cc, "-std=c99", "-O2", "-g", "-fno-ipa-icf", "-I", source_dir, program, *sources, "-Wl,-z,now", "-o", binary])
     if result.returncode != 0:
         sys.exit(f"{cc} failed:\n{result.stderr}")
     out = os.path.join(work, "callgrind.out")

@@ -32,10 +32,25 @@ endif()
 set(failed 0)
 set(prefetching 0)
 set(refused "")
+# One compiler run for every kernel (its driver compiles them in turn, each into <kernel>.o); only when it says
+# anything does each kernel compile again on its own, so that every message is attributed. A target some kernels
+# refuse (REFUSALS) compiles them one by one at once.
+set(together FALSE)
+if(NOT REFUSALS)
+  execute_process(COMMAND "${COMPILER}" ${FLAGS} ${extra} -c ${sources} WORKING_DIRECTORY "${WORK_DIR}"
+                  RESULT_VARIABLE together_status ERROR_VARIABLE together_errors)
+  if(together_status EQUAL 0 AND together_errors STREQUAL "")
+    set(together TRUE)
+  endif()
+endif()
 foreach(source IN LISTS sources)
   get_filename_component(base "${source}" NAME_WE)
-  execute_process(COMMAND "${COMPILER}" ${FLAGS} ${extra} -c "${source}" -o "${WORK_DIR}/${base}.o"
-                  RESULT_VARIABLE status ERROR_VARIABLE errors)
+  set(status 0)
+  set(errors "")
+  if(NOT together)
+    execute_process(COMMAND "${COMPILER}" ${FLAGS} ${extra} -c "${source}" -o "${WORK_DIR}/${base}.o"
+                    RESULT_VARIABLE status ERROR_VARIABLE errors)
+  endif()
   string(REGEX MATCH "error: [^\n]*" first_error "${errors}")
   if(REFUSALS AND NOT status EQUAL 0 AND first_error MATCHES "${REFUSALS}")
     list(APPEND refused "${base}")
