@@ -20,8 +20,13 @@
 
 #include "c_program.h"
 #include "half_reference.h"
+#include "kv_decode_step.h"
 #include "mark_seen.h"
+#include "onnx_tensorscatter.h"
+#include "onnx_tensorscatter_3d.h"
+#include "onnx_tensorscatter_circular.h"
 #include "palette_rows.h"
+#include "ring_of_five.h"
 #include "token_counts.h"
 #include "tokens_q4.h"
 #include "vocab_f32.h"
@@ -1164,6 +1169,84 @@ std::vector<T> expect_output(GuardedBuffer<T>& output, int status, const std::ve
     EXPECT_EQ(output.contents(), want);
     EXPECT_TRUE(output.guards_intact());
     return want;
+}
+
+// ==========================================================================================================
+// TensorScatter (TensorScatter.md: the three node tests of onnx/backend/test/case/node/tensorscatter.py, and the
+// reproduction of onnx/onnx#8353, whose corrected circular mode wraps only the sequence coordinate)
+// ==========================================================================================================
+
+const std::vector<float> kPastCache{1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 8, 7, 6, 5, 4, 4, 3, 2, 1, 0,   // batch 0, head 0
+                                    1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 8, 7, 6, 5, 4, 4, 3, 2, 1, 0};  // batch 1, head 0
+
+TEST(DocTensorScatter, LinearExample) {
+    const auto kernel = SCATTER_KERNEL(onnx_tensorscatter, ONNX_TENSORSCATTER, 2, 1, 4, 5);
+    const std::vector<float> update{5, 5, 5, 5, 5, 1, 1, 1, 1, 1};
+    expect_scatter<float>(kernel, kPastCache, {1, 2}, update,
+                          {1, 2, 3, 4, 5, 5, 5, 5, 5, 5, 8, 7, 6, 5, 4, 4, 3, 2, 1, 0,
+                           1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 1, 1, 1, 1, 1, 4, 3, 2, 1, 0});
+    // The sequence of 1 fits from 0 to 3 of 4: 4 and beyond, and every negative index, are refused.
+    expect_scatter<float>(kernel, kPastCache, {3, 0}, update,
+                          {1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 8, 7, 6, 5, 4, 5, 5, 5, 5, 5,
+                           1, 1, 1, 1, 1, 5, 6, 7, 8, 9, 8, 7, 6, 5, 4, 4, 3, 2, 1, 0});
+    expect_scatter_rejects_each<float>(kernel, kPastCache, {1, 2}, update, {4, -1, INT64_MAX, INT64_MIN});
+}
+
+TEST(DocTensorScatter, CircularExample) {
+    const auto kernel = SCATTER_KERNEL(onnx_tensorscatter_circular, ONNX_TENSORSCATTER_CIRCULAR, 2, 1, 4, 5);
+    const std::vector<float> update{5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2};
+    const std::vector<float> expected{1, 2, 3, 4, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 4, 3, 2, 1, 0,
+                                      2, 2, 2, 2, 2, 5, 6, 7, 8, 9, 8, 7, 6, 5, 4, 1, 1, 1, 1, 1};
+    expect_scatter<float>(kernel, kPastCache, {1, 3}, update, expected);
+    // Write indices wrap modulo 4, however large: 4k + 1 and 4k + 3 write where 1 and 3 do.
+    expect_scatter<float>(kernel, kPastCache, {INT64_MAX - 2, 7}, update, expected);  // INT64_MAX - 2 = 4k + 1
+    expect_scatter_rejects_each<float>(kernel, kPastCache, {1, 3}, update, {-1, INT64_MIN, -4});
+}
+
+TEST(DocTensorScatter, ThreeDimensionalExample) {
+    const auto kernel = SCATTER_KERNEL(onnx_tensorscatter_3d, ONNX_TENSORSCATTER_3D, 3, 4, 5);
+    const std::vector<float> row{1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 8, 7, 6, 5, 4, 5, 4, 3, 2, 1};
+    std::vector<float> past;
+    for (int b = 0; b < 3; ++b) past.insert(past.end(), row.begin(), row.end());
+    expect_scatter<float>(kernel, past, {1, 2, 0}, {4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3},
+                          {1, 2, 3, 4, 5, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 4, 3, 2, 1,
+                           1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7,
+                           2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 8, 7, 6, 5, 4, 5, 4, 3, 2, 1});
+    // A sequence of 2 in 4 positions: write indices 0..2.
+    expect_scatter_rejects_each<float>(kernel, past, {1, 2, 0}, std::vector<float>(30, 9), {3, -1});
+}
+
+// onnx/onnx#8353's reproduction: five batch rows, a sequence axis of 4, write indices all 0, circular. The corrected
+// mode writes every row's update at its own position 0 ([1, 2, 3, 4, 5]); the old reference wrapped the batch
+// coordinate too, writing batch 4 onto batch 0 ([5, 2, 3, 4, -1]).
+TEST(DocTensorScatter, CircularWrapsOnlyTheSequenceCoordinate) {
+    const auto kernel = SCATTER_KERNEL(ring_of_five, RING_OF_FIVE, 5, 4, 1);
+    const std::vector<int32_t> past(20, -1), update{1, 2, 3, 4, 5};
+    auto cache = [](const std::vector<std::vector<int32_t>>& rows) {
+        std::vector<int32_t> out;
+        for (const auto& r : rows) out.insert(out.end(), r.begin(), r.end());
+        return out;
+    };
+    expect_scatter<int32_t>(kernel, past, {0, 0, 0, 0, 0}, update,
+                            cache({{1, -1, -1, -1}, {2, -1, -1, -1}, {3, -1, -1, -1}, {4, -1, -1, -1}, {5, -1, -1, -1}}));
+    expect_scatter<int32_t>(kernel, past, {4, 5, 6, 7, 8}, update,
+                            cache({{1, -1, -1, -1}, {-1, 2, -1, -1}, {-1, -1, 3, -1}, {-1, -1, -1, 4}, {5, -1, -1, -1}}));
+}
+
+// A decode step into a float16 KV cache [1, 4, 32, 16]: one new position per head, written in place.
+TEST(DocTensorScatter, DecodeStepInPlace) {
+    const auto kernel = SCATTER_KERNEL(kv_decode_step, KV_DECODE_STEP, 1, 4, 32, 16);
+    std::vector<uint16_t> past(KV_DECODE_STEP_DATA_SIZE), update(KV_DECODE_STEP_UPDATES_SIZE);
+    for (size_t i = 0; i < past.size(); ++i) past[i] = static_cast<uint16_t>(0x3C00u + i);  // distinct patterns
+    for (size_t i = 0; i < update.size(); ++i) update[i] = static_cast<uint16_t>(0xC000u + i);
+    for (int64_t position : {0, 17, 31}) {
+        std::vector<uint16_t> expected = past;
+        for (size_t h = 0; h < 4; ++h) {
+            for (size_t d = 0; d < 16; ++d) expected[(h * 32 + static_cast<size_t>(position)) * 16 + d] = update[h * 16 + d];
+        }
+        expect_scatter<uint16_t>(kernel, past, {position}, update, expected);
+    }
+    expect_scatter_rejects_each<uint16_t>(kernel, past, {31}, update, {32, -1});
 }
 
 // --- a scatter's constant data and updates (specs/scatter_constants.json) -----------------------------------------

@@ -390,7 +390,7 @@ cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& 
     c.data_count = data_count;
     c.kernel = spec["name"].get<std::string>();
     c.label = spec.dump();
-    c.has_updates = p.op == "ScatterND" || p.op == "ScatterElements";
+    c.has_updates = p.op == "ScatterND" || p.op == "ScatterElements" || p.op == "TensorScatter";
     c.in_place = c.has_updates && in_place;
     c.compare = type.compare;
     c.element_size = type.size;
@@ -1010,6 +1010,90 @@ TEST(RandomKernels, QuantizedTables) {
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
     const fs::path root = scratch("quantized");
     if (build_and_run(root / "kernels", result.files, cases, compiler_for(0), true)) fs::remove_all(root);
+}
+
+// TensorScatter: random caches (batch, heads, sequence, features in 2 to 4 axes, the sequence axis anywhere after
+// the batch), every element type, linear and circular, int32 and int64 write indices: mostly valid (both edges of
+// linear's 0..max - length, any value from 0 for circular, INT64_MAX and INT32_MAX among them), now and then hostile
+// (negative, INT64_MIN, one past the linear edge). Some in place, some with constant write indices; against the
+// reference's corrected circular mode (only the sequence coordinate wraps).
+TEST(RandomKernels, TensorScatter) {
+    Generator g(seed_for("tensor scatter"));
+    const size_t n = case_count() / 2;
+    std::vector<cprogram::Case> cases;
+    std::vector<kernelgen::KernelSpec> kernels;
+    size_t errors = 0, circular = 0, wrapped = 0, in_place_cases = 0, constant = 0, large_prefix = 0;
+    for (size_t i = 0; i < n; ++i) {
+        reference::Problem p;
+        p.op = "TensorScatter";
+        const auto rank = static_cast<size_t>(g.uniform(2, 4));
+        p.data_shape.push_back(g.uniform(1, 5));
+        for (size_t d = 1; d < rank; ++d) p.data_shape.push_back(g.uniform(1, 4));
+        const int64_t axis = g.uniform(1, static_cast<int64_t>(rank) - 1);
+        p.axis = g.chance(0.5) ? axis - static_cast<int64_t>(rank) : axis;
+        const int64_t max = p.data_shape[static_cast<size_t>(axis)];
+        p.update_shape = p.data_shape;
+        p.update_shape[static_cast<size_t>(axis)] = g.uniform(0, max);
+        const int64_t length = p.update_shape[static_cast<size_t>(axis)];
+        p.mode = g.chance(0.5) ? "circular" : "linear";
+        p.indices_shape = {p.data_shape[0]};
+        // The corrected circular mode differs from the old reference where a prefix coordinate reaches max.
+        large_prefix += p.mode == "circular" && std::any_of(p.data_shape.begin(), p.data_shape.begin() + axis, [&](int64_t d) { return d >= max; });
+        const TypeRow& type = kTypes[static_cast<size_t>(g.uniform(0, kTypes.size() - 1))];
+        const bool int32 = g.chance(0.5);
+        const int64_t type_max = int32 ? INT32_MAX : INT64_MAX, type_min = int32 ? INT32_MIN : INT64_MIN;
+        std::vector<int64_t> indices;
+        for (int64_t b = 0; b < p.data_shape[0]; ++b) {
+            if (p.mode == "linear") {
+                indices.push_back(g.chance(0.3) ? (g.chance(0.5) ? 0 : max - length) : g.uniform(0, max - length));
+            } else {
+                const std::array<int64_t, 4> far{type_max, type_max - 1, INT32_MAX, 1000003};
+                indices.push_back(g.chance(0.25) ? far[static_cast<size_t>(g.uniform(0, 3))] : g.uniform(0, 3 * max));
+            }
+        }
+        if (g.chance(0.25)) {
+            const std::array<int64_t, 4> hostile{-1, type_min, p.mode == "linear" ? max - length + 1 : -max, type_min + 1};
+            indices[static_cast<size_t>(g.uniform(0, static_cast<int64_t>(indices.size()) - 1))] = hostile[static_cast<size_t>(g.uniform(0, 3))];
+        }
+        for (int64_t w : indices) wrapped += p.mode == "circular" && w >= 0 && w % std::max<int64_t>(max, 1) + length > max;
+        const std::string name = "random_TensorScatter_" + std::to_string(i);
+        json spec{{"name", name}, {"op", "TensorScatter"}, {"dtype", type.name}, {"data_shape", p.data_shape},
+                  {"indices_shape", p.indices_shape}, {"updates_shape", p.update_shape}};
+        if (p.axis != -2 || g.chance(0.5)) spec["axis"] = p.axis;
+        if (p.mode == "circular" || g.chance(0.5)) spec["mode"] = p.mode;
+        if (int32 || g.chance(0.5)) spec["index_dtype"] = int32 ? "int32" : "int64";
+        unroll_choice(g, spec);
+        const bool in_place = g.chance(0.3);
+        cprogram::Case c = make_case(g, p, spec, type, indices, int32, in_place);
+        if (c.expected_status == 0 && g.chance(0.15)) {
+            spec["indices"] = indices;
+            c.label = spec.dump();
+            c.constant_indices = true;
+            ++constant;
+        }
+        std::vector<kernelgen::Diagnostic> diagnostics;
+        auto parsed = kernelgen::parse_spec_text(spec.dump(), "random.json", diagnostics);
+        ASSERT_TRUE(diagnostics.empty()) << spec.dump() << "\n" << diagnostics.front().str();
+        kernels.push_back(parsed.front());
+        errors += c.expected_status != 0;
+        circular += p.mode == "circular";
+        in_place_cases += c.in_place;
+        cases.push_back(std::move(c));
+    }
+    if (n >= 100) {
+        EXPECT_GE(errors, n / 25) << "too few refused write indices";
+        EXPECT_LT(errors, n / 2) << "too few valid write indices";
+        EXPECT_GT(circular, n / 4) << "too few circular caches";
+        EXPECT_GT(wrapped, n / 20) << "too few circular writes that wrap";
+        EXPECT_GT(large_prefix, 0u) << "no circular cache whose prefix reaches its sequence length (onnx/onnx#8353)";
+        EXPECT_GT(in_place_cases, n / 10) << "too few in-place updates";
+        EXPECT_GT(constant, 0u) << "no case with constant write indices";
+    }
+    kernelgen::GenerateResult result = kernelgen::generate(kernels);
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    const fs::path root = scratch("TensorScatter");
+    std::vector<kernelgen::OutputFile> files = result.files;
+    if (build_and_run(root / "kernels", files, cases, compiler_for(0), true)) fs::remove_all(root);
 }
 
 TEST(RandomKernels, Gather) { run_random_cases("Gather"); }

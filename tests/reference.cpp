@@ -118,6 +118,7 @@ Shape output_shape(const Problem& p) {
 
 Shape updates_shape(const Problem& p) {
     if (p.op == "ScatterElements") return p.indices_shape;
+    if (p.op == "TensorScatter") return p.update_shape;
     const auto k = static_cast<size_t>(p.indices_shape.back());
     return concat(slice(p.indices_shape, 0, p.indices_shape.size() - 1), slice(p.data_shape, k, p.data_shape.size()));
 }
@@ -154,6 +155,22 @@ bool run(const Problem& p, const std::vector<T>& data, const std::vector<int64_t
             Shape d = o;
             d[a] = wrap(indices[static_cast<size_t>(flat(is, o))], s);
             result[static_cast<size_t>(flat(os, o))] = data[static_cast<size_t>(flat(ds, d))];
+        }
+    } else if (p.op == "TensorScatter") {
+        // ONNX's pseudocode, with the circular mode as corrected: for each prefix (batch, axes before the sequence
+        // axis) and sequence position j, the update's row goes to the cache at write_indices[batch] + j, wrapped
+        // modulo the sequence axis' size in circular mode (that coordinate only).
+        const auto a = static_cast<size_t>(normalized_axis(p));
+        const int64_t max = ds[a], length = p.update_shape[a];
+        for (int64_t w : indices) {
+            if (w < 0 || (p.mode == "linear" && w > max - length)) return false;
+        }
+        result = data;
+        for (const Shape& u : all_positions(p.update_shape)) {
+            const int64_t w = indices[static_cast<size_t>(u[0])];
+            Shape d = u;
+            d[a] = p.mode == "circular" ? (w % max + u[a]) % max : w + u[a];
+            result[static_cast<size_t>(flat(ds, d))] = updates[static_cast<size_t>(flat(p.update_shape, u))];
         }
     } else if (p.op == "ScatterElements") {
         // For every position u of updates (= of indices): output at u, with its axis coordinate replaced by

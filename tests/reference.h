@@ -25,12 +25,16 @@ struct Complex {
 using Shape = std::vector<int64_t>;
 
 struct Problem {
-    std::string op;  // "Gather", "GatherElements", "GatherND", "ScatterND" or "ScatterElements"
+    std::string op;  // "Gather", "GatherElements", "GatherND", "ScatterND", "ScatterElements" or "TensorScatter"
     Shape data_shape;
     Shape indices_shape;
     int64_t axis = 0;        // may be negative
     int64_t batch_dims = 0;
     std::string reduction = "none";
+    // TensorScatter: data is past_cache, indices write_indices (one per batch row), updates update, of this shape;
+    // mode "linear" or "circular" (as corrected by onnx/onnx#8353: only the sequence coordinate wraps).
+    Shape update_shape;
+    std::string mode = "linear";
 };
 
 Shape output_shape(const Problem& problem);
@@ -38,7 +42,8 @@ Shape updates_shape(const Problem& problem);  // the scatters
 int64_t count(const Shape& shape);
 
 // Runs the operator on elements of type T. Returns false, leaving `output` as it was, when an index is
-// outside [-s, s-1] for its axis; otherwise fills `output` and returns true.
+// outside [-s, s-1] for its axis (TensorScatter: a write index below 0, or in linear mode above max - sequence
+// length); otherwise fills `output` and returns true.
 template <typename T>
 bool run(const Problem& problem, const std::vector<T>& data, const std::vector<int64_t>& indices,
          const std::vector<T>& updates, std::vector<T>& output);

@@ -10,7 +10,7 @@
 
 namespace kernelgen {
 
-enum class Op { Gather, GatherElements, GatherND, ScatterND, ScatterElements };
+enum class Op { Gather, GatherElements, GatherND, ScatterND, ScatterElements, TensorScatter };
 
 // A key of a kernel object in a spec, and whether every spec of the operator must give it.
 struct SpecKey {

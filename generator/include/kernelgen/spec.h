@@ -72,6 +72,9 @@ struct KernelSpec {
     int64_t axis = 0;     // normalized to 0..r-1
     int64_t batch_dims = 0;
     Reduction reduction = Reduction::None;
+    // TensorScatter's "mode": linear (each batch row's write index in 0..max - sequence length) or circular (the
+    // write position wraps modulo the sequence axis' size, max; only that coordinate wraps).
+    enum class WriteMode { Linear, Circular } mode = WriteMode::Linear;
     // Unrolling and prefetching as the spec says them: nothing where it leaves the key out to the run.
     std::optional<Unroll> unroll_in_spec;
     std::optional<Prefetch> prefetch_in_spec;

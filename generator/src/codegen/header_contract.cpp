@@ -21,12 +21,22 @@ std::string operator_wording(const KernelSpec& spec) {
         case Op::ScatterElements:
             attribute = " along axis " + std::to_string(spec.axis) + " with reduction " + std::string(name(spec.reduction));
             break;
+        case Op::TensorScatter:
+            attribute = std::string(spec.mode == KernelSpec::WriteMode::Circular ? ", circular," : ", linear,") +
+                        " along sequence axis " + std::to_string(spec.axis) + " (data is past_cache, indices write_indices, "
+                        "updates update)";
+            break;
     }
     return std::string(name(spec.op)) + attribute;
 }
 
 // What a scatter does where updates meet at one position.
 std::string duplicates_wording(const KernelSpec& spec, const IndexedCopy& copy) {
+    if (spec.op == Op::TensorScatter) {
+        return spec.mode == KernelSpec::WriteMode::Circular
+                   ? "Each batch row's sequence is written from its write index on, wrapping to 0 at the end."
+                   : "Each batch row's sequence is written from its write index on.";
+    }
     return std::string(spec.op == Op::ScatterND ? "Duplicate index tuples apply in the order of indices"
                                                 : "Updates that meet at one position apply in the (row-major) order of updates") +
            (copy.reduction == Reduction::None ? " (the last one wins)." : ".");
@@ -46,6 +56,8 @@ std::string indices_note(const KernelSpec& spec, const IndexedCopy& copy) {
     std::string bounds;
     bool empty_axis = false;
     for (const auto& component : copy.components) {
+        if (component.kind == IndexComponent::Kind::Linear) return ", one per batch row, each in [0, " + std::to_string(component.last) + "]";
+        if (component.kind == IndexComponent::Kind::Circular) return ", one per batch row, each >= 0";
         empty_axis = empty_axis || component.bound == 0;
         bounds += (bounds.empty() ? "" : ", ") +
                   (component.runtime_bound ? std::string("[-data_count, data_count-1]")
@@ -148,6 +160,15 @@ TemplateValues header_contract(const KernelSpec& spec, const IndexedCopy& copy) 
     values.text["indices_note"] = indices_note(spec, copy);
     values.text["formula"] = copy.formula;
     values.flags["scatter"] = is_scatter(spec.op);
+    values.flags["write_indices"] = spec.op == Op::TensorScatter;
+    values.text["write_range"] = "";
+    if (spec.op == Op::TensorScatter) {
+        const auto axis = static_cast<size_t>(spec.axis);
+        values.text["write_range"] = spec.mode == KernelSpec::WriteMode::Circular
+                                         ? "[0, " + std::string(spec.index_dtype == IndexType::Int32 ? "INT32_MAX" : "INT64_MAX") + "]"
+                                         : "[0, " + std::to_string(spec.data_shape[axis] - spec.updates_shape[axis]) +
+                                               "] (max_sequence_length - sequence_length)";
+    }
     values.text["duplicates"] = duplicates_wording(spec, copy);
     // Constant indices beside a run-time data count are checked at run time, as indices passed in are.
     const bool constant_checked =

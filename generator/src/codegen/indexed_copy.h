@@ -2,7 +2,8 @@
 //
 // For every point of `loops` (outer to inner), one index tuple of `components.size()` values is read from
 // `indices` at offset sum(loop * indices_stride) + component.offset, each value v is checked against its
-// bound s (-s <= v < s) and wrapped (v < 0 ? v + s : v), and the block of `block` contiguous elements at
+// bound s (-s <= v < s) and wrapped (v < 0 ? v + s : v) (a TensorScatter's write index as its component's
+// Kind says), and the block of `block` contiguous elements at
 //   source      offset sum(loop * source_stride)      [+ sum(v * component.stride) when indexed == Source]
 // goes to
 //   destination offset sum(loop * destination_stride) [+ sum(v * component.stride) when indexed == Destination]
@@ -28,6 +29,9 @@ struct Loop {
     // CountLeads::Data) runs count * runtime_scale times, at most its `extent` (the bound times runtime_scale).
     // 0: a fixed extent. Such a loop is never merged into the block or a constant run: it stays a loop.
     uint64_t runtime_scale = 0;
+    // TensorScatter's circular mode: the loop over the update's sequence positions, whose position the circular
+    // write position adds to the write index (IndexComponent::Kind::Circular). Never merged with another loop.
+    bool sequence = false;
 };
 
 struct IndexComponent {
@@ -37,6 +41,11 @@ struct IndexComponent {
     // A run-time data count (KernelSpec::runtime_data_count): the axis' size is the count the caller passes, at
     // most `bound`; the value is checked against, and wrapped by, that count.
     bool runtime_bound = false;
+    // How the value becomes a position: ONNX's indices (checked in [-s, s-1], negative ones wrapped); a
+    // TensorScatter's write index, linear (checked in [0, `last`], the position itself) or circular (checked
+    // >= 0; the position of sequence step j is (value mod s + j) mod s, j the Loop::sequence loop's position).
+    enum class Kind { Wrapped, Linear, Circular } kind = Kind::Wrapped;
+    uint64_t last = 0;  // Linear: the largest value allowed, s - the sequence length
 };
 
 // With constant indices: `length` contiguous elements from source offset `source` to destination offset

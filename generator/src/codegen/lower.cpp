@@ -37,7 +37,7 @@ void simplify(IndexedCopy& copy) {
     std::vector<Loop> merged;
     for (const auto& loop : copy.loops) {
         if (loop.extent == 1 && loop.runtime_scale == 0) continue;  // the count's loop stays, even for a bound of 1
-        if (!merged.empty() && loop.runtime_scale == 0) {
+        if (!merged.empty() && loop.runtime_scale == 0 && !loop.sequence && !merged.back().sequence) {
             Loop& outer = merged.back();
             if (outer.indices_stride == loop.indices_stride * loop.extent &&
                 outer.source_stride == loop.source_stride * loop.extent &&
@@ -76,10 +76,15 @@ void fold_constant_indices(IndexedCopy& copy, const std::vector<int64_t>& values
                 destination += counter[level] * walked[level].destination_stride;
             }
             uint64_t& indexed = copy.indexed == IndexedCopy::Indexed::Source ? source : destination;
+            uint64_t step = 0;  // the sequence loop's position (TensorScatter, circular)
+            for (size_t level = 0; level < walked.size(); ++level) {
+                if (walked[level].sequence) step = counter[level];
+            }
             for (const auto& component : copy.components) {
-                const int64_t value = values[tuple + component.offset];  // in [-bound, bound-1], checked when read
-                indexed += (value < 0 ? component.bound - static_cast<uint64_t>(-value) : static_cast<uint64_t>(value)) *
-                           component.stride;
+                const int64_t value = values[tuple + component.offset];  // in its range, checked when read
+                uint64_t position = value < 0 ? component.bound - static_cast<uint64_t>(-value) : static_cast<uint64_t>(value);
+                if (component.kind == IndexComponent::Kind::Circular) position = (position % component.bound + step) % component.bound;
+                indexed += position * component.stride;
             }
             if (!runs.empty() && runs.back().source + runs.back().length == source &&
                 runs.back().destination + runs.back().length == destination) {
@@ -255,6 +260,41 @@ IndexedCopy lower_scatter_nd(const KernelSpec& spec) {
     return copy;
 }
 
+// TensorScatter: for each batch row b (write index w = indices[b]) and each point of the axes between batch and
+// sequence, the update's rows of the sequence go to the cache from position w along the sequence axis. Linear: one
+// block of every row at once (w in 0..max - length); circular: row j at (w mod max + j) mod max, a block each.
+IndexedCopy lower_tensor_scatter(const KernelSpec& spec) {
+    const auto axis = static_cast<size_t>(spec.axis);
+    const Shape& cache = spec.data_shape;
+    const Shape& update = spec.updates_shape;
+    const uint64_t max = cache[axis], length = update[axis];
+    const uint64_t inner = product(cache, axis + 1, cache.size());
+    const uint64_t middle = product(cache, 1, axis);
+    IndexedCopy copy;
+    copy.indexed = IndexedCopy::Indexed::Destination;
+    copy.copy_data_first = true;
+    copy.loops = {Loop{cache[0], 1, middle * length * inner, middle * max * inner}, Loop{middle, 0, length * inner, max * inner}};
+    IndexComponent write{0, max, inner};
+    const std::string prefix = axis > 1 ? "b, " + dims("a", axis - 1) : "b";
+    const std::string rest = axis + 1 < cache.size() ? ", :" : "";
+    if (spec.mode == KernelSpec::WriteMode::Circular) {
+        Loop sequence{length, 0, inner, 0};
+        sequence.sequence = true;
+        copy.loops.push_back(sequence);
+        copy.block = inner;
+        write.kind = IndexComponent::Kind::Circular;
+        copy.formula = "output[" + prefix + ", (indices[b] mod " + std::to_string(max) + " + j) mod " + std::to_string(max) +
+                       rest + "] = updates[" + prefix + ", j" + rest + "]";
+    } else {
+        copy.block = length * inner;
+        write.kind = IndexComponent::Kind::Linear;
+        write.last = max - length;
+        copy.formula = "output[" + prefix + ", indices[b] + j" + rest + "] = updates[" + prefix + ", j" + rest + "]";
+    }
+    copy.components = {write};
+    return copy;
+}
+
 }  // namespace
 
 IndexedCopy lower(const KernelSpec& spec) {
@@ -265,6 +305,7 @@ IndexedCopy lower(const KernelSpec& spec) {
         case Op::GatherND: copy = lower_gather_nd(spec); break;
         case Op::ScatterND: copy = lower_scatter_nd(spec); break;
         case Op::ScatterElements: copy = lower_scatter_elements(spec); break;
+        case Op::TensorScatter: copy = lower_tensor_scatter(spec); break;
     }
     copy.data_size = element_count(spec.data_shape);
     copy.indices_size = element_count(spec.indices_shape);

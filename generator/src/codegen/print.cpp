@@ -448,6 +448,12 @@ private:
                        (schedule_.wide_offsets ? "_u64(" : "_u32(") + view_name(term.view) + "[" + expression(term.position.front()) + "], " +
                        (term.runtime_bound ? "data_count" : literal(term.bound)) + ")";
             case Term::Kind::TableEntry: return (term.widened ? "(" + offset_ + ")" : "") + table_entry(term);
+            case Term::Kind::CheckedIndex:
+                return "(" + offset_ + ")" + view_name(term.view) + "[" + expression(term.position.front()) + "]";
+            case Term::Kind::CircularIndex:
+                return "kernelgen_circular_" + std::string(spec_.index_dtype == IndexType::Int32 ? "i32" : "i64") +
+                       (schedule_.wide_offsets ? "_u64(" : "_u32(") + view_name(term.view) + "[" + expression(term.position.front()) +
+                       "], " + expression(term.position.back()) + ", " + literal(term.bound) + ")";
         }
         return "";
     }
@@ -529,9 +535,13 @@ private:
         for (const Check& check : checks.checks) {
             TemplateValues item;
             item.text["value"] = index_value(check.value);
-            // A run-time data count (at most a uint32_t) compares in int64_t, which holds it and every index.
-            item.text["bound"] = check.runtime_bound ? "(int64_t)data_count" : std::to_string(check.bound);
-            item.text["last"] = check.runtime_bound ? "(int64_t)data_count - 1" : std::to_string(check.bound - 1);
+            // A run-time data count (at most a uint32_t) compares in int64_t, which holds it and every index. A
+            // TensorScatter's write index: from 0, to the cache's size less the sequence's (linear) or without end.
+            const bool onnx = check.kind == IndexComponent::Kind::Wrapped;
+            item.text["low"] = !onnx ? "0" : check.runtime_bound ? "-(int64_t)data_count" : "-" + std::to_string(check.bound);
+            item.flags["has_last"] = check.kind != IndexComponent::Kind::Circular;
+            item.text["last"] = !onnx ? std::to_string(check.last)
+                                : check.runtime_bound ? "(int64_t)data_count - 1" : std::to_string(check.bound - 1);
             each.push_back(item);
         }
         values.lists["written_out"] = checks.loop ? std::vector<TemplateValues>{} : each;
@@ -670,7 +680,8 @@ GeneratedKernel print_support() {
     TemplateValues values;
     values.text["version"] = KERNELGEN_VERSION_STRING;
     values.text["version_number"] = std::to_string(KERNELGEN_VERSION_NUMBER);
-    // The index wrap for each index type (int32, int64) and offset type (uint32, uint64).
+    // The index wrap (and TensorScatter's circular position) for each index type (int32, int64) and offset type
+    // (uint32, uint64).
     for (const char* offset : {"32", "64"}) {
         for (const char* index : {"32", "64"}) {
             values.lists["wraps"].push_back(TemplateValues{{{"name", std::string("i") + index + "_u" + offset},

@@ -9,6 +9,7 @@ namespace {
 // an int64 one never meets such an s). A size of 0 is handled apart: no value is in range.
 // A run-time bound always needs one: the count may be below any value of the type.
 bool needs_check(const IndexComponent& component, IndexType index_dtype) {
+    if (component.kind != IndexComponent::Kind::Wrapped) return true;  // a write index: negative ones are refused
     const uint64_t limit = index_dtype == IndexType::Int32 ? uint64_t{1} << 31 : uint64_t{1} << 63;
     return component.runtime_bound || (component.bound != 0 && component.bound < limit);
 }
@@ -156,8 +157,9 @@ private:
 
     // Whether an axis of size 0 makes every index tuple fail its check (and there are tuples).
     bool always_out_of_range() const {
-        return any_check() && std::any_of(copy_.components.begin(), copy_.components.end(),
-                                          [](const IndexComponent& component) { return component.bound == 0; });
+        return any_check() && std::any_of(copy_.components.begin(), copy_.components.end(), [](const IndexComponent& component) {
+                   return component.bound == 0 && component.kind == IndexComponent::Kind::Wrapped;
+               });
     }
 
     // "auto"'s weight of n statements of copies (see kReductionWeight). A copy wrapped by a run-time data count
@@ -440,8 +442,11 @@ private:
         } else if (data_copy) {
             // unroll none: the least code, one element loop (which an in-place update may run too); otherwise
             // the faster of the two (kElementLoopCopyLimit).
-            const bool element_loop = spec_.unroll.kind == Unroll::Kind::None || copy_.data_size <= kElementLoopCopyLimit ||
-                                      element_bytes() >= 8;
+            // TensorScatter's cache is the largest buffer of its model, updated in place: never an element loop,
+            // which would run over all of it in place too.
+            const bool element_loop = spec_.op != Op::TensorScatter &&
+                                      (spec_.unroll.kind == Unroll::Kind::None || copy_.data_size <= kElementLoopCopyLimit ||
+                                       element_bytes() >= 8);
             uses_memcpy_ = uses_memcpy_ || !element_loop;
             const uint64_t row = copy_.data_count_bound ? copy_.data_size / copy_.data_count_bound : 0;
             body.push_back(wrap(CopyData{element_loop, copy_.data_size, row, CopyData::From::Data}));
@@ -469,8 +474,7 @@ private:
             for (uint64_t t = 0; t < copy_.tuple_count; ++t) {
                 for (size_t j = 0; j < k; ++j) {
                     if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
-                    checks.checks.push_back(Check{{IndexValue::Kind::Element, t * k + j}, copy_.components[j].bound,
-                                                  copy_.components[j].runtime_bound});
+                    checks.checks.push_back(check_of(copy_.components[j], {IndexValue::Kind::Element, t * k + j}));
                 }
             }
             return checks;
@@ -481,9 +485,13 @@ private:
         for (size_t j = 0; j < k; ++j) {
             if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
             const auto kind = k == 1 ? IndexValue::Kind::Local : IndexValue::Kind::TupleElement;
-            checks.checks.push_back(Check{{kind, j}, copy_.components[j].bound, copy_.components[j].runtime_bound});
+            checks.checks.push_back(check_of(copy_.components[j], {kind, j}));
         }
         return checks;
+    }
+
+    static Check check_of(const IndexComponent& component, IndexValue value) {
+        return Check{value, component.bound, component.runtime_bound, component.kind, component.last};
     }
 
     void plan_level(Statements& out, size_t level, std::vector<Position>& positions, const Place& place) {
@@ -552,16 +560,30 @@ private:
     }
 
     // The offset of the indexed side's block: its loops' part plus every index value, wrapped, times its stride.
+    // The position of the sequence loop (TensorScatter, circular): its variable plus its offset, or 0 where the
+    // sequence has one position (no loop).
+    Expr sequence_position(const std::vector<Position>& positions) const {
+        for (size_t level = 0; level < copy_.loops.size(); ++level) {
+            if (!copy_.loops[level].sequence) continue;
+            const Position& at = positions[level];
+            return at.variable.empty() ? Expr{{}, at.offset} : variable(at.variable).plus(at.offset);
+        }
+        return Expr{{}, 0};
+    }
+
     Expr indexed_offset(const std::vector<Position>& positions, const Place& place) const {
         const bool source = copy_.indexed == IndexedCopy::Indexed::Source;
         Expr out = offset(positions, place, source ? &kernelgen::Loop::source_stride : &kernelgen::Loop::destination_stride);
         const Expr tuple = offset(positions, place, &kernelgen::Loop::indices_stride);
         for (const auto& component : copy_.components) {
             Term index;
-            index.kind = Term::Kind::WrappedIndex;
+            index.kind = component.kind == IndexComponent::Kind::Linear     ? Term::Kind::CheckedIndex
+                         : component.kind == IndexComponent::Kind::Circular ? Term::Kind::CircularIndex
+                                                                            : Term::Kind::WrappedIndex;
             index.coefficient = component.stride;
             index.view = place.indices;
             index.position = {tuple.plus(component.offset)};
+            if (component.kind == IndexComponent::Kind::Circular) index.position.push_back(sequence_position(positions));
             index.bound = component.bound;
             index.runtime_bound = component.runtime_bound;
             out.terms.push_back(std::move(index));

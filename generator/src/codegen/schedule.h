@@ -65,13 +65,15 @@ struct Term {
         Count,         // the run-time count parameter (KernelSpec::runtime_count), in the offset type
         WrappedIndex,  // the index value at view[position[0]], as an offset along an axis of size `bound`
                        // (kernelgen_support.h's wrap)
+        CheckedIndex,  // a write index at view[position[0]], checked non-negative: the offset itself
+        CircularIndex,  // (view[position[0]] mod bound + position[1]) mod bound (kernelgen_support.h's circular)
         TableEntry,    // entry r of the table of constant runs called `name` (a helper role)
     };
     Kind kind = Kind::Variable;
     std::string name;
     uint64_t coefficient = 1;
     View view{Tensor::Indices};
-    std::vector<Expr> position;  // WrappedIndex: exactly one
+    std::vector<Expr> position;  // WrappedIndex, CheckedIndex: exactly one; CircularIndex: the index, the step
     uint64_t bound = 0;
     bool runtime_bound = false;  // WrappedIndex: the axis' size is the run-time data count, at most `bound`
     bool widened = false;  // TableEntry: a table narrower than the offset type, converted explicitly
@@ -123,6 +125,9 @@ struct Check {
     IndexValue value;
     uint64_t bound = 0;
     bool runtime_bound = false;  // the bound is the run-time data count, at most `bound`
+    // ONNX's [-bound, bound-1]; a TensorScatter write index [0, last] (linear) or [0, ...] (circular).
+    IndexComponent::Kind kind = IndexComponent::Kind::Wrapped;
+    uint64_t last = 0;
 };
 struct CheckIndices {
     bool loop = false;           // false: `checks` written out, each returning the error

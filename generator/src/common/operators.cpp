@@ -24,6 +24,12 @@ const std::vector<OperatorInfo>& operators() {
          {{"axis", false}, {"reduction", false}, {"updates_shape", false}, {"data", false}, {"data_file", false},
           {"updates", false}, {"updates_file", false}},
          {{"ScatterElements", {"axis", "reduction"}, 11, 0, ""}, {"Scatter", {"axis"}, 9, 10, "ScatterElements"}}},
+        // TensorScatter (opset 24): a KV cache's update. Its "indices" are write_indices, one per batch row; its
+        // "data" past_cache and its "updates" update, whose shape it needs (the sequence length is not derived).
+        {Op::TensorScatter, "TensorScatter", true,
+         {{"axis", false}, {"mode", false}, {"updates_shape", true}, {"data", false}, {"data_file", false},
+          {"updates", false}, {"updates_file", false}},
+         {}},  // import of opset-24 models: not yet (TensorScatter's inputs are past_cache, update, write_indices)
     };
     return table;
 }

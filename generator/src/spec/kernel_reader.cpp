@@ -58,6 +58,7 @@ std::optional<KernelSpec> KernelReader::read() {
         case Op::GatherND: resolve_gather_nd(spec); break;
         case Op::ScatterND: resolve_scatter_nd(spec); break;
         case Op::ScatterElements: resolve_scatter_elements(spec); break;
+        case Op::TensorScatter: resolve_tensor_scatter(spec); break;
     }
     if (clean_since(before_rules) && !bounded_count(spec.output_shape)) {
         fail("", "output shape " + format_shape(spec.output_shape) + " has too many elements (at most 2^40)");

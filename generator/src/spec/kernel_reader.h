@@ -113,6 +113,17 @@ private:
 
     void resolve_scatter_nd(KernelSpec& spec);
 
+    void resolve_tensor_scatter(KernelSpec& spec);
+    void read_write_mode(KernelSpec& spec);
+
+    // The values an index at flat position `at` of indices may take, what it indexes and the allowed range, for
+    // messages.
+    struct IndexRange {
+        int64_t low, high;
+        std::string what, allowed;
+    };
+    static IndexRange index_range(const KernelSpec& spec, uint64_t at);
+
     // "count": "runtime": a leading dimension is a count passed at run time, up to its bound: that of indices
     // (up to indices_shape[0]), or with "count_leads": "data" that of data (up to data_shape[0]). The count must
     // lead every tensor it sizes, so that the first `count` rows of each are one dense prefix.

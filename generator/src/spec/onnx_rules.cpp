@@ -184,6 +184,95 @@ void KernelReader::resolve_scatter_nd(KernelSpec& spec) {
     read_updates_shape(spec, updates, "indices_shape[:-1] + data_shape[k:], with k = indices_shape[-1] = " + std::to_string(*k));
 }
 
+// TensorScatter: data is past_cache (batch, ..., max_sequence_length, ...), updates_shape update's shape (the same
+// but for the sequence axis, at most max long), indices write_indices, one per batch row; "axis" (default -2) is
+// the sequence axis, never 0 (the batch); "mode" linear or circular.
+void KernelReader::resolve_tensor_scatter(KernelSpec& spec) {
+    const size_t mark = problems_;
+    read_write_mode(spec);
+    if (spec.data_shape.size() < 2) {
+        fail("data_shape", "TensorScatter's past cache needs rank >= 2 (a batch axis and a sequence axis), got " +
+                               format_shape(spec.data_shape));
+    }
+    auto updates = read_shape("updates_shape");
+    if (!clean_since(mark) || !updates) return;
+    const auto rank = static_cast<int64_t>(spec.data_shape.size());
+    const std::string allowed = "allowed 1.." + std::to_string(rank - 1) + " or " + std::to_string(-rank + 1) + "..-1; default -2";
+    spec.axis = rank - 2;
+    if (auto axis = read_integer("axis", allowed)) {
+        if (*axis < -rank || *axis >= rank || *axis == 0 || *axis == -rank) {
+            fail("axis", "axis " + find("axis")->dump() + " is out of range for TensorScatter's past cache of rank " +
+                             std::to_string(rank) + " (" + allowed + "; axis 0 is the batch)");
+            return;
+        }
+        spec.axis = *axis < 0 ? *axis + rank : *axis;
+    }
+    if (!clean_since(mark)) return;
+    const auto axis = static_cast<size_t>(spec.axis);
+    if (updates->size() != spec.data_shape.size()) {
+        fail("updates_shape", "update has rank " + std::to_string(updates->size()) + " but the past cache " +
+                                  format_shape(spec.data_shape) + " has rank " + std::to_string(rank) + " (they must be equal)");
+        return;
+    }
+    for (size_t i = 0; i < updates->size(); ++i) {
+        const uint64_t given = (*updates)[i], cache = spec.data_shape[i];
+        if (i != axis && given != cache) {
+            fail("updates_shape/" + std::to_string(i), "dimension " + std::to_string(given) + " differs from the past cache's " +
+                                                           std::to_string(cache) + " (only the sequence axis " +
+                                                           std::to_string(axis) + " may differ)");
+        } else if (i == axis && given > cache) {
+            fail("updates_shape/" + std::to_string(i), "sequence length " + std::to_string(given) +
+                                                           " exceeds the past cache's " + std::to_string(cache) +
+                                                           " (max_sequence_length: allowed 0.." + std::to_string(cache) + ")");
+        }
+    }
+    if (spec.indices_shape != Shape{spec.data_shape[0]}) {
+        fail("indices_shape", "write indices of shape " + format_shape(spec.indices_shape) + ": TensorScatter takes one per " +
+                                  "batch row, [" + std::to_string(spec.data_shape[0]) + "]");
+    }
+    if (!clean_since(mark)) return;
+    spec.updates_shape = *updates;
+    spec.output_shape = spec.data_shape;
+}
+
+// TensorScatter's "mode": "linear" (default) or "circular".
+void KernelReader::read_write_mode(KernelSpec& spec) {
+    const std::string allowed = "linear or circular; default linear";
+    auto text = read_string("mode", allowed);
+    if (!text) return;
+    if (*text == "linear") spec.mode = KernelSpec::WriteMode::Linear;
+    else if (*text == "circular") spec.mode = KernelSpec::WriteMode::Circular;
+    else {
+        fail("mode", "unknown mode " + in_quotes(*text) + " (" + allowed + ")" +
+                         did_you_mean_value(*text, {"linear", "circular"}, {{"ring", "circular"}, {"wrap", "circular"}}));
+    }
+}
+
+// The values an index at flat position `at` of indices may take: [-s, s-1] for the size s of its data axis; a
+// TensorScatter's write index 0..max - sequence length (linear) or any value from 0 (circular).
+KernelReader::IndexRange KernelReader::index_range(const KernelSpec& spec, uint64_t at) {
+    const int64_t type_low = spec.index_dtype == IndexType::Int32 ? INT32_MIN : INT64_MIN;
+    const int64_t type_high = spec.index_dtype == IndexType::Int32 ? INT32_MAX : INT64_MAX;
+    if (spec.op == Op::TensorScatter) {
+        const auto axis = static_cast<size_t>(spec.axis);
+        const uint64_t max = spec.data_shape[axis], length = spec.updates_shape[axis];
+        const int64_t high = spec.mode == KernelSpec::WriteMode::Circular ? type_high
+                                                                          : static_cast<int64_t>(max - length);
+        const std::string what = "write index for a sequence of " + std::to_string(length) + " in a cache of " +
+                                 std::to_string(max) + (spec.mode == KernelSpec::WriteMode::Circular ? ", circular" : "");
+        return {0, high, what, "allowed 0.." + std::to_string(high)};
+    }
+    const size_t axis = selected_axis(spec, at);
+    const uint64_t size = spec.data_shape[axis];
+    const int64_t low = std::max(-static_cast<int64_t>(size), type_low);
+    const int64_t high = std::min(static_cast<int64_t>(size) - 1, type_high);
+    const std::string what = "data axis " + std::to_string(axis) + " of size " + std::to_string(size) +
+                             (high < static_cast<int64_t>(size) - 1 ? " with int32 indices" : "");
+    return {low, high, what,
+            size == 0 ? "data axis " + std::to_string(axis) + " has size 0, so no index is valid"
+                      : "allowed " + std::to_string(low) + ".." + std::to_string(high)};
+}
+
 // A count's key, whose one value is "runtime": true when it says so; otherwise reported.
 bool KernelReader::read_runtime_setting(const std::string& key, const std::string& allowed) {
     auto text = read_string(key, allowed);
@@ -203,6 +292,10 @@ void KernelReader::read_count(KernelSpec& spec) {
             fail("count_leads", "\"count_leads\" says what a run-time count counts, and applies only with \"count\": "
                                 "\"runtime\" (add \"count\": \"runtime\", or remove \"count_leads\")");
         }
+        return;
+    }
+    if (spec.op == Op::TensorScatter) {
+        fail("count", "a run-time count does not apply to TensorScatter, whose batch rows are all written (remove \"count\")");
         return;
     }
     if (!read_runtime_setting("count", "\"runtime\": indices_shape[0] bounds a count the caller passes; leave "
@@ -263,6 +356,11 @@ bool KernelReader::selected_axes_have_elements(const KernelSpec& spec) {
 // rows too).
 void KernelReader::read_data_count(KernelSpec& spec) {
     if (!find("data_count")) return;
+    if (spec.op == Op::TensorScatter) {
+        fail("data_count", "a run-time data count does not apply to TensorScatter, whose cache keeps all its rows "
+                           "(remove \"data_count\")");
+        return;
+    }
     if (!read_runtime_setting("data_count", "\"runtime\": data_shape[0] bounds a count of data's valid rows the "
                                             "caller passes; leave \"data_count\" out for a fixed one")) {
         return;
@@ -328,6 +426,7 @@ std::optional<CountLeads> KernelReader::read_count_leads(const KernelSpec& spec)
         case Op::GatherND: why = "GatherND's output is indices_shape[:-1] + data_shape[batch_dims + k:]"; break;
         case Op::ScatterND:
         case Op::ScatterElements:
+        case Op::TensorScatter:  // refused before: no run-time count at all
             fail("count_leads", "\"count_leads\": \"data\" applies to Gather only: " + std::string(name(spec.op)) +
                                     (spec.op == Op::ScatterElements ? "'" : "'s") + " output is all of data, with updates written wherever the indices point, so "
                                     "its rows do not follow data's (count the rows of indices and updates with "
@@ -397,6 +496,7 @@ size_t KernelReader::selected_axis(const KernelSpec& spec, uint64_t at) {
         case Op::ScatterElements: return static_cast<size_t>(spec.axis);
         case Op::GatherND: return static_cast<size_t>(spec.batch_dims) + static_cast<size_t>(at % spec.indices_shape.back());
         case Op::ScatterND: return static_cast<size_t>(at % spec.indices_shape.back());
+        case Op::TensorScatter: return static_cast<size_t>(spec.axis);
     }
     return 0;
 }
@@ -455,19 +555,13 @@ void KernelReader::read_constant_indices(KernelSpec& spec) {
     auto located = nested_values(*value, "indices", shape, [](const json& item) { return !item.is_array(); }, layout);
     if (!located) return;
     const Located& values = *located;
-    const int64_t type_low = spec.index_dtype == IndexType::Int32 ? INT32_MIN : INT64_MIN;
-    const int64_t type_high = spec.index_dtype == IndexType::Int32 ? INT32_MAX : INT64_MAX;
     std::vector<int64_t> resolved;
     size_t bad = 0;
     constexpr size_t kShown = 8;  // problems listed one by one; the rest are counted
     for (size_t at = 0; at < values.size(); ++at) {
         const auto& [item, where] = values[at];
-        const size_t axis = selected_axis(spec, at);
-        const uint64_t size = spec.data_shape[axis];
-        const int64_t low = std::max(-static_cast<int64_t>(size), type_low);
-        const int64_t high = std::min(static_cast<int64_t>(size) - 1, type_high);
-        const std::string allowed = size == 0 ? "data axis " + std::to_string(axis) + " has size 0, so no index is valid"
-                                              : "allowed " + std::to_string(low) + ".." + std::to_string(high);
+        const IndexRange range = index_range(spec, at);
+        const int64_t low = range.low, high = range.high;
         std::string problem;
         if (item->is_array() && shape.empty()) {
             problem = "expected an integer, got array (" + layout + ")";
@@ -475,9 +569,7 @@ void KernelReader::read_constant_indices(KernelSpec& spec) {
             problem = "expected an integer, got " + json_type(*item) + " " + item->dump() + " (" + layout + ")";
         } else if ((item->is_number_unsigned() && item->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) ||
                    item->get<int64_t>() < low || item->get<int64_t>() > high) {
-            problem = "index " + item->dump() + " is out of range for data axis " + std::to_string(axis) + " of size " +
-                      std::to_string(size) + (high < static_cast<int64_t>(size) - 1 ? " with int32 indices" : "") +
-                      " (" + allowed + ")";
+            problem = "index " + item->dump() + " is out of range for " + range.what + " (" + range.allowed + ")";
         } else {
             resolved.push_back(item->get<int64_t>());
             continue;
