@@ -63,7 +63,8 @@ void simplify(IndexedCopy& copy) {
 // a run into the one before when both sides continue it, so an identity gather becomes one copy.
 void fold_constant_indices(IndexedCopy& copy, const std::vector<int64_t>& values) {
     size_t outer = 0;  // leading loops that do not walk the indices stay loops
-    while (outer < copy.loops.size() && copy.loops[outer].indices_stride == 0) ++outer;
+    // (The sequence loop of a circular TensorScatter is resolved too: the positions it writes depend on it.)
+    while (outer < copy.loops.size() && copy.loops[outer].indices_stride == 0 && !copy.loops[outer].sequence) ++outer;
     std::vector<Run> runs;
     if (copy.point_count() > 0 && copy.block > 0) {
         const std::vector<Loop> walked(copy.loops.begin() + static_cast<std::ptrdiff_t>(outer), copy.loops.end());
