@@ -521,6 +521,63 @@ TEST(ImportModel, OperatorsOnlyAtTheOpsetsThatHaveThem) {
     }
 }
 
+// TensorScatter nodes as ONNX defines them (opset 24): its inputs past_cache, update and an optional write_indices,
+// its attributes axis and mode; a node that breaks ONNX's rules is skipped with the reason, named by ONNX's input
+// names; before opset 24 there is no TensorScatter.
+TEST(ImportModel, TensorScatterNodesByOnnxRules) {
+    Model m(24);
+    m.proto().set_ir_version(10);
+    m.input("past", kFloat, {2, 3, 8, 4});
+    m.input("upd", kFloat, {2, 3, 2, 4});
+    m.input("wi", kInt64, {2});
+    m.input("ints", kInt32, {2, 3, 2, 4});
+    m.input("heads4", kFloat, {2, 4, 2, 4});
+    m.input("mask", kBool, {6});
+    m.node("TensorScatter", {"past", "upd", "wi"}, "a", "kv");                     // #0: imports
+    m.node("TensorScatter", {"past", "upd", ""}, "b", "no_write_indices");        // #1: imports, zeros
+    m.node("TensorScatter", {"past"}, "c", "one_input");                          // #2
+    m.node("TensorScatter", {"past", "upd", "wi", "wi"}, "d", "four_inputs");     // #3
+    Model::attribute(m.node("TensorScatter", {"past", "upd", "wi"}, "e", "ring"), "mode", "ring");  // #4
+    Model::attribute(m.node("TensorScatter", {"past", "upd", "wi"}, "f", "mode_int"), "mode", int64_t{1});  // #5
+    m.node("TensorScatter", {"past", "ints", "wi"}, "g", "mixed");                // #6
+    m.node("TensorScatter", {"past", "heads4", "wi"}, "h", "heads");              // #7
+    Model::attribute(m.node("TensorScatter", {"past", "upd", "wi"}, "i", "batch_axis"), "axis", int64_t{0});  // #8
+    m.node("NonZero", {"mask"}, "nz", "nonzero");                                 // #9
+    m.initializer("axis0", kInt64, {1}, {0});
+    m.node("Squeeze", {"nz", "axis0"}, "rows", "squeeze");                        // #10
+    m.node("TensorScatter", {"past", "upd", "rows"}, "j", "counted");             // #11
+    const auto result = kernelgen::import_model(m.bytes(), "kv.onnx");
+    std::vector<std::string> names;
+    for (const auto& kernel : result.kernels) names.push_back(kernel.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"kv", "no_write_indices"}));
+    const std::string inputs = " (TensorScatter takes 2 to 3: past_cache, update, write_indices (optional))";
+    EXPECT_EQ(skipped_lines(result),
+              (std::vector<std::string>{
+                  "node \"one_input\" (TensorScatter, #2): has 1 inputs" + inputs,
+                  "node \"four_inputs\" (TensorScatter, #3): has 4 inputs" + inputs,
+                  "node \"ring\" (TensorScatter, #4): unknown mode \"ring\" (linear, circular)",
+                  "node \"mode_int\" (TensorScatter, #5): attribute \"mode\" is not a string",
+                  "node \"mixed\" (TensorScatter, #6): update \"ints\" is INT32 but past_cache is FLOAT",
+                  "node \"heads\" (TensorScatter, #7): kernelgen refuses it: /updates_shape/1: dimension 4 differs from the "
+                  "past cache's 3 (only the sequence axis 2 may differ)",
+                  "node \"batch_axis\" (TensorScatter, #8): kernelgen refuses it: /axis: axis 0 is out of range for "
+                  "TensorScatter's past cache of rank 4 (allowed 1..3 or -3..-1; default -2; axis 0 is the batch)",
+                  "node \"counted\" (TensorScatter, #11): data-dependent shape: write_indices \"rows\" dimension 0 is a "
+                  "run-time count (through NonZero \"nonzero\": at most 6, the elements of its input [6]), and "
+                  "TensorScatter's shapes are static (every batch row of its cache is written)",
+              }));
+    // The spec of a node without write_indices holds them: zeros, one per batch row.
+    EXPECT_EQ(result.kernels[1].spec.constant_indices, (std::vector<int64_t>{0, 0}));
+    // Before opset 24 there is no TensorScatter.
+    Model old(23);
+    old.proto().set_ir_version(10);
+    old.input("past", kFloat, {2, 3, 8, 4});
+    old.input("upd", kFloat, {2, 3, 2, 4});
+    old.node("TensorScatter", {"past", "upd"}, "a", "kv");
+    EXPECT_EQ(skipped_lines(kernelgen::import_model(old.bytes(), "old.onnx")),
+              std::vector<std::string>{"node \"kv\" (TensorScatter, #0): TensorScatter needs opset 24 (the model imports opset 23)"});
+}
+
 // Where ONNX's shape inference cannot run (here: a declared shape contradicts the inferred one), the shapes
 // the model declares are used, and the result says why.
 TEST(ImportModel, DeclaredShapesWhenInferenceFails) {
@@ -1813,6 +1870,134 @@ TEST(ImportOrt, ScatterConstantsAgreeWithOnnxRuntime) {
     EXPECT_EQ(held_data, 5u);
     EXPECT_EQ(held_updates, 4u);
     run_cases(fresh_dir("scatter_constants_ort_kernels"), kernels, runs);
+}
+
+// TensorScatter (opset 24), the KV-cache update: models built with ONNX's input order (past_cache, update, optional
+// write_indices) and run by ONNX Runtime 1.30; import gives one spec each, whose kernel, out of place and in place,
+// gives ONNX Runtime's present cache bit for bit and refuses what ONNX Runtime refuses (a negative write index; in
+// linear mode one past max_sequence_length - sequence_length), leaving the output untouched. The circular cases
+// have a batch larger than the cache (onnx/onnx#8353: only the sequence coordinate wraps) and a write index of
+// INT64_MAX. A symbolic batch is bound by --dim, and the Gather reading the present cache gets its shape from the
+// shape rule import supplies (ONNX 1.12's inference does not know opset 24).
+TEST(ImportOrt, TensorScatterAgreesWithOnnxRuntime) {
+    if (!have_ort()) GTEST_SKIP() << "node or onnxruntime-node missing (see tests/ort_crosscheck/README.md)";
+    constexpr int32_t kFloat16 = onnx::TensorProto::FLOAT16;
+    std::mt19937_64 rng(20261126);
+    auto uniform = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
+    struct Case {
+        std::string label;
+        std::string mode;  // "" leaves the attribute out (linear)
+        std::optional<int64_t> axis;  // nothing leaves it out (-2)
+        std::vector<int64_t> cache, update;
+        std::optional<std::vector<int64_t>> write_indices;  // nothing: the node leaves the input out
+        int32_t type;
+        bool symbolic_batch;  // the batch is "N", bound by --dim N=<batch>, and a Gather reads the present cache
+    };
+    const std::vector<Case> cases{
+        {"linear decode step at each row's own position", "", std::nullopt, {2, 3, 8, 4}, {2, 3, 1, 4},
+         std::vector<int64_t>{0, 7}, kFloat, false},
+        {"linear prefill without write_indices", "linear", std::nullopt, {2, 2, 6, 3}, {2, 2, 4, 3}, std::nullopt, kFloat, false},
+        {"circular, batch 5 over a cache of 4 (onnx/onnx#8353)", "circular", 1, {5, 4, 1}, {5, 2, 1},
+         std::vector<int64_t>{0, 3, 6, INT64_MAX, 9}, kFloat, false},
+        {"circular float16 along the last axis", "circular", -1, {2, 2, 6}, {2, 2, 4}, std::vector<int64_t>{5, 4}, kFloat16, false},
+        {"circular without write_indices", "circular", 2, {3, 2, 4, 2}, {3, 2, 3, 2}, std::nullopt, kFloat, false},
+        {"symbolic batch bound by --dim, then a Gather", "linear", std::nullopt, {3, 2, 4, 2}, {3, 2, 1, 2},
+         std::vector<int64_t>{3, 0, 2}, kFloat, true},
+    };
+    auto count = [](const std::vector<int64_t>& dims) {
+        int64_t n = 1;
+        for (int64_t d : dims) n *= d;
+        return static_cast<size_t>(n);
+    };
+    // Random elements as bytes: float32 multiples of 1/8, float16 finite patterns.
+    auto elements = [&](int32_t type, size_t n) {
+        if (type == kFloat) {
+            std::vector<float> values;
+            for (size_t i = 0; i < n; ++i) values.push_back(static_cast<float>(uniform(-64, 64)) / 8.0f);
+            return cprogram::bytes_of(values);
+        }
+        std::vector<uint16_t> values;
+        for (size_t i = 0; i < n; ++i) values.push_back(static_cast<uint16_t>(uniform(0, 0x7bff) | (uniform(0, 1) << 15)));
+        return cprogram::bytes_of(values);
+    };
+    size_t n = 0;
+    std::vector<kernelgen::KernelSpec> kernels;
+    std::vector<cprogram::Case> runs;
+    for (const Case& test : cases) {
+        SCOPED_TRACE(test.label);
+        Model m(24);
+        m.proto().set_ir_version(10);
+        const std::string type_name = test.type == kFloat ? "float32" : "float16";
+        auto declared = [&](std::vector<int64_t> dims) {
+            if (test.symbolic_batch) dims[0] = kDynamic;
+            return dims;
+        };
+        m.input("past", test.type, declared(test.cache));
+        m.input("upd", test.type, declared(test.update));
+        const std::vector<uint8_t> past = elements(test.type, count(test.cache)), upd = elements(test.type, count(test.update));
+        json feeds{{"past", {{"type", type_name}, {"dims", test.cache}, {"hex", cprogram::hex(past)}}},
+                   {"upd", {{"type", type_name}, {"dims", test.update}, {"hex", cprogram::hex(upd)}}}};
+        std::vector<std::string> node_inputs{"past", "upd"};
+        std::vector<uint8_t> where;
+        if (test.write_indices) {
+            m.input("wi", kInt64, declared({test.cache[0]}));
+            node_inputs.emplace_back("wi");
+            where = cprogram::bytes_of(*test.write_indices);
+            feeds["wi"] = {{"type", "int64"}, {"dims", {test.cache[0]}}, {"hex", cprogram::hex(where)}};
+        }
+        auto& scatter = m.node("TensorScatter", node_inputs, "present", "kv_update");
+        if (!test.mode.empty()) Model::attribute(scatter, "mode", test.mode);
+        if (test.axis) Model::attribute(scatter, "axis", *test.axis);
+        m.output("present", test.type, declared(test.cache));
+        if (test.symbolic_batch) {
+            m.initializer("rows", kInt64, {2}, {0, 2});
+            Model::attribute(m.node("Gather", {"present", "rows"}, "picked", "pick"), "axis", 0);
+            m.output("picked", test.type, {2, test.cache[1], test.cache[2], test.cache[3]});
+        }
+        const fs::path dir = fresh_dir("tensor_scatter_ort_" + std::to_string(n++));
+        write_text(dir / "model.onnx", m.bytes());
+        write_text(dir / "inputs.json", feeds.dump());
+        std::string log;
+        const json outputs = run_ort(dir / "model.onnx", dir / "inputs.json", dir / "outputs.json", log);
+        ASSERT_FALSE(outputs.is_null()) << log;
+        const std::vector<uint8_t> expected = cprogram::unhex(outputs.at("present").at("hex").get<std::string>());
+        ASSERT_EQ(expected.size(), past.size());
+
+        kernelgen::ImportOptions options;
+        if (test.symbolic_batch) options.dims["N"] = test.cache[0];
+        const auto result = kernelgen::import_model(m.bytes(), "model.onnx", options);
+        ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+        ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+        ASSERT_EQ(result.kernels.size(), test.symbolic_batch ? 2u : 1u);
+        const auto& kernel = result.kernels.front();
+        EXPECT_EQ(kernel.spec.op, kernelgen::Op::TensorScatter);
+        EXPECT_EQ(kernel.spec.data_shape, kernelgen::Shape(test.cache.begin(), test.cache.end()));
+        EXPECT_EQ(kernel.spec.mode == kernelgen::KernelSpec::WriteMode::Circular, test.mode == "circular");
+        // Without write_indices the kernel holds them: zeros, one per batch row.
+        EXPECT_EQ(kernel.spec.constant_indices.has_value(), !test.write_indices) << kernel.spec_text;
+        if (test.symbolic_batch) {
+            // The Gather after it: its data is the present cache, of the shape import's rule gave it.
+            EXPECT_EQ(result.kernels[1].spec.data_shape, kernelgen::Shape(test.cache.begin(), test.cache.end()));
+        }
+        kernelgen::KernelSpec spec = kernel.spec;
+        spec.name = "tensor_scatter_" + std::to_string(n);
+        for (bool in_place : {false, true}) {
+            runs.push_back(make_case(spec, test.label + (in_place ? ", in place" : ""), past, where, upd, expected, in_place));
+        }
+        if (test.write_indices) {
+            std::vector<int64_t> bad = *test.write_indices;
+            const size_t axis = static_cast<size_t>(spec.axis);
+            bad[1] = test.mode == "circular" ? -1 : test.cache[axis] - test.update[axis] + 1;
+            for (bool in_place : {false, true}) {
+                runs.push_back(make_case(spec, test.label + ", write index " + std::to_string(bad[1]) + (in_place ? ", in place" : ""),
+                                         past, cprogram::bytes_of(bad), upd,
+                                         in_place ? past : std::vector<uint8_t>(expected.size(), cprogram::kSentinel), in_place));
+                runs.back().expected_status = -1;
+            }
+        }
+        kernels.push_back(spec);
+    }
+    run_cases(fresh_dir("tensor_scatter_ort_kernels"), kernels, runs);
 }
 
 // Two counts: boxes kept by a mask (NonZero: K rows, at most 20), and the best k of them by score (TopK, k at run

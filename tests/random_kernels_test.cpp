@@ -288,6 +288,13 @@ void dump_cases(const std::string& op, const std::vector<cprogram::Case>& cases,
     std::ofstream(fs::path(dir) / (op + ".json")) << list.dump(1) << "\n";
 }
 
+// KERNELGEN_CASES_ONLY=1: the cross-checks that only want the dumped cases (ONNX Runtime, the boards) skip what
+// these tests check on the host themselves, so that no kernel is compiled or run twice.
+bool cases_only() {
+    const char* value = std::getenv("KERNELGEN_CASES_ONLY");
+    return value && std::string(value) == "1";
+}
+
 // Whether a problem can take a run-time count, by the spec reader's rules for "count": "runtime": indices
 // whose leading dimension (at least 1) leads the output too, and data axes the indices select along that have
 // elements.
@@ -706,10 +713,7 @@ void run_random_cases(const std::string& op) {
     }
 
     dump_cases(op, cases);
-    // The cross-checks that only want the cases (ONNX Runtime, the Cortex-M test) skip what this test itself
-    // checks on the host: no kernel is compiled or run twice.
-    const char* cases_only = std::getenv("KERNELGEN_CASES_ONLY");
-    if (cases_only && std::string(cases_only) == "1") return;
+    if (cases_only()) return;
     kernelgen::GenerateResult result = kernelgen::generate(kernels);
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
 
@@ -864,8 +868,7 @@ TEST(RandomKernels, TablesBeyond64KB) {
         add({0, kRows, 1}, false);
     }
     dump_cases("TablesBeyond64KB", cases, &specs);
-    const char* cases_only = std::getenv("KERNELGEN_CASES_ONLY");
-    if (cases_only && std::string(cases_only) == "1") return;
+    if (cases_only()) return;
     kernelgen::GenerateResult result = kernelgen::generate(kernels);
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
     const fs::path root = scratch("far");
@@ -1004,8 +1007,7 @@ TEST(RandomKernels, QuantizedTables) {
         EXPECT_LT(errors, n / 2) << "too few in-range cases";
     }
     dump_cases("QuantizedTables", cases, &specs);
-    const char* cases_only = std::getenv("KERNELGEN_CASES_ONLY");
-    if (cases_only && std::string(cases_only) == "1") return;
+    if (cases_only()) return;
     kernelgen::GenerateResult result = kernelgen::generate(kernels);
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
     const fs::path root = scratch("quantized");
@@ -1089,6 +1091,8 @@ TEST(RandomKernels, TensorScatter) {
         EXPECT_GT(in_place_cases, n / 10) << "too few in-place updates";
         EXPECT_GT(constant, 0u) << "no case with constant write indices";
     }
+    dump_cases("TensorScatter", cases);
+    if (cases_only()) return;
     kernelgen::GenerateResult result = kernelgen::generate(kernels);
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
     const fs::path root = scratch("TensorScatter");

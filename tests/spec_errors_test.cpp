@@ -17,7 +17,7 @@ using kernelgen::Shape;
 using Problems = std::vector<std::string>;
 
 // The "(allowed)" texts of the rules, as the messages end.
-const std::string kOps = "one of Gather, GatherElements, GatherND, ScatterND, ScatterElements";
+const std::string kOps = "one of Gather, GatherElements, GatherND, ScatterND, ScatterElements, TensorScatter";
 const std::string kNameRule = "a C identifier of at most 63 characters, not a C or C++ keyword";
 const std::string kDTypes =
     "one of float32 or float, float64 or double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, "
@@ -267,7 +267,7 @@ TEST(SpecErrors, UnknownKeyWithUnknownOperatorListsEveryKey) {
                                "indices_shape": [2], "batchdims": 1})json"),
               (Problems{"spec.json: /op: unknown operator \"Gathr\" (" + kOps + "); did you mean \"Gather\"?",
                         "spec.json: /batchdims: unknown key \"batchdims\" (allowed: " + kCommonKeys +
-                            ", axis, data, data_file, quantization, batch_dims, reduction, updates_shape, updates, updates_file); did you mean \"batch_dims\"?"}));
+                            ", axis, data, data_file, quantization, batch_dims, reduction, updates_shape, updates, updates_file, mode); did you mean \"batch_dims\"?"}));
 }
 
 TEST(SpecErrors, AxisDoesNotApplyToGatherND) {

@@ -2,7 +2,8 @@
 // little-endian bytes) to onnxruntime-node's Tensor, and a session's results back to that form.
 'use strict';
 
-const ARRAYS = { float32: Float32Array, int32: Int32Array, int64: BigInt64Array, bool: Uint8Array };
+// (float16 as its 16-bit patterns.)
+const ARRAYS = { float32: Float32Array, float16: Uint16Array, int32: Int32Array, int64: BigInt64Array, bool: Uint8Array };
 
 // {"<input name>": {"type", "dims", "hex"}, ...} as the feeds of session.run().
 function toFeeds(ort, inputs) {

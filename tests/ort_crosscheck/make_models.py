@@ -3,13 +3,13 @@
 
 Usage: make_models.py CASES_DIR MODELS_DIR
 
-For every <Op>.json in CASES_DIR (Gather, GatherElements, GatherND, ScatterND, ScatterElements) and every case in it, this
-writes MODELS_DIR/<Op>/<spec name>.onnx: a graph with one node of that operator, opset 18 (the first
-opset with ScatterND's max/min reductions), whose inputs data, indices (and updates) are declared with
-the case's exact shapes and element types and whose attributes are the spec's axis, batch_dims or
-reduction.
+For every <Op>.json in CASES_DIR (Gather, GatherElements, GatherND, ScatterND, ScatterElements, TensorScatter) and
+every case in it, this writes MODELS_DIR/<Op>/<spec name>.onnx: a graph with one node of that operator, opset 18
+(the first opset with ScatterND's max/min reductions; 24 for TensorScatter), whose inputs data, indices (and
+updates) are declared with the case's exact shapes and element types and whose attributes are the spec's axis,
+batch_dims, reduction or mode. TensorScatter's node takes them as past_cache, update, write_indices (ONNX's order).
 
-ONNX allows only int64 indices for GatherND and ScatterND, while kernelgen also accepts int32. For those
+ONNX allows only int64 indices for GatherND, ScatterND and TensorScatter, while kernelgen also accepts int32. For those
 cases a second model, <spec name>.int64-indices.onnx, declares the indices as int64 so that run_ort.js can
 still compare the values computed (it widens the index values, which does not change them) when ONNX
 Runtime refuses the exact model.
@@ -33,7 +33,7 @@ those rows of data only) and every index. A case whose count is above the bound 
 kernel refuses it before reading anything): it is left out and counted. The cases as ONNX sees them are written to MODELS_DIR/<Op>.json, which run_ort.js reads.
 
 Runs with Debian's python3-onnx (1.12), which knows opsets only up to 17: the models are therefore not
-passed through onnx.checker, and the IR version is set to 8 by hand.
+passed through onnx.checker, and the IR version is set by hand (8; 10 for TensorScatter's opset 24).
 """
 
 import json
@@ -44,9 +44,11 @@ import sys
 import onnx
 from onnx import TensorProto, helper
 
-OPS = ("Gather", "GatherElements", "GatherND", "ScatterND", "ScatterElements")
+OPS = ("Gather", "GatherElements", "GatherND", "ScatterND", "ScatterElements", "TensorScatter")
 OPSET = 18
 IR_VERSION = 8
+# TensorScatter is opset 24's.
+OPSETS = {"TensorScatter": (24, 10)}
 
 # The spec's dtype names (kernelgen accepts ONNX's "float" as well as "float32") -> ONNX element types.
 ELEMENT_TYPES = {
@@ -74,7 +76,7 @@ CARRIED_AS = {"bfloat16": ("float32", TensorProto.FLOAT)}
 INDEX_TYPES = {"int32": TensorProto.INT32, "int64": TensorProto.INT64}
 
 # Operators whose ONNX schema takes only int64 indices.
-INT64_ONLY_INDICES = ("GatherND", "ScatterND")
+INT64_ONLY_INDICES = ("GatherND", "ScatterND", "TensorScatter")
 
 
 def normalized_axis(spec):
@@ -84,7 +86,8 @@ def normalized_axis(spec):
 
 
 def updates_shape(spec):
-    """ScatterND: indices.shape[:-1] ++ data.shape[k:], k = indices.shape[-1] (the spec's own value if given)."""
+    """ScatterND: indices.shape[:-1] ++ data.shape[k:], k = indices.shape[-1] (the spec's own value if given;
+    a TensorScatter spec always gives it)."""
     if "updates_shape" in spec:
         return list(spec["updates_shape"])
     if spec["op"] == "ScatterElements":  # the shape of indices
@@ -104,7 +107,7 @@ def output_shape(spec):
     if op == "GatherND":  # indices[:-1] ++ data[batch_dims + k:]
         b = spec.get("batch_dims", 0)
         return list(indices[:-1]) + list(data[b + indices[-1]:])
-    return list(data)  # ScatterND, ScatterElements
+    return list(data)  # ScatterND, ScatterElements, TensorScatter
 
 
 def at_data_rows(case):
@@ -120,7 +123,7 @@ def at_data_rows(case):
     spec["data_shape"] = [case["data_count"]] + list(spec["data_shape"][1:])
     out = dict(case, spec=spec)
     del out["data_count"]
-    if spec["op"] in ("ScatterND", "ScatterElements"):  # output is data_count rows too (the rest left untouched)
+    if spec["op"] in ("ScatterND", "ScatterElements", "TensorScatter"):  # output is data_count rows too (the rest left untouched)
         row = math.prod(spec["data_shape"][1:])
         if "expected_strings" in out:
             out["expected_strings"] = out["expected_strings"][:row * case["data_count"]]
@@ -194,6 +197,10 @@ def make_model(spec, index_type):
     attributes = {}
     if op in ("Gather", "GatherElements", "ScatterElements"):
         attributes["axis"] = spec.get("axis", 0)
+    if op == "TensorScatter":
+        attributes["axis"] = spec.get("axis", -2)
+        attributes["mode"] = spec.get("mode", "linear")
+        inputs.append(helper.make_tensor_value_info("updates", io_elem, updates_shape(spec)))
     if op == "GatherND":
         attributes["batch_dims"] = spec.get("batch_dims", 0)
     elif op in ("ScatterND", "ScatterElements"):
@@ -203,6 +210,8 @@ def make_model(spec, index_type):
 
     nodes = []
     node_inputs = [i.name for i in inputs]
+    if op == "TensorScatter":  # past_cache, update, write_indices
+        node_inputs = ["data", "updates", "indices"]
     node_output = "output"
     if io_elem != elem:
         # data and updates cast to the case's type before the node, its result cast back after it.
@@ -216,9 +225,10 @@ def make_model(spec, index_type):
         nodes.append(helper.make_node("Cast", [node_output], ["output"], name="cast_output", to=io_elem))
 
     graph = helper.make_graph(nodes, spec["name"], inputs, [output])
+    opset, ir_version = OPSETS.get(op, (OPSET, IR_VERSION))
     model = helper.make_model(graph, producer_name="kernelgen-ort-crosscheck",
-                              opset_imports=[helper.make_opsetid("", OPSET)])
-    model.ir_version = IR_VERSION  # no onnx.checker: onnx 1.12 does not know opset 18
+                              opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = ir_version  # no onnx.checker: onnx 1.12 does not know opset 18
     return model
 
 

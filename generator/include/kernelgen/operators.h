@@ -18,6 +18,17 @@ struct SpecKey {
     bool required;
 };
 
+// The kernel's tensors that a node's inputs become.
+enum class KernelInput { Data, Indices, Updates };
+
+// One input of an ONNX operator, in ONNX's order: its name in ONNX's documentation (and in import's messages), the
+// kernel's tensor it becomes, and whether a node may leave it out (TensorScatter's write_indices: zeros then).
+struct OnnxInput {
+    std::string_view name;
+    KernelInput tensor;
+    bool optional = false;
+};
+
 // An ONNX operator (of the default domain, ai.onnx) that import reads as a kernelgen operator.
 struct OnnxOperator {
     std::string_view op_type;
@@ -25,6 +36,7 @@ struct OnnxOperator {
     int64_t since;                             // the first opset that has it
     int64_t until;                             // the last one, or 0: every later opset
     std::string_view replaced_by;              // after `until`: the operator that replaces it
+    std::vector<OnnxInput> inputs;             // its inputs, in ONNX's order
 };
 
 struct OperatorInfo {
@@ -33,6 +45,9 @@ struct OperatorInfo {
     // A scatter reads updates (a third input, its shape the key "updates_shape") and writes a copy of data, or
     // data itself in place; a gather reads data and indices only.
     bool scatter;
+    // Whether it takes run-time counts (the common keys count, count_leads and data_count): TensorScatter, whose
+    // every batch row is written and whose cache keeps all its rows, does not.
+    bool counts;
     std::vector<SpecKey> keys;       // the keys it takes beside the common ones, in the order messages list them
     std::vector<OnnxOperator> onnx;  // the ONNX operators that import as it
 };
@@ -45,12 +60,10 @@ bool is_scatter(Op op);
 
 // The keys every operator takes, in the order messages list them.
 const std::vector<SpecKey>& common_keys();
-// The keys `op` takes: the common ones, then its own.
+// The keys `op` takes: the common ones (but the counts' where it takes none), then its own.
 std::vector<SpecKey> spec_keys(Op op);
 // Every key some operator takes: the common ones, then each operator's own in table order, each once.
 std::vector<std::string> every_spec_key();
 
-// The ONNX inputs of an operator, in order: data, indices (and updates for a scatter).
-std::vector<std::string> onnx_inputs(Op op);
 
 }  // namespace kernelgen

@@ -8,28 +8,34 @@ const std::vector<OperatorInfo>& operators() {
     // Scatter (opsets 9-10, deprecated since 11) is ScatterElements without a reduction: same inputs, same axis
     // attribute, same result, so it imports as ScatterElements. A model whose opset lacks an operator is not a
     // valid model: ONNX's checker and ONNX Runtime refuse it, and so does import, node by node.
+    // ONNX's inputs of the gathers and of ScatterND/ScatterElements: data, indices (and updates).
+    static const std::vector<OnnxInput> gather{{"data", KernelInput::Data}, {"indices", KernelInput::Indices}};
+    static const std::vector<OnnxInput> scatter{{"data", KernelInput::Data}, {"indices", KernelInput::Indices}, {"updates", KernelInput::Updates}};
     static const std::vector<OperatorInfo> table{
-        {Op::Gather, "Gather", false,
+        {Op::Gather, "Gather", false, true,
          {{"axis", false}, {"data", false}, {"data_file", false}, {"quantization", false}},
-         {{"Gather", {"axis"}, 1, 0, ""}}},
-        {Op::GatherElements, "GatherElements", false, {{"axis", false}, {"data", false}, {"data_file", false}},
-         {{"GatherElements", {"axis"}, 11, 0, ""}}},
-        {Op::GatherND, "GatherND", false, {{"batch_dims", false}, {"data", false}, {"data_file", false}},
-         {{"GatherND", {"batch_dims"}, 11, 0, ""}}},
-        {Op::ScatterND, "ScatterND", true,
+         {{"Gather", {"axis"}, 1, 0, "", gather}}},
+        {Op::GatherElements, "GatherElements", false, true, {{"axis", false}, {"data", false}, {"data_file", false}},
+         {{"GatherElements", {"axis"}, 11, 0, "", gather}}},
+        {Op::GatherND, "GatherND", false, true, {{"batch_dims", false}, {"data", false}, {"data_file", false}},
+         {{"GatherND", {"batch_dims"}, 11, 0, "", gather}}},
+        {Op::ScatterND, "ScatterND", true, true,
          {{"reduction", false}, {"updates_shape", false}, {"data", false}, {"data_file", false}, {"updates", false},
           {"updates_file", false}},
-         {{"ScatterND", {"reduction"}, 11, 0, ""}}},
-        {Op::ScatterElements, "ScatterElements", true,
+         {{"ScatterND", {"reduction"}, 11, 0, "", scatter}}},
+        {Op::ScatterElements, "ScatterElements", true, true,
          {{"axis", false}, {"reduction", false}, {"updates_shape", false}, {"data", false}, {"data_file", false},
           {"updates", false}, {"updates_file", false}},
-         {{"ScatterElements", {"axis", "reduction"}, 11, 0, ""}, {"Scatter", {"axis"}, 9, 10, "ScatterElements"}}},
-        // TensorScatter (opset 24): a KV cache's update. Its "indices" are write_indices, one per batch row; its
-        // "data" past_cache and its "updates" update, whose shape it needs (the sequence length is not derived).
-        {Op::TensorScatter, "TensorScatter", true,
+         {{"ScatterElements", {"axis", "reduction"}, 11, 0, "", scatter},
+          {"Scatter", {"axis"}, 9, 10, "ScatterElements", scatter}}},
+        // TensorScatter (opset 24): a KV cache's update. Its "indices" are write_indices, one per batch row (a node
+        // may leave them out: zeros); its "data" past_cache and its "updates" update, whose shape it needs (the
+        // sequence length is not derived).
+        {Op::TensorScatter, "TensorScatter", true, false,
          {{"axis", false}, {"mode", false}, {"updates_shape", true}, {"data", false}, {"data_file", false},
           {"updates", false}, {"updates_file", false}},
-         {}},  // import of opset-24 models: not yet (TensorScatter's inputs are past_cache, update, write_indices)
+         {{"TensorScatter", {"axis", "mode"}, 24, 0, "",
+           {{"past_cache", KernelInput::Data}, {"update", KernelInput::Updates}, {"write_indices", KernelInput::Indices, true}}}}},
     };
     return table;
 }
@@ -54,7 +60,11 @@ const std::vector<SpecKey>& common_keys() {
 }
 
 std::vector<SpecKey> spec_keys(Op op) {
-    std::vector<SpecKey> keys = common_keys();
+    std::vector<SpecKey> keys;
+    for (const auto& key : common_keys()) {
+        const bool count_key = key.name == "count" || key.name == "count_leads" || key.name == "data_count";
+        if (info(op).counts || !count_key) keys.push_back(key);
+    }
     const auto& own = info(op).keys;
     keys.insert(keys.end(), own.begin(), own.end());
     return keys;
@@ -72,10 +82,5 @@ std::vector<std::string> every_spec_key() {
     return every;
 }
 
-std::vector<std::string> onnx_inputs(Op op) {
-    std::vector<std::string> inputs{"data", "indices"};
-    if (is_scatter(op)) inputs.emplace_back("updates");
-    return inputs;
-}
 
 }  // namespace kernelgen

@@ -375,13 +375,58 @@ struct NodeAttributes {
     int64_t axis = 0;
     int64_t batch_dims = 0;
     std::string reduction = "none";
+    std::string mode = "linear";
 };
+
+// The node's inputs as the kernel's tensors (data, indices, updates, in that order): for each, the node's input
+// that is it (-1 where the operator has no such tensor, or the node leaves out an optional input) and ONNX's name
+// of that input ("past_cache"), which messages use.
+struct NodeInputs {
+    int position[3] = {-1, -1, -1};
+    std::string onnx_name[3];
+
+    const std::string& name(const onnx::NodeProto& node, KernelInput tensor) const {
+        return node.input(position[static_cast<int>(tensor)]);
+    }
+    // "updates \"u\"": the input as messages name it.
+    std::string role(const onnx::NodeProto& node, KernelInput tensor) const {
+        return onnx_name[static_cast<int>(tensor)] + " " + in_quotes(name(node, tensor));
+    }
+};
+
+// The operator's inputs in `node`, or nothing with `problem` set where a required one is missing (or there are
+// more than the operator takes).
+std::optional<NodeInputs> node_inputs(const onnx::NodeProto& node, const OnnxOperator& onnx, std::string& problem) {
+    NodeInputs out;
+    bool given = node.input_size() <= static_cast<int>(onnx.inputs.size());
+    size_t required = 0;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < onnx.inputs.size(); ++i) {
+        const OnnxInput& input = onnx.inputs[i];
+        const bool present = static_cast<int>(i) < node.input_size() && !node.input(static_cast<int>(i)).empty();
+        if (!input.optional) ++required;
+        given = given && (present || input.optional);
+        names.push_back(std::string(input.name) + (input.optional ? " (optional)" : ""));
+        const auto k = static_cast<size_t>(input.tensor);
+        out.onnx_name[k] = input.name;
+        if (present) out.position[k] = static_cast<int>(i);
+    }
+    if (!given) {
+        const std::string takes = required == onnx.inputs.size() ? std::to_string(required)
+                                                                 : std::to_string(required) + " to " + std::to_string(onnx.inputs.size());
+        problem = "has " + std::to_string(node.input_size()) + " inputs (" + node.op_type() + " takes " + takes + ": " +
+                  listed(names) + ")";
+        return std::nullopt;
+    }
+    return out;
+}
 
 // The attributes of `node`, checked against those its operator takes and the opsets that have each; nothing with
 // `problem` set.
 std::optional<NodeAttributes> read_attributes(const onnx::NodeProto& node, const OpRule& rule, int64_t opset,
                                               std::string& problem) {
     NodeAttributes out;
+    if (rule.op == Op::TensorScatter) out.axis = -2;  // ONNX's default: the sequence axis of (batch, heads, seq, dim)
     std::set<std::string> seen;
     for (const auto& attribute : node.attribute()) {
         const std::string& key = attribute.name();
@@ -394,14 +439,19 @@ std::optional<NodeAttributes> read_attributes(const onnx::NodeProto& node, const
             problem = "attribute " + in_quotes(key) + " is given more than once";
             return std::nullopt;
         }
-        const bool is_string = key == "reduction";
+        const bool is_string = key == "reduction" || key == "mode";
         if (attribute.type() != (is_string ? onnx::AttributeProto::STRING : onnx::AttributeProto::INT)) {
             problem = "attribute " + in_quotes(key) + " is not " + (is_string ? "a string" : "an integer");
             return std::nullopt;
         }
         if (key == "axis") out.axis = attribute.i();
         else if (key == "batch_dims") out.batch_dims = attribute.i();
+        else if (key == "mode") out.mode = attribute.s();
         else out.reduction = attribute.s();
+    }
+    if (out.mode != "linear" && out.mode != "circular") {
+        problem = "unknown mode " + in_quotes(out.mode) + " (linear, circular)";
+        return std::nullopt;
     }
     if (seen.count("batch_dims") && opset < 12) {
         problem = "attribute \"batch_dims\" needs opset 12 (the model imports opset " + std::to_string(opset) + ")";
@@ -438,18 +488,23 @@ std::optional<CountedDim> count_of(const NodeContext& c, const std::string& tens
     return given;
 }
 
-// The node's tensors (data, indices, and a scatter's updates, named by `roles` in messages), each with a static
-// shape but for one run-time count; those `tensors` holds already are kept. Every unbound dimension of the three is named at once (a problem of another
-// kind that comes first is told alone; one that comes after an unbound dimension waits for the next import).
-bool read_tensors(const NodeContext& c, const std::vector<std::string>& roles, std::optional<StaticTensor> (&tensors)[3],
+// The node's tensors (data, indices, and a scatter's updates: those `inputs` has, in the node's order), each with
+// a static shape but for one run-time count; those `tensors` holds already are kept. Every unbound dimension of
+// them is named at once (a problem of another kind that comes first is told alone; one that comes after an
+// unbound dimension waits for the next import).
+bool read_tensors(const NodeContext& c, const NodeInputs& inputs, std::optional<StaticTensor> (&tensors)[3],
                   std::string& problem) {
     const std::string hint = "; give it a bound with --max-count " + c.path + "=N";
     std::vector<UnboundDim> unbound;
-    for (size_t i = 0; i < roles.size(); ++i) {
+    for (int position = 0; position < c.node.input_size(); ++position) {
+        const int* const end = inputs.position + 3;
+        const int* const found = std::find(inputs.position, end, position);
+        if (found == end) continue;  // an input no tensor is (an empty optional one)
+        const auto i = static_cast<size_t>(found - inputs.position);
         if (tensors[i]) continue;  // given by the caller
-        const std::string& name = c.node.input(static_cast<int>(i));
+        const std::string& name = c.node.input(position);
         std::string why;
-        tensors[i] = static_tensor(c.scope, c.analysis, name, roles[i], count_of(c, name), hint, unbound, why);
+        tensors[i] = static_tensor(c.scope, c.analysis, name, inputs.onnx_name[i], count_of(c, name), hint, unbound, why);
         if (!why.empty() && unbound.empty()) {
             problem = why;
             return false;
@@ -465,17 +520,17 @@ bool read_tensors(const NodeContext& c, const std::vector<std::string>& roles, s
 
 // Why the node's element types are not a kernel's (data of a type kernelgen has, updates of data's type, int32 or
 // int64 indices), or "".
-std::string element_type_problem(const onnx::NodeProto& node, const StaticTensor& data, const StaticTensor& indices,
-                                 const std::optional<StaticTensor>& updates) {
+std::string element_type_problem(const onnx::NodeProto& node, const NodeInputs& inputs, const StaticTensor& data,
+                                 const StaticTensor& indices, const std::optional<StaticTensor>& updates) {
     if (!dtype_of_onnx(data.elem_type)) {
-        return "unsupported element type: data " + in_quotes(node.input(0)) + " is " + onnx_type_name(data.elem_type);
+        return "unsupported element type: " + inputs.role(node, KernelInput::Data) + " is " + onnx_type_name(data.elem_type);
     }
     if (updates && updates->elem_type != data.elem_type) {
-        return "updates " + in_quotes(node.input(2)) + " is " + onnx_type_name(updates->elem_type) + " but data is " +
-               onnx_type_name(data.elem_type);
+        return inputs.role(node, KernelInput::Updates) + " is " + onnx_type_name(updates->elem_type) + " but " +
+               inputs.onnx_name[0] + " is " + onnx_type_name(data.elem_type);
     }
     if (indices.elem_type != onnx::TensorProto::INT32 && indices.elem_type != onnx::TensorProto::INT64) {
-        return "unsupported index type: indices " + in_quotes(node.input(1)) + " is " +
+        return "unsupported index type: " + inputs.role(node, KernelInput::Indices) + " is " +
                onnx_type_name(indices.elem_type) + " (INT32 or INT64)";
     }
     return "";
@@ -483,8 +538,8 @@ std::string element_type_problem(const onnx::NodeProto& node, const StaticTensor
 
 // Indices known at import time (an initializer, a Constant, or folded) become the spec's constant "indices";
 // false with `problem` set when they are constant but cannot be read.
-bool add_constant_indices(const NodeContext& c, const Shape& indices_shape, Json& spec, std::string& problem) {
-    const std::string& name = c.node.input(1);
+bool add_constant_indices(const NodeContext& c, const std::string& name, const Shape& indices_shape, Json& spec,
+                          std::string& problem) {
     const TensorValue* values = c.scope.value(name);
     if (!values) {
         const std::string why = unreadable_constant(c.scope, name);
@@ -520,9 +575,8 @@ bool add_constant_indices(const NodeContext& c, const Shape& indices_shape, Json
 // the type and shape the spec gives it (`declared`): its name and bytes. False, with `note` set where the tensor is
 // constant but stays a parameter (stored outside the model file, too large, or not of the type and shape the model
 // declares for it).
-bool constant_tensor(const NodeContext& c, int input, const std::string& role, const StaticTensor& declared,
+bool constant_tensor(const NodeContext& c, const std::string& name, const std::string& role, const StaticTensor& declared,
                      std::string& tensor_name, std::string& bytes_out, std::string& note) {
-    const std::string& name = c.node.input(input);
     const GraphScope* owner = c.scope.owner(name);
     const auto type = dtype_of_onnx(declared.elem_type);
     if (!type || *type == DType::String) return false;
@@ -555,9 +609,10 @@ bool constant_tensor(const NodeContext& c, int input, const std::string& role, c
     return true;
 }
 
-// A gather's (or scatter's) data as its kernel's table: constant_tensor() of input 0.
-bool constant_table(const NodeContext& c, const StaticTensor& data, ConstantTable& table) {
-    return constant_tensor(c, 0, "data", data, table.tensor, table.bytes, table.note);
+// A gather's (or scatter's) data as its kernel's table: constant_tensor() of its data.
+bool constant_table(const NodeContext& c, const NodeInputs& inputs, const StaticTensor& data, ConstantTable& table) {
+    return constant_tensor(c, inputs.name(c.node, KernelInput::Data), inputs.onnx_name[0], data, table.tensor, table.bytes,
+                           table.note);
 }
 
 // A com.microsoft.GatherBlockQuantized node: a Gather along axis 0 from the quantized table it holds (its data,
@@ -571,9 +626,14 @@ std::optional<Json> block_quantized_spec(const NodeContext& c, std::optional<Bou
                   "a parameter: use --weights kernel)";
         return std::nullopt;
     }
-    const std::vector<std::string> roles{"data " + in_quotes(c.node.input(0)), "indices " + in_quotes(c.node.input(1))};
+    NodeInputs inputs;
+    inputs.position[0] = 0;
+    inputs.position[1] = 1;
+    inputs.onnx_name[0] = "data";
+    inputs.onnx_name[1] = "indices";
+    const std::vector<std::string> roles{inputs.role(c.node, KernelInput::Data), inputs.role(c.node, KernelInput::Indices)};
     std::optional<StaticTensor> tensors[3];
-    if (!read_tensors(c, {"data", "indices"}, tensors, problem)) return std::nullopt;
+    if (!read_tensors(c, inputs, tensors, problem)) return std::nullopt;
     StaticTensor& data = *tensors[0];
     StaticTensor& indices = *tensors[1];
     std::optional<StaticTensor> no_updates;
@@ -585,7 +645,7 @@ std::optional<Json> block_quantized_spec(const NodeContext& c, std::optional<Bou
             return std::nullopt;
         }
     }
-    problem = element_type_problem(c.node, data, indices, no_updates);
+    problem = element_type_problem(c.node, inputs, data, indices, no_updates);
     if (!problem.empty()) return std::nullopt;
     Json spec;
     spec["name"] = "";
@@ -598,7 +658,7 @@ std::optional<Json> block_quantized_spec(const NodeContext& c, std::optional<Bou
     spec["data_file"] = "";
     spec["quantization"] = quantization_json(*quantized);
     if (bounded && bounded->count) spec["count"] = "runtime";
-    if (!add_constant_indices(c, indices.shape, spec, problem)) return std::nullopt;
+    if (!add_constant_indices(c, c.node.input(1), indices.shape, spec, problem)) return std::nullopt;
     if (spec.contains("indices")) {
         problem = "its indices are constant: the rows they select could be folded (a quantized table takes indices at run time)";
         return std::nullopt;
@@ -617,14 +677,8 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     if (!problem.empty()) return std::nullopt;
     const onnx::NodeProto& node = c.node;
     if (is_gather_block_quantized(c.node)) return block_quantized_spec(c, bounded, table, problem);
-    const std::vector<std::string> inputs = onnx_inputs(c.rule.op);
-    bool inputs_given = node.input_size() == static_cast<int>(inputs.size());
-    for (int i = 0; inputs_given && i < node.input_size(); ++i) inputs_given = !node.input(i).empty();
-    if (!inputs_given) {
-        problem = "has " + std::to_string(node.input_size()) + " inputs (" + node.op_type() + " takes " +
-                  std::to_string(inputs.size()) + ": " + listed(inputs) + ")";
-        return std::nullopt;
-    }
+    const auto inputs = node_inputs(node, c.rule.onnx, problem);
+    if (!inputs) return std::nullopt;
     const auto attributes = read_attributes(node, c.rule, c.opset, problem);
     if (!attributes) return std::nullopt;
     // Data a DequantizeLinear makes of a constant table: the kernel may hold the table quantized. (ONNX 1.12's shape
@@ -635,24 +689,37 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
         quantized = dequantized_table(c.scope, c.node.input(0), attributes->axis, quantized_note);
     }
     std::optional<StaticTensor> tensors[3];
-    if (!read_tensors(c, inputs, tensors, problem)) {
+    if (!read_tensors(c, *inputs, tensors, problem)) {
         if (!quantized || tensors[0]) return std::nullopt;
         tensors[0] = StaticTensor{info(quantized->dtype).onnx_type, quantized->data_shape, std::nullopt};
         problem.clear();
-        if (!read_tensors(c, inputs, tensors, problem)) return std::nullopt;
+        if (!read_tensors(c, *inputs, tensors, problem)) return std::nullopt;
     }
     StaticTensor& data = *tensors[0];
+    // A TensorScatter without write_indices writes at 0 in every batch row: constant int64 zeros, one per row.
+    const bool zero_indices = inputs->position[1] < 0;
+    if (zero_indices) tensors[1] = StaticTensor{onnx::TensorProto::INT64, {data.shape.empty() ? 0 : data.shape[0]}, std::nullopt};
     StaticTensor& indices = *tensors[1];
     std::optional<StaticTensor>& updates = tensors[2];
+    if (c.rule.op == Op::TensorScatter) {
+        for (size_t k = 0; k < 3; ++k) {
+            if (!tensors[k] || !tensors[k]->count) continue;
+            problem = "data-dependent shape: " + inputs->role(node, static_cast<KernelInput>(k)) + " dimension " +
+                      std::to_string(tensors[k]->count->axis) + " is a run-time count (through " +
+                      tensors[k]->count->through.front() + "), and TensorScatter's shapes are static (every batch "
+                      "row of its cache is written)";
+            return std::nullopt;
+        }
+    }
     if (data.count || indices.count || (updates && updates->count)) {
         std::vector<std::string> roles;
-        for (size_t i = 0; i < inputs.size(); ++i) roles.push_back(inputs[i] + " " + in_quotes(node.input(static_cast<int>(i))));
+        for (size_t k = 0; k < 3; ++k) roles.push_back(tensors[k] ? inputs->role(node, static_cast<KernelInput>(k)) : "");
         const auto rank = static_cast<int64_t>(data.shape.size());
         const int64_t axis = attributes->axis < 0 ? attributes->axis + rank : attributes->axis;
         bounded = place_count(c.rule.op, axis, attributes->batch_dims, data, indices, updates, roles, problem);
         if (!bounded) return std::nullopt;
     }
-    problem = element_type_problem(node, data, indices, updates);
+    problem = element_type_problem(node, *inputs, data, indices, updates);
     if (!problem.empty()) return std::nullopt;
 
     Json spec;  // keys in insertion order
@@ -667,12 +734,13 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     // table needs its value here: at() throws on a key it does not know, failing the operator's import tests.
     // The constant data's keys: "data_file" when the kernel holds data (named by the caller), never "data".
     const bool may_hold = c.weights_in_kernel && !(bounded && bounded->data_count);
-    bool holds_data = may_hold && constant_table(c, data, table);
+    bool holds_data = may_hold && constant_table(c, *inputs, data, table);
     // A scatter's constant updates: the kernel holds them as well (not beside a run-time count of them, whose
     // rows a constant's fixed shape would not follow).
     std::string updates_note;
     const bool holds_updates = c.weights_in_kernel && updates && !updates->count &&
-                               constant_tensor(c, 2, "updates", *updates, table.updates_tensor, table.updates_bytes, updates_note);
+                               constant_tensor(c, inputs->name(node, KernelInput::Updates), inputs->onnx_name[2], *updates,
+                                               table.updates_tensor, table.updates_bytes, updates_note);
     if (!updates_note.empty()) table.note += (table.note.empty() ? "" : "; ") + updates_note;
     // Data a DequantizeLinear makes of a constant table: the kernel holds the table quantized.
     if (may_hold && !holds_data && c.rule.op == Op::Gather) {
@@ -684,7 +752,7 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
             table.quantized.reset();
         }
         if (table.quantized) {
-            if (add_constant_indices(c, indices.shape, spec, problem) && spec.contains("indices")) {
+            if (add_constant_indices(c, node.input(1), indices.shape, spec, problem) && spec.contains("indices")) {
                 table.note = "its data comes from " + table.quantized->source + ", which stays outside the kernel: its "
                              "indices are constant (the rows they select could be folded)";
                 table.quantized.reset();
@@ -699,7 +767,7 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
         }
     }
     const Json own{{"axis", attributes->axis}, {"batch_dims", attributes->batch_dims}, {"reduction", attributes->reduction},
-                   {"updates_shape", updates ? Json(updates->shape) : Json()}, {"data", Json()},
+                   {"mode", attributes->mode}, {"updates_shape", updates ? Json(updates->shape) : Json()}, {"data", Json()},
                    {"data_file", holds_data ? Json("") : Json()}, {"updates", Json()},
                    {"updates_file", holds_updates ? Json("") : Json()},
                    {"quantization", table.quantized ? quantization_json(*table.quantized) : Json()}};
@@ -710,7 +778,11 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     if (bounded && bounded->count) spec["count"] = "runtime";
     if (bounded && bounded->leads == "data") spec["count_leads"] = "data";
     if (bounded && bounded->data_count) spec["data_count"] = "runtime";
-    if (!add_constant_indices(c, indices.shape, spec, problem)) return std::nullopt;
+    if (zero_indices) {
+        spec["indices"] = Json(std::vector<int64_t>(indices.shape[0], 0));
+    } else if (!add_constant_indices(c, inputs->name(node, KernelInput::Indices), indices.shape, spec, problem)) {
+        return std::nullopt;
+    }
     return spec;
 }
 }  // namespace kernelgen

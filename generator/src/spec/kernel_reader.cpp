@@ -66,8 +66,9 @@ std::optional<KernelSpec> KernelReader::read() {
     if (clean_since(before_rules) && is_scatter(spec.op) && !bounded_count(spec.updates_shape)) {
         fail("", "updates shape " + format_shape(spec.updates_shape) + " has too many elements (at most 2^40)");
     }
-    if (clean_since(before_rules)) read_count(spec);
-    if (clean_since(before_rules)) read_data_count(spec);
+    // (An operator that takes no counts has had them refused as keys it does not take.)
+    if (clean_since(before_rules) && info(spec.op).counts) read_count(spec);
+    if (clean_since(before_rules) && info(spec.op).counts) read_data_count(spec);
     if (clean_since(before_rules)) read_constant_indices(spec);
     if (clean_since(before_rules)) read_constant_data(spec);
     if (!ok_) return std::nullopt;

@@ -258,8 +258,10 @@ KernelReader::IndexRange KernelReader::index_range(const KernelSpec& spec, uint6
         const uint64_t max = spec.data_shape[axis], length = spec.updates_shape[axis];
         const int64_t high = spec.mode == KernelSpec::WriteMode::Circular ? type_high
                                                                           : static_cast<int64_t>(max - length);
-        const std::string what = "write index for a sequence of " + std::to_string(length) + " in a cache of " +
-                                 std::to_string(max) + (spec.mode == KernelSpec::WriteMode::Circular ? ", circular" : "");
+        const std::string what = spec.mode == KernelSpec::WriteMode::Circular
+                                     ? "a circular write into a cache of " + std::to_string(max)
+                                     : "a linear write of " + std::to_string(length) + " positions into a cache of " +
+                                           std::to_string(max);
         return {0, high, what, "allowed 0.." + std::to_string(high)};
     }
     const size_t axis = selected_axis(spec, at);
@@ -292,10 +294,6 @@ void KernelReader::read_count(KernelSpec& spec) {
             fail("count_leads", "\"count_leads\" says what a run-time count counts, and applies only with \"count\": "
                                 "\"runtime\" (add \"count\": \"runtime\", or remove \"count_leads\")");
         }
-        return;
-    }
-    if (spec.op == Op::TensorScatter) {
-        fail("count", "a run-time count does not apply to TensorScatter, whose batch rows are all written (remove \"count\")");
         return;
     }
     if (!read_runtime_setting("count", "\"runtime\": indices_shape[0] bounds a count the caller passes; leave "
@@ -356,11 +354,6 @@ bool KernelReader::selected_axes_have_elements(const KernelSpec& spec) {
 // rows too).
 void KernelReader::read_data_count(KernelSpec& spec) {
     if (!find("data_count")) return;
-    if (spec.op == Op::TensorScatter) {
-        fail("data_count", "a run-time data count does not apply to TensorScatter, whose cache keeps all its rows "
-                           "(remove \"data_count\")");
-        return;
-    }
     if (!read_runtime_setting("data_count", "\"runtime\": data_shape[0] bounds a count of data's valid rows the "
                                             "caller passes; leave \"data_count\" out for a fixed one")) {
         return;
@@ -426,7 +419,7 @@ std::optional<CountLeads> KernelReader::read_count_leads(const KernelSpec& spec)
         case Op::GatherND: why = "GatherND's output is indices_shape[:-1] + data_shape[batch_dims + k:]"; break;
         case Op::ScatterND:
         case Op::ScatterElements:
-        case Op::TensorScatter:  // refused before: no run-time count at all
+        case Op::TensorScatter:  // unreachable: it takes no count keys
             fail("count_leads", "\"count_leads\": \"data\" applies to Gather only: " + std::string(name(spec.op)) +
                                     (spec.op == Op::ScatterElements ? "'" : "'s") + " output is all of data, with updates written wherever the indices point, so "
                                     "its rows do not follow data's (count the rows of indices and updates with "

@@ -113,7 +113,7 @@ bool long_rank_maker(const onnx::TensorProto& tensor, const WorkBuild& build) {
 }
 
 // Appends the nodes of `scope` to `out` as inference sees them in a round: folded nodes replaced by Constant
-// nodes, nodes of domains the model does not import left out (they stop inference), and an If whose condition is
+// nodes, an operator newer than inference by an Identity of the input whose type it has, nodes of domains the model does not import left out (they stop inference), and an If whose condition is
 // known replaced by the nodes of the branch it takes (so that what follows it gets that branch's shapes).
 void append_nodes(const GraphScope& scope, onnx::GraphProto* out, WorkBuild& build) {
     const onnx::GraphProto& graph = *scope.graph;
@@ -175,6 +175,13 @@ void append_nodes(const GraphScope& scope, onnx::GraphProto* out, WorkBuild& bui
         map[static_cast<size_t>(n)] = out->node_size();
         onnx::NodeProto* copy = out->add_node();
         *copy = node;
+        // An operator newer than inference knows (TensorScatter): an Identity of the input whose type it has.
+        if (const int same = same_type_as_input(node); same >= 0 && same < node.input_size() && node.output_size() > 0) {
+            copy->Clear();
+            copy->set_op_type("Identity");
+            copy->add_input(node.input(same));
+            copy->add_output(node.output(0));
+        }
         if (!vector_input.empty()) copy->set_input(0, vector_input);
         for (int i = 0; i < copy->input_size(); ++i) {
             if (makes_rank(*copy, i)) copy->set_input(i, opaque_name(scope, copy->input(i), build));

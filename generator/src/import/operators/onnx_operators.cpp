@@ -16,7 +16,8 @@ constexpr MakesCount kNo = MakesCount::no;
 
 // One row per operator, in ONNX's default domain. Columns: the operator; its fold rule (folding/) and what it needs
 // of the inputs; its count rule (counts/); whether it makes a run-time count; the input whose length is its
-// output's rank; the rule for run-time counts among the elements of its integer output (counts/shape_values.cpp).
+// output's rank; the rule for run-time counts among the elements of its integer output (counts/shape_values.cpp);
+// for an operator ONNX 1.12's inference does not know, the input whose type and shape its output has.
 const std::vector<OnnxOperatorRule>& rows() {
     static const std::vector<OnnxOperatorRule> table{
         // --- values and shapes
@@ -132,6 +133,8 @@ const std::vector<OnnxOperatorRule>& rows() {
         {"ScatterElements", fold_scatter_elements, kValues, elements, kNo, -1},
         {"Scatter", fold_scatter_elements, kValues, elements, kNo, -1},
         {"ScatterND", fold_scatter_nd, kValues, from_first<same_axis>, kNo, -1},
+        // --- newer than ONNX 1.12's shape inference (opset 17): the output is its first input's type and shape
+        {"TensorScatter", nullptr, kValues, from_first<same_axis>, kNo, -1, nullptr, 0},  // opset 24: past_cache
     };
     return table;
 }
@@ -180,6 +183,11 @@ std::optional<std::vector<TensorValue>> fold_node(const onnx::NodeProto& node, i
 bool makes_rank(const onnx::NodeProto& node, int input) {
     const OnnxOperatorRule* rule = find_operator(node);
     return rule && rule->rank_input >= 0 && rule->rank_input == input;
+}
+
+int same_type_as_input(const onnx::NodeProto& node) {
+    const OnnxOperatorRule* rule = find_operator(node);
+    return rule ? rule->same_type_as_input : -1;
 }
 
 bool makes_count(const GraphScope& scope, const onnx::NodeProto& node) {

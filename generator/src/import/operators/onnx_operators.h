@@ -1,7 +1,8 @@
 // Every ONNX operator import reads beyond the five it imports, in one table (onnx_operators.cpp): how constant
-// folding computes its value (folding/), how a run-time count goes through it or is made by it (counts/), and
-// which input's length becomes its output's rank. Folding, the count analysis, inference's work graph and the
-// import's messages all ask this table; nothing else lists operators.
+// folding computes its value (folding/), how a run-time count goes through it or is made by it (counts/), which
+// input's length becomes its output's rank, and the shape rule of an operator newer than ONNX 1.12's inference.
+// Folding, the count analysis, inference's work graph and the import's messages all ask this table; nothing else
+// lists operators.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -38,6 +39,9 @@ struct OnnxOperatorRule {
     MakesCount makes_count = MakesCount::no;
     int rank_input = -1;  // the input whose length is the output's rank (ConstantOfShape, Reshape, Expand, Unsqueeze)
     counts::ValueRule value_count = nullptr;  // counts among the elements of its integer output; nullptr: none
+    // An operator of an opset newer than ONNX 1.12's shape inference knows: the input whose type and shape its
+    // output has (inference's work graph shows it an Identity of that input), or -1.
+    int same_type_as_input = -1;
 };
 
 // Every row of the table.
@@ -57,6 +61,9 @@ std::optional<std::vector<TensorValue>> fold_node(const onnx::NodeProto& node, i
 // Whether input `input` of `node` is a shape whose length becomes the rank of the node's output (ConstantOfShape's
 // shape, Reshape's and Expand's shape, Unsqueeze's axes).
 bool makes_rank(const onnx::NodeProto& node, int input);
+
+// The input whose type and shape `node`'s output has, where ONNX 1.12's inference does not know its operator, or -1.
+int same_type_as_input(const onnx::NodeProto& node);
 
 // Whether `node` makes a run-time count in `scope` (TopK only when its k is not known there).
 bool makes_count(const GraphScope& scope, const onnx::NodeProto& node);
