@@ -142,11 +142,16 @@ def value_literal(dtype, i):
 
 
 def index_values(spec, count):
-    """The pseudo-random in-range indices (negative ones too), the same on every target."""
-    bounds = unroll_report.index_bounds(spec)
+    """The pseudo-random in-range indices (negative ones too; TensorScatter's write indices from 0 to
+    write_index_high), the same on every target."""
+    tensor_scatter = spec["op"] == "TensorScatter"
+    bounds = [] if tensor_scatter else unroll_report.index_bounds(spec)
     state, values = 12345, []
     for t in range(count):
         state = (state * 1103515245 + 12345) % (1 << 32)
+        if tensor_scatter:
+            values.append((state >> 8) % (unroll_report.write_index_high(spec) + 1))
+            continue
         b = bounds[t % len(bounds)]
         values.append((state >> 8) % (2 * b) - b if b else 0)
     return values
@@ -187,27 +192,37 @@ def aligned(n):
     return (n + ARENA_ALIGN - 1) // ARENA_ALIGN * ARENA_ALIGN
 
 
-def kernel_call(spec, header, target, label=None, function=None):
-    """The Call of kernelgen's kernel `spec` (or of another function with the same tensors)."""
+def measured_names(kernel):
+    """What a kernel is measured as: its call, and a TensorScatter's in-place call too (the cache updated where it
+    is, as a decode step runs it: no copy of the cache), "<name> in place"."""
+    in_place = kernel["op"] == "TensorScatter" and not unroll_report.holds_data(kernel)
+    return [kernel["name"]] + ([kernel["name"] + " in place"] if in_place else [])
+
+
+def kernel_call(spec, header, target, label=None, function=None, in_place=False):
+    """The Call of kernelgen's kernel `spec` (or of another function with the same tensors); `in_place`: with
+    output as data too."""
     name = spec["name"]
     sizes = header_sizes(header, name)
     c = unroll_report.C_TYPES[spec["dtype"]]
     index = "int32_t" if spec.get("index_dtype") == "int32" else "int64_t"
     size = element_bytes(spec["dtype"], target)
     tensors = []
-    if not unroll_report.holds_data(spec):  # constant data is the kernel's own table
+    if not unroll_report.holds_data(spec) and not in_place:  # constant data is the kernel's own table
         tensors.append(dict(name="data", type=c, bytes=size, count=sizes["data"], readonly=True, dtype=spec["dtype"]))
     if "indices" not in spec:
         tensors.append(dict(name="indices", type=index, bytes=8 if index == "int64_t" else 4, count=sizes["indices"],
                             readonly=True, dtype="index"))
-    if spec["op"].startswith("Scatter") and not unroll_report.holds_updates(spec):  # constant updates likewise
+    if spec["op"] in unroll_report.SCATTERS and not unroll_report.holds_updates(spec):  # constant updates likewise
         tensors.append(dict(name="updates", type=c, bytes=size, count=sizes["updates"], readonly=True,
                             dtype=spec["dtype"]))
     tensors.append(dict(name="output", type=c, bytes=size, count=sizes["output"], readonly=False, dtype=spec["dtype"]))
     note = ""
-    if 0 in unroll_report.index_bounds(spec) and sizes.get("indices", 0):
+    if spec["op"] != "TensorScatter" and 0 in unroll_report.index_bounds(spec) and sizes.get("indices", 0):
         note = "error path: no index is in range"
     call = Call(label or name, function or name, tensors, spec, note)
+    if in_place:
+        call.args.insert(0, "output")
     if spec.get("count") == "runtime":  # a run-time count, measured at its bound, after indices (or data)
         bound = spec["data_shape" if spec.get("count_leads") == "data" else "indices_shape"][0]
         call.args.insert(call.args.index("indices" if "indices" in call.args else "data") + 1, f"{bound}u")
@@ -309,7 +324,11 @@ def program_source(target, calls, placement):
             var = t["name"]
             if not t["readonly"] or (where == "flash"):
                 continue
-            if t["dtype"] == "index":
+            if t["dtype"] == "index" and call.spec["op"] == "TensorScatter":
+                values = ", ".join(map(str, index_values(call.spec, t["count"]) or [0]))
+                lines.append(f"    static const {t['type']} values[{max(t['count'], 1)}] = {{{values}}};")
+                lines.append(f"    for (i = 0u; i < {t['count']}u; ++i) {var}[i] = values[i];")
+            elif t["dtype"] == "index":
                 bounds = unroll_report.index_bounds(call.spec)
                 lines.append(f"    static const int32_t bounds[{len(bounds)}] = {{{', '.join(map(str, bounds))}}};")
                 lines.append("    kg_state = 12345u;")
@@ -461,14 +480,15 @@ def kernel_costs(args, pool, work, modes=None, targets=None, kernels=None, resul
     (default: --unroll's, or the specs' own settings) on `targets` (default --target's), added to `results`."""
     kernels = list(unroll_report.kernels_of(args.specs)) if kernels is None else kernels
     targets = targets or args.target
-    results = {k["name"]: {} for k in kernels} if results is None else results
+    results = {label: {} for k in kernels for label in measured_names(k)} if results is None else results
     for mode in modes or args.unroll or [None]:
         label = mode or "spec"
         out_dir = os.path.join(work, label)
         os.makedirs(out_dir)
         made = list(pool.map(lambda k: unroll_report.generate(args.kernelgen, k, mode, out_dir), kernels))
         for kernel in kernels:
-            results[kernel["name"]][label] = {key: {"status": "not generated"} for key in targets}
+            for name in measured_names(kernel):
+                results[name][label] = {key: {"status": "not generated"} for key in targets}
         generated = [k for k, ok in zip(kernels, made) if ok]
         for key in targets:
             cells = measure_mode(TARGETS[key], generated, out_dir, os.path.join(out_dir, key), args.plugin, pool)
@@ -487,7 +507,8 @@ def goal_costs(args, pool, work, results):
     kernel_costs(args, pool, work, ["auto"], goal_targets, own, results)
     for kernel in kernels:
         if "unroll" not in kernel:
-            results[kernel["name"]]["auto"] = {t: results[kernel["name"]]["spec"][t] for t in goal_targets}
+            for name in measured_names(kernel):
+                results[name]["auto"] = {t: results[name]["spec"][t] for t in goal_targets}
     return goal_targets
 
 
@@ -511,10 +532,11 @@ def measure_mode(target, kernels, source_dir, work, plugin, pool):
     names = [k["name"] for k in kernels]
     *objects, support = compile_all(target, [os.path.join(source_dir, n + ".c") for n in names + ["kernelgen_support"]],
                                     work, source_dir, pool)
-    calls = [kernel_call(k, os.path.join(source_dir, k["name"] + ".h"), target) for k, o in zip(kernels, objects) if o]
+    calls = [kernel_call(k, os.path.join(source_dir, k["name"] + ".h"), target, label, in_place=label != k["name"])
+             for k, o in zip(kernels, objects) if o for label in measured_names(k)]
     measured = measure(target, calls, [o for o in objects if o] + [support], work, source_dir, plugin)
-    return {name: {**measured[name], **object_sizes(target, obj)} if obj else {"status": "refused"}
-            for name, obj in zip(names, objects)}
+    return {label: {**measured[label], **object_sizes(target, obj)} if obj else {"status": "refused"}
+            for kernel, obj in zip(kernels, objects) for label in measured_names(kernel)}
 
 
 RS_FUNCTIONS = {"Gather": "rs_gather", "GatherElements": "rs_gather_elements", "GatherND": "rs_gather_nd",

@@ -58,6 +58,10 @@ def holds_data(kernel):
     return "data" in kernel or "data_file" in kernel
 
 
+# The operators whose kernels take updates (unless they hold them).
+SCATTERS = ("ScatterND", "ScatterElements", "TensorScatter")
+
+
 def holds_updates(kernel):
     """Whether a scatter holds its updates ("updates" or "updates_file"), and so takes no updates argument."""
     return "updates" in kernel or "updates_file" in kernel
@@ -113,12 +117,22 @@ def generate_all(kernelgen, kernels, mode, out_dir):
 
 def index_bounds(spec):
     """The sizes of the axes the kernel's indices select along, one per index in a period that repeats over
-    the indices tensor: an index at flat position t must lie in [-b, b-1] for b = bounds[t % len(bounds)]."""
+    the indices tensor: an index at flat position t must lie in [-b, b-1] for b = bounds[t % len(bounds)].
+    (TensorScatter's write indices are not ONNX indices: see write_index_high.)"""
     data, op = spec["data_shape"], spec["op"]
+    assert op != "TensorScatter", "TensorScatter's write indices: write_index_high()"
     if op in ("Gather", "GatherElements", "ScatterElements"):
         return [data[spec.get("axis", 0) % len(data)]]
     first = spec.get("batch_dims", 0) if op == "GatherND" else 0
     return [data[first + j] for j in range(spec["indices_shape"][-1])]
+
+
+def write_index_high(spec):
+    """TensorScatter: the largest write index a call may pass, from 0: max_sequence_length - sequence_length in
+    linear mode; in circular mode any, of which 2 * max_sequence_length - 1 wraps once."""
+    axis = spec.get("axis", -2) % len(spec["data_shape"])
+    cache, sequence = spec["data_shape"][axis], spec["updates_shape"][axis]
+    return 2 * cache - 1 if spec.get("mode") == "circular" else cache - sequence
 
 
 def text_size(arm_gcc, arm_size, source, work):
@@ -157,7 +171,7 @@ def driver(kernels):
             args.append(f"{name}_indices")
         if k.get("count") == "runtime":
             args.append(f"{macro}_MAX_COUNT")  # a run-time count, at its bound
-        if k["op"] in ("ScatterND", "ScatterElements") and not holds_updates(k):
+        if k["op"] in SCATTERS and not holds_updates(k):
             lines.append(f"static {element} {name}_updates[{macro}_UPDATES_SIZE + 1];")
             args.append(f"{name}_updates")
         args.append(f"{name}_output")

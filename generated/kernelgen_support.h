@@ -119,6 +119,41 @@ static inline uint64_t kernelgen_wrap_i64_u64(int64_t index, uint64_t size)
     return index < 0 ? (uint64_t)index + size : (uint64_t)index;
 }
 
+/* TensorScatter's circular write position along its sequence axis of `size` (> 0): (index mod size + step) mod
+ * size, for a write index checked >= 0 and a step below size, without overflow; the modulo in 32 bits where the
+ * index fits them (a 64-bit division is a library call on 32-bit cores). */
+static inline uint32_t kernelgen_circular_i32_u32(int32_t index, uint32_t step, uint32_t size)
+{
+    const uint32_t start = (uint64_t)index > (uint64_t)UINT32_MAX ? (uint32_t)((uint64_t)index % size)
+                                                                     : (uint32_t)((uint32_t)index % size);
+    const uint32_t rest = size - start;
+    return step < rest ? start + step : step - rest;
+}
+
+static inline uint32_t kernelgen_circular_i64_u32(int64_t index, uint32_t step, uint32_t size)
+{
+    const uint32_t start = (uint64_t)index > (uint64_t)UINT32_MAX ? (uint32_t)((uint64_t)index % size)
+                                                                     : (uint32_t)((uint32_t)index % size);
+    const uint32_t rest = size - start;
+    return step < rest ? start + step : step - rest;
+}
+
+static inline uint64_t kernelgen_circular_i32_u64(int32_t index, uint64_t step, uint64_t size)
+{
+    const uint64_t start = (uint64_t)index > (uint64_t)UINT32_MAX ? (uint64_t)((uint64_t)index % size)
+                                                                     : (uint64_t)((uint32_t)index % size);
+    const uint64_t rest = size - start;
+    return step < rest ? start + step : step - rest;
+}
+
+static inline uint64_t kernelgen_circular_i64_u64(int64_t index, uint64_t step, uint64_t size)
+{
+    const uint64_t start = (uint64_t)index > (uint64_t)UINT32_MAX ? (uint64_t)((uint64_t)index % size)
+                                                                     : (uint64_t)((uint32_t)index % size);
+    const uint64_t rest = size - start;
+    return step < rest ? start + step : step - rest;
+}
+
 /* float16 and bfloat16 arithmetic (the reductions) goes through float32: these convert exactly to float32
  * and round back to the nearest value, ties to even, as a tensor of the type would. float16's are defined once,
  * in kernelgen_support.c. */
