@@ -830,6 +830,36 @@ TEST(ImportHostile, CraftedModelsEndCleanly) {
     }
 }
 
+// The crafted TensorScatter nodes of tests/import/hostile/tensor_scatter_nodes.onnx (opset 24, see
+// make_hostile_models.py), under the same 4 GiB limit: a batch of 2^40 rows without write_indices is refused
+// before 2^40 constant zeros are built (it ended the import with std::bad_alloc), every malformed node is skipped
+// with its reason, and the Gather reading a valid TensorScatter's output gets that output's shape.
+TEST(ImportHostile, TensorScatterNodesEndCleanly) {
+    const fs::path dir = fresh_dir("hostile_tensor_scatter");
+    int status = 0;
+    const std::string out = cprogram::run_command(
+        "cd " + (kSourceDir / "tests" / "import" / "hostile").string() + " && ulimit -v 4194304 && timeout 120 " +
+            KERNELGEN_EXECUTABLE_PATH + " import tensor_scatter_nodes.onnx --out-dir " + dir.string() + " 2>&1; echo \"exit $?\"",
+        status);
+    const std::string m = "tensor_scatter_nodes.onnx: node ";
+    const std::string inputs = " (TensorScatter takes 2 to 3: past_cache, update, write_indices (optional))";
+    EXPECT_EQ(out, m + "\"huge_batch\" (TensorScatter, #0): it leaves out write_indices, which would be 1099511627776 "
+                       "constant zeros, one per batch row of past_cache \"big\" (at most 1048576 constant indices)\n" +
+                   m + "\"no_past_cache\" (TensorScatter, #1): leaves out its input past_cache" + inputs + "\n" +
+                   m + "\"huge_axis\" (TensorScatter, #2): kernelgen refuses it: /axis: axis 4611686018427387904 is out of "
+                       "range for TensorScatter's past cache of rank 4 (allowed 1..3 or -3..-1; default -2; axis 0 is the batch)\n" +
+                   m + "\"fractional_axis\" (TensorScatter, #3): attribute \"axis\" is not an integer\n" +
+                   m + "\"negative_dim\" (TensorScatter, #4): invalid shape: past_cache \"negative\" dimension 1 is -3\n" +
+                   m + "\"scalars\" (TensorScatter, #5): kernelgen refuses it: /data_shape: TensorScatter's past cache needs "
+                       "rank >= 2 (a batch axis and a sequence axis), got []\n" +
+                   m + "\"rank3_write_indices\" (TensorScatter, #6): kernelgen refuses it: /indices_shape: write indices of "
+                       "shape [2, 1, 1]: TensorScatter takes one per batch row, [2]\n" +
+                   m + "\"mode_twice\" (TensorScatter, #7): attribute \"mode\" is given more than once\n"
+                       "tensor_scatter_nodes.onnx: 3 specs (0 in subgraphs), 0 folded, 8 skipped\nexit 0\n");
+    const json gather = json::parse(read_text(dir / "g.json"));
+    EXPECT_EQ(gather.at("data_shape"), json({2, 4, 8, 16}));
+}
+
 // --- the command line -----------------------------------------------------------------------------------------
 
 struct CliRun {

@@ -401,10 +401,14 @@ std::optional<NodeInputs> node_inputs(const onnx::NodeProto& node, const OnnxOpe
     bool given = node.input_size() <= static_cast<int>(onnx.inputs.size());
     size_t required = 0;
     std::vector<std::string> names;
+    std::string left_out;  // the first required input the node names "" (ONNX's way to leave an input out)
     for (size_t i = 0; i < onnx.inputs.size(); ++i) {
         const OnnxInput& input = onnx.inputs[i];
         const bool present = static_cast<int>(i) < node.input_size() && !node.input(static_cast<int>(i)).empty();
         if (!input.optional) ++required;
+        if (!present && !input.optional && static_cast<int>(i) < node.input_size() && left_out.empty()) {
+            left_out = input.name;
+        }
         given = given && (present || input.optional);
         names.push_back(std::string(input.name) + (input.optional ? " (optional)" : ""));
         const auto k = static_cast<size_t>(input.tensor);
@@ -414,8 +418,9 @@ std::optional<NodeInputs> node_inputs(const onnx::NodeProto& node, const OnnxOpe
     if (!given) {
         const std::string takes = required == onnx.inputs.size() ? std::to_string(required)
                                                                  : std::to_string(required) + " to " + std::to_string(onnx.inputs.size());
-        problem = "has " + std::to_string(node.input_size()) + " inputs (" + node.op_type() + " takes " + takes + ": " +
-                  listed(names) + ")";
+        const std::string what = left_out.empty() ? "has " + std::to_string(node.input_size()) + " inputs"
+                                                   : "leaves out its input " + left_out;
+        problem = what + " (" + node.op_type() + " takes " + takes + ": " + listed(names) + ")";
         return std::nullopt;
     }
     return out;
@@ -698,7 +703,16 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     StaticTensor& data = *tensors[0];
     // A TensorScatter without write_indices writes at 0 in every batch row: constant int64 zeros, one per row.
     const bool zero_indices = inputs->position[1] < 0;
-    if (zero_indices) tensors[1] = StaticTensor{onnx::TensorProto::INT64, {data.shape.empty() ? 0 : data.shape[0]}, std::nullopt};
+    if (zero_indices) {
+        const uint64_t batch = data.shape.empty() ? 0 : data.shape[0];
+        if (batch > kMaxConstantIndices) {
+            problem = "it leaves out write_indices, which would be " + std::to_string(batch) + " constant zeros, one per batch "
+                      "row of " + inputs->role(node, KernelInput::Data) + " (at most " + std::to_string(kMaxConstantIndices) +
+                      " constant indices)";
+            return std::nullopt;
+        }
+        tensors[1] = StaticTensor{onnx::TensorProto::INT64, {batch}, std::nullopt};
+    }
     StaticTensor& indices = *tensors[1];
     std::optional<StaticTensor>& updates = tensors[2];
     if (c.rule.op == Op::TensorScatter) {

@@ -16,10 +16,10 @@ from onnx import TensorProto as T
 from onnx import helper as h
 
 
-def save(name, nodes, inputs, outputs, inits=()):
+def save(name, nodes, inputs, outputs, inits=(), opset=13):
     graph = h.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
-    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)], producer_name="kernelgen hostile models")
-    model.ir_version = 8
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)], producer_name="kernelgen hostile models")
+    model.ir_version = 8 if opset <= 17 else 10
     onnx.save(model, name + ".onnx")
 
 
@@ -135,3 +135,30 @@ save("nonzero_of_scalar",
      [h.make_tensor_value_info("x", T.FLOAT, []), h.make_tensor_value_info("table", T.FLOAT, [4, 2])],
      [h.make_tensor_value_info("y", T.FLOAT, None)])
 print("wrote the round-two models", file=sys.stderr)
+
+# Round three, TensorScatter (opset 24), whose import builds constant zeros for a left-out write_indices:
+#   tensor_scatter_nodes  malformed and oversized TensorScatter nodes beside valid ones: a batch of 2^40 rows
+#                         without write_indices (2^40 zeros: std::bad_alloc), a required input left out, a huge or
+#                         fractional axis, a negative dimension, rank-0 tensors, write indices of rank 3, "mode"
+#                         twice, a node with no output, and a Gather on the output of a valid one
+cache = [h.make_tensor_value_info("past", T.FLOAT, [2, 4, 8, 16]), h.make_tensor_value_info("upd", T.FLOAT, [2, 4, 1, 16]),
+         h.make_tensor_value_info("wi", T.INT64, [2])]
+twice = h.make_node("TensorScatter", ["past", "upd", "wi"], ["twice"], name="mode_twice", mode="linear")
+twice.attribute.append(h.make_attribute("mode", "circular"))
+save("tensor_scatter_nodes",
+     [h.make_node("TensorScatter", ["big", "big"], ["huge"], name="huge_batch"),
+      h.make_node("TensorScatter", ["", "upd", "wi"], ["empty"], name="no_past_cache"),
+      h.make_node("TensorScatter", ["past", "upd", "wi"], ["far"], name="huge_axis", axis=2**62),
+      h.make_node("TensorScatter", ["past", "upd", "wi"], ["half"], name="fractional_axis", axis=1.5),
+      h.make_node("TensorScatter", ["negative", "upd", "wi"], ["neg"], name="negative_dim"),
+      h.make_node("TensorScatter", ["scalar", "scalar"], ["flat"], name="scalars"),
+      h.make_node("TensorScatter", ["past", "upd", "wi3"], ["deep"], name="rank3_write_indices"),
+      twice,
+      h.make_node("TensorScatter", ["past", "upd", "wi"], [], name="no_output"),
+      h.make_node("TensorScatter", ["past", "upd", "wi"], ["present"], name="kv"),
+      h.make_node("Gather", ["present", "wi"], ["y"], name="g", axis=0)],
+     cache + [h.make_tensor_value_info("big", T.FLOAT, [2**40, 2**40]),
+              h.make_tensor_value_info("negative", T.FLOAT, [2, -3, 8]), h.make_tensor_value_info("scalar", T.FLOAT, []),
+              h.make_tensor_value_info("wi3", T.INT64, [2, 1, 1])],
+     [h.make_tensor_value_info("y", T.FLOAT, None)], opset=24)
+print("wrote the round-three models", file=sys.stderr)
