@@ -108,6 +108,8 @@ struct KernelSpec {
         std::vector<uint8_t> bytes;
         std::string file;  // "data_file" as the spec gives it, or "" for inline "data"
         std::string path;  // that file as the run opened it (relative to the spec's folder): a dependency
+        // Whether every byte is 0 (+0.0, not -0.0): a scatter's data the kernel writes with a memset, no table.
+        bool all_zero_bytes() const;
     };
     std::optional<ConstantData> constant_data;
     // A scatter's constant updates ("updates" inline, or "updates_file"): as constant_data, of updates_shape (at

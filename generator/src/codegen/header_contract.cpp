@@ -99,8 +99,7 @@ std::string shown_file(const KernelSpec::ConstantData& table) {
 
 // A scatter's constant data of zero bytes only is written by a memset: no table.
 static std::string constant_note(const KernelSpec& spec, const KernelSpec::ConstantData& table) {
-    const bool zeros = is_scatter(spec.op) && &table == &*spec.constant_data &&
-                       std::all_of(table.bytes.begin(), table.bytes.end(), [](uint8_t byte) { return byte == 0; });
+    const bool zeros = is_scatter(spec.op) && &table == &*spec.constant_data && table.all_zero_bytes();
     return ", constant (" + (table.file.empty() ? std::string("given in the spec") : shown_file(table)) + "): " +
            (zeros ? "all zero bytes, which the kernel writes itself" : "held by the kernel, in flash");
 }

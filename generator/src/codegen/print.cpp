@@ -98,17 +98,22 @@ private:
         if (schedule_.data_table && spec_.quantization) out = quantized_tables();
         if (schedule_.updates_table) {
             out.push_back(Table{"updates", part_bits(), &spec_.constant_updates->bytes,
-                                out.empty() ? "" : "The updates: " + described(*spec_.constant_updates, spec_.updates_shape) + "."});
+                                out.empty() ? "" : "The updates: " + described(*spec_.constant_updates, spec_.updates_shape).joined() + "."});
         }
         return out;
     }
-    // "float32 [2, 3] from u.npy, row-major, as the bit patterns of its elements (each a uint32_t)".
-    std::string described(const KernelSpec::ConstantData& table, const Shape& shape) const {
+    // "float32 [2, 3] from u.npy, row-major, as the bit patterns of its elements (each a uint32_t)", in the two
+    // lines of the data file's banner (broken before "patterns").
+    struct Description {
+        std::string line1, line2;
+        std::string joined() const { return line1 + " " + line2; }
+    };
+    Description described(const KernelSpec::ConstantData& table, const Shape& shape) const {
         const std::string storage = "uint" + std::to_string(part_bits()) + "_t";
-        return std::string(info(spec_.dtype).name) + " " + format_shape(shape) +
-               (table.file.empty() ? " (given in the spec)" : " from " + shown_file(table)) +
-               ", row-major, as the bit patterns of its elements (" +
-               (pairs() ? "each a pair of " + storage + ": real, imaginary" : "each a " + storage) + ")";
+        return {std::string(info(spec_.dtype).name) + " " + format_shape(shape) +
+                    (table.file.empty() ? " (given in the spec)" : " from " + shown_file(table)) + ", row-major, as the bit",
+                "patterns of its elements (" +
+                    (pairs() ? "each a pair of " + storage + ": real, imaginary" : "each a " + storage) + ")"};
     }
     std::vector<Table> quantized_tables() const {
         const KernelSpec::Quantization& q = *spec_.quantization;
@@ -158,11 +163,10 @@ private:
             values.text["line2"] = "its scales " + std::string(info(spec_.dtype).name) + ": each element dequantizes to " +
                                    "(q - zero_point) * scale";
         } else {
-            const std::string text = data ? described(*spec_.constant_data, spec_.data_shape)
+            const Description text = data ? described(*spec_.constant_data, spec_.data_shape)
                                           : described(*spec_.constant_updates, spec_.updates_shape);
-            const size_t split = text.find(" patterns of");
-            values.text["line1"] = text.substr(0, split);
-            values.text["line2"] = text.substr(split + 1);
+            values.text["line1"] = text.line1;
+            values.text["line2"] = text.line2;
         }
         std::string out;
         bool first = true;

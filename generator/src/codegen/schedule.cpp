@@ -295,9 +295,7 @@ private:
     bool data_table() const {
         if (!spec_.constant_data) return false;
         if (!is_scatter(spec_.op)) return true;
-        const std::vector<uint8_t>& bytes = spec_.constant_data->bytes;
-        return copy_.copy_data_first && copy_.data_size > 0 &&
-               std::any_of(bytes.begin(), bytes.end(), [](uint8_t byte) { return byte != 0; });
+        return copy_.copy_data_first && copy_.data_size > 0 && !spec_.constant_data->all_zero_bytes();
     }
     // Whether the kernel holds a scatter's constant updates as a table: when it copies any.
     bool updates_table() const { return spec_.constant_updates && copy_.copy_count() > 0; }

@@ -20,6 +20,10 @@ namespace kernelgen {
 
 using nlohmann::json;
 
+bool KernelSpec::ConstantData::all_zero_bytes() const {
+    return std::all_of(bytes.begin(), bytes.end(), [](uint8_t byte) { return byte == 0; });
+}
+
 namespace {
 
 // The IEEE binary format with `mantissa_bits` and `exponent_bits` nearest to `value` (ties to even), as bits;
