@@ -541,11 +541,12 @@ private:
             item.text["value"] = index_value(check.value);
             // A run-time data count (at most a uint32_t) compares in int64_t, which holds it and every index. A
             // TensorScatter's write index: from 0, to the cache's size less the sequence's (linear) or without end.
-            const bool onnx = check.kind == IndexComponent::Kind::Wrapped;
-            item.text["low"] = !onnx ? "0" : check.runtime_bound ? "-(int64_t)data_count" : "-" + std::to_string(check.bound);
-            item.flags["has_last"] = check.kind != IndexComponent::Kind::Circular;
-            item.text["last"] = !onnx ? std::to_string(check.last)
-                                : check.runtime_bound ? "(int64_t)data_count - 1" : std::to_string(check.bound - 1);
+            const IndexComponent& range = check.component;
+            const bool onnx = range.kind == IndexComponent::Kind::Wrapped;
+            item.text["low"] = !onnx ? "0" : range.runtime_bound ? "-(int64_t)data_count" : "-" + std::to_string(range.bound);
+            item.flags["has_last"] = range.kind != IndexComponent::Kind::Circular;
+            item.text["last"] = !onnx ? std::to_string(range.last)
+                                : range.runtime_bound ? "(int64_t)data_count - 1" : std::to_string(range.bound - 1);
             each.push_back(item);
         }
         values.lists["written_out"] = checks.loop ? std::vector<TemplateValues>{} : each;

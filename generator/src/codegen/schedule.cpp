@@ -472,7 +472,7 @@ private:
             for (uint64_t t = 0; t < copy_.tuple_count; ++t) {
                 for (size_t j = 0; j < k; ++j) {
                     if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
-                    checks.checks.push_back(check_of(copy_.components[j], {IndexValue::Kind::Element, t * k + j}));
+                    checks.checks.push_back(Check{{IndexValue::Kind::Element, t * k + j}, copy_.components[j]});
                 }
             }
             return checks;
@@ -483,13 +483,9 @@ private:
         for (size_t j = 0; j < k; ++j) {
             if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
             const auto kind = k == 1 ? IndexValue::Kind::Local : IndexValue::Kind::TupleElement;
-            checks.checks.push_back(check_of(copy_.components[j], {kind, j}));
+            checks.checks.push_back(Check{{kind, j}, copy_.components[j]});
         }
         return checks;
-    }
-
-    static Check check_of(const IndexComponent& component, IndexValue value) {
-        return Check{value, component.bound, component.runtime_bound, component.kind, component.last};
     }
 
     void plan_level(Statements& out, size_t level, std::vector<Position>& positions, const Place& place) {

@@ -123,11 +123,9 @@ struct IndexValue {
 };
 struct Check {
     IndexValue value;
-    uint64_t bound = 0;
-    bool runtime_bound = false;  // the bound is the run-time data count, at most `bound`
-    // ONNX's [-bound, bound-1]; a TensorScatter write index [0, last] (linear) or [0, ...] (circular).
-    IndexComponent::Kind kind = IndexComponent::Kind::Wrapped;
-    uint64_t last = 0;
+    // Its range: ONNX's [-bound, bound-1] (the bound the run-time data count where runtime_bound says so); a
+    // TensorScatter write index [0, last] (linear) or [0, ...] (circular).
+    IndexComponent component;
 };
 struct CheckIndices {
     bool loop = false;           // false: `checks` written out, each returning the error
