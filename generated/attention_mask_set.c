@@ -25,7 +25,7 @@ int attention_mask_set(const bool *data, const int64_t *restrict indices, const 
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 64u * sizeof(bool));
+        kernelgen_copy(output, data, 64u * sizeof(bool), sizeof(bool));
     }
     /* output[indices[i0, :]] = updates[i0] */
     output[kernelgen_wrap_i64_u32(indices[0u], 8u) * 8u + kernelgen_wrap_i64_u32(indices[1u], 8u)] = updates[0u];

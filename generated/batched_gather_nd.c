@@ -21,17 +21,17 @@ int batched_gather_nd(const int8_t *data, const int32_t *restrict indices, int8_
         }
     }
     /* output[b0, i0, :] = data[b0, indices[b0, i0, :], :] */
-    memcpy(&output[0u], &data[kernelgen_wrap_i32_u32(indices[0u], 8u) * 8u], 8u * sizeof(int8_t));
-    memcpy(&output[8u], &data[kernelgen_wrap_i32_u32(indices[1u], 8u) * 8u], 8u * sizeof(int8_t));
-    memcpy(&output[16u], &data[kernelgen_wrap_i32_u32(indices[2u], 8u) * 8u], 8u * sizeof(int8_t));
-    memcpy(&output[24u], &data[kernelgen_wrap_i32_u32(indices[3u], 8u) * 8u + 64u], 8u * sizeof(int8_t));
-    memcpy(&output[32u], &data[kernelgen_wrap_i32_u32(indices[4u], 8u) * 8u + 64u], 8u * sizeof(int8_t));
-    memcpy(&output[40u], &data[kernelgen_wrap_i32_u32(indices[5u], 8u) * 8u + 64u], 8u * sizeof(int8_t));
-    memcpy(&output[48u], &data[kernelgen_wrap_i32_u32(indices[6u], 8u) * 8u + 128u], 8u * sizeof(int8_t));
-    memcpy(&output[56u], &data[kernelgen_wrap_i32_u32(indices[7u], 8u) * 8u + 128u], 8u * sizeof(int8_t));
-    memcpy(&output[64u], &data[kernelgen_wrap_i32_u32(indices[8u], 8u) * 8u + 128u], 8u * sizeof(int8_t));
-    memcpy(&output[72u], &data[kernelgen_wrap_i32_u32(indices[9u], 8u) * 8u + 192u], 8u * sizeof(int8_t));
-    memcpy(&output[80u], &data[kernelgen_wrap_i32_u32(indices[10u], 8u) * 8u + 192u], 8u * sizeof(int8_t));
-    memcpy(&output[88u], &data[kernelgen_wrap_i32_u32(indices[11u], 8u) * 8u + 192u], 8u * sizeof(int8_t));
+    kernelgen_copy(&output[0u], &data[kernelgen_wrap_i32_u32(indices[0u], 8u) * 8u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[8u], &data[kernelgen_wrap_i32_u32(indices[1u], 8u) * 8u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[16u], &data[kernelgen_wrap_i32_u32(indices[2u], 8u) * 8u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[24u], &data[kernelgen_wrap_i32_u32(indices[3u], 8u) * 8u + 64u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[32u], &data[kernelgen_wrap_i32_u32(indices[4u], 8u) * 8u + 64u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[40u], &data[kernelgen_wrap_i32_u32(indices[5u], 8u) * 8u + 64u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[48u], &data[kernelgen_wrap_i32_u32(indices[6u], 8u) * 8u + 128u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[56u], &data[kernelgen_wrap_i32_u32(indices[7u], 8u) * 8u + 128u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[64u], &data[kernelgen_wrap_i32_u32(indices[8u], 8u) * 8u + 128u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[72u], &data[kernelgen_wrap_i32_u32(indices[9u], 8u) * 8u + 192u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[80u], &data[kernelgen_wrap_i32_u32(indices[10u], 8u) * 8u + 192u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[88u], &data[kernelgen_wrap_i32_u32(indices[11u], 8u) * 8u + 192u], 8u * sizeof(int8_t), sizeof(int8_t));
     return BATCHED_GATHER_ND_OK;
 }

@@ -24,8 +24,8 @@ int bf16_rows_by_tuple(const uint16_t *data, const int32_t *restrict indices, ui
         }
     }
     /* output[i0, :] = data[indices[i0, :], :] */
-    memcpy(&output[0u], &data[kernelgen_wrap_i32_u32(indices[0u], 4u) * 48u + kernelgen_wrap_i32_u32(indices[1u], 6u) * 8u], 8u * sizeof(uint16_t));
-    memcpy(&output[8u], &data[kernelgen_wrap_i32_u32(indices[2u], 4u) * 48u + kernelgen_wrap_i32_u32(indices[3u], 6u) * 8u], 8u * sizeof(uint16_t));
-    memcpy(&output[16u], &data[kernelgen_wrap_i32_u32(indices[4u], 4u) * 48u + kernelgen_wrap_i32_u32(indices[5u], 6u) * 8u], 8u * sizeof(uint16_t));
+    kernelgen_copy(&output[0u], &data[kernelgen_wrap_i32_u32(indices[0u], 4u) * 48u + kernelgen_wrap_i32_u32(indices[1u], 6u) * 8u], 8u * sizeof(uint16_t), sizeof(uint16_t));
+    kernelgen_copy(&output[8u], &data[kernelgen_wrap_i32_u32(indices[2u], 4u) * 48u + kernelgen_wrap_i32_u32(indices[3u], 6u) * 8u], 8u * sizeof(uint16_t), sizeof(uint16_t));
+    kernelgen_copy(&output[16u], &data[kernelgen_wrap_i32_u32(indices[4u], 4u) * 48u + kernelgen_wrap_i32_u32(indices[5u], 6u) * 8u], 8u * sizeof(uint16_t), sizeof(uint16_t));
     return BF16_ROWS_BY_TUPLE_OK;
 }

@@ -14,17 +14,17 @@
 int channel_shuffle(const int8_t *data, int8_t *output)
 {
     /* output[a0, i0, :] = data[a0, indices[i0], :] */
-    memcpy(&output[0u], &data[0u], 8u * sizeof(int8_t));
-    memcpy(&output[8u], &data[24u], 8u * sizeof(int8_t));
-    memcpy(&output[16u], &data[48u], 8u * sizeof(int8_t));
-    memcpy(&output[24u], &data[72u], 8u * sizeof(int8_t));
-    memcpy(&output[32u], &data[8u], 8u * sizeof(int8_t));
-    memcpy(&output[40u], &data[32u], 8u * sizeof(int8_t));
-    memcpy(&output[48u], &data[56u], 8u * sizeof(int8_t));
-    memcpy(&output[56u], &data[80u], 8u * sizeof(int8_t));
-    memcpy(&output[64u], &data[16u], 8u * sizeof(int8_t));
-    memcpy(&output[72u], &data[40u], 8u * sizeof(int8_t));
-    memcpy(&output[80u], &data[64u], 8u * sizeof(int8_t));
-    memcpy(&output[88u], &data[88u], 8u * sizeof(int8_t));
+    kernelgen_copy(&output[0u], &data[0u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[8u], &data[24u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[16u], &data[48u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[24u], &data[72u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[32u], &data[8u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[40u], &data[32u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[48u], &data[56u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[56u], &data[80u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[64u], &data[16u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[72u], &data[40u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[80u], &data[64u], 8u * sizeof(int8_t), sizeof(int8_t));
+    kernelgen_copy(&output[88u], &data[88u], 8u * sizeof(int8_t), sizeof(int8_t));
     return CHANNEL_SHUFFLE_OK;
 }

@@ -35,7 +35,8 @@ typedef struct {
 
 /* Tables of constants (a kernel's runs of constant indices) are defined KERNELGEN_FLASH and read through
  * KERNELGEN_TABLE_U<bits>(table, r); a kernel's constant data is defined KERNELGEN_DATA_TABLE(its own section), and its elements
- * copied out as bytes (their exact bit patterns) with KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes), or read one
+ * copied out as bytes (their exact bit patterns) with KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) (the row
+ * copy below, kernelgen_copy) or KERNELGEN_MEMCPY_FROM_TABLE (a call of memcpy: the least code), or read one
  * byte at a time (a quantized table's values) with KERNELGEN_DATA_U8(table, offset). On AVR, where flash is not in the data address space, avr-gcc keeps
  * them in program memory and reads them with LPM (avr-libc's pgmspace.h): a plain static const array would
  * be copied into the few KB of SRAM at start-up. Everywhere else flash is ordinary memory and these are
@@ -61,10 +62,12 @@ typedef struct {
 }))
 #define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) \
     memcpy_PF((to), KERNELGEN_FAR_ADDRESS(table) + (uint32_t)(offset) * (uint32_t)sizeof((table)[0]), (bytes))
+#define KERNELGEN_MEMCPY_FROM_TABLE(to, table, offset, bytes) KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes)
 #define KERNELGEN_DATA_U8(table, offset) pgm_read_byte_far(KERNELGEN_FAR_ADDRESS(table) + (uint32_t)(offset))
 #else
 #define KERNELGEN_DATA_TABLE(name) PROGMEM
 #define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) memcpy_P((to), &(table)[offset], (bytes))
+#define KERNELGEN_MEMCPY_FROM_TABLE(to, table, offset, bytes) memcpy_P((to), &(table)[offset], (bytes))
 #define KERNELGEN_DATA_U8(table, offset) pgm_read_byte(&(table)[offset])
 #endif
 static inline uint64_t kernelgen_table_u64(const uint64_t *entry)
@@ -80,8 +83,165 @@ static inline uint64_t kernelgen_table_u64(const uint64_t *entry)
 #define KERNELGEN_TABLE_U32(table, r) ((table)[r])
 #define KERNELGEN_TABLE_U64(table, r) ((table)[r])
 #define KERNELGEN_DATA_TABLE(name)
-#define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) memcpy((to), &(table)[offset], (bytes))
+#define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) \
+    kernelgen_copy((to), &(table)[offset], (bytes), sizeof((table)[0]))
+#define KERNELGEN_MEMCPY_FROM_TABLE(to, table, offset, bytes) memcpy((to), &(table)[offset], (bytes))
 #define KERNELGEN_DATA_U8(table, offset) ((table)[offset])
+#endif
+
+/* kernelgen_copy(to, from, bytes, element): the kernels' row copies, `bytes` bytes (almost always a literal)
+ * between two tensors that do not overlap, whose elements are `element` bytes wide (docs/generated-code.md,
+ * "Row copies"). Each target class gets the copy it runs fastest, measured by bench/target_costs.py:
+ *   Cortex-M (gcc, clang): 32-byte blocks moved by ldm/stm (a loop in inline assembly for several, C struct
+ *     copies for one or two), then one piece each of 16, 8, 4, 2 and 1 bytes as the size needs, all inline,
+ *     where the C library's memcpy moves a word per 4 or more instructions and gcc expands a small fixed-size
+ *     memcpy as a loop of one word at a time. Elements of 4 bytes or more are 4-byte aligned; rows of narrower
+ *     elements take this path when both addresses are (a run-time test), else memcpy;
+ *   AVR (avr-gcc): a loop of 8 ld/st pairs (4.4 cycles a byte, avr-libc's memcpy 8), then single bytes;
+ *   elsewhere (hosts, RISC-V): memcpy, which the host C libraries do faster still.
+ * Define KERNELGEN_COPY_WITH_MEMCPY to take memcpy everywhere, or KERNELGEN_COPY_WITH_BLOCKS to take the block
+ * copies on any gcc or clang target (the tests run them under the host's sanitizers that way). */
+#if !defined(KERNELGEN_COPY_WITH_MEMCPY) && defined(__GNUC__) &&                                            \
+    (defined(KERNELGEN_COPY_WITH_BLOCKS) || (defined(__arm__) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'))
+/* Accesses of 32, 16, 8, 4 and 2 bytes through types that may alias any object, as memcpy's own accesses do. */
+typedef struct {
+    uint32_t words[8];
+} __attribute__((__may_alias__)) kernelgen_block;
+typedef struct {
+    uint32_t words[4];
+} __attribute__((__may_alias__)) kernelgen_quad;
+typedef struct {
+    uint32_t words[2];
+} __attribute__((__may_alias__)) kernelgen_pair;
+typedef uint32_t __attribute__((__may_alias__)) kernelgen_word;
+typedef uint16_t __attribute__((__may_alias__)) kernelgen_half;
+
+/* KERNELGEN_COPY_TESTED_FROM: rows of elements narrower than 4 bytes, whose alignment is known only at run time,
+ * below this many bytes stay memcpy, whose expansion by the compiler beats a test of the addresses (Thumb-2 loads
+ * and stores a word at any address, so it copies such rows a word at a time; Thumb-1 a byte at a time).
+ * KERNELGEN_COPY_LOOP_FROM: more blocks than this take the assembly loop; as many or fewer, struct copies (on
+ * Thumb-1 the loop wins from two blocks, as struct copies of 32 bytes take 3 + 3 + 2 registers there). */
+#if defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2
+#define KERNELGEN_COPY_TESTED_FROM 32u
+#define KERNELGEN_COPY_LOOP_FROM 2u
+#else
+#define KERNELGEN_COPY_TESTED_FROM 4u
+#define KERNELGEN_COPY_LOOP_FROM 1u
+#endif
+
+/* Blocks of 32 bytes, then what is left as one piece of each power of two below (straight-line code when `bytes`
+ * is a literal): every piece starts 4-byte aligned but the last byte. */
+static inline __attribute__((__always_inline__)) void kernelgen_copy(void *to, const void *from, size_t bytes,
+                                                                       size_t element)
+{
+    if (element % 4u == 0u ||
+        (bytes >= KERNELGEN_COPY_TESTED_FROM && (((uintptr_t)to | (uintptr_t)from) & 3u) == 0u)) {
+        kernelgen_block *block_to = (kernelgen_block *)to;
+        const kernelgen_block *block_from = (const kernelgen_block *)from;
+        unsigned char *rest_to;
+        const unsigned char *rest_from;
+        size_t n = bytes / sizeof(kernelgen_block);
+#if defined(__arm__) && defined(__thumb__)
+        /* Three blocks or more: a loop of ldm/stm that gcc would write with an index and reloaded pointers.
+         * Thumb-2 moves a block with one ldm and one stm of 8 registers; Thumb-1 (Cortex-M0) with two of 4 low
+         * ones. The operands take low registers the list leaves free (r7 may be the frame pointer); the loop
+         * ends on a compare, which gcc's Thumb-1 (divided) and clang's (unified) assembler syntax spell alike. */
+        if (n > KERNELGEN_COPY_LOOP_FROM) {
+#if defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2
+            __asm__ volatile("1:\n\t"
+                             "ldmia %[from]!, {r3, r4, r5, r6, r8, r10, r11, r12}\n\t"
+                             "stmia %[to]!, {r3, r4, r5, r6, r8, r10, r11, r12}\n\t"
+                             "cmp %[from], %[end]\n\t"
+                             "bne 1b"
+                             : [to] "+l"(block_to), [from] "+l"(block_from)
+                             : [end] "l"(block_from + n)
+                             : "r3", "r4", "r5", "r6", "r8", "r10", "r11", "r12", "cc", "memory");
+#else
+            __asm__ volatile("1:\n\t"
+                             "ldmia %[from]!, {r3, r4, r5, r6}\n\t"
+                             "stmia %[to]!, {r3, r4, r5, r6}\n\t"
+                             "ldmia %[from]!, {r3, r4, r5, r6}\n\t"
+                             "stmia %[to]!, {r3, r4, r5, r6}\n\t"
+                             "cmp %[from], %[end]\n\t"
+                             "bne 1b"
+                             : [to] "+l"(block_to), [from] "+l"(block_from)
+                             : [end] "l"(block_from + n)
+                             : "r3", "r4", "r5", "r6", "cc", "memory");
+#endif
+        } else if (n != 0u) {
+            *block_to++ = *block_from++;
+            if (n == 2u) {
+                *block_to++ = *block_from++;
+            }
+        }
+#else
+        for (; n != 0u; --n) {
+            *block_to++ = *block_from++;
+        }
+#endif
+        rest_to = (unsigned char *)block_to;
+        rest_from = (const unsigned char *)block_from;
+        if ((bytes & 16u) != 0u) {
+            *(kernelgen_quad *)rest_to = *(const kernelgen_quad *)rest_from;
+            rest_to += 16;
+            rest_from += 16;
+        }
+        if ((bytes & 8u) != 0u) {
+            *(kernelgen_pair *)rest_to = *(const kernelgen_pair *)rest_from;
+            rest_to += 8;
+            rest_from += 8;
+        }
+        if ((bytes & 4u) != 0u) {
+            *(kernelgen_word *)rest_to = *(const kernelgen_word *)rest_from;
+            rest_to += 4;
+            rest_from += 4;
+        }
+        if ((bytes & 2u) != 0u) {
+            *(kernelgen_half *)rest_to = *(const kernelgen_half *)rest_from;
+            rest_to += 2;
+            rest_from += 2;
+        }
+        if ((bytes & 1u) != 0u) {
+            *rest_to = *rest_from;
+        }
+        return;
+    }
+    memcpy(to, from, bytes);
+}
+#elif !defined(KERNELGEN_COPY_WITH_MEMCPY) && defined(__AVR__) && defined(__GNUC__) && !defined(__clang__)
+static inline __attribute__((__always_inline__)) void kernelgen_copy(void *to, const void *from, size_t bytes,
+                                                                       size_t element)
+{
+    unsigned char *byte_to = (unsigned char *)to;
+    const unsigned char *byte_from = (const unsigned char *)from;
+    size_t n = bytes / 8u;
+    (void)element;
+    if (n != 0u) {
+        __asm__ volatile("1:\n\t"
+                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
+                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
+                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
+                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
+                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
+                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
+                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
+                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
+                         "sbiw %2, 1\n\t"
+                         "brne 1b"
+                         : "+x"(byte_to), "+z"(byte_from), "+w"(n)
+                         :
+                         : "memory");
+    }
+    for (n = bytes % 8u; n != 0u; --n) {
+        *byte_to++ = *byte_from++;
+    }
+}
+#else
+static inline void kernelgen_copy(void *to, const void *from, size_t bytes, size_t element)
+{
+    (void)element;
+    memcpy(to, from, bytes);
+}
 #endif
 
 /* An index in [-size, size-1] as an offset along its axis: checked by the kernel before it is wrapped, or

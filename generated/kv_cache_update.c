@@ -19,9 +19,9 @@ int kv_cache_update(const float *data, const int32_t *restrict indices, const fl
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 4096u * sizeof(float));
+        kernelgen_copy(output, data, 4096u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :], :] = updates[i0, :] */
-    memcpy(&output[kernelgen_wrap_i32_u32(indices[0u], 64u) * 64u], &updates[0u], 64u * sizeof(float));
+    kernelgen_copy(&output[kernelgen_wrap_i32_u32(indices[0u], 64u) * 64u], &updates[0u], 64u * sizeof(float), sizeof(float));
     return KV_CACHE_UPDATE_OK;
 }

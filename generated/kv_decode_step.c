@@ -19,12 +19,12 @@ int kv_decode_step(const uint16_t *data, const int64_t *restrict indices, const 
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 2048u * sizeof(uint16_t));
+        kernelgen_copy(output, data, 2048u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[b, a0, indices[b] + j, :] = updates[b, a0, j, :] */
-    memcpy(&output[(uint32_t)indices[0u] * 16u], &updates[0u], 16u * sizeof(uint16_t));
-    memcpy(&output[(uint32_t)indices[0u] * 16u + 512u], &updates[16u], 16u * sizeof(uint16_t));
-    memcpy(&output[(uint32_t)indices[0u] * 16u + 1024u], &updates[32u], 16u * sizeof(uint16_t));
-    memcpy(&output[(uint32_t)indices[0u] * 16u + 1536u], &updates[48u], 16u * sizeof(uint16_t));
+    kernelgen_copy(&output[(uint32_t)indices[0u] * 16u], &updates[0u], 16u * sizeof(uint16_t), sizeof(uint16_t));
+    kernelgen_copy(&output[(uint32_t)indices[0u] * 16u + 512u], &updates[16u], 16u * sizeof(uint16_t), sizeof(uint16_t));
+    kernelgen_copy(&output[(uint32_t)indices[0u] * 16u + 1024u], &updates[32u], 16u * sizeof(uint16_t), sizeof(uint16_t));
+    kernelgen_copy(&output[(uint32_t)indices[0u] * 16u + 1536u], &updates[48u], 16u * sizeof(uint16_t), sizeof(uint16_t));
     return KV_DECODE_STEP_OK;
 }

@@ -15,9 +15,9 @@ int kv_slot_write(const uint16_t *data, const uint16_t *restrict updates, uint16
 {
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 512u * sizeof(uint16_t));
+        kernelgen_copy(output, data, 512u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[indices[i0, :], :] = updates[i0, :] */
-    memcpy(&output[160u], &updates[0u], 64u * sizeof(uint16_t));
+    kernelgen_copy(&output[160u], &updates[0u], 64u * sizeof(uint16_t), sizeof(uint16_t));
     return KV_SLOT_WRITE_OK;
 }

@@ -29,7 +29,7 @@ int mark_detections(const uint8_t *data, const int64_t *restrict indices, uint32
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 400u * sizeof(uint8_t));
+        kernelgen_copy(output, data, 400u * sizeof(uint8_t), sizeof(uint8_t));
     }
     /* output[indices[i0, :]] = updates[i0] */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {

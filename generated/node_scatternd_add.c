@@ -28,7 +28,7 @@ int node_scatternd_add(const float *data, const int64_t *restrict indices, const
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 64u * sizeof(float));
+        kernelgen_copy(output, data, 64u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :], :] += updates[i0, :] */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {

@@ -22,10 +22,10 @@ int onnx_tensorscatter(const float *data, const int64_t *restrict indices, const
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 40u * sizeof(float));
+        kernelgen_copy(output, data, 40u * sizeof(float), sizeof(float));
     }
     /* output[b, a0, indices[b] + j, :] = updates[b, a0, j, :] */
-    memcpy(&output[(uint32_t)indices[0u] * 5u], &updates[0u], 5u * sizeof(float));
-    memcpy(&output[(uint32_t)indices[1u] * 5u + 20u], &updates[5u], 5u * sizeof(float));
+    kernelgen_copy(&output[(uint32_t)indices[0u] * 5u], &updates[0u], 5u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[(uint32_t)indices[1u] * 5u + 20u], &updates[5u], 5u * sizeof(float), sizeof(float));
     return ONNX_TENSORSCATTER_OK;
 }

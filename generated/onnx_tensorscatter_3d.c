@@ -22,11 +22,11 @@ int onnx_tensorscatter_3d(const float *data, const int64_t *restrict indices, co
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 60u * sizeof(float));
+        kernelgen_copy(output, data, 60u * sizeof(float), sizeof(float));
     }
     /* output[b, indices[b] + j, :] = updates[b, j, :] */
-    memcpy(&output[(uint32_t)indices[0u] * 5u], &updates[0u], 10u * sizeof(float));
-    memcpy(&output[(uint32_t)indices[1u] * 5u + 20u], &updates[10u], 10u * sizeof(float));
-    memcpy(&output[(uint32_t)indices[2u] * 5u + 40u], &updates[20u], 10u * sizeof(float));
+    kernelgen_copy(&output[(uint32_t)indices[0u] * 5u], &updates[0u], 10u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[(uint32_t)indices[1u] * 5u + 20u], &updates[10u], 10u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[(uint32_t)indices[2u] * 5u + 40u], &updates[20u], 10u * sizeof(float), sizeof(float));
     return ONNX_TENSORSCATTER_3D_OK;
 }

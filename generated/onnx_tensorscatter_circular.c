@@ -22,12 +22,12 @@ int onnx_tensorscatter_circular(const float *data, const int64_t *restrict indic
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 40u * sizeof(float));
+        kernelgen_copy(output, data, 40u * sizeof(float), sizeof(float));
     }
     /* output[b, a0, (indices[b] mod 4 + j) mod 4, :] = updates[b, a0, j, :] */
-    memcpy(&output[kernelgen_circular_i64_u32(indices[0u], 0u, 4u) * 5u], &updates[0u], 5u * sizeof(float));
-    memcpy(&output[kernelgen_circular_i64_u32(indices[0u], 1u, 4u) * 5u], &updates[5u], 5u * sizeof(float));
-    memcpy(&output[kernelgen_circular_i64_u32(indices[1u], 0u, 4u) * 5u + 20u], &updates[10u], 5u * sizeof(float));
-    memcpy(&output[kernelgen_circular_i64_u32(indices[1u], 1u, 4u) * 5u + 20u], &updates[15u], 5u * sizeof(float));
+    kernelgen_copy(&output[kernelgen_circular_i64_u32(indices[0u], 0u, 4u) * 5u], &updates[0u], 5u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[kernelgen_circular_i64_u32(indices[0u], 1u, 4u) * 5u], &updates[5u], 5u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[kernelgen_circular_i64_u32(indices[1u], 0u, 4u) * 5u + 20u], &updates[10u], 5u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[kernelgen_circular_i64_u32(indices[1u], 1u, 4u) * 5u + 20u], &updates[15u], 5u * sizeof(float), sizeof(float));
     return ONNX_TENSORSCATTER_CIRCULAR_OK;
 }

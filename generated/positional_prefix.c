@@ -18,6 +18,6 @@
 int positional_prefix(const float *data, float *output)
 {
     /* output[i0, :] = data[indices[i0], :] */
-    memcpy(&output[0u], &data[0u], 1024u * sizeof(float));
+    kernelgen_copy(&output[0u], &data[0u], 1024u * sizeof(float), sizeof(float));
     return POSITIONAL_PREFIX_OK;
 }

@@ -22,7 +22,7 @@ int ring_of_five(const int32_t *data, const int64_t *restrict indices, const int
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 20u * sizeof(int32_t));
+        kernelgen_copy(output, data, 20u * sizeof(int32_t), sizeof(int32_t));
     }
     /* output[b, (indices[b] mod 4 + j) mod 4, :] = updates[b, j, :] */
     output[kernelgen_circular_i64_u32(indices[0u], 0u, 4u)] = updates[0u];

@@ -28,7 +28,7 @@ int running_max_pool(const float *data, const int64_t *restrict indices, const f
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 128u * sizeof(float));
+        kernelgen_copy(output, data, 128u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
     for (uint32_t i0 = 0u; i0 < 24u; ++i0) {

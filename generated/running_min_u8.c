@@ -28,7 +28,7 @@ int running_min_u8(const uint8_t *data, const int64_t *restrict indices, const u
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 40u * sizeof(uint8_t));
+        kernelgen_copy(output, data, 40u * sizeof(uint8_t), sizeof(uint8_t));
     }
     /* output[indices[i0, :], :] = min(output[indices[i0, :], :], updates[i0, :]) */
     for (uint32_t i0 = 0u; i0 < 6u; ++i0) {

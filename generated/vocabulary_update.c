@@ -22,7 +22,7 @@ int vocabulary_update(const char *const *data, const int64_t *restrict indices, 
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if (output != data) {
-        memcpy(output, data, 50u * sizeof(const char *));
+        kernelgen_copy(output, data, 50u * sizeof(const char *), sizeof(const char *));
     }
     /* output[indices[i0, :]] = updates[i0] */
     output[kernelgen_wrap_i64_u32(indices[0u], 50u)] = updates[0u];

@@ -50,12 +50,12 @@ std::string gather(uint64_t rows, uint64_t count_of_indices, const std::string& 
 }
 
 TEST(Emit, SmallKernelsAreStraightLine) {
-    // ONNX's ScatterND example 2: 2 tuples of 16-element rows, 2 memcpy statements; its 2 indices are checked
+    // ONNX's ScatterND example 2: 2 tuples of 16-element rows, 2 row copies (kernelgen_copy); its 2 indices are checked
     // straight-line.
     auto kernel = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "float32", "data_shape": [4, 4, 4],
                                  "indices_shape": [2, 1]})");
     EXPECT_EQ(count(kernel.source, "for ("), 0u) << kernel.source;
-    EXPECT_EQ(count(kernel.source, "memcpy(&output["), 2u);
+    EXPECT_EQ(count(kernel.source, "kernelgen_copy(&output["), 2u);
     // With add, 32 combines weigh 256, over the budget of 12: loops, and no combine written out twice.
     auto reduction = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "float32", "data_shape": [4, 4, 4],
                                     "indices_shape": [2, 1], "reduction": "add"})");
@@ -64,7 +64,7 @@ TEST(Emit, SmallKernelsAreStraightLine) {
 }
 
 TEST(Emit, AutoUsesLoopsBeyondTheStraightLineBudget) {
-    // 25 row copies (one memcpy each) exceed the 12-statement budget: a loop unrolled 12 times, and one more
+    // 25 row copies (one kernelgen_copy each) exceed the 12-statement budget: a loop unrolled 12 times, and one more
     // copy. (13 would be a loop that runs once, written out instead.)
     auto kernel = emit_json(gather(100, 25, ""));
     EXPECT_NE(kernel.source.find("i0 += 12u"), std::string::npos) << kernel.source;
@@ -72,12 +72,14 @@ TEST(Emit, AutoUsesLoopsBeyondTheStraightLineBudget) {
     auto small = emit_json(gather(100, 12, ""));
     const std::string copies = small.source.substr(small.source.find("/* output["));
     EXPECT_EQ(count(copies, "for ("), 0u);  // only the 12 index checks (over 2) before it are one loop
-    EXPECT_EQ(count(small.source, "memcpy(&output["), 12u);
+    EXPECT_EQ(count(small.source, "kernelgen_copy(&output["), 12u);
 }
 
 TEST(Emit, NoneKeepsOneCopyInALoop) {
     auto kernel = emit_json(gather(100, 5, R"("none")"));
+    // One call of memcpy, the least code, not the inline row copy.
     EXPECT_EQ(count(kernel.source, "memcpy(&output["), 1u) << kernel.source;
+    EXPECT_EQ(count(kernel.source, "kernelgen_copy("), 0u) << kernel.source;
     EXPECT_EQ(count(kernel.source, "for ("), 2u);  // the checks and the copies
 }
 
@@ -86,13 +88,13 @@ TEST(Emit, FactorUnrollsTheInnermostLoopWithARemainder) {
     auto kernel = emit_json(gather(100, 10, "4"));
     EXPECT_NE(kernel.source.find("i0 += 4u"), std::string::npos) << kernel.source;
     EXPECT_NE(kernel.source.find("i0 < 8u"), std::string::npos);
-    EXPECT_EQ(count(kernel.source, "memcpy(&output["), 6u);
+    EXPECT_EQ(count(kernel.source, "kernelgen_copy(&output["), 6u);
 }
 
 TEST(Emit, FullIsStraightLineAndCapped) {
     auto kernel = emit_json(gather(100, 200, R"("full")"));
     EXPECT_EQ(count(kernel.source, "for ("), 0u);
-    EXPECT_EQ(count(kernel.source, "memcpy(&output["), 200u);
+    EXPECT_EQ(count(kernel.source, "kernelgen_copy(&output["), 200u);
 
     KernelSpec spec = parse_one(gather(100, 3000, R"("full")"));
     GenerateResult result = generate({spec});
@@ -303,7 +305,10 @@ TEST(EmitConstant, IdentityGatherIsOneMemcpy) {
             return list;
         }() + "]}");
         const std::string body = kernel.source.substr(kernel.source.find("\nint id("));
-        EXPECT_EQ(count(body, "memcpy(&output[0u], &data[0u], 2048u * sizeof(float));"), 1u) << unroll << body;
+        const std::string copy = std::string(unroll) == "\"none\""
+                                     ? "memcpy(&output[0u], &data[0u], 2048u * sizeof(float));"
+                                     : "kernelgen_copy(&output[0u], &data[0u], 2048u * sizeof(float), sizeof(float));";
+        EXPECT_EQ(count(body, copy), 1u) << unroll << body;
         EXPECT_EQ(count(body, "for ("), 0u) << unroll;
     }
 }
@@ -318,12 +323,12 @@ TEST(EmitConstant, RunsFromTables) {
     auto kernel = emit_json(head + list + "]}");
     EXPECT_NE(kernel.source.find("static const uint16_t kernelgen_t_sources[80] KERNELGEN_FLASH = {"), std::string::npos) << kernel.source;
     EXPECT_EQ(count(kernel.source, "kernelgen_t_destinations"), 0u);  // 0, 4, 8, ...: an even step needs no table
-    EXPECT_NE(kernel.source.find("memcpy(&output[r * 8u], &data[(uint32_t)KERNELGEN_TABLE_U16(kernelgen_t_sources, r)], 8u * sizeof(float));"),
+    EXPECT_NE(kernel.source.find("kernelgen_copy(&output[r * 8u], &data[(uint32_t)KERNELGEN_TABLE_U16(kernelgen_t_sources, r)], 8u * sizeof(float), sizeof(float));"),
               std::string::npos) << kernel.source;
     auto few = emit_json(R"({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [300, 8], "indices_shape": [3],
                               "indices": [5, 9, 1]})");
     EXPECT_EQ(count(few.source, "static const"), 0u);
-    EXPECT_EQ(count(few.source, "memcpy(&output["), 3u);
+    EXPECT_EQ(count(few.source, "kernelgen_copy(&output["), 3u);
     auto none = emit_json(R"({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [300, 8], "indices_shape": [3],
                               "unroll": "none", "indices": [5, 9, 1]})");
     EXPECT_NE(none.source.find("static const uint8_t kernelgen_t_sources[3] KERNELGEN_FLASH = {"), std::string::npos) << none.source;
@@ -454,7 +459,7 @@ TEST(Emit, AutoPrefetchesLargeTablesOfWholeLines) {
     EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 64u], 4096u) * 16u]);"), std::string::npos);
     EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 73u], 4096u) * 16u]);"), std::string::npos);
     // Each hint comes before its copy.
-    EXPECT_LT(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 64u]"), source.find("memcpy(&output[i0 * 16u], "));
+    EXPECT_LT(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 64u]"), source.find("kernelgen_copy(&output[i0 * 16u], "));
 }
 
 TEST(Emit, AutoLeavesOutWhatPrefetchingCannotHelp) {
@@ -714,6 +719,26 @@ TEST(ConstantDataValues, ExactBitsAndRounding) {
               le_bytes<uint32_t>({0x00000001u, 0x80000000u, 0x7F7FFFFFu}));
     EXPECT_EQ(inline_bytes("complex64", "[[1, -2]]", 1), le_bytes<uint32_t>({0x3F800000u, 0xC0000000u}));
     EXPECT_EQ(inline_bytes("bool", "[true, false]", 2), (std::vector<uint8_t>{1, 0}));
+}
+
+// A constant table's rows come out through the row copy (KERNELGEN_COPY_FROM_TABLE), but under "none", which keeps
+// the least code, through a call of memcpy (KERNELGEN_MEMCPY_FROM_TABLE); a scatter's copy of its constant data too.
+TEST(ConstantDataValues, TableCopiesFollowTheUnrollMode) {
+    for (const char* unroll : {"\"auto\"", "\"none\""}) {
+        const bool none = std::string(unroll) == "\"none\"";
+        const std::string wanted = none ? "KERNELGEN_MEMCPY_FROM_TABLE(" : "KERNELGEN_COPY_FROM_TABLE(";
+        const std::string other = none ? "KERNELGEN_COPY_FROM_TABLE(" : "KERNELGEN_MEMCPY_FROM_TABLE(";
+        const GeneratedKernel gather = emit_json(std::string(R"({"name": "g", "op": "Gather", "dtype": "float32",
+            "data_shape": [4, 8], "indices_shape": [3], "data": [[0,1,2,3,4,5,6,7],[0,1,2,3,4,5,6,7],[0,1,2,3,4,5,6,7],
+            [0,1,2,3,4,5,6,7]], "unroll": )") + unroll + "}");
+        EXPECT_NE(gather.source.find(wanted + "&output["), std::string::npos) << unroll << gather.source;
+        EXPECT_EQ(gather.source.find(other), std::string::npos) << unroll << gather.source;
+        const GeneratedKernel scatter = emit_json(std::string(R"({"name": "s", "op": "ScatterND", "dtype": "float32",
+            "data_shape": [4, 8], "indices_shape": [1, 1], "updates_shape": [1, 8], "data": [[0,1,2,3,4,5,6,7],
+            [0,1,2,3,4,5,6,7],[0,1,2,3,4,5,6,7],[0,1,2,3,4,5,6,8]], "unroll": )") + unroll + "}");
+        EXPECT_NE(scatter.source.find(wanted + "output, "), std::string::npos) << unroll << scatter.source;
+        EXPECT_EQ(scatter.source.find(other), std::string::npos) << unroll << scatter.source;
+    }
 }
 
 // A data_file's name reaches the kernel's comments as its file name alone, with every character that could end a

@@ -68,7 +68,7 @@ TEST(Schedule, SmallKernelsHaveNoLoop) {
     const Schedule schedule = plan_json(gather(10, 5, ""));
     EXPECT_TRUE(schedule.straight);
     EXPECT_TRUE(all<For>(schedule).empty());
-    EXPECT_EQ(all<BlockCopy>(schedule).size(), 5u);  // 8 floats a row: one memcpy each
+    EXPECT_EQ(all<BlockCopy>(schedule).size(), 5u);  // 8 floats a row: one row copy each
     const auto* checks = first<CheckIndices>(schedule);
     ASSERT_NE(checks, nullptr);
     EXPECT_TRUE(checks->loop);  // 5 index values: more than the 2 checked straight-line

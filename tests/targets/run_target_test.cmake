@@ -10,6 +10,7 @@
 #  3. Each program is linked with the kernels (unused ones dropped) and the board's files (LINK), then run
 #     (RUN, a command in which @ELF@ stands for the program); it must print "N cases, 0 failed" for its N
 #     cases, and exit with status 0 unless the emulator's status says nothing (IGNORE_EXIT_STATUS).
+#  4. The same for ../copy_routine_test.c, the row copy of kernelgen_support.h alone at every length and offset.
 #
 # The compiler and CPU flags come from the target's toolchain file (TOOLCHAIN, as installed with kernelgen).
 # cmake -DNAME=... -DTOOLCHAIN=... -DCASES_DIR=... -DMAKE_PROGRAM=... -DSTRICT_FLAGS=... "-DLINK=..." "-DRUN=..."
@@ -81,24 +82,41 @@ if(NOT status EQUAL 0)
 endif()
 include("${WORK_DIR}/programs/programs.cmake")
 
-# 3. Build and run each program.
-math(EXPR last "${program_count} - 1")
-foreach(n RANGE ${last})
-  set(elf "${WORK_DIR}/program${n}.elf")
-  execute_process(COMMAND "${compiler}" ${cpu} ${strict} -Os -I "${kernels_dir}" "${WORK_DIR}/programs/program${n}.c"
-                          "${WORK_DIR}/kernels.o" ${LINK} -Wl,--gc-sections -o "${elf}"
+# Builds a self-checking program (`what` in messages; the sources after `elf`) with the kernels' include folder and
+# the board's files, runs it, and expects "N cases, 0 failed" with N = `cases` (any N when empty), and exit status
+# 0 unless the emulator's status says nothing. Sets `passed` to N.
+function(build_and_run what cases elf)
+  execute_process(COMMAND "${compiler}" ${cpu} ${strict} -Os -I "${kernels_dir}" ${ARGN} ${LINK} -Wl,--gc-sections
+                          -o "${elf}"
                   RESULT_VARIABLE status ERROR_VARIABLE errors)
   if(NOT status EQUAL 0 OR NOT errors STREQUAL "")
-    message(FATAL_ERROR "building program ${n} for ${NAME}:\n${errors}")
+    message(FATAL_ERROR "building ${what} for ${NAME}:\n${errors}")
   endif()
   string(REPLACE "@ELF@" "${elf}" command "${RUN}")
   execute_process(COMMAND ${command} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 600)
   string(ASCII 27 escape)
   string(REGEX REPLACE "${escape}\\[[0-9;]*m" "" out "${out}${err}")  # simavr colours what UART0 printed
-  if(NOT out MATCHES "([0-9]+) cases, ([0-9]+) failed" OR NOT CMAKE_MATCH_1 EQUAL program${n}_cases
-     OR NOT CMAKE_MATCH_2 EQUAL 0 OR (NOT IGNORE_EXIT_STATUS AND NOT status EQUAL 0))
-    message(FATAL_ERROR "program ${n} (${program${n}_cases} cases) failed on ${NAME} (exit status ${status}):\n${out}")
+  set(counted "")
+  set(failed "")
+  if(out MATCHES "([0-9]+) cases, ([0-9]+) failed")  # (apart: a parenthesized test would run before the match)
+    set(counted "${CMAKE_MATCH_1}")
+    set(failed "${CMAKE_MATCH_2}")
   endif()
+  if(NOT failed STREQUAL "0" OR (NOT cases STREQUAL "" AND NOT counted STREQUAL cases)
+     OR (NOT IGNORE_EXIT_STATUS AND NOT status EQUAL 0))
+    message(FATAL_ERROR "${what} failed on ${NAME} (exit status ${status}):\n${out}")
+  endif()
+  set(passed "${counted}" PARENT_SCOPE)
+endfunction()
+
+# 3. Build and run each program.
+math(EXPR last "${program_count} - 1")
+foreach(n RANGE ${last})
+  build_and_run("program ${n} (${program${n}_cases} cases)" "${program${n}_cases}" "${WORK_DIR}/program${n}.elf"
+                "${WORK_DIR}/programs/program${n}.c" "${WORK_DIR}/kernels.o")
 endforeach()
+# 4. kernelgen_copy, the kernels' row copy, on its own: every length 0..257 at every offset (copy_routine_test.c).
+build_and_run(copy_routine_test.c "" "${WORK_DIR}/copy_routine.elf" "${CMAKE_CURRENT_LIST_DIR}/../copy_routine_test.c")
+
 message(STATUS "${NAME}: ${cases_run} cases passed in ${program_count} programs, ${cases_refused} refused by the "
-               "target, ${cases_skipped} skipped (too large for its RAM)")
+               "target, ${cases_skipped} skipped (too large for its RAM); kernelgen_copy: ${passed} copies")

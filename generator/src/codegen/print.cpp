@@ -586,6 +586,7 @@ private:
         values.flags["from_table"] = copy.from == CopyData::From::Table;
         values.flags["zeros"] = copy.from == CopyData::From::Zeros;
         values.text["table"] = helper("data");
+        values.text["table_copy"] = table_copy();
         w.block(render_template("copy_data.c.mustache", values));
     }
 
@@ -641,8 +642,15 @@ private:
             return;
         }
         if (is_table(copy.from.view)) {
-            w.line("KERNELGEN_COPY_FROM_TABLE(&" + access(copy.to) + ", " + table_name(copy.from.view) + ", " +
+            w.line(table_copy() + "(&" + access(copy.to) + ", " + table_name(copy.from.view) + ", " +
                    table_offset(copy.from) + ", " + bytes + ");");
+            return;
+        }
+        // A copy of a size known here goes through the support header's row copy, which each target class does
+        // its own fastest way (kernelgen_support.h); one counted at run time stays a memcpy, smaller in flash.
+        if (length.terms.empty() && schedule_.row_copies) {
+            w.line("kernelgen_copy(&" + access(copy.to) + ", &" + access(copy.from) + ", " + bytes + ", sizeof(" +
+                   element_ + "));");
             return;
         }
         w.line("memcpy(&" + access(copy.to) + ", &" + access(copy.from) + ", " + bytes + ");");
@@ -655,7 +663,7 @@ private:
         if (is_table(assign.from.view)) {
             w.open("");
             w.line(element_ + " update;");
-            w.line("KERNELGEN_COPY_FROM_TABLE(&update, " + table_name(assign.from.view) + ", " + table_offset(assign.from) +
+            w.line(table_copy() + "(&update, " + table_name(assign.from.view) + ", " + table_offset(assign.from) +
                    ", sizeof update);");
             value = "update";
         }
@@ -664,6 +672,11 @@ private:
     }
 
     std::string helper(const std::string& role) const { return helper_name(spec_.name, role); }
+
+    // The support header's copy out of a table: inline row copies, or memcpy calls (Schedule::row_copies).
+    std::string table_copy() const {
+        return schedule_.row_copies ? "KERNELGEN_COPY_FROM_TABLE" : "KERNELGEN_MEMCPY_FROM_TABLE";
+    }
 
     const KernelSpec& spec_;
     const IndexedCopy& copy_;

@@ -126,6 +126,7 @@ public:
         Schedule out;
         out.wide_offsets = decided_.wide_offsets;
         out.uses_memcpy = uses_memcpy_;
+        out.row_copies = spec_.unroll.kind != Unroll::Kind::None;
         out.data_table = data_table();
         out.updates_table = updates_table();
         out.helpers = std::move(helpers_);

@@ -253,6 +253,10 @@ struct Helpers {
 struct Schedule {
     bool wide_offsets = false;  // uint64_t offsets (a tensor above 2^32 - 1 elements), else uint32_t
     bool uses_memcpy = false;   // the body calls memcpy: the source includes <string.h>
+    // Copies of a size known here go through kernelgen_support.h's row copy (kernelgen_copy, inline, each target's
+    // fastest; from a table KERNELGEN_COPY_FROM_TABLE), else through a call of memcpy (KERNELGEN_MEMCPY_FROM_TABLE):
+    // "unroll": "none" keeps the least code (docs/generated-code.md, "Row copies").
+    bool row_copies = true;
     // The kernel holds data (KernelSpec::constant_data) or a scatter's updates (constant_updates) as a table: every
     // copy from it reads flash (kernelgen_support.h's KERNELGEN_COPY_FROM_TABLE), and the body's views of that
     // tensor name the table. A scatter's constant data whose bytes are all 0 has no table (output starts as a

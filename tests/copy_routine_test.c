@@ -1,0 +1,134 @@
+/* kernelgen_copy (kernelgen_support.h), the kernels' row copy, checked byte by byte: every length from 0 to 257
+ * bytes, at every pair of source and destination offsets from a 4-byte boundary the element size allows (any for
+ * bytes, even ones for 2-byte elements, 0 and 4 for 4- and 8-byte elements), each length once as a run-time
+ * value and once as a literal (the kernels pass literals, which the compiler folds: another code path). Every
+ * byte of the destination outside the copy must keep its guard value.
+ *
+ * Built for the host under AddressSanitizer and UBSan (with the target's copy routine forced on by
+ * KERNELGEN_COPY_WITH_BLOCKS, and with the host's own), and for every emulated board of the on-target tests.
+ * Prints "N cases, F failed"; exits with status 1 when F is not 0. */
+#include "kernelgen_support.h"
+
+#include <stdio.h>
+
+#define LONGEST 257u
+#define SLACK 16u
+#define GUARD 0xA5u
+
+/* 8-byte aligned: the offsets below are from an 8-byte boundary. */
+static uint64_t source_words[(LONGEST + SLACK) / 8u + 1u];
+static uint64_t destination_words[(LONGEST + SLACK) / 8u + 1u];
+static unsigned long cases;
+static unsigned long failures;
+
+static unsigned char *source_bytes(void) { return (unsigned char *)source_words; }
+static unsigned char *destination_bytes(void) { return (unsigned char *)destination_words; }
+
+static void prepare(void)
+{
+    size_t i;
+    for (i = 0u; i < sizeof source_words; ++i) {
+        source_bytes()[i] = (unsigned char)(i * 7u + 1u);
+        destination_bytes()[i] = (unsigned char)GUARD;
+    }
+}
+
+static void verify(size_t to, size_t from, size_t bytes, size_t element, int literal)
+{
+    size_t i;
+    ++cases;
+    for (i = 0u; i < sizeof destination_words; ++i) {
+        const int inside = i >= to && i < to + bytes;
+        const unsigned char expected = inside ? source_bytes()[from + (i - to)] : (unsigned char)GUARD;
+        if (destination_bytes()[i] != expected) {
+            ++failures;
+            printf("copy of %lu bytes (elements of %lu, %s) from offset %lu to offset %lu: byte %lu is %u, not %u\n",
+                   (unsigned long)bytes, (unsigned long)element, literal ? "literal length" : "run-time length",
+                   (unsigned long)from, (unsigned long)to, (unsigned long)i, (unsigned)destination_bytes()[i],
+                   (unsigned)expected);
+            return;
+        }
+    }
+}
+
+/* A copy whose length the compiler sees as a constant. */
+#define LITERAL(bytes, element)                                                                          \
+    prepare();                                                                                           \
+    kernelgen_copy(destination_bytes() + to, source_bytes() + from, (size_t)(bytes), (size_t)(element)); \
+    verify(to, from, (size_t)(bytes), (size_t)(element), 1);
+#define LITERAL4(step, element, base) \
+    LITERAL((base) * (step), element) LITERAL(((base) + 1u) * (step), element) \
+    LITERAL(((base) + 2u) * (step), element) LITERAL(((base) + 3u) * (step), element)
+#define LITERAL16(step, element, base)                                             \
+    LITERAL4(step, element, base) LITERAL4(step, element, (base) + 4u)             \
+    LITERAL4(step, element, (base) + 8u) LITERAL4(step, element, (base) + 12u)
+#define LITERAL64(step, element, base)                                             \
+    LITERAL16(step, element, base) LITERAL16(step, element, (base) + 16u)          \
+    LITERAL16(step, element, (base) + 32u) LITERAL16(step, element, (base) + 48u)
+
+/* Lengths 0..257 of bytes, at any offsets. */
+static void literal_bytes(size_t to, size_t from)
+{
+    LITERAL64(1u, 1u, 0u)
+    LITERAL64(1u, 1u, 64u)
+    LITERAL64(1u, 1u, 128u)
+    LITERAL64(1u, 1u, 192u)
+    LITERAL(256u, 1u)
+    LITERAL(257u, 1u)
+}
+
+/* Lengths 0..256 in 2-byte elements, at even offsets. */
+static void literal_halves(size_t to, size_t from)
+{
+    LITERAL64(2u, 2u, 0u)
+    LITERAL64(2u, 2u, 64u)
+    LITERAL(256u, 2u)
+}
+
+/* Lengths 0..256 in 4-byte elements, at offsets that are multiples of 4. */
+static void literal_words(size_t to, size_t from)
+{
+    LITERAL64(4u, 4u, 0u)
+    LITERAL(256u, 4u)
+}
+
+/* Lengths 0..256 in 8-byte elements, at offsets that are multiples of 4 (and of 8). */
+static void literal_doubles(size_t to, size_t from)
+{
+    LITERAL16(8u, 8u, 0u)
+    LITERAL16(8u, 8u, 16u)
+    LITERAL(256u, 8u)
+}
+
+int main(void)
+{
+    static const size_t elements[] = {1u, 2u, 4u, 8u};
+    size_t e, to, from, bytes;
+    for (e = 0u; e < sizeof elements / sizeof elements[0]; ++e) {
+        const size_t element = elements[e];
+        const size_t alignment = element < 4u ? element : 4u;
+        const size_t offsets = alignment < 4u ? 4u : 8u;  /* every residue modulo 4, and both halves of 8 */
+        for (to = 0u; to < offsets; to += alignment) {
+            for (from = 0u; from < offsets; from += alignment) {
+                /* Run-time lengths (volatile: the compiler may not see them). */
+                for (bytes = 0u; bytes <= LONGEST; bytes += element) {
+                    volatile size_t length = bytes;
+                    prepare();
+                    kernelgen_copy(destination_bytes() + to, source_bytes() + from, length, element);
+                    verify(to, from, bytes, element, 0);
+                }
+                if (element == 1u) {
+                    literal_bytes(to, from);
+                } else if (element == 2u) {
+                    literal_halves(to, from);
+                } else if (element == 4u) {
+                    literal_words(to, from);
+                } else {
+                    literal_doubles(to, from);
+                }
+            }
+        }
+    }
+    printf("%lu cases, %lu failed\n", cases, failures);
+    return failures == 0u ? 0 : 1;
+}
