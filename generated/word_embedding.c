@@ -56,35 +56,11 @@ int word_embedding(const float *data, const int32_t *restrict indices, float *ou
         }
     }
     /* output[i0, :] = data[indices[i0], :] */
-    for (uint32_t i0 = 0u; i0 < 80u; i0 += 10u) {
-        kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 4u], 4096u) * 256u]);
+    for (uint32_t i0 = 0u; i0 < 80u; ++i0) {
+        if (i0 < 76u) {
+            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 4u], 4096u) * 256u]);
+        }
         kernelgen_copy(&output[i0 * 256u], &data[kernelgen_wrap_i32_u32(indices[i0], 4096u) * 256u], 256u * sizeof(float), sizeof(float));
-        kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 5u], 4096u) * 256u]);
-        kernelgen_copy(&output[i0 * 256u + 256u], &data[kernelgen_wrap_i32_u32(indices[i0 + 1u], 4096u) * 256u], 256u * sizeof(float), sizeof(float));
-        kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 6u], 4096u) * 256u]);
-        kernelgen_copy(&output[i0 * 256u + 512u], &data[kernelgen_wrap_i32_u32(indices[i0 + 2u], 4096u) * 256u], 256u * sizeof(float), sizeof(float));
-        kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 7u], 4096u) * 256u]);
-        kernelgen_copy(&output[i0 * 256u + 768u], &data[kernelgen_wrap_i32_u32(indices[i0 + 3u], 4096u) * 256u], 256u * sizeof(float), sizeof(float));
-        kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 8u], 4096u) * 256u]);
-        kernelgen_copy(&output[i0 * 256u + 1024u], &data[kernelgen_wrap_i32_u32(indices[i0 + 4u], 4096u) * 256u], 256u * sizeof(float), sizeof(float));
-        kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 9u], 4096u) * 256u]);
-        kernelgen_copy(&output[i0 * 256u + 1280u], &data[kernelgen_wrap_i32_u32(indices[i0 + 5u], 4096u) * 256u], 256u * sizeof(float), sizeof(float));
-        if (i0 < 70u) {
-            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 10u], 4096u) * 256u]);
-        }
-        kernelgen_copy(&output[i0 * 256u + 1536u], &data[kernelgen_wrap_i32_u32(indices[i0 + 6u], 4096u) * 256u], 256u * sizeof(float), sizeof(float));
-        if (i0 < 70u) {
-            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 11u], 4096u) * 256u]);
-        }
-        kernelgen_copy(&output[i0 * 256u + 1792u], &data[kernelgen_wrap_i32_u32(indices[i0 + 7u], 4096u) * 256u], 256u * sizeof(float), sizeof(float));
-        if (i0 < 70u) {
-            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 12u], 4096u) * 256u]);
-        }
-        kernelgen_copy(&output[i0 * 256u + 2048u], &data[kernelgen_wrap_i32_u32(indices[i0 + 8u], 4096u) * 256u], 256u * sizeof(float), sizeof(float));
-        if (i0 < 70u) {
-            kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 13u], 4096u) * 256u]);
-        }
-        kernelgen_copy(&output[i0 * 256u + 2304u], &data[kernelgen_wrap_i32_u32(indices[i0 + 9u], 4096u) * 256u], 256u * sizeof(float), sizeof(float));
     }
     return WORD_EMBEDDING_OK;
 }

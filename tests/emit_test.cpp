@@ -64,15 +64,21 @@ TEST(Emit, SmallKernelsAreStraightLine) {
 }
 
 TEST(Emit, AutoUsesLoopsBeyondTheStraightLineBudget) {
-    // 25 row copies (one kernelgen_copy each) exceed the 12-statement budget: a loop unrolled 12 times, and one more
-    // copy. (13 would be a loop that runs once, written out instead.)
+    // 25 row copies of 32 bytes (one kernelgen_copy each, 2 statements) exceed the 12-statement budget: 6 fit a
+    // loop body, and 5, which divides 25 and is at least half of 6, is the factor.
     auto kernel = emit_json(gather(100, 25, ""));
-    EXPECT_NE(kernel.source.find("i0 += 12u"), std::string::npos) << kernel.source;
+    EXPECT_NE(kernel.source.find("i0 += 5u"), std::string::npos) << kernel.source;
+    EXPECT_EQ(count(kernel.source, "kernelgen_copy(&output["), 5u);
     EXPECT_GT(count(kernel.source.substr(kernel.source.find("/* output[")), "for ("), 0u);
-    auto small = emit_json(gather(100, 12, ""));
+    auto small = emit_json(gather(100, 6, ""));
     const std::string copies = small.source.substr(small.source.find("/* output["));
-    EXPECT_EQ(count(copies, "for ("), 0u);  // only the 12 index checks (over 2) before it are one loop
-    EXPECT_EQ(count(small.source, "kernelgen_copy(&output["), 12u);
+    EXPECT_EQ(count(copies, "for ("), 0u);  // only the 6 index checks (over 2) before it are one loop
+    EXPECT_EQ(count(small.source, "kernelgen_copy(&output["), 6u);
+    // 13 take 26 statements: a loop of 6 that runs twice, then one more copy (7 would be a loop that runs once,
+    // written out instead).
+    auto thirteen = emit_json(gather(100, 13, ""));
+    EXPECT_NE(thirteen.source.find("i0 += 6u"), std::string::npos) << thirteen.source;
+    EXPECT_EQ(count(thirteen.source, "kernelgen_copy(&output["), 7u);
 }
 
 TEST(Emit, NoneKeepsOneCopyInALoop) {
@@ -453,11 +459,13 @@ TEST(Emit, AutoPrefetchesLargeTablesOfWholeLines) {
                           "{\n    __builtin_prefetch(block);\n}\n#else\nstatic void kernelgen_g_prefetch(const void *block)\n{\n"
                           "    (void)block;\n}\n#endif\n"),
               std::string::npos) << source;
-    EXPECT_EQ(count(source, "kernelgen_g_prefetch(&data["), 10u);
-    EXPECT_EQ(count(source, "if (i0 < 40u) {\n            kernelgen_g_prefetch(&data["), 6u);
-    EXPECT_EQ(count(source, "if (i0 < 30u) {\n            kernelgen_g_prefetch(&data["), 4u);
+    // 64-byte rows (2 statements each): 5 copies a loop body (5 divides 100), each after the hint for the row 64
+    // tuples on, guarded while that row exists: i0 + 64 + k < 100 for i0 a multiple of 5.
+    EXPECT_EQ(count(source, "kernelgen_g_prefetch(&data["), 5u);
+    EXPECT_EQ(count(source, "if (i0 < 40u) {\n            kernelgen_g_prefetch(&data["), 1u);
+    EXPECT_EQ(count(source, "if (i0 < 35u) {\n            kernelgen_g_prefetch(&data["), 4u);
     EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 64u], 4096u) * 16u]);"), std::string::npos);
-    EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 73u], 4096u) * 16u]);"), std::string::npos);
+    EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 68u], 4096u) * 16u]);"), std::string::npos);
     // Each hint comes before its copy.
     EXPECT_LT(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 64u]"), source.find("kernelgen_copy(&output[i0 * 16u], "));
 }

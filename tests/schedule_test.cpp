@@ -81,15 +81,16 @@ TEST(Schedule, SmallKernelsHaveNoLoop) {
 }
 
 TEST(Schedule, AutoUnrollsByAFactorThatDividesTheExtent) {
-    // 100 rows of one memcpy: the budget allows 12 a loop; 10 divides 100 and is at least half of 12.
+    // 100 rows of 32 bytes, one row copy each (2 statements): the budget allows 6 a loop; 5 divides 100 and is at
+    // least half of 6.
     const Schedule schedule = plan_json(gather(100, 100, ""));
     const auto loops = all<For>(schedule);
     ASSERT_EQ(loops.size(), 1u);  // the loop of checks is a CheckIndices node
     const For* copies = loops.front();
     EXPECT_EQ(copies->variable, "i0");
-    EXPECT_EQ(copies->step, 10u);
+    EXPECT_EQ(copies->step, 5u);
     EXPECT_EQ(copies->end.constant, 100u);
-    EXPECT_EQ(copies->body.size(), 10u);
+    EXPECT_EQ(copies->body.size(), 5u);
     const auto* checks = first<CheckIndices>(schedule);
     ASSERT_NE(checks, nullptr);
     EXPECT_TRUE(checks->loop);

@@ -31,6 +31,24 @@ uint64_t statements_per_point(const IndexedCopy& copy) {
 // Statements of every copy written out.
 uint64_t copy_statements(const IndexedCopy& copy) { return copy.point_count() * statements_per_point(copy); }
 
+// "auto"'s count of the same: a plain copy of more than 4 elements is an inline row copy (kernelgen_copy), whose
+// code grows with its size: under kRowCopyBlockBytes a few loads and stores, one statement; else
+// kRowCopyStatements and one more per kRowCopyBytesPerStatement bytes.
+uint64_t auto_statements_per_copy(const IndexedCopy& copy, uint64_t length, uint64_t element_bytes) {
+    const uint64_t bytes = length * element_bytes;
+    if (copy.reduction != Reduction::None || length <= 4 || bytes < kRowCopyBlockBytes) {
+        return statements_per_copy(copy, length);
+    }
+    return kRowCopyStatements + bytes / kRowCopyBytesPerStatement;
+}
+
+uint64_t auto_statements_per_point(const IndexedCopy& copy, uint64_t element_bytes) {
+    if (!copy.runs) return auto_statements_per_copy(copy, copy.block, element_bytes);
+    uint64_t statements = 0;
+    for (const Run& run : *copy.runs) statements += auto_statements_per_copy(copy, run.length, element_bytes);
+    return statements;
+}
+
 // Index values the kernel compares with their bounds: none when an axis of size 0 makes every tuple fail
 // (the check is then a plain "return"), and none for components whose type cannot leave the bound.
 uint64_t checked_values(const IndexedCopy& copy, const KernelSpec& spec) {
@@ -143,10 +161,10 @@ public:
 private:
     // --- decisions -------------------------------------------------------------------------------------
 
-    // Statements of one point's copies inside a loop body: written out, or a loop over the table of runs.
+    // "auto"'s statements of one point's copies inside a loop body: written out, or a loop over the table of runs.
     uint64_t loop_cost() const {
-        if (copy_.runs) return decided_.runs_straight ? statements_per_point(copy_) : 1;
-        return copy_.block <= 4 ? copy_.block : 1;
+        if (copy_.runs) return decided_.runs_straight ? auto_statements_per_point(copy_, element_bytes()) : 1;
+        return auto_statements_per_point(copy_, element_bytes());
     }
 
     bool any_check() const {
@@ -181,7 +199,8 @@ private:
         // A run-time count's loop stays a loop in every mode; unrolling applies to the levels inside it.
         const bool counted = copy_.count_bound != 0;
         if (unroll.kind == Unroll::Kind::Full ||
-            (unroll.kind == Unroll::Kind::Auto && !counted && weighed(copy_statements(copy_)) <= kUnrollBudget)) {
+            (unroll.kind == Unroll::Kind::Auto && !counted &&
+             weighed(copy_.point_count() * auto_statements_per_point(copy_, element_bytes())) <= kUnrollBudget)) {
             for (size_t level = 0; level < depth; ++level) {
                 levels_[level].mode = copy_.loops[level].runtime_scale ? LevelPlan::Mode::Loop : LevelPlan::Mode::Full;
             }
@@ -192,7 +211,7 @@ private:
         // Constant runs are written out when there is one, or (auto) while they fit a loop body; otherwise
         // a loop walks a table of them.
         decided_.runs_straight = copy_.runs && (copy_.runs->size() <= 1 || (unroll.kind == Unroll::Kind::Auto &&
-                                                                         weighed(statements_per_point(copy_)) <= kUnrollBudget));
+                                                                         weighed(auto_statements_per_point(copy_, element_bytes())) <= kUnrollBudget));
         if (depth == 0 || unroll.kind == Unroll::Kind::None) return;
         if (unroll.kind == Unroll::Kind::Factor) {
             if (copy_.loops[depth - 1].runtime_scale == 0) set_partial(depth - 1, unroll.factor);

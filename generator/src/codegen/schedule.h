@@ -26,6 +26,12 @@ namespace kernelgen {
 // the next level is unrolled by the largest factor that fits.
 constexpr uint64_t kUnrollBudget = 12;
 constexpr uint64_t kReductionWeight = 8;
+// A row copy of more than 4 elements is inline code (kernelgen_support.h's kernelgen_copy) that grows with its
+// size: "auto" counts one of kRowCopyBlockBytes or more (one ldm/stm block or more) as kRowCopyStatements, and
+// one more per kRowCopyBytesPerStatement bytes (a 1 KB row: 10, so such rows stay in a loop of one copy).
+constexpr uint64_t kRowCopyBlockBytes = 32;
+constexpr uint64_t kRowCopyStatements = 2;
+constexpr uint64_t kRowCopyBytesPerStatement = 128;
 constexpr uint64_t kCheckStraightLineBudget = 2;   // index values checked without a loop
 // ScatterND's copy of data into output, in every mode but "none" (always an element loop): an element loop
 // for at most kElementLoopCopyLimit elements, or for elements of 8 bytes or more (whose element loop moves
