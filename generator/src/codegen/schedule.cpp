@@ -20,12 +20,18 @@ uint64_t statements_per_copy(const IndexedCopy& copy, uint64_t length) {
     return copy.reduction != Reduction::None ? length : (length <= 4 ? length : 1);
 }
 
-// Statements of the copies at one point of the loops, written out: one block, or every constant run.
-uint64_t statements_per_point(const IndexedCopy& copy) {
-    if (!copy.runs) return statements_per_copy(copy, copy.block);
+// Statements of the copies at one point of the loops, written out: one block, or every constant run, each
+// counted by `per_copy(length)`.
+template <typename PerCopy>
+uint64_t statements_at_point(const IndexedCopy& copy, PerCopy per_copy) {
+    if (!copy.runs) return per_copy(copy.block);
     uint64_t statements = 0;
-    for (const Run& run : *copy.runs) statements += statements_per_copy(copy, run.length);
+    for (const Run& run : *copy.runs) statements += per_copy(run.length);
     return statements;
+}
+
+uint64_t statements_per_point(const IndexedCopy& copy) {
+    return statements_at_point(copy, [&](uint64_t length) { return statements_per_copy(copy, length); });
 }
 
 // Statements of every copy written out.
@@ -43,10 +49,7 @@ uint64_t auto_statements_per_copy(const IndexedCopy& copy, uint64_t length, uint
 }
 
 uint64_t auto_statements_per_point(const IndexedCopy& copy, uint64_t element_bytes) {
-    if (!copy.runs) return auto_statements_per_copy(copy, copy.block, element_bytes);
-    uint64_t statements = 0;
-    for (const Run& run : *copy.runs) statements += auto_statements_per_copy(copy, run.length, element_bytes);
-    return statements;
+    return statements_at_point(copy, [&](uint64_t length) { return auto_statements_per_copy(copy, length, element_bytes); });
 }
 
 // Index values the kernel compares with their bounds: none when an axis of size 0 makes every tuple fail
@@ -163,7 +166,7 @@ private:
 
     // "auto"'s statements of one point's copies inside a loop body: written out, or a loop over the table of runs.
     uint64_t loop_cost() const {
-        if (copy_.runs) return decided_.runs_straight ? auto_statements_per_point(copy_, element_bytes()) : 1;
+        if (copy_.runs && !decided_.runs_straight) return 1;
         return auto_statements_per_point(copy_, element_bytes());
     }
 
