@@ -62,14 +62,14 @@ typedef struct {
 }))
 #define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) \
     memcpy_PF((to), KERNELGEN_FAR_ADDRESS(table) + (uint32_t)(offset) * (uint32_t)sizeof((table)[0]), (bytes))
-#define KERNELGEN_MEMCPY_FROM_TABLE(to, table, offset, bytes) KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes)
 #define KERNELGEN_DATA_U8(table, offset) pgm_read_byte_far(KERNELGEN_FAR_ADDRESS(table) + (uint32_t)(offset))
 #else
 #define KERNELGEN_DATA_TABLE(name) PROGMEM
 #define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) memcpy_P((to), &(table)[offset], (bytes))
-#define KERNELGEN_MEMCPY_FROM_TABLE(to, table, offset, bytes) memcpy_P((to), &(table)[offset], (bytes))
 #define KERNELGEN_DATA_U8(table, offset) pgm_read_byte(&(table)[offset])
 #endif
+/* Program memory is read by avr-libc's calls either way. */
+#define KERNELGEN_MEMCPY_FROM_TABLE(to, table, offset, bytes) KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes)
 static inline uint64_t kernelgen_table_u64(const uint64_t *entry)
 {
     uint64_t value;
@@ -118,15 +118,13 @@ typedef uint16_t __attribute__((__may_alias__)) kernelgen_half;
 
 /* KERNELGEN_COPY_TESTED_FROM: rows of elements narrower than 4 bytes, whose alignment is known only at run time,
  * below this many bytes stay memcpy, whose expansion by the compiler beats a test of the addresses (Thumb-2 loads
- * and stores a word at any address, so it copies such rows a word at a time; Thumb-1 a byte at a time).
- * KERNELGEN_COPY_LOOP_FROM: more blocks than this take the assembly loop; as many or fewer, struct copies (on
- * Thumb-1 the loop wins from two blocks, as struct copies of 32 bytes take 3 + 3 + 2 registers there). */
+ * and stores a word at any address, so it copies such rows a word at a time; Thumb-1 a byte at a time). */
 #if defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2
+#define KERNELGEN_COPY_THUMB2 1
 #define KERNELGEN_COPY_TESTED_FROM 32u
-#define KERNELGEN_COPY_LOOP_FROM 2u
 #else
+#define KERNELGEN_COPY_THUMB2 0
 #define KERNELGEN_COPY_TESTED_FROM 4u
-#define KERNELGEN_COPY_LOOP_FROM 1u
 #endif
 
 /* Blocks of 32 bytes, then what is left as one piece of each power of two below (straight-line code when `bytes`
@@ -146,8 +144,8 @@ static inline __attribute__((__always_inline__)) void kernelgen_copy(void *to, c
          * Thumb-2 moves a block with one ldm and one stm of 8 registers; Thumb-1 (Cortex-M0) with two of 4 low
          * ones. The operands take low registers the list leaves free (r7 may be the frame pointer); the loop
          * ends on a compare, which gcc's Thumb-1 (divided) and clang's (unified) assembler syntax spell alike. */
-        if (n > KERNELGEN_COPY_LOOP_FROM) {
-#if defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2
+        if (n > 2u) {
+#if KERNELGEN_COPY_THUMB2
             __asm__ volatile("1:\n\t"
                              "ldmia %[from]!, {r3, r4, r5, r6, r8, r10, r11, r12}\n\t"
                              "stmia %[to]!, {r3, r4, r5, r6, r8, r10, r11, r12}\n\t"

@@ -89,6 +89,19 @@ TEST(Emit, NoneKeepsOneCopyInALoop) {
     EXPECT_EQ(count(kernel.source, "for ("), 2u);  // the checks and the copies
 }
 
+// TensorScatter's copy of the cache into output (never an element loop) follows the same rule as every copy:
+// the row copy under "auto", a call of memcpy under "none".
+TEST(Emit, NoneCopiesTheCacheWithMemcpyToo) {
+    const std::string spec = R"({"name": "t", "op": "TensorScatter", "dtype": "float32", "data_shape": [1, 4, 32, 16],
+        "indices_shape": [1], "updates_shape": [1, 4, 1, 16], "unroll": )";
+    const std::string none = emit_json(spec + R"("none"})").source;
+    EXPECT_NE(none.find("    memcpy(output, data, 2048u * sizeof(float));"), std::string::npos) << none;
+    EXPECT_EQ(none.find("kernelgen_copy("), std::string::npos) << none;
+    const std::string automatic = emit_json(spec + R"("auto"})").source;
+    EXPECT_NE(automatic.find("    kernelgen_copy(output, data, 2048u * sizeof(float), sizeof(float));"), std::string::npos)
+        << automatic;
+}
+
 TEST(Emit, FactorUnrollsTheInnermostLoopWithARemainder) {
     // 10 copies by 4: a loop of two iterations of 4 copies, then 2 written out.
     auto kernel = emit_json(gather(100, 10, "4"));

@@ -587,6 +587,8 @@ private:
         values.flags["zeros"] = copy.from == CopyData::From::Zeros;
         values.text["table"] = helper("data");
         values.text["table_copy"] = table_copy();
+        values.text["copy"] = copy_call("output", "data", values.text["count"] + " * sizeof(" + element_ + ")",
+                                        copy.row_elements == 0);
         w.block(render_template("copy_data.c.mustache", values));
     }
 
@@ -646,14 +648,7 @@ private:
                    table_offset(copy.from) + ", " + bytes + ");");
             return;
         }
-        // A copy of a size known here goes through the support header's row copy, which each target class does
-        // its own fastest way (kernelgen_support.h); one counted at run time stays a memcpy, smaller in flash.
-        if (length.terms.empty() && schedule_.row_copies) {
-            w.line("kernelgen_copy(&" + access(copy.to) + ", &" + access(copy.from) + ", " + bytes + ", sizeof(" +
-                   element_ + "));");
-            return;
-        }
-        w.line("memcpy(&" + access(copy.to) + ", &" + access(copy.from) + ", " + bytes + ");");
+        w.line(copy_call("&" + access(copy.to), "&" + access(copy.from), bytes, length.terms.empty()));
     }
 
     // An element read from a table (a reduction's constant updates) is copied out of flash first.
@@ -672,6 +667,17 @@ private:
     }
 
     std::string helper(const std::string& role) const { return helper_name(spec_.name, role); }
+
+    // A copy of `bytes` (a C expression) between two addresses: the support header's row copy, which each target
+    // class does its own fastest way (kernelgen_support.h), when its size is known here and the schedule takes row
+    // copies; else a call of memcpy (a size counted at run time, or "unroll": "none": the least code).
+    std::string copy_call(const std::string& to, const std::string& from, const std::string& bytes,
+                          bool size_known) const {
+        if (size_known && schedule_.row_copies) {
+            return "kernelgen_copy(" + to + ", " + from + ", " + bytes + ", sizeof(" + element_ + "));";
+        }
+        return "memcpy(" + to + ", " + from + ", " + bytes + ");";
+    }
 
     // The support header's copy out of a table: inline row copies, or memcpy calls (Schedule::row_copies).
     std::string table_copy() const {

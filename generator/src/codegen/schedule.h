@@ -258,7 +258,7 @@ struct Helpers {
 // A kernel's plan: its helpers, its body, and the facts its banner states.
 struct Schedule {
     bool wide_offsets = false;  // uint64_t offsets (a tensor above 2^32 - 1 elements), else uint32_t
-    bool uses_memcpy = false;   // the body calls memcpy: the source includes <string.h>
+    bool uses_memcpy = false;   // the body calls memcpy, memset or a row copy: the source includes <string.h>
     // Copies of a size known here go through kernelgen_support.h's row copy (kernelgen_copy, inline, each target's
     // fastest; from a table KERNELGEN_COPY_FROM_TABLE), else through a call of memcpy (KERNELGEN_MEMCPY_FROM_TABLE):
     // "unroll": "none" keeps the least code (docs/generated-code.md, "Row copies").
