@@ -21,20 +21,10 @@ int node_gather_1(const float *data, const int64_t *restrict indices, float *out
         }
     }
     /* output[a0, i0, :] = data[a0, indices[i0], :] */
-    kernelgen_copy(&output[0u], &data[kernelgen_wrap_i64_u32(indices[0u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[6u], &data[kernelgen_wrap_i64_u32(indices[1u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[12u], &data[kernelgen_wrap_i64_u32(indices[2u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[18u], &data[kernelgen_wrap_i64_u32(indices[0u], 4u) * 6u + 24u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[24u], &data[kernelgen_wrap_i64_u32(indices[1u], 4u) * 6u + 24u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[30u], &data[kernelgen_wrap_i64_u32(indices[2u], 4u) * 6u + 24u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[36u], &data[kernelgen_wrap_i64_u32(indices[0u], 4u) * 6u + 48u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[42u], &data[kernelgen_wrap_i64_u32(indices[1u], 4u) * 6u + 48u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[48u], &data[kernelgen_wrap_i64_u32(indices[2u], 4u) * 6u + 48u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[54u], &data[kernelgen_wrap_i64_u32(indices[0u], 4u) * 6u + 72u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[60u], &data[kernelgen_wrap_i64_u32(indices[1u], 4u) * 6u + 72u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[66u], &data[kernelgen_wrap_i64_u32(indices[2u], 4u) * 6u + 72u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[72u], &data[kernelgen_wrap_i64_u32(indices[0u], 4u) * 6u + 96u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[78u], &data[kernelgen_wrap_i64_u32(indices[1u], 4u) * 6u + 96u], 6u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[84u], &data[kernelgen_wrap_i64_u32(indices[2u], 4u) * 6u + 96u], 6u * sizeof(float), sizeof(float));
+    for (uint32_t i0 = 0u; i0 < 5u; ++i0) {
+        kernelgen_copy(&output[i0 * 18u], &data[i0 * 24u + kernelgen_wrap_i64_u32(indices[0u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
+        kernelgen_copy(&output[i0 * 18u + 6u], &data[i0 * 24u + kernelgen_wrap_i64_u32(indices[1u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
+        kernelgen_copy(&output[i0 * 18u + 12u], &data[i0 * 24u + kernelgen_wrap_i64_u32(indices[2u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
+    }
     return NODE_GATHER_1_OK;
 }

@@ -472,15 +472,39 @@ TEST(Emit, AutoPrefetchesLargeTablesOfWholeLines) {
                           "{\n    __builtin_prefetch(block);\n}\n#else\nstatic void kernelgen_g_prefetch(const void *block)\n{\n"
                           "    (void)block;\n}\n#endif\n"),
               std::string::npos) << source;
-    // 64-byte rows (2 statements each): 5 copies a loop body (5 divides 100), each after the hint for the row 64
-    // tuples on, guarded while that row exists: i0 + 64 + k < 100 for i0 a multiple of 5.
-    EXPECT_EQ(count(source, "kernelgen_g_prefetch(&data["), 5u);
-    EXPECT_EQ(count(source, "if (i0 < 40u) {\n            kernelgen_g_prefetch(&data["), 1u);
-    EXPECT_EQ(count(source, "if (i0 < 35u) {\n            kernelgen_g_prefetch(&data["), 4u);
+    // 64-byte rows (2 statements each): the budget allows 6 copies a loop body (5 dividing 100), the flash limit 4
+    // (the loop form's estimate: 6 + a check loop 9 + one copy 4 + its index 5 + a loop 3 = 27 instructions, 3x that
+    // 81; written out: 18 besides the bodies, each a row copy of 2 blocks 8 + its index 5: (81 - 18) / 13 = 4, which
+    // divides 100).
+    // Each copy after the hint for the row 64 tuples on, guarded while that row exists: i0 + 64 + k < 100 for i0
+    // a multiple of 4, i0 < 36 for every k.
+    EXPECT_EQ(count(source, "kernelgen_g_prefetch(&data["), 4u);
+    EXPECT_EQ(count(source, "if (i0 < 36u) {\n            kernelgen_g_prefetch(&data["), 4u);
+    EXPECT_NE(source.find("for (uint32_t i0 = 0u; i0 < 100u; i0 += 4u) {"), std::string::npos);
     EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 64u], 4096u) * 16u]);"), std::string::npos);
-    EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 68u], 4096u) * 16u]);"), std::string::npos);
+    EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 67u], 4096u) * 16u]);"), std::string::npos);
     // Each hint comes before its copy.
     EXPECT_LT(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 64u]"), source.find("kernelgen_copy(&output[i0 * 16u], "));
+}
+
+TEST(Emit, AutoKeepsTheCodeWithinThreeTimesTheLoopForm) {
+    // ONNX's test_gather_1: 15 rows of 24 bytes, which the budget alone would write out (5 levels of 3 copies, 15
+    // statements: a factor of 4 that would run once). The loop form's estimate: 6 + a check loop 9 + a memcpy 4 + its
+    // index 5 + two loops 6 = 30 instructions, 3x that 90; written out, 18 besides the bodies, each a 24-byte row
+    // copy (16 + 8 bytes) 4 + its index 5: (90 - 18) / 9 = 8 bodies. The inner level (3) is written out; the outer
+    // one by 2 would take 2 bodies and a remainder of 1 (9 > 8), so it stays a loop.
+    const std::string source = emit_json(R"({"name": "g", "op": "Gather", "dtype": "float32",
+                                              "data_shape": [5, 4, 3, 2], "indices_shape": [3], "axis": 1})").source;
+    EXPECT_NE(source.find("    for (uint32_t i0 = 0u; i0 < 5u; ++i0) {\n"
+                          "        kernelgen_copy(&output[i0 * 18u], &data[i0 * 24u + kernelgen_wrap_i64_u32(indices[0u], 4u) * 6u]"),
+              std::string::npos)
+        << source;
+    EXPECT_EQ(count(source, "kernelgen_copy("), 3u) << source;
+    // Two rows of data instead of 5: 6 bodies, 18 + 6 * 9 = 72 <= 90, all written out.
+    const std::string two = emit_json(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [2, 4, 3, 2],
+                                           "indices_shape": [3], "axis": 1})").source;
+    EXPECT_EQ(count(two, "for (uint32_t i0"), 0u) << two;
+    EXPECT_EQ(count(two, "kernelgen_copy("), 6u) << two;
 }
 
 TEST(Emit, AutoLeavesOutWhatPrefetchingCannotHelp) {

@@ -64,6 +64,88 @@ uint64_t checked_values(const IndexedCopy& copy, const KernelSpec& spec) {
     return copy.tuple_count * per_tuple;
 }
 
+// "auto"'s flash limit (kFlashRatio): estimated Thumb-2 instructions of a kernel's pieces at -Os, measured on
+// Cortex-M4F code. Not a size model: it compares two forms of one kernel, written out and in loops, whose shared
+// parts (prologue, checks) stay alike, and only needs the ratio roughly right.
+class FlashEstimate {
+public:
+    FlashEstimate(const IndexedCopy& copy, const KernelSpec& spec, uint64_t element_bytes)
+        : copy_(copy), spec_(spec), element_bytes_(element_bytes) {}
+
+    // The loop form's code: every level a loop, copies beyond 4 elements memcpy calls.
+    uint64_t loop_form(bool checks_straight_loop_form) const {
+        const bool table_walk = copy_.runs && copy_.runs->size() > 1;
+        const uint64_t body = table_walk ? kLoopInstructions + kTableEntryInstructions + kCallInstructions : body_instructions(false);
+        return fixed(checks_straight_loop_form, false) + body + copy_.loops.size() * kLoopInstructions;
+    }
+
+    // The most bodies (the copies at one point of the loops) "auto" may write out, in loops of `loops` levels
+    // at most, with its own checks (straight or looped) and row copies.
+    uint64_t most_bodies(bool checks_straight, uint64_t loop_form_instructions) const {
+        const uint64_t limit = kFlashRatio * loop_form_instructions;
+        const uint64_t other = fixed(checks_straight, true) + kLoopInstructions;
+        const uint64_t body = std::max<uint64_t>(body_instructions(true), 1);
+        return limit > other ? std::max<uint64_t>((limit - other) / body, 1) : 1;
+    }
+
+private:
+    static constexpr uint64_t kFunctionInstructions = 6;  // saving registers, the returns
+    static constexpr uint64_t kLoopInstructions = 3;      // a counter's start, step and test
+    static constexpr uint64_t kCallInstructions = 4;      // a memcpy call with its arguments
+    static constexpr uint64_t kTableEntryInstructions = 3;
+
+    // One index value read and wrapped (a 64-bit one read and compared as two words), and scaled by its stride.
+    uint64_t index_instructions(const IndexComponent& component) const {
+        return (spec_.index_dtype == IndexType::Int64 ? 4 : 3) + (component.stride != 1 ? 1 : 0);
+    }
+    uint64_t index_instructions() const {
+        uint64_t out = 0;
+        for (const auto& component : copy_.components) out += index_instructions(component);
+        return out;
+    }
+
+    uint64_t fixed(bool checks_straight, bool row_copies) const {
+        uint64_t out = kFunctionInstructions;
+        if (checked_values(copy_, spec_) > 0) {
+            out += checks_straight ? checked_values(copy_, spec_) * (spec_.index_dtype == IndexType::Int64 ? 4 : 3)
+                                   : 2 * kLoopInstructions + copy_.components.size() * kLoopInstructions;
+        }
+        if (copy_.copy_data_first && copy_.data_size > 0) {
+            out += row_copies && !spec_.constant_data ? copy_instructions(copy_.data_size, true) : kCallInstructions;
+        }
+        return out;
+    }
+
+    // The copies at one point of the loops and the index values they read.
+    uint64_t body_instructions(bool row_copies) const {
+        uint64_t out = statements_at_point(copy_, [&](uint64_t length) { return copy_instructions(length, row_copies); });
+        if (!copy_.runs) out += index_instructions();
+        return out;
+    }
+
+    // One copy of `length` elements: element by element (a reduction, or up to 4 elements), a memcpy call, or
+    // kernelgen_copy's inline code (32-byte blocks, a loop from three, then pieces; for elements narrower than 4
+    // bytes, a run-time alignment test and the memcpy beside it).
+    uint64_t copy_instructions(uint64_t length, bool row_copies) const {
+        if (copy_.reduction != Reduction::None) return 4 * length;
+        if (length <= 4) return 2 * length;
+        if (!row_copies) return kCallInstructions;
+        const uint64_t bytes = length * element_bytes_;
+        const bool narrow = element_bytes_ < 4;
+        if (narrow && bytes < kRowCopyBlockBytes) return std::min<uint64_t>(2 * ((bytes + 3) / 4), 2 * kCallInstructions);
+        const uint64_t blocks = bytes / kRowCopyBlockBytes;
+        uint64_t out = blocks > 2 ? 2 * kCallInstructions : 4 * blocks;
+        for (uint64_t piece = kRowCopyBlockBytes / 2; piece > 0; piece /= 2) {
+            if (bytes & piece) out += 2;
+        }
+        return narrow ? out + 2 * kCallInstructions : out;
+    }
+
+    const IndexedCopy& copy_;
+    const KernelSpec& spec_;
+    uint64_t element_bytes_;
+};
+
 }  // namespace
 
 uint64_t full_unroll_statements(const IndexedCopy& copy, const KernelSpec& spec) {
@@ -201,8 +283,9 @@ private:
         const Unroll& unroll = spec_.unroll;
         // A run-time count's loop stays a loop in every mode; unrolling applies to the levels inside it.
         const bool counted = copy_.count_bound != 0;
+        const uint64_t most_bodies = unroll.kind == Unroll::Kind::Auto ? auto_most_bodies() : UINT64_MAX;
         if (unroll.kind == Unroll::Kind::Full ||
-            (unroll.kind == Unroll::Kind::Auto && !counted &&
+            (unroll.kind == Unroll::Kind::Auto && !counted && copy_.point_count() <= most_bodies &&
              weighed(copy_.point_count() * auto_statements_per_point(copy_, element_bytes())) <= kUnrollBudget)) {
             for (size_t level = 0; level < depth; ++level) {
                 levels_[level].mode = copy_.loops[level].runtime_scale ? LevelPlan::Mode::Loop : LevelPlan::Mode::Full;
@@ -217,21 +300,24 @@ private:
                                                                          weighed(auto_statements_per_point(copy_, element_bytes())) <= kUnrollBudget));
         if (depth == 0 || unroll.kind == Unroll::Kind::None) return;
         if (unroll.kind == Unroll::Kind::Factor) {
-            if (copy_.loops[depth - 1].runtime_scale == 0) set_partial(depth - 1, unroll.factor);
+            if (copy_.loops[depth - 1].runtime_scale == 0) set_partial(depth - 1, unroll.factor, UINT64_MAX);
             return;
         }
-        // auto: unroll inner levels whole while the loop body stays within budget, then the next one in part.
+        // auto: unroll inner levels whole while the loop body stays within budget (and the bodies written out
+        // within the flash limit), then the next one in part.
         uint64_t per_iteration = weighed(loop_cost());
+        uint64_t bodies = 1;
         for (size_t level = depth; level-- > 0;) {
             const uint64_t extent = copy_.loops[level].extent;
             if (copy_.loops[level].runtime_scale) break;
-            if (per_iteration * extent <= kUnrollBudget) {
+            if (per_iteration * extent <= kUnrollBudget && bodies * extent <= most_bodies) {
                 levels_[level].mode = LevelPlan::Mode::Full;
                 per_iteration *= extent;
+                bodies *= extent;
                 continue;
             }
             // Prefer a factor that divides the extent (no remainder), if one is at least half the budget.
-            const uint64_t most = kUnrollBudget / per_iteration;
+            const uint64_t most = std::min(kUnrollBudget / per_iteration, most_bodies / bodies);
             uint64_t factor = most;
             for (uint64_t f = most; f * 2 >= most && f >= 2; --f) {
                 if (extent % f == 0) {
@@ -239,16 +325,32 @@ private:
                     break;
                 }
             }
-            set_partial(level, factor);
+            set_partial(level, factor, most_bodies / bodies);
             break;
         }
     }
 
-    void set_partial(size_t level, uint64_t factor) {
+    // Unrolls a level by `factor`, its code at most `most` copies of the loop body (the remainder written out
+    // after the loop counts too).
+    void set_partial(size_t level, uint64_t factor, uint64_t most) {
         const uint64_t extent = copy_.loops[level].extent;
-        // A loop that would run once is written out instead.
-        if (factor * 2 > extent) levels_[level].mode = LevelPlan::Mode::Full;
-        else if (factor >= 2) levels_[level] = LevelPlan{LevelPlan::Mode::Partial, factor};
+        // A loop that would run once is written out instead, where that fits; else it runs at least twice.
+        if (factor * 2 > extent) {
+            if (extent <= most) {
+                levels_[level].mode = LevelPlan::Mode::Full;
+                return;
+            }
+            factor = extent / 2;
+        }
+        while (factor >= 2 && factor + extent % factor > most) --factor;
+        if (factor >= 2) levels_[level] = LevelPlan{LevelPlan::Mode::Partial, factor};
+    }
+
+    // The flash limit's most bodies written out (kFlashRatio).
+    uint64_t auto_most_bodies() const {
+        const FlashEstimate estimate(copy_, spec_, element_bytes());
+        const bool loop_form_checks_straight = !copy_.counts_index_rows() && copy_.tuple_count <= 1;
+        return estimate.most_bodies(checks_straight(), estimate.loop_form(loop_form_checks_straight));
     }
 
     // The loop that encloses the innermost one names, at each of its points, the part of each tensor its inner

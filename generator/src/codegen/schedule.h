@@ -33,6 +33,10 @@ constexpr uint64_t kRowCopyBlockBytes = 32;
 constexpr uint64_t kRowCopyStatements = 2;
 constexpr uint64_t kRowCopyBytesPerStatement = 128;
 constexpr uint64_t kCheckStraightLineBudget = 2;   // index values checked without a loop
+// "auto"'s flash limit: whatever the budget above allows, a kernel's code stays within kFlashRatio times the code
+// of its loop form ("unroll": "none"), by an estimate of both in Thumb-2 instructions (schedule.cpp's
+// FlashEstimate): fewer copies are written out where the estimate would pass it.
+constexpr uint64_t kFlashRatio = 3;
 // ScatterND's copy of data into output, in every mode but "none" (always an element loop): an element loop
 // for at most kElementLoopCopyLimit elements, or for elements of 8 bytes or more (whose element loop moves
 // as many bytes per instruction as memcpy does on a 32-bit core, without the call), else one memcpy.
