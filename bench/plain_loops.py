@@ -3,8 +3,10 @@
 
 For a spec, writes the C a careful hand (or onnx2c) would: nested loops with literal bounds, one element at a
 time, no unrolling and no memcpy, with the same contract as kernelgen's kernels (every index checked first,
-negative indices wrapped, -1 and output untouched when one is out of range). float32 and the reductions
-none/add only: what the benchmark cases use.
+negative indices wrapped, -1 and output untouched when one is out of range). Gather, GatherElements, GatherND,
+ScatterND and ScatterElements in every numeric element type and bool, with every reduction (float16 and bfloat16,
+stored as 16-bit integers, and bool only without one); not: constant tensors, run-time counts, quantized tables,
+strings, complex numbers, TensorScatter (covers() says why).
 
 Usage: bench/plain_loops.py SPEC.json OUT.c   (a spec file holding one kernel object)
 """
@@ -12,7 +14,36 @@ import json
 import sys
 from math import prod
 
-C_TYPES = {"float32": "float", "float": "float", "int8": "int8_t", "int32": "int32_t"}
+C_TYPES = {
+    "float32": "float", "float": "float", "float64": "double", "double": "double", "int8": "int8_t",
+    "int16": "int16_t", "int32": "int32_t", "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t",
+    "uint32": "uint32_t", "uint64": "uint64_t", "bool": "_Bool", "float16": "uint16_t", "bfloat16": "uint16_t",
+}
+OPS = ("Gather", "GatherElements", "GatherND", "ScatterND", "ScatterElements")
+SCATTERS = ("ScatterND", "ScatterElements")
+COMBINE = {"add": "{o} = ({t})({o} + {u});", "mul": "{o} = ({t})({o} * {u});",
+           "max": "{o} = {u} > {o} ? {u} : {o};", "min": "{o} = {u} < {o} ? {u} : {o};"}
+# Floating-point max and min as ONNX Runtime (and kernelgen) compute them: a NaN operand gives NaN, a tie (-0, +0)
+# takes the update.
+FLOAT_COMBINE = {**COMBINE, "max": "{o} = ({u} >= {o} || {u} != {u}) ? {u} : {o};",
+                 "min": "{o} = ({u} <= {o} || {u} != {u}) ? {u} : {o};"}
+
+
+def covers(spec):
+    """None when plain_kernel() writes this spec's kernel, else why not."""
+    if spec["op"] not in OPS:
+        return f"{spec['op']} is not written"
+    if spec["dtype"] not in C_TYPES:
+        return f"{spec['dtype']} elements are not written"
+    reduction = spec.get("reduction", "none")
+    if reduction != "none" and spec["dtype"] in ("float16", "bfloat16", "bool"):
+        return f"a {spec['dtype']} reduction is not written"
+    for key in ("data", "data_file", "indices", "updates", "updates_file", "quantization", "scales_file"):
+        if key in spec:
+            return "constant tensors are not written"
+    if spec.get("count") == "runtime" or spec.get("data_count") == "runtime":
+        return "run-time counts are not written"
+    return None
 
 
 def strides(shape):
@@ -60,16 +91,29 @@ def wrap(expression, size):
     return f"(uint32_t)({expression} < 0 ? {expression} + {size} : {expression})"
 
 
+def parameters(spec):
+    t = C_TYPES[spec["dtype"]]
+    ti = "int32_t" if spec.get("index_dtype") == "int32" else "int64_t"
+    updates = f"const {t} *updates, " if spec["op"] in SCATTERS else ""
+    return f"const {t} *data, const {ti} *indices, {updates}{t} *output"
+
+
+def prototype(spec, name):
+    return f"int {name}({parameters(spec)})"
+
+
 def plain_kernel(spec, name):
     op, data, ind = spec["op"], spec["data_shape"], spec["indices_shape"]
     t = C_TYPES[spec["dtype"]]
     ti = "int32_t" if spec.get("index_dtype") == "int32" else "int64_t"
     ds, js = strides(data), strides(ind)
-    params = f"const {t} *data, const {ti} *indices, "
-    if op == "ScatterND":
-        params += f"const {t} *updates, "
-    params += f"{t} *output"
+    params = parameters(spec)
     body, variables = [], ["t"]
+    reduction = spec.get("reduction", "none")
+
+    def store(target, value):
+        combine = FLOAT_COMBINE if t in ("float", "double") else COMBINE
+        return f"{target} = {value};" if reduction == "none" else combine[reduction].format(o=target, u=value, t=t)
     if op == "Gather":
         axis = spec.get("axis", 0) % len(data)
         outer, size, inner, count = prod(data[:axis]), data[axis], prod(data[axis + 1:]), prod(ind)
@@ -79,14 +123,20 @@ def plain_kernel(spec, name):
             f"const uint32_t row = {wrap('indices[i]', size)};",
             *loops(["e"], [inner], [f"output[(o * {count}u + i) * {inner}u + e] = data[(o * {size}u + row) * {inner}u + e];"], ""),
         ])
-    elif op == "GatherElements":
+    elif op in ("GatherElements", "ScatterElements"):
         axis = spec.get("axis", 0) % len(data)
         names = [f"i{d}" for d in range(len(ind))]
         variables += names
         body += check_loop(prod(ind), [data[axis]], ti)
         at = offset(list(zip(names, js)))
-        source = offset([(n, s) for d, (n, s) in enumerate(zip(names, ds)) if d != axis] + [("v", ds[axis])])
-        body += loops(names, ind, [f"const uint32_t v = {wrap(f'indices[{at}]', data[axis])};", f"output[{at}] = data[{source}];"])
+        located = offset([(n, s) for d, (n, s) in enumerate(zip(names, ds)) if d != axis] + [("v", ds[axis])])
+        v = f"const uint32_t v = {wrap(f'indices[{at}]', data[axis])};"
+        if op == "GatherElements":
+            body += loops(names, ind, [v, f"output[{at}] = data[{located}];"])
+        else:
+            variables.append("e")
+            body += loops(["e"], [prod(data)], ["output[e] = data[e];"])
+            body += loops(names, ind, [v, store(f"output[{located}]", f"updates[{at}]")])
     else:  # GatherND and ScatterND: tuples of k along indices[:-1] select data[b + j]
         b = spec.get("batch_dims", 0) if op == "GatherND" else 0
         k = ind[-1]
@@ -110,9 +160,7 @@ def plain_kernel(spec, name):
             inner += loops(["e"], [block], [f"output[{dense} + e] = data[at + e];"], "")
         else:
             body += ["    " + line for line in loops(["e"], [prod(data)], ["output[e] = data[e];"], "")]
-            reduction = spec.get("reduction", "none")
-            operation = "+=" if reduction == "add" else "="
-            inner += loops(["e"], [block], [f"output[at + e] {operation} updates[{dense} + e];"], "")
+            inner += loops(["e"], [block], [store("output[at + e]", f"updates[{dense} + e]")], "")
         body += loops(names, tuples, inner)
     declarations = "    uint32_t " + ", ".join(dict.fromkeys(variables)) + ";"
     return "\n".join([

@@ -36,6 +36,7 @@ import argparse
 import concurrent.futures
 import glob
 import json
+import math
 import os
 import re
 import subprocess
@@ -562,10 +563,7 @@ def baseline_calls(spec, header, target):
         shaped.args = ["data", "data_shape", "indices", "indices_shape", str(parameter), "output"]
     shaped.includes = ['#include "runtime_shaped.h"']
     plain = kernel_call(spec, header, target, label=name + "/plain", function="plain_" + name)
-    element = unroll_report.C_TYPES[spec["dtype"]]
-    index = "int32_t" if spec.get("index_dtype") == "int32" else "int64_t"
-    updates = f"const {element} *updates, " if op == "ScatterND" else ""
-    plain.includes = [f"int plain_{name}(const {element} *data, const {index} *indices, {updates}{element} *output);"]
+    plain.includes = [plain_loops.prototype(spec, "plain_" + name) + ";"]
     return [kernel, shaped, plain]
 
 
@@ -614,6 +612,74 @@ def baseline_costs(args, pool, work):
                 "plain": {**measured[name + "/plain"], "flash": plain_sizes["text"] + plain_sizes["rodata"]},
             }
     return results
+
+
+def plain_costs(args, pool, work):
+    """{kernel: {target: {"kernelgen": {...}, "plain": {...}}}} for every kernel of the spec files that
+    bench/plain_loops.py writes (as its spec says), and the kernels it leaves out, with why."""
+    kernels, left_out = [], []
+    for kernel in unroll_report.kernels_of(args.specs):
+        why = plain_loops.covers(kernel)
+        (left_out.append(f"{kernel['name']} ({why})") if why else kernels.append(kernel))
+    out_dir = os.path.join(work, "plain")
+    os.makedirs(out_dir)
+    made = list(pool.map(lambda k: unroll_report.generate(args.kernelgen, k, None, out_dir), kernels))
+    kernels = [k for k, ok in zip(kernels, made) if ok]
+    for kernel in kernels:
+        with open(os.path.join(out_dir, f"plain_{kernel['name']}.c"), "w") as f:
+            f.write(plain_loops.plain_kernel(kernel, "plain_" + kernel["name"]))
+    results = {k["name"]: {} for k in kernels}
+    for key in args.target:
+        target, target_dir = TARGETS[key], os.path.join(out_dir, key)
+        names = [k["name"] for k in kernels]
+        *objects, support = compile_all(target, [os.path.join(out_dir, n + ".c") for n in names + ["kernelgen_support"]],
+                                        target_dir, out_dir, pool)
+        plains = compile_all(target, [os.path.join(out_dir, f"plain_{n}.c") for n in names], target_dir, out_dir, pool,
+                             werror=False)
+        calls = []
+        for kernel, obj in zip(kernels, objects):
+            if not obj:
+                continue
+            header = os.path.join(out_dir, kernel["name"] + ".h")
+            plain = kernel_call(kernel, header, target, label=kernel["name"] + "/plain", function="plain_" + kernel["name"])
+            plain.includes.append(plain_loops.prototype(kernel, "plain_" + kernel["name"]) + ";")
+            calls += [kernel_call(kernel, header, target), plain]
+        measured = measure(target, calls, [o for o in objects if o] + plains + [support], target_dir, out_dir,
+                           args.plugin)
+        for kernel, obj, plain in zip(kernels, objects, plains):
+            name = kernel["name"]
+            if not obj:
+                results[name][key] = None
+                continue
+            sizes = {"kernelgen": object_sizes(target, obj), "plain": object_sizes(target, plain)}
+            results[name][key] = {way: {**measured[name if way == "kernelgen" else name + "/plain"],
+                                        "flash": sizes[way]["text"] + sizes[way]["rodata"]} for way in sizes}
+    return results, left_out
+
+
+def plain_table(results, left_out, targets):
+    """Per target: kernelgen against the plain-loop kernels of the same specs, in cost and flash."""
+    rows = ["| target | kernels | kernelgen / plain loops, geometric mean | largest | kernels slower than plain loops "
+            "| flash, geometric mean |", "| --- | ---: | ---: | --- | --- | ---: |"]
+    slower_anywhere = []
+    for t in targets:
+        unit = TARGETS[t].unit
+        pairs = {n: r[t] for n, r in results.items()
+                 if r.get(t) and r[t]["kernelgen"].get(unit) is not None and r[t]["plain"].get(unit) is not None}
+        ratios = {n: max(p["kernelgen"][unit], 1) / max(p["plain"][unit], 1) for n, p in pairs.items()}
+        flash = [p["kernelgen"]["flash"] / p["plain"]["flash"] for p in pairs.values()]
+        slower = [f"{n} ({pairs[n]['kernelgen'][unit]:,} / {pairs[n]['plain'][unit]:,})" for n, v in ratios.items() if v > 1]
+        slower_anywhere += slower
+        largest = max(ratios, key=ratios.get)
+        rows.append(f"| {TARGETS[t].title} ({unit}) | {len(pairs)} | {geomean(ratios.values()):.2f} | "
+                    f"{ratios[largest]:.2f} (`{largest}`) | {', '.join(slower) or 'none'} | {geomean(flash):.2f} |")
+    note = ("\nNot compared (bench/plain_loops.py writes no such kernel): " + ", ".join(left_out) + ".\n") if left_out else ""
+    return "\n".join(rows) + "\n" + note, not slower_anywhere
+
+
+def geomean(values):
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else 0.0
 
 
 def baseline_table(results, targets):
@@ -716,6 +782,9 @@ def main():
     parser.add_argument("--unroll", action="append", help="repeatable: measure the kernels generated with each mode")
     parser.add_argument("--baselines", action="store_true",
                         help="also the cases of bench/specs/ as runtime-shaped and plain-loop kernels")
+    parser.add_argument("--plain", action="store_true",
+                        help="also every kernel bench/plain_loops.py writes against its plain-loop kernel (--doc: "
+                             "always); exit 1 if kernelgen's is slower on any target")
     parser.add_argument("--json", help="write every figure here")
     parser.add_argument("--keep", help="build in this (new) folder and keep the programs, for a look")
     parser.add_argument("--doc", help="a page whose on-target cost tables must match (--check) or are rewritten")
@@ -742,6 +811,7 @@ def main():
         results = kernel_costs(args, pool, work)
         goal_targets = goal_costs(args, pool, work, results) if args.doc and args.auto_goal else args.target
         baselines = baseline_costs(args, pool, work) if args.baselines else None
+        plain = plain_costs(args, pool, work) if args.plain or args.doc else None
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"kernels": results, "baselines": baselines} if baselines else results, f, indent=1)
@@ -752,11 +822,15 @@ def main():
         report += f"Mode `{mode}`:\n\n" + kernel_table(results, mode, args.target) + "\n"
     if baselines:
         report += "Baselines:\n\n" + baseline_table(baselines, args.target) + "\n"
+    plain_met = True
+    if plain:
+        table, plain_met = plain_table(*plain, args.target)
+        report += "Against plain loops:\n\n" + table + "\n"
     if args.auto_goal:
         verdict, met = auto_goal(results, goal_targets)
         report += "\n".join(verdict) + f"\n\nThe goal of auto: {'met' if met else 'NOT met'}.\n"
     unroll_report.write_report(report, args.out)
-    if args.auto_goal and not met:
+    if (args.auto_goal and not met) or (args.plain and not plain_met):
         sys.exit(1)
     if args.doc:
         flags = "; ".join(f"{TARGETS[t].title} `{' '.join(TARGETS[t].flags)} -Os`" for t in args.target)
@@ -764,6 +838,7 @@ def main():
         unroll_report.doc_table(args.doc, "target-costs", heading + kernel_table(results, "spec", args.target),
                                 args.update)
         unroll_report.doc_table(args.doc, "target-baselines", baseline_table(baselines, args.target), args.update)
+        unroll_report.doc_table(args.doc, "target-plain", plain_table(*plain, args.target)[0], args.update)
 
 
 if __name__ == "__main__":
