@@ -20,8 +20,7 @@ int accumulate_u64(const uint64_t *data, const int64_t *restrict indices, const 
     /* Every index is checked before anything is written. */
     int out_of_range = 0;
     for (uint32_t t = 0u; t < 100u; ++t) {
-        const int64_t index = indices[t];
-        out_of_range |= (index < -40) | (index > 39);
+        out_of_range |= kernelgen_outside_i64(&indices[t], 40u);
     }
     if (out_of_range) {
         return ACCUMULATE_U64_ERROR_INDEX_OUT_OF_RANGE;

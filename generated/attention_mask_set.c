@@ -16,10 +16,10 @@ int attention_mask_set(const bool *data, const int64_t *restrict indices, const 
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 5u; ++t) {
         const int64_t *tuple = &indices[t * 2u];
-        if (tuple[0] < -8 || tuple[0] > 7) {
+        if (kernelgen_outside_i64(&tuple[0], 8u)) {
             return ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
         }
-        if (tuple[1] < -8 || tuple[1] > 7) {
+        if (kernelgen_outside_i64(&tuple[1], 8u)) {
             return ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

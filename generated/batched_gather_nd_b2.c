@@ -13,8 +13,7 @@ int batched_gather_nd_b2(const float *data, const int64_t *restrict indices, flo
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 12u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -5 || index > 4) {
+        if (kernelgen_outside_i64(&indices[t], 5u)) {
             return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

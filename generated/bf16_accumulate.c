@@ -20,8 +20,7 @@ int bf16_accumulate(const uint16_t *data, const int64_t *restrict indices, const
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 6u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -16 || index > 15) {
+        if (kernelgen_outside_i64(&indices[t], 16u)) {
             return BF16_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

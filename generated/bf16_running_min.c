@@ -21,10 +21,10 @@ int bf16_running_min(const uint16_t *data, const int64_t *restrict indices, cons
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 3u; ++t) {
         const int64_t *tuple = &indices[t * 2u];
-        if (tuple[0] < -4 || tuple[0] > 3) {
+        if (kernelgen_outside_i64(&tuple[0], 4u)) {
             return BF16_RUNNING_MIN_ERROR_INDEX_OUT_OF_RANGE;
         }
-        if (tuple[1] < -3 || tuple[1] > 2) {
+        if (kernelgen_outside_i64(&tuple[1], 3u)) {
             return BF16_RUNNING_MIN_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -17,8 +17,7 @@ int boxes_above_threshold(const float *data, const int64_t *restrict indices, ui
     }
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < count; ++t) {
-        const int64_t index = indices[t];
-        if (index < -100 || index > 99) {
+        if (kernelgen_outside_i64(&indices[t], 100u)) {
             return BOXES_ABOVE_THRESHOLD_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

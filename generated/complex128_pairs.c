@@ -19,10 +19,10 @@ int complex128_pairs(const kernelgen_complex128 *data, const int64_t *restrict i
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 4u; ++t) {
         const int64_t *tuple = &indices[t * 2u];
-        if (tuple[0] < -3 || tuple[0] > 2) {
+        if (kernelgen_outside_i64(&tuple[0], 3u)) {
             return COMPLEX128_PAIRS_ERROR_INDEX_OUT_OF_RANGE;
         }
-        if (tuple[1] < -3 || tuple[1] > 2) {
+        if (kernelgen_outside_i64(&tuple[1], 3u)) {
             return COMPLEX128_PAIRS_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -33,8 +33,7 @@ int complex128_rotate(const kernelgen_complex128 *data, const int64_t *restrict 
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 3u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -6 || index > 5) {
+        if (kernelgen_outside_i64(&indices[t], 6u)) {
             return COMPLEX128_ROTATE_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

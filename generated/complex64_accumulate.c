@@ -22,8 +22,7 @@ int complex64_accumulate(const kernelgen_complex64 *data, const int64_t *restric
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 4u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -10 || index > 9) {
+        if (kernelgen_outside_i64(&indices[t], 10u)) {
             return COMPLEX64_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -13,8 +13,7 @@ int doc_gather_axis0(const float *data, const int64_t *restrict indices, float *
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 4u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -3 || index > 2) {
+        if (kernelgen_outside_i64(&indices[t], 3u)) {
             return DOC_GATHER_AXIS0_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

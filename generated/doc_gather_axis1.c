@@ -12,10 +12,10 @@
 int doc_gather_axis1(const float *data, const int64_t *restrict indices, float *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -3 || indices[0] > 2) {
+    if (kernelgen_outside_i64(&indices[0], 3u)) {
         return DOC_GATHER_AXIS1_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[1] < -3 || indices[1] > 2) {
+    if (kernelgen_outside_i64(&indices[1], 3u)) {
         return DOC_GATHER_AXIS1_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[a0, i0, i1] = data[a0, indices[i0, i1]] */

@@ -12,10 +12,10 @@
 int doc_gather_nd_2(const int32_t *data, const int64_t *restrict indices, int32_t *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -2 || indices[0] > 1) {
+    if (kernelgen_outside_i64(&indices[0], 2u)) {
         return DOC_GATHER_ND_2_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[1] < -2 || indices[1] > 1) {
+    if (kernelgen_outside_i64(&indices[1], 2u)) {
         return DOC_GATHER_ND_2_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0, :], :] */

@@ -14,10 +14,10 @@ int doc_gather_nd_3(const int32_t *data, const int64_t *restrict indices, int32_
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 2u; ++t) {
         const int64_t *tuple = &indices[t * 2u];
-        if (tuple[0] < -2 || tuple[0] > 1) {
+        if (kernelgen_outside_i64(&tuple[0], 2u)) {
             return DOC_GATHER_ND_3_ERROR_INDEX_OUT_OF_RANGE;
         }
-        if (tuple[1] < -2 || tuple[1] > 1) {
+        if (kernelgen_outside_i64(&tuple[1], 2u)) {
             return DOC_GATHER_ND_3_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -19,8 +19,7 @@ int doc_scatter_elements_add(const int32_t *data, const int64_t *restrict indice
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 6u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -4 || index > 3) {
+        if (kernelgen_outside_i64(&indices[t], 4u)) {
             return DOC_SCATTER_ELEMENTS_ADD_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

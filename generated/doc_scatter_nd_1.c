@@ -13,8 +13,7 @@ int doc_scatter_nd_1(const float *data, const int64_t *restrict indices, const f
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 4u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -8 || index > 7) {
+        if (kernelgen_outside_i64(&indices[t], 8u)) {
             return DOC_SCATTER_ND_1_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -20,10 +20,10 @@ static float kernelgen_doc_scatter_nd_mul_combine(float current, float update)
 int doc_scatter_nd_mul(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -4 || indices[0] > 3) {
+    if (kernelgen_outside_i64(&indices[0], 4u)) {
         return DOC_SCATTER_ND_MUL_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[1] < -4 || indices[1] > 3) {
+    if (kernelgen_outside_i64(&indices[1], 4u)) {
         return DOC_SCATTER_ND_MUL_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */

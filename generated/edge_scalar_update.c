@@ -18,7 +18,7 @@ static bool kernelgen_edge_scalar_update_combine(bool current, bool update)
 int edge_scalar_update(const bool *data, const int64_t *restrict indices, const bool *restrict updates, bool *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -4 || indices[0] > 3) {
+    if (kernelgen_outside_i64(&indices[0], 4u)) {
         return EDGE_SCALAR_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */

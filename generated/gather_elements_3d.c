@@ -12,94 +12,94 @@
 int gather_elements_3d(const uint16_t *data, const int64_t *restrict indices, uint16_t *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -4 || indices[0] > 3) {
+    if (kernelgen_outside_i64(&indices[0], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[1] < -4 || indices[1] > 3) {
+    if (kernelgen_outside_i64(&indices[1], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[2] < -4 || indices[2] > 3) {
+    if (kernelgen_outside_i64(&indices[2], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[3] < -4 || indices[3] > 3) {
+    if (kernelgen_outside_i64(&indices[3], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[4] < -4 || indices[4] > 3) {
+    if (kernelgen_outside_i64(&indices[4], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[5] < -4 || indices[5] > 3) {
+    if (kernelgen_outside_i64(&indices[5], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[6] < -4 || indices[6] > 3) {
+    if (kernelgen_outside_i64(&indices[6], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[7] < -4 || indices[7] > 3) {
+    if (kernelgen_outside_i64(&indices[7], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[8] < -4 || indices[8] > 3) {
+    if (kernelgen_outside_i64(&indices[8], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[9] < -4 || indices[9] > 3) {
+    if (kernelgen_outside_i64(&indices[9], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[10] < -4 || indices[10] > 3) {
+    if (kernelgen_outside_i64(&indices[10], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[11] < -4 || indices[11] > 3) {
+    if (kernelgen_outside_i64(&indices[11], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[12] < -4 || indices[12] > 3) {
+    if (kernelgen_outside_i64(&indices[12], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[13] < -4 || indices[13] > 3) {
+    if (kernelgen_outside_i64(&indices[13], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[14] < -4 || indices[14] > 3) {
+    if (kernelgen_outside_i64(&indices[14], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[15] < -4 || indices[15] > 3) {
+    if (kernelgen_outside_i64(&indices[15], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[16] < -4 || indices[16] > 3) {
+    if (kernelgen_outside_i64(&indices[16], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[17] < -4 || indices[17] > 3) {
+    if (kernelgen_outside_i64(&indices[17], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[18] < -4 || indices[18] > 3) {
+    if (kernelgen_outside_i64(&indices[18], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[19] < -4 || indices[19] > 3) {
+    if (kernelgen_outside_i64(&indices[19], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[20] < -4 || indices[20] > 3) {
+    if (kernelgen_outside_i64(&indices[20], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[21] < -4 || indices[21] > 3) {
+    if (kernelgen_outside_i64(&indices[21], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[22] < -4 || indices[22] > 3) {
+    if (kernelgen_outside_i64(&indices[22], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[23] < -4 || indices[23] > 3) {
+    if (kernelgen_outside_i64(&indices[23], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[24] < -4 || indices[24] > 3) {
+    if (kernelgen_outside_i64(&indices[24], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[25] < -4 || indices[25] > 3) {
+    if (kernelgen_outside_i64(&indices[25], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[26] < -4 || indices[26] > 3) {
+    if (kernelgen_outside_i64(&indices[26], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[27] < -4 || indices[27] > 3) {
+    if (kernelgen_outside_i64(&indices[27], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[28] < -4 || indices[28] > 3) {
+    if (kernelgen_outside_i64(&indices[28], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[29] < -4 || indices[29] > 3) {
+    if (kernelgen_outside_i64(&indices[29], 4u)) {
         return GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1, i2] = data[i0, indices[i0, i1, i2], i2] */

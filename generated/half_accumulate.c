@@ -20,8 +20,7 @@ int half_accumulate(const uint16_t *data, const int64_t *restrict indices, const
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 5u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -8 || index > 7) {
+        if (kernelgen_outside_i64(&indices[t], 8u)) {
             return HALF_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -15,8 +15,7 @@ int half_embedding(const uint16_t *data, const int64_t *restrict indices, uint16
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 4u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -32 || index > 31) {
+        if (kernelgen_outside_i64(&indices[t], 32u)) {
             return HALF_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

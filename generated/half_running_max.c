@@ -20,8 +20,7 @@ int half_running_max(const uint16_t *data, const int64_t *restrict indices, cons
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 4u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -6 || index > 5) {
+        if (kernelgen_outside_i64(&indices[t], 6u)) {
             return HALF_RUNNING_MAX_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -17,8 +17,7 @@ int kept_boxes(const float *data, const int64_t *restrict indices, uint32_t coun
     }
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < count; ++t) {
-        const int64_t index = indices[t];
-        if (index < -100 || index > 99) {
+        if (kernelgen_outside_i64(&indices[t], 100u)) {
             return KEPT_BOXES_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

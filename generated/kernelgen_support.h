@@ -89,6 +89,14 @@ static inline uint64_t kernelgen_table_u64(const uint64_t *entry)
 #define KERNELGEN_DATA_U8(table, offset) ((table)[offset])
 #endif
 
+#ifndef KERNELGEN_CHECK_BY_WORDS
+#if (defined(__AVR__) || defined(__MSP430__)) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define KERNELGEN_CHECK_BY_WORDS 1
+#else
+#define KERNELGEN_CHECK_BY_WORDS 0
+#endif
+#endif
+
 /* kernelgen_copy(to, from, bytes, element): the kernels' row copies, `bytes` bytes (almost always a literal)
  * between two tensors that do not overlap, whose elements are `element` bytes wide (docs/generated-code.md,
  * "Row copies"). Each target class gets the copy it runs fastest, measured by bench/target_costs.py:
@@ -241,6 +249,26 @@ static inline void kernelgen_copy(void *to, const void *from, size_t bytes, size
     memcpy(to, from, bytes);
 }
 #endif
+
+/* Whether the int64_t index at `index` lies outside [-size, size-1], for a size from 1 to 2^31: the kernels' check
+ * of an int64 index against a literal size. Where int64_t arithmetic takes many instructions or library calls
+ * (8- and 16-bit cores), the index is read as its two words (memcpy, which compilers make two loads) and compared
+ * a word at a time: an index in range is an int32_t value, its high word its low word's sign; then one unsigned
+ * compare of the low word moved up by size. Elsewhere the plain compare. */
+#if defined(__GNUC__)
+__attribute__((__always_inline__)) /* a compare or two: -Os would call it where a kernel checks many values */
+#endif
+static inline int kernelgen_outside_i64(const int64_t *index, uint32_t size)
+{
+#if KERNELGEN_CHECK_BY_WORDS
+    uint32_t low, high;
+    memcpy(&low, index, sizeof low);
+    memcpy(&high, (const unsigned char *)index + sizeof low, sizeof high);
+    return (high != 0u - (low >> 31)) | (low + size > 2u * size - 1u);
+#else
+    return *index < -(int64_t)size || *index > (int64_t)size - 1;
+#endif
+}
 
 /* An index in [-size, size-1] as an offset along its axis: checked by the kernel before it is wrapped, or
  * guaranteed by the caller ("index_check": "none"). For a power-of-two size (the kernels pass literal sizes,

@@ -20,10 +20,10 @@ int mark_detections(const uint8_t *data, const int64_t *restrict indices, uint32
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < count; ++t) {
         const int64_t *tuple = &indices[t * 2u];
-        if (tuple[0] < -20 || tuple[0] > 19) {
+        if (kernelgen_outside_i64(&tuple[0], 20u)) {
             return MARK_DETECTIONS_ERROR_INDEX_OUT_OF_RANGE;
         }
-        if (tuple[1] < -20 || tuple[1] > 19) {
+        if (kernelgen_outside_i64(&tuple[1], 20u)) {
             return MARK_DETECTIONS_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -17,10 +17,10 @@
 int mark_seen(const bool *data, const int64_t *restrict indices, bool *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -6 || indices[0] > 5) {
+    if (kernelgen_outside_i64(&indices[0], 6u)) {
         return MARK_SEEN_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[1] < -6 || indices[1] > 5) {
+    if (kernelgen_outside_i64(&indices[1], 6u)) {
         return MARK_SEEN_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */

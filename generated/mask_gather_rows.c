@@ -13,8 +13,7 @@ int mask_gather_rows(const bool *data, const int64_t *restrict indices, bool *ou
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 4u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -6 || index > 5) {
+        if (kernelgen_outside_i64(&indices[t], 6u)) {
             return MASK_GATHER_ROWS_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

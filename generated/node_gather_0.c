@@ -15,8 +15,7 @@ int node_gather_0(const float *data, const int64_t *restrict indices, float *out
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 3u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -5 || index > 4) {
+        if (kernelgen_outside_i64(&indices[t], 5u)) {
             return NODE_GATHER_0_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -13,8 +13,7 @@ int node_gather_elements_0(const float *data, const int64_t *restrict indices, f
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 4u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -2 || index > 1) {
+        if (kernelgen_outside_i64(&indices[t], 2u)) {
             return NODE_GATHER_ELEMENTS_0_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

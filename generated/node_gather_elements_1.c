@@ -13,8 +13,7 @@ int node_gather_elements_1(const float *data, const int64_t *restrict indices, f
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 6u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -3 || index > 2) {
+        if (kernelgen_outside_i64(&indices[t], 3u)) {
             return NODE_GATHER_ELEMENTS_1_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

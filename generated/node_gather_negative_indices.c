@@ -13,8 +13,7 @@ int node_gather_negative_indices(const float *data, const int64_t *restrict indi
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 3u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -10 || index > 9) {
+        if (kernelgen_outside_i64(&indices[t], 10u)) {
             return NODE_GATHER_NEGATIVE_INDICES_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -12,10 +12,10 @@
 int node_gathernd_example_int32_batch_dim1(const int32_t *data, const int64_t *restrict indices, int32_t *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -2 || indices[0] > 1) {
+    if (kernelgen_outside_i64(&indices[0], 2u)) {
         return NODE_GATHERND_EXAMPLE_INT32_BATCH_DIM1_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[1] < -2 || indices[1] > 1) {
+    if (kernelgen_outside_i64(&indices[1], 2u)) {
         return NODE_GATHERND_EXAMPLE_INT32_BATCH_DIM1_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[b0, :] = data[b0, indices[b0, :], :] */

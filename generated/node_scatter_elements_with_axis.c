@@ -12,10 +12,10 @@
 int node_scatter_elements_with_axis(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -5 || indices[0] > 4) {
+    if (kernelgen_outside_i64(&indices[0], 5u)) {
         return NODE_SCATTER_ELEMENTS_WITH_AXIS_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[1] < -5 || indices[1] > 4) {
+    if (kernelgen_outside_i64(&indices[1], 5u)) {
         return NODE_SCATTER_ELEMENTS_WITH_AXIS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */

@@ -18,10 +18,10 @@ static float kernelgen_node_scatter_elements_with_duplicate_indices_combine(floa
 int node_scatter_elements_with_duplicate_indices(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -5 || indices[0] > 4) {
+    if (kernelgen_outside_i64(&indices[0], 5u)) {
         return NODE_SCATTER_ELEMENTS_WITH_DUPLICATE_INDICES_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[1] < -5 || indices[1] > 4) {
+    if (kernelgen_outside_i64(&indices[1], 5u)) {
         return NODE_SCATTER_ELEMENTS_WITH_DUPLICATE_INDICES_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */

@@ -17,10 +17,10 @@
 int palette_rows(const int64_t *restrict indices, const uint8_t *restrict updates, uint8_t *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -4 || indices[0] > 3) {
+    if (kernelgen_outside_i64(&indices[0], 4u)) {
         return PALETTE_ROWS_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[1] < -4 || indices[1] > 3) {
+    if (kernelgen_outside_i64(&indices[1], 4u)) {
         return PALETTE_ROWS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as the constant data, copied out of flash. */

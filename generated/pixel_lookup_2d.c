@@ -14,10 +14,10 @@ int pixel_lookup_2d(const uint32_t *data, const int64_t *restrict indices, uint3
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 8u; ++t) {
         const int64_t *tuple = &indices[t * 2u];
-        if (tuple[0] < -12 || tuple[0] > 11) {
+        if (kernelgen_outside_i64(&tuple[0], 12u)) {
             return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
         }
-        if (tuple[1] < -10 || tuple[1] > 9) {
+        if (kernelgen_outside_i64(&tuple[1], 10u)) {
             return PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

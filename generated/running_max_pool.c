@@ -21,8 +21,7 @@ int running_max_pool(const float *data, const int64_t *restrict indices, const f
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 24u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -16 || index > 15) {
+        if (kernelgen_outside_i64(&indices[t], 16u)) {
             return RUNNING_MAX_POOL_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -21,8 +21,7 @@ int running_min_u8(const uint8_t *data, const int64_t *restrict indices, const u
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 6u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -10 || index > 9) {
+        if (kernelgen_outside_i64(&indices[t], 10u)) {
             return RUNNING_MIN_U8_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

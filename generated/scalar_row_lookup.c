@@ -12,7 +12,7 @@
 int scalar_row_lookup(const uint8_t *data, const int64_t *restrict indices, uint8_t *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -16 || indices[0] > 15) {
+    if (kernelgen_outside_i64(&indices[0], 16u)) {
         return SCALAR_ROW_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[:] = data[indices, :] */

@@ -25,10 +25,10 @@ int scatter_weights_f64(const double *data, const int64_t *restrict indices, con
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 2u; ++t) {
         const int64_t *tuple = &indices[t * 2u];
-        if (tuple[0] < -3 || tuple[0] > 2) {
+        if (kernelgen_outside_i64(&tuple[0], 3u)) {
             return SCATTER_WEIGHTS_F64_ERROR_INDEX_OUT_OF_RANGE;
         }
-        if (tuple[1] < -4 || tuple[1] > 3) {
+        if (kernelgen_outside_i64(&tuple[1], 4u)) {
             return SCATTER_WEIGHTS_F64_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -19,8 +19,7 @@ int sensor_select_channels(const double *data, const int64_t *restrict indices, 
     /* Every index is checked before anything is written. */
     int out_of_range = 0;
     for (uint32_t t = 0u; t < 6u; ++t) {
-        const int64_t index = indices[t];
-        out_of_range |= (index < -12) | (index > 11);
+        out_of_range |= kernelgen_outside_i64(&indices[t], 12u);
     }
     if (out_of_range) {
         return SENSOR_SELECT_CHANNELS_ERROR_INDEX_OUT_OF_RANGE;

@@ -13,8 +13,7 @@ int spectrum_bins(const kernelgen_complex64 *data, const int64_t *restrict indic
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 20u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -16 || index > 15) {
+        if (kernelgen_outside_i64(&indices[t], 16u)) {
             return SPECTRUM_BINS_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -24,8 +24,7 @@ int token_counts(const int64_t *restrict indices, int32_t *output)
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 6u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -8 || index > 7) {
+        if (kernelgen_outside_i64(&indices[t], 8u)) {
             return TOKEN_COUNTS_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -15,8 +15,7 @@ int token_embedding(const float *data, const int64_t *restrict indices, float *o
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 5u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -100 || index > 99) {
+        if (kernelgen_outside_i64(&indices[t], 100u)) {
             return TOKEN_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -19,8 +19,7 @@ int token_histogram(const int32_t *data, const int64_t *restrict indices, const 
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 20u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -32 || index > 31) {
+        if (kernelgen_outside_i64(&indices[t], 32u)) {
             return TOKEN_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

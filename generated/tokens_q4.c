@@ -42,10 +42,10 @@ static void kernelgen_tokens_q4_dequantize(uint16_t *to, uint32_t row)
 int tokens_q4(const int64_t *restrict indices, uint16_t *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -3 || indices[0] > 2) {
+    if (kernelgen_outside_i64(&indices[0], 3u)) {
         return TOKENS_Q4_ERROR_INDEX_OUT_OF_RANGE;
     }
-    if (indices[1] < -3 || indices[1] > 2) {
+    if (kernelgen_outside_i64(&indices[1], 3u)) {
         return TOKENS_Q4_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */

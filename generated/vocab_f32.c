@@ -18,8 +18,7 @@ int vocab_f32(const int64_t *restrict indices, float *output)
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 4u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -64 || index > 63) {
+        if (kernelgen_outside_i64(&indices[t], 64u)) {
             return VOCAB_F32_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

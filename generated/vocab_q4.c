@@ -44,8 +44,7 @@ int vocab_q4(const int64_t *restrict indices, uint16_t *output)
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 4u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -64 || index > 63) {
+        if (kernelgen_outside_i64(&indices[t], 64u)) {
             return VOCAB_Q4_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -13,8 +13,7 @@ int vocabulary_lookup(const char *const *data, const int64_t *restrict indices, 
 {
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 6u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -50 || index > 49) {
+        if (kernelgen_outside_i64(&indices[t], 50u)) {
             return VOCABULARY_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -367,14 +367,26 @@ namespace {
 TEST(Emit, LoopChecksGatherOneFlagOnlyWithAFactor) {
     // 65 index values: more than the 2 checked straight-line, so one loop of checks, which returns at the first
     // bad index; with an unroll factor (the setting for hosts with vector units) it gathers one flag.
+    // An int64 index against a literal size goes through kernelgen_outside_i64 (its address: the test by words).
     auto fast = emit_json(gather(100, 65, "4"));
-    EXPECT_EQ(count(fast.source, "out_of_range |= (index < -100) | (index > 99);"), 1u) << fast.source;
+    EXPECT_EQ(count(fast.source, "out_of_range |= kernelgen_outside_i64(&indices[t], 100u);"), 1u) << fast.source;
     EXPECT_EQ(count(fast.source, "if (out_of_range)"), 1u);
+    EXPECT_EQ(count(fast.source, "const int64_t index"), 0u);  // no local left unused
     for (const char* unroll : {"", "\"none\""}) {
         auto small = emit_json(gather(100, 65, unroll));
         EXPECT_EQ(count(small.source, "out_of_range"), 0u) << small.source;
-        EXPECT_EQ(count(small.source, "if (index < -100 || index > 99)"), 1u);
+        EXPECT_EQ(count(small.source, "if (kernelgen_outside_i64(&indices[t], 100u))"), 1u);
     }
+    // int32 indices keep the plain compare, through the loop's local.
+    auto int32 = emit_json(R"({"name": "g", "op": "Gather", "dtype": "float32", "index_dtype": "int32",
+                               "data_shape": [100], "indices_shape": [65]})");
+    EXPECT_EQ(count(int32.source, "const int32_t index = indices[t];"), 1u) << int32.source;
+    EXPECT_EQ(count(int32.source, "if (index < -100 || index > 99)"), 1u);
+    // A size an int32 does not hold: the plain compare.
+    auto wide = emit_json(R"({"name": "g", "op": "Gather", "dtype": "uint8", "data_shape": [2147483649],
+                              "indices_shape": [3]})");
+    EXPECT_EQ(count(wide.source, "kernelgen_outside_i64"), 0u) << wide.source;
+    EXPECT_EQ(count(wide.source, "if (index < -2147483649 || index > 2147483648)"), 1u) << wide.source;
 }
 
 // The index wrap is shared (kernelgen_support.h): one function per index and offset type, whose power-of-two test

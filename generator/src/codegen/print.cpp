@@ -525,6 +525,11 @@ private:
         return "";
     }
 
+    // The address of an index value: a loop's local `index` is indices[t].
+    std::string index_address(const IndexValue& value) const {
+        return value.kind == IndexValue::Kind::Local ? "&indices[t]" : "&" + index_value(value);
+    }
+
     // The checks (index_checks.c.mustache): written out, or one loop over the tuples.
     void print(CodeWriter& w, const CheckIndices& checks) const {
         TemplateValues values;
@@ -547,8 +552,15 @@ private:
             item.flags["has_last"] = range.kind != IndexComponent::Kind::Circular;
             item.text["last"] = !onnx ? std::to_string(range.last)
                                 : range.runtime_bound ? "(int64_t)data_count - 1" : std::to_string(range.bound - 1);
+            // An int64 index against a literal size that an int32 holds: kernelgen_support.h's test by words.
+            const bool by_words = onnx && !range.runtime_bound && spec_.index_dtype == IndexType::Int64 &&
+                                  range.bound >= 1 && range.bound <= (uint64_t{1} << 31);
+            item.text["outside"] = by_words ? "kernelgen_outside_i64(" + index_address(check.value) + ", " + literal(range.bound) + ")" : "";
+            item.flags["by_words"] = by_words;
             each.push_back(item);
         }
+        // The loop's local `index`, unless every check reads the value through its address.
+        values.flags["local"] = std::any_of(each.begin(), each.end(), [](const TemplateValues& item) { return !item.flags.at("by_words"); });
         values.lists["written_out"] = checks.loop ? std::vector<TemplateValues>{} : each;
         values.lists["checks"] = each;
         values.lists["loop"] = checks.loop ? std::vector<TemplateValues>{TemplateValues{}} : std::vector<TemplateValues>{};

@@ -1,0 +1,70 @@
+/* kernelgen_outside_i64 (kernelgen_support.h), the kernels' check of an int64 index against a literal size,
+ * compared with the plain definition (index < -size or index > size - 1) for sizes from 1 to 2^31 and the values
+ * around every edge a word-at-a-time test could get wrong: the range's own edges, the int32 edges, the 2^32
+ * multiples (whose low word alone is in range), the int64 extremes, and a pseudo-random sweep.
+ *
+ * Built for the host under AddressSanitizer and UBSan twice: with the host's own 64-bit compare, and with the
+ * test by words that 8- and 16-bit targets use (KERNELGEN_CHECK_BY_WORDS=1; the host is little-endian).
+ * Prints "N cases, F failed"; exits with status 1 when F is not 0. */
+#include "kernelgen_support.h"
+
+#include <stdio.h>
+
+static unsigned long cases;
+static unsigned long failures;
+
+static void check(int64_t index, uint32_t size)
+{
+    const int expected = index < -(int64_t)size || index > (int64_t)size - 1;
+    const int got = kernelgen_outside_i64(&index, size) != 0;
+    ++cases;
+    if (got != expected) {
+        ++failures;
+        if (failures <= 10u) {
+            printf("index %lld, size %lu: %s, expected %s\n", (long long)index, (unsigned long)size,
+                   got ? "outside" : "inside", expected ? "outside" : "inside");
+        }
+    }
+}
+
+int main(void)
+{
+    static const uint32_t sizes[] = {1u, 2u, 3u, 5u, 7u, 64u, 100u, 255u, 256u, 65535u, 65536u, 1000003u,
+                                     0x7FFFFFFFu, 0x80000000u};
+    const int64_t word = (int64_t)1 << 32;
+    const int64_t centres[] = {0, (int64_t)1 << 31, -((int64_t)1 << 31), word, -word, 3 * word, -5 * word,
+                               INT64_MAX, INT64_MIN};
+    size_t s, c;
+    uint64_t state = 12345u;
+    int i;
+    for (s = 0u; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        const int64_t size = (int64_t)sizes[s];
+        const int64_t edges[] = {-size, size - 1, size, -size - 1};
+        for (c = 0u; c < sizeof centres / sizeof centres[0]; ++c) {
+            size_t e;
+            for (e = 0u; e < sizeof edges / sizeof edges[0]; ++e) {
+                /* The range's edges moved by a multiple of 2^32, and a few values around each. */
+                for (i = -2; i <= 2; ++i) {
+                    const int64_t centre = centres[c];
+                    const int64_t shift = edges[e] + i;
+                    /* centre + shift, without signed overflow at the int64 extremes */
+                    if ((shift > 0 && centre > INT64_MAX - shift) || (shift < 0 && centre < INT64_MIN - shift)) {
+                        continue;
+                    }
+                    check(centre + shift, sizes[s]);
+                }
+            }
+            for (i = -2; i <= 2; ++i) {
+                if ((i > 0 && centres[c] > INT64_MAX - i) || (i < 0 && centres[c] < INT64_MIN - i)) continue;
+                check(centres[c] + i, sizes[s]);
+            }
+        }
+        for (i = 0; i < 4000; ++i) {
+            state = state * 6364136223846793005u + 1442695040888963407u;
+            check((int64_t)state, sizes[s]);                          /* anywhere */
+            check((int64_t)(state >> 32) - (int64_t)(state & 0xFFu) * word, sizes[s]);  /* near 2^32 multiples */
+        }
+    }
+    printf("%lu cases, %lu failed\n", cases, failures);
+    return failures == 0u ? 0 : 1;
+}
