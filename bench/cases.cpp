@@ -20,6 +20,7 @@
 #include "emb_gather_nd.h"
 #include "emb_gather_nd_batch.h"
 #include "emb_gather_rows.h"
+#include "emb_gather_rows_small.h"
 #include "emb_scatter_nd.h"
 #include "emb_scatter_nd_add.h"
 #include "runtime_shaped.h"
@@ -267,6 +268,8 @@ Case scatter_nd(std::string name, ScatterKernel kernel, Dims data, Dims indices,
 std::vector<Case> make_cases() {
     std::vector<Case> cases;
     cases.push_back(gather("emb_gather_rows", emb_gather_rows, {64, 32}, {16}, 0));
+    // The same rows of 64 bytes from a table small enough for the ATmega2560's 8 KB of RAM (1.5 KB).
+    cases.push_back(gather("emb_gather_rows_small", emb_gather_rows_small, {24, 16}, {16}, 0));
     cases.push_back(gather("emb_gather_axis1", emb_gather_axis1, {8, 64, 16}, {4, 4}, 1));
     cases.push_back(gather_elements("emb_gather_elements", emb_gather_elements, {16, 32}, {16, 8}, 1));
     cases.push_back(gather_nd("emb_gather_nd", emb_gather_nd, {32, 16, 8}, {10, 2}, 0));

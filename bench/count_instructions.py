@@ -81,8 +81,8 @@ def main():
     parser.add_argument("--update", action="store_true", help="with --doc: rewrite that table")
     args = parser.parse_args()
     counts = count(args.count_calls)
-    order = ["emb_gather_rows", "emb_gather_axis1", "emb_gather_elements", "emb_gather_nd", "emb_gather_nd_batch",
-             "emb_scatter_nd", "emb_scatter_nd_add", "big_embedding", "big_gather_nd", "big_gather_nd_in_order",
+    order = ["emb_gather_rows", "emb_gather_rows_small", "emb_gather_axis1", "emb_gather_elements", "emb_gather_nd",
+             "emb_gather_nd_batch", "emb_scatter_nd", "emb_scatter_nd_add", "big_embedding", "big_gather_nd", "big_gather_nd_in_order",
              "big_gather_nd_few_rows", "big_scatter_nd_add", "big_gather_elements"]
     counts = {case: counts[case] for case in sorted(counts, key=lambda c: order.index(c) if c in order else len(order))}
     text, mean = report(counts)
