@@ -175,10 +175,26 @@ static inline __attribute__((__always_inline__)) void kernelgen_copy(void *to, c
                              : "r3", "r4", "r5", "r6", "cc", "memory");
 #endif
         } else if (n != 0u) {
+#if KERNELGEN_COPY_THUMB2
+            /* Two blocks: one ldm and one stm of 8 registers each, straight (gcc's struct copies take two of 4 a
+             * block); one block stays a struct copy, which leaves gcc more registers in written-out code. */
+            if (n == 2u) {
+                __asm__ volatile("ldmia %[from]!, {r3, r4, r5, r6, r8, r10, r11, r12}\n\t"
+                                 "stmia %[to]!, {r3, r4, r5, r6, r8, r10, r11, r12}\n\t"
+                                 "ldmia %[from]!, {r3, r4, r5, r6, r8, r10, r11, r12}\n\t"
+                                 "stmia %[to]!, {r3, r4, r5, r6, r8, r10, r11, r12}"
+                                 : [to] "+l"(block_to), [from] "+l"(block_from)
+                                 :
+                                 : "r3", "r4", "r5", "r6", "r8", "r10", "r11", "r12", "memory");
+            } else {
+                *block_to++ = *block_from++;
+            }
+#else
             *block_to++ = *block_from++;
             if (n == 2u) {
                 *block_to++ = *block_from++;
             }
+#endif
         }
 #else
         for (; n != 0u; --n) {
