@@ -37,7 +37,7 @@ def agreement_program(spec, name):
     return f"""#include <stdio.h>
 #include <stdint.h>
 #include "{name}.h"
-int plain_{name}(const {t} *data, const {ti} *indices, {"const " + t + " *updates, " if scatter else ""}{t} *output);
+{plain_loops.prototype(spec, "plain_" + name)};
 static {t} data[{prod(data)}];
 static {ti} indices[{max(prod(ind), 1)}];
 static const {ti} bounds[{max(len(bounds), 1)}] = {{{", ".join(str(b) for b in bounds) or "0"}}};

@@ -79,8 +79,8 @@ public:
         return fixed(checks_straight_loop_form, false) + body + copy_.loops.size() * kLoopInstructions;
     }
 
-    // The most bodies (the copies at one point of the loops) "auto" may write out, in loops of `loops` levels
-    // at most, with its own checks (straight or looped) and row copies.
+    // The most bodies (the copies at one point of the loops) "auto" may write out within kFlashRatio times the
+    // loop form, with its own checks (straight or looped), row copies and one loop left.
     uint64_t most_bodies(bool checks_straight, uint64_t loop_form_instructions) const {
         const uint64_t limit = kFlashRatio * loop_form_instructions;
         const uint64_t other = fixed(checks_straight, true) + kLoopInstructions;
@@ -94,9 +94,11 @@ private:
     static constexpr uint64_t kCallInstructions = 4;      // a memcpy call with its arguments
     static constexpr uint64_t kTableEntryInstructions = 3;
 
-    // One index value read and wrapped (a 64-bit one read and compared as two words), and scaled by its stride.
+    // One index value read and compared or wrapped (a 64-bit one as two words).
+    uint64_t index_read_instructions() const { return spec_.index_dtype == IndexType::Int64 ? 4 : 3; }
+    // ... and scaled by its stride.
     uint64_t index_instructions(const IndexComponent& component) const {
-        return (spec_.index_dtype == IndexType::Int64 ? 4 : 3) + (component.stride != 1 ? 1 : 0);
+        return index_read_instructions() + (component.stride != 1 ? 1 : 0);
     }
     uint64_t index_instructions() const {
         uint64_t out = 0;
@@ -106,8 +108,9 @@ private:
 
     uint64_t fixed(bool checks_straight, bool row_copies) const {
         uint64_t out = kFunctionInstructions;
-        if (checked_values(copy_, spec_) > 0) {
-            out += checks_straight ? checked_values(copy_, spec_) * (spec_.index_dtype == IndexType::Int64 ? 4 : 3)
+        const uint64_t checked = checked_values(copy_, spec_);
+        if (checked > 0) {
+            out += checks_straight ? checked * index_read_instructions()
                                    : 2 * kLoopInstructions + copy_.components.size() * kLoopInstructions;
         }
         if (copy_.copy_data_first && copy_.data_size > 0) {
@@ -349,8 +352,7 @@ private:
     // The flash limit's most bodies written out (kFlashRatio).
     uint64_t auto_most_bodies() const {
         const FlashEstimate estimate(copy_, spec_, element_bytes());
-        const bool loop_form_checks_straight = !copy_.counts_index_rows() && copy_.tuple_count <= 1;
-        return estimate.most_bodies(checks_straight(), estimate.loop_form(loop_form_checks_straight));
+        return estimate.most_bodies(checks_straight(), estimate.loop_form(checks_straight(Unroll::Kind::None)));
     }
 
     // The loop that encloses the innermost one names, at each of its points, the part of each tensor its inner
@@ -403,10 +405,12 @@ private:
         prefetch_lines_ = std::min(kPrefetchLines, (std::max<uint64_t>(block_bytes, 1) + kCacheLineBytes - 1) / kCacheLineBytes);
     }
 
-    bool checks_straight() const {
+    // Whether the checks are written out under the spec's unroll setting, or under another one's (`kind`).
+    bool checks_straight() const { return checks_straight(spec_.unroll.kind); }
+    bool checks_straight(Unroll::Kind kind) const {
         if (copy_.counts_index_rows()) return false;  // a run-time count of tuples
         if (copy_.tuple_count <= 1) return true;  // a loop that would run once is written out instead
-        switch (spec_.unroll.kind) {
+        switch (kind) {
             case Unroll::Kind::Full: return true;
             case Unroll::Kind::Auto: return checked_values(copy_, spec_) <= kCheckStraightLineBudget;
             default: return false;
