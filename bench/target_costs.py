@@ -268,7 +268,15 @@ def program_source(target, calls, placement):
             "    SREG = sreg;",
             "    return ((uint32_t)high << 16) | low;",
             "}",
-            "__attribute__((noinline)) void kg_start(void) { kg_t0 = kg_now(); }",
+            # The timer starts from 0 at each bracket: a call under 65,536 cycles is then never lengthened by the
+            # overflow interrupt, whose 40-odd cycles would fall on some calls and not others with the layout.
+            "__attribute__((noinline)) void kg_start(void)",
+            "{",
+            "    TCNT1 = 0u;",
+            "    kg_overflows = 0u;",
+            "    TIFR1 = _BV(TOV1);",
+            "    kg_t0 = kg_now();",
+            "}",
             "__attribute__((noinline)) void kg_stop(void) { kg_t1 = kg_now(); }",
             "static void kg_putc(char c) { while ((UCSR0A & _BV(UDRE0)) == 0) {} UDR0 = (uint8_t)c; }",
             "static void kg_put_u32(uint32_t v)",
@@ -576,8 +584,43 @@ def function_size(target, obj, function):
     sys.exit(f"{obj} has no {function}")
 
 
+# The copy-bound cases: Gathers whose rows (the contiguous bytes one index selects) are at least this long.
+COPY_ROWS_FROM = 32
+# The block of each target's floor copy (bench/target/copy_floor.c): bytes moved by one turn of its loop.
+FLOOR_BLOCK = {"m4f": 32, "m0": 16, "avr": 16}
+COPY_WAYS = ("kernelgen", "memcpy_rows", "memcpy", "floor")
+
+
+def copy_row_bytes(spec):
+    """The bytes of one row a Gather or GatherND case copies per index (tuple), or None for other operators."""
+    data, elements = spec["data_shape"], ELEMENT_BYTES[spec["dtype"]]
+    if spec["op"] == "Gather":
+        return prod(data[spec.get("axis", 0) % len(data) + 1:]) * elements
+    if spec["op"] == "GatherND":
+        return prod(data[spec.get("batch_dims", 0) + spec["indices_shape"][-1]:]) * elements
+    return None
+
+
+def copy_calls(spec, header, target):
+    """For a copy-bound case: the calls of its kernel with every row copied by memcpy (KERNELGEN_COPY_WITH_MEMCPY),
+    of one memcpy of the bytes it writes, and of the target's floor copy of them (with the case's tensors)."""
+    name, moved = spec["name"], header_sizes(header, spec["name"])["output"] * ELEMENT_BYTES[spec["dtype"]]
+    rows = kernel_call(spec, header, target, label=name + "/memcpy_rows", function=name + "_memcpy_rows")
+    rows.includes.append(plain_loops.prototype(spec, name + "_memcpy_rows") + ";")
+    calls = [rows]
+    for way in ("memcpy", "floor"):
+        if way == "floor" and moved % FLOOR_BLOCK[target.key]:
+            continue
+        call = kernel_call(spec, header, target, label=f"{name}/{way}", function="kg_copy_" + way)
+        call.args = ["output", "data", f"{moved}u"]
+        call.includes = [f"int kg_copy_{way}(void *to, const void *from, size_t bytes);"]
+        calls.append(call)
+    return calls
+
+
 def baseline_costs(args, pool, work):
-    """{case: {target: {way: {unit: ..., "flash": ...}}}} for the cases of bench/specs/, three ways."""
+    """{case: {target: {way: {unit: ..., "flash": ...}}}} for the cases of bench/specs/, three ways; for the
+    copy-bound cases three more: "memcpy_rows", "memcpy" and "floor" (copy_calls())."""
     specs = list(unroll_report.kernels_of(sorted(glob.glob(os.path.join(BENCH, "specs", "*.json")))))
     out_dir = os.path.join(work, "baselines")
     os.makedirs(out_dir)
@@ -586,6 +629,10 @@ def baseline_costs(args, pool, work):
             sys.exit(f"kernelgen refused the bench case {spec['name']}")
         with open(os.path.join(out_dir, f"plain_{spec['name']}.c"), "w") as f:
             f.write(plain_loops.plain_kernel(spec, "plain_" + spec["name"]))
+        if (copy_row_bytes(spec) or 0) >= COPY_ROWS_FROM:  # the kernel again, its rows copied by memcpy
+            with open(os.path.join(out_dir, f"{spec['name']}_memcpy_rows.c"), "w") as f:
+                f.write(f"#define KERNELGEN_COPY_WITH_MEMCPY 1\n#define {spec['name']} {spec['name']}_memcpy_rows\n"
+                        f'#include "{spec["name"]}.c"\n')
     names = [spec["name"] for spec in specs]
     results = {name: {} for name in names}
     for key in args.target:
@@ -596,9 +643,16 @@ def baseline_costs(args, pool, work):
         *plains, shaped = compile_all(target, [os.path.join(out_dir, f"plain_{spec['name']}.c") for spec in cases]
                                       + [os.path.join(BENCH, "runtime_shaped.c")], target_dir, out_dir, pool,
                                       werror=False)  # the baselines are not held to the kernels' flags
+        copies = [spec for spec in cases if (copy_row_bytes(spec) or 0) >= COPY_ROWS_FROM]
+        *with_memcpy, floor = compile_all(target, [os.path.join(out_dir, f"{spec['name']}_memcpy_rows.c")
+                                                   for spec in copies]
+                                          + [os.path.join(BENCH, "target", "copy_floor.c")], target_dir, out_dir, pool)
         calls = [c for spec in cases for c in baseline_calls(spec, os.path.join(out_dir, spec["name"] + ".h"), target)]
         measured = measure(target, calls, [o for o in kernels if o] + plains + [shaped, support], target_dir, out_dir,
                            args.plugin)
+        # The copies in a program of their own, which gives their read-only inputs the flash the baselines took.
+        calls = [c for spec in copies for c in copy_calls(spec, os.path.join(out_dir, spec["name"] + ".h"), target)]
+        measured.update(measure(target, calls, with_memcpy + [support, floor], target_dir, out_dir, args.plugin))
         refused = {"status": "refused", "flash": None}
         for spec, obj in zip(specs, kernels):
             results[spec["name"]][key] = {"kernelgen": refused, "runtime_shaped": refused, "plain": refused}
@@ -611,6 +665,16 @@ def baseline_costs(args, pool, work):
                                    "flash": function_size(target, shaped, RS_FUNCTIONS[spec["op"]])},
                 "plain": {**measured[name + "/plain"], "flash": plain_sizes["text"] + plain_sizes["rodata"]},
             }
+        for spec, obj in zip(copies, with_memcpy):
+            name = spec["name"]
+            sizes = object_sizes(target, obj)
+            results[name][key]["memcpy_rows"] = {**measured[name + "/memcpy_rows"],
+                                                 "flash": sizes["text"] + sizes["rodata"]}
+            for way in ("memcpy", "floor"):
+                results[name][key][way] = measured.get(f"{name}/{way}", {"status": "-"})
+            results[name][key]["bytes"] = header_sizes(os.path.join(out_dir, name + ".h"), name)["output"] \
+                * ELEMENT_BYTES[spec["dtype"]]
+            results[name][key]["row_bytes"] = copy_row_bytes(spec)
     return results
 
 
@@ -693,6 +757,29 @@ def baseline_table(results, targets):
             costs = [f"{w[unit]:,}" if w.get(unit) is not None else w["status"] for w in ways]
             flash = [f"{w['flash']:,}" if w["flash"] is not None else w["status"] for w in ways]
             rows.append(f"| {name} | {TARGETS[t].title} ({unit}) | " + " | ".join(costs + flash) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def copy_table(results, targets):
+    """Per copy-bound case and target: kernelgen's cost, with its rows copied by memcpy, one memcpy of the bytes
+    it writes, and the floor copy of them; each also per byte moved, and kernelgen against the floor."""
+    rows = ["| case (row; bytes written) | target | kernelgen | rows by `memcpy` | one `memcpy` | floor | "
+            "kernelgen / floor |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for name, by_target in results.items():
+        for t in targets:
+            ways = by_target[t]
+            if "bytes" not in ways or all(ways[w].get(TARGETS[t].unit) is None for w in ways if w in COPY_WAYS):
+                continue  # not copy-bound, or too large for the target
+            unit, moved = TARGETS[t].unit, ways["bytes"]
+
+            def per_byte(way):
+                cost = ways[way].get(unit)
+                return f"{cost:,} ({cost / moved:.2f})" if cost is not None else ways[way]["status"]
+            kernel, floor = ways["kernelgen"].get(unit), ways["floor"].get(unit)
+            ratio = f"{kernel / floor:.2f}" if kernel is not None and floor is not None else "-"
+            rows.append(f"| {name} ({ways['row_bytes']} B; {moved:,} B) | {TARGETS[t].title} ({unit}) | "
+                        + " | ".join(per_byte(w) for w in COPY_WAYS)
+                        + f" | {ratio} |")
     return "\n".join(rows) + "\n"
 
 
@@ -787,7 +874,9 @@ def main():
                              "always); exit 1 if kernelgen's is slower on any target")
     parser.add_argument("--json", help="write every figure here")
     parser.add_argument("--keep", help="build in this (new) folder and keep the programs, for a look")
-    parser.add_argument("--doc", help="a page whose on-target cost tables must match (--check) or are rewritten")
+    parser.add_argument("--doc", action="append",
+                        help="repeatable: pages whose on-target cost tables must match (--check) or are rewritten; "
+                             "each table goes to every page with its markers, and must have one")
     parser.add_argument("--check", action="store_true", help="with --doc: exit 1 when its tables are stale")
     parser.add_argument("--update", action="store_true", help="with --doc: rewrite its tables")
     parser.add_argument("--auto-goal", action="store_true",
@@ -822,6 +911,7 @@ def main():
         report += f"Mode `{mode}`:\n\n" + kernel_table(results, mode, args.target) + "\n"
     if baselines:
         report += "Baselines:\n\n" + baseline_table(baselines, args.target) + "\n"
+        report += "Copies (per byte written in parentheses):\n\n" + copy_table(baselines, args.target) + "\n"
     plain_met = True
     if plain:
         table, plain_met = plain_table(*plain, args.target)
@@ -835,10 +925,16 @@ def main():
     if args.doc:
         flags = "; ".join(f"{TARGETS[t].title} `{' '.join(TARGETS[t].flags)} -Os`" for t in args.target)
         heading = f"With {tool_versions(args.target)} and the strict flags; {flags}.\n\n"
-        unroll_report.doc_table(args.doc, "target-costs", heading + kernel_table(results, "spec", args.target),
-                                args.update)
-        unroll_report.doc_table(args.doc, "target-baselines", baseline_table(baselines, args.target), args.update)
-        unroll_report.doc_table(args.doc, "target-plain", plain_table(*plain, args.target)[0], args.update)
+        tables = {"target-costs": heading + kernel_table(results, "spec", args.target),
+                  "target-baselines": baseline_table(baselines, args.target),
+                  "target-copies": copy_table(baselines, args.target),
+                  "target-plain": plain_table(*plain, args.target)[0]}
+        for marker, table in tables.items():
+            pages = [page for page in args.doc if unroll_report.has_table(page, marker)]
+            if not pages:
+                sys.exit(f"none of {', '.join(args.doc)} has {marker} markers")
+            for page in pages:
+                unroll_report.doc_table(page, marker, table, args.update)
 
 
 if __name__ == "__main__":

@@ -216,6 +216,12 @@ def write_report(text, path):
     print(text)
 
 
+def has_table(doc, marker):
+    """Whether the page has the `<!-- MARKER:begin -->` line of a table."""
+    with open(doc) as f:
+        return f"<!-- {marker}:begin -->\n" in f.read()
+
+
 def doc_table(doc, marker, table, update):
     """The table between the page's `<!-- MARKER:begin -->` and `<!-- MARKER:end -->` lines must be `table`: exits 1
     when it is stale, or rewrites it with `update`. The pages' deterministic tables are kept current this way."""

@@ -105,7 +105,8 @@ static inline uint64_t kernelgen_table_u64(const uint64_t *entry)
  *     where the C library's memcpy moves a word per 4 or more instructions and gcc expands a small fixed-size
  *     memcpy as a loop of one word at a time. Elements of 4 bytes or more are 4-byte aligned; rows of narrower
  *     elements take this path when both addresses are (a run-time test), else memcpy;
- *   AVR (avr-gcc): a loop of 8 ld/st pairs (4.4 cycles a byte, avr-libc's memcpy 8), then single bytes;
+ *   AVR (avr-gcc): a loop of 16 ld/st pairs for rows of 64 bytes and more in multiples of 16 (4.25 cycles a
+ *     byte), else of 8 (4.5) then single bytes; avr-libc's memcpy takes 8;
  *   elsewhere (hosts, RISC-V): memcpy, which the host C libraries do faster still.
  * Define KERNELGEN_COPY_WITH_MEMCPY to take memcpy everywhere, or KERNELGEN_COPY_WITH_BLOCKS to take the block
  * copies on any gcc or clang target (the tests run them under the host's sanitizers that way). */
@@ -130,6 +131,9 @@ typedef uint16_t __attribute__((__may_alias__)) kernelgen_half;
 #if defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2
 #define KERNELGEN_COPY_THUMB2 1
 #define KERNELGEN_COPY_TESTED_FROM 32u
+/* The 8 registers a Thumb-2 block moves through (r7 may be the frame pointer, r9 the platform register). */
+#define KERNELGEN_COPY_REGISTERS "r3, r4, r5, r6, r8, r10, r11, r12"
+#define KERNELGEN_COPY_CLOBBERS "r3", "r4", "r5", "r6", "r8", "r10", "r11", "r12"
 #else
 #define KERNELGEN_COPY_THUMB2 0
 #define KERNELGEN_COPY_TESTED_FROM 4u
@@ -155,13 +159,13 @@ static inline __attribute__((__always_inline__)) void kernelgen_copy(void *to, c
         if (n > 2u) {
 #if KERNELGEN_COPY_THUMB2
             __asm__ volatile("1:\n\t"
-                             "ldmia %[from]!, {r3, r4, r5, r6, r8, r10, r11, r12}\n\t"
-                             "stmia %[to]!, {r3, r4, r5, r6, r8, r10, r11, r12}\n\t"
+                             "ldmia %[from]!, {" KERNELGEN_COPY_REGISTERS "}\n\t"
+                             "stmia %[to]!, {" KERNELGEN_COPY_REGISTERS "}\n\t"
                              "cmp %[from], %[end]\n\t"
                              "bne 1b"
                              : [to] "+l"(block_to), [from] "+l"(block_from)
                              : [end] "l"(block_from + n)
-                             : "r3", "r4", "r5", "r6", "r8", "r10", "r11", "r12", "cc", "memory");
+                             : KERNELGEN_COPY_CLOBBERS, "cc", "memory");
 #else
             __asm__ volatile("1:\n\t"
                              "ldmia %[from]!, {r3, r4, r5, r6}\n\t"
@@ -179,13 +183,13 @@ static inline __attribute__((__always_inline__)) void kernelgen_copy(void *to, c
             /* Two blocks: one ldm and one stm of 8 registers each, straight (gcc's struct copies take two of 4 a
              * block); one block stays a struct copy, which leaves gcc more registers in written-out code. */
             if (n == 2u) {
-                __asm__ volatile("ldmia %[from]!, {r3, r4, r5, r6, r8, r10, r11, r12}\n\t"
-                                 "stmia %[to]!, {r3, r4, r5, r6, r8, r10, r11, r12}\n\t"
-                                 "ldmia %[from]!, {r3, r4, r5, r6, r8, r10, r11, r12}\n\t"
-                                 "stmia %[to]!, {r3, r4, r5, r6, r8, r10, r11, r12}"
+                __asm__ volatile("ldmia %[from]!, {" KERNELGEN_COPY_REGISTERS "}\n\t"
+                                 "stmia %[to]!, {" KERNELGEN_COPY_REGISTERS "}\n\t"
+                                 "ldmia %[from]!, {" KERNELGEN_COPY_REGISTERS "}\n\t"
+                                 "stmia %[to]!, {" KERNELGEN_COPY_REGISTERS "}"
                                  : [to] "+l"(block_to), [from] "+l"(block_from)
                                  :
-                                 : "r3", "r4", "r5", "r6", "r8", "r10", "r11", "r12", "memory");
+                                 : KERNELGEN_COPY_CLOBBERS, "memory");
             } else {
                 *block_to++ = *block_from++;
             }
@@ -231,28 +235,37 @@ static inline __attribute__((__always_inline__)) void kernelgen_copy(void *to, c
     memcpy(to, from, bytes);
 }
 #elif !defined(KERNELGEN_COPY_WITH_MEMCPY) && defined(__AVR__) && defined(__GNUC__) && !defined(__clang__)
+/* `turns` (> 0) turns of a loop of PAIRS (8 or 16) ld/st pairs from `from` to `to`, which it advances: 4 cycles a
+ * byte and 4 a turn. The pairs are written out, not made by the assembler's .rept: gcc sizes an asm statement by
+ * its lines, and a branch around a loop it thought shorter could not reach. */
+#define KERNELGEN_COPY_PAIR "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
+#define KERNELGEN_COPY_PAIRS_8                                                                                   \
+    KERNELGEN_COPY_PAIR KERNELGEN_COPY_PAIR KERNELGEN_COPY_PAIR KERNELGEN_COPY_PAIR KERNELGEN_COPY_PAIR          \
+        KERNELGEN_COPY_PAIR KERNELGEN_COPY_PAIR KERNELGEN_COPY_PAIR
+#define KERNELGEN_COPY_PAIRS_16 KERNELGEN_COPY_PAIRS_8 KERNELGEN_COPY_PAIRS_8
+#define KERNELGEN_COPY_LOOP(pairs, to, from, turns)                                                              \
+    __asm__ volatile("1:\n\t" KERNELGEN_COPY_PAIRS_##pairs "sbiw %2, 1\n\tbrne 1b"                              \
+                     : "+x"(to), "+z"(from), "+w"(turns)                                                       \
+                     :                                                                                         \
+                     : "memory")
+
+/* Rows of 64 bytes or more in multiples of 16: a loop of 16 pairs (4.25 cycles a byte); else a loop of 8 (4.5),
+ * then single bytes. */
 static inline __attribute__((__always_inline__)) void kernelgen_copy(void *to, const void *from, size_t bytes,
                                                                        size_t element)
 {
     unsigned char *byte_to = (unsigned char *)to;
     const unsigned char *byte_from = (const unsigned char *)from;
-    size_t n = bytes / 8u;
+    size_t n;
     (void)element;
+    if (bytes >= 64u && bytes % 16u == 0u) {
+        n = bytes / 16u;
+        KERNELGEN_COPY_LOOP(16, byte_to, byte_from, n);
+        return;
+    }
+    n = bytes / 8u;
     if (n != 0u) {
-        __asm__ volatile("1:\n\t"
-                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
-                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
-                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
-                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
-                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
-                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
-                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
-                         "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
-                         "sbiw %2, 1\n\t"
-                         "brne 1b"
-                         : "+x"(byte_to), "+z"(byte_from), "+w"(n)
-                         :
-                         : "memory");
+        KERNELGEN_COPY_LOOP(8, byte_to, byte_from, n);
     }
     for (n = bytes % 8u; n != 0u; --n) {
         *byte_to++ = *byte_from++;
@@ -288,11 +301,17 @@ static inline int kernelgen_outside_i64(const int64_t *index, uint32_t size)
 
 /* An index in [-size, size-1] as an offset along its axis: checked by the kernel before it is wrapped, or
  * guaranteed by the caller ("index_check": "none"). For a power-of-two size (the kernels pass literal sizes,
- * so the test folds away), the offset is the index's low bits: one AND instead of a test and an add. */
+ * so the tests fold away), the offset is the index's low bits: one AND instead of a test and an add. For a size
+ * up to 2^31 every such index is an int32 value, whose low 32 bits hold its sign too: a 64-bit index is then
+ * wrapped from its low word alone (its high word is not read, and 8- and 16-bit cores make no 64-bit compare). */
 static inline uint32_t kernelgen_wrap_i32_u32(int32_t index, uint32_t size)
 {
     if ((size & (size - 1u)) == 0u) {
         return (uint32_t)index & (size - 1u);
+    }
+    if (size <= 0x80000000u) {
+        const uint32_t low = (uint32_t)index;
+        return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)size : low);
     }
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
@@ -302,6 +321,10 @@ static inline uint32_t kernelgen_wrap_i64_u32(int64_t index, uint32_t size)
     if ((size & (size - 1u)) == 0u) {
         return (uint32_t)index & (size - 1u);
     }
+    if (size <= 0x80000000u) {
+        const uint32_t low = (uint32_t)index;
+        return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)size : low);
+    }
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
@@ -310,6 +333,10 @@ static inline uint64_t kernelgen_wrap_i32_u64(int32_t index, uint64_t size)
     if ((size & (size - 1u)) == 0u) {
         return (uint64_t)index & (size - 1u);
     }
+    if (size <= 0x80000000u) {
+        const uint32_t low = (uint32_t)index;
+        return (uint64_t)(low >= 0x80000000u ? low + (uint32_t)size : low);
+    }
     return index < 0 ? (uint64_t)index + size : (uint64_t)index;
 }
 
@@ -317,6 +344,10 @@ static inline uint64_t kernelgen_wrap_i64_u64(int64_t index, uint64_t size)
 {
     if ((size & (size - 1u)) == 0u) {
         return (uint64_t)index & (size - 1u);
+    }
+    if (size <= 0x80000000u) {
+        const uint32_t low = (uint32_t)index;
+        return (uint64_t)(low >= 0x80000000u ? low + (uint32_t)size : low);
     }
     return index < 0 ? (uint64_t)index + size : (uint64_t)index;
 }
