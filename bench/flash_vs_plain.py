@@ -7,9 +7,13 @@ bench/unroll_report.py generates them), and the plain loop kernel, each compiled
 the same pseudo-random indices (negative ones too) and must give identical outputs: the baseline computes
 the same thing.
 
-Usage: bench/flash_vs_plain.py --kernelgen build/kernelgen [--out report.md] [--check] SPEC.json...
+With --explained PAGE, every kernel larger under "none" than its plain loops must have a row, with a reason
+written by hand, in the page's none-over-plain table; --update rewrites the table's figures and keeps the reasons.
+
+Usage: bench/flash_vs_plain.py --kernelgen build/kernelgen [--out report.md] [--check]
+          [--doc PAGE | --explained PAGE [--update]] SPEC.json...
 """
-import json
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -63,48 +67,76 @@ int main(void)
 """
 
 
+def measure(args, work, spec):
+    """(row, ratio, plain bytes, none bytes) of one kernel, or the reason bench/plain_loops.py leaves it out."""
+    name = spec["name"]
+    why = plain_loops.covers(spec)
+    if why:
+        return f"{name} ({why})"
+    plain = os.path.join(work, f"plain_{name}.c")
+    with open(plain, "w") as f:
+        f.write(plain_loops.plain_kernel(spec, f"plain_{name}"))
+    sizes = {}
+    for mode in MODES:
+        out_dir = os.path.join(work, mode)
+        if unroll_report.generate(args.kernelgen, spec, mode, out_dir):
+            sizes[mode] = unroll_report.text_size(args.arm_gcc, args.arm_size, os.path.join(out_dir, name + ".c"), out_dir)
+    plain_size = unroll_report.text_size(args.arm_gcc, args.arm_size, plain, work)
+    # The baseline must compute what the kernel computes.
+    program = os.path.join(work, f"agree_{name}.c")
+    with open(program, "w") as f:
+        f.write(agreement_program(spec, name))
+    binary = os.path.join(work, f"agree_{name}")
+    none_dir = os.path.join(work, "none")
+    subprocess.run([args.cc, "-std=c99", "-O1", "-I", none_dir, program, plain, os.path.join(none_dir, name + ".c"),
+                    os.path.join(none_dir, "kernelgen_support.c"), "-o", binary], check=True)
+    if subprocess.run([binary]).returncode != 0:
+        sys.exit(f"{name}: the plain loop kernel and kernelgen's disagree")
+    ratio = sizes["none"] / plain_size
+    cells = [f"{sizes[m]:,}" if m in sizes else "refused" for m in MODES]
+    return f"| {name} | {plain_size:,} | " + " | ".join(cells) + f" | {ratio:.2f} |", ratio, plain_size, sizes["none"]
+
+
+def explained_table(doc, larger):
+    """The none-over-plain table of `doc` for the kernels larger under none than their plain loops, each with the
+    reason its row in the page gives (kept from the page as written by hand); and the kernels that have none."""
+    reasons = {}
+    if unroll_report.has_table(doc, "none-over-plain"):
+        with open(doc) as f:
+            page = f.read()
+        table = page.split("<!-- none-over-plain:begin -->\n", 1)[1].split("<!-- none-over-plain:end -->", 1)[0]
+        for line in table.splitlines()[2:]:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if len(cells) == 5 and cells[4]:
+                reasons[cells[0].strip("`")] = cells[4]
+    rows = ["| kernel | plain loops | `none` | `none` / plain | why |", "| --- | ---: | ---: | ---: | --- |"]
+    for name, plain, none in larger:
+        rows.append(f"| `{name}` | {plain:,} | {none:,} | {none / plain:.2f} | {reasons.get(name, '')} |")
+    return "\n".join(rows) + "\n", [name for name, _, _ in larger if name not in reasons]
+
+
 def main():
     parser = unroll_report.arguments(__doc__)
     parser.add_argument("--check", action="store_true", help="exit 1 unless the target is met")
     parser.add_argument("--doc", help="a page whose table between the flash-vs-plain markers must match")
-    parser.add_argument("--update", action="store_true", help="with --doc: rewrite that table")
+    parser.add_argument("--explained", help="a page whose none-over-plain table must list every kernel larger under "
+                                            "none than its plain loops, each with a reason (--update rewrites its "
+                                            "figures and keeps the reasons)")
+    parser.add_argument("--update", action="store_true", help="with --doc or --explained: rewrite that table")
     args = parser.parse_args()
 
     rows = ["| kernel | plain loops | `none` | `4` | `auto` | `full` | `none` / plain |",
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    worst = 0.0
-    left_out = []
     with tempfile.TemporaryDirectory() as work:
-        for spec in unroll_report.kernels_of(args.specs):
-            name = spec["name"]
-            why = plain_loops.covers(spec)
-            if why:
-                left_out.append(f"{name} ({why})")
-                continue
-            plain = os.path.join(work, f"plain_{name}.c")
-            with open(plain, "w") as f:
-                f.write(plain_loops.plain_kernel(spec, f"plain_{name}"))
-            sizes = {}
-            for mode in MODES:
-                out_dir = os.path.join(work, mode)
-                os.makedirs(out_dir, exist_ok=True)
-                if unroll_report.generate(args.kernelgen, spec, mode, out_dir):
-                    sizes[mode] = unroll_report.text_size(args.arm_gcc, args.arm_size, os.path.join(out_dir, name + ".c"), out_dir)
-            plain_size = unroll_report.text_size(args.arm_gcc, args.arm_size, plain, work)
-            # The baseline must compute what the kernel computes.
-            program = os.path.join(work, f"agree_{name}.c")
-            with open(program, "w") as f:
-                f.write(agreement_program(spec, name))
-            binary = os.path.join(work, f"agree_{name}")
-            none_dir = os.path.join(work, "none")
-            subprocess.run([args.cc, "-std=c99", "-O1", "-I", none_dir, program, plain, os.path.join(none_dir, name + ".c"),
-                            os.path.join(none_dir, "kernelgen_support.c"), "-o", binary], check=True)
-            if subprocess.run([binary]).returncode != 0:
-                sys.exit(f"{name}: the plain loop kernel and kernelgen's disagree")
-            ratio = sizes["none"] / plain_size
-            worst = max(worst, ratio)
-            cells = [f"{sizes[m]:,}" if m in sizes else "refused" for m in MODES]
-            rows.append(f"| {name} | {plain_size:,} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+        for mode in MODES:
+            os.makedirs(os.path.join(work, mode))
+        with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+            measured = list(pool.map(lambda spec: measure(args, work, spec), unroll_report.kernels_of(args.specs)))
+    kernels = [m for m in measured if isinstance(m, tuple)]
+    left_out = [m for m in measured if isinstance(m, str)]
+    rows += [row for row, _, _, _ in kernels]
+    worst = max((ratio for _, ratio, _, _ in kernels), default=0.0)
+    larger = [(row.split(" | ")[0].lstrip("| "), plain, none) for row, _, plain, none in kernels if none > plain]
     verdict = "met" if worst <= 1.0 else "NOT met"
     report = "\n".join(rows) + f"\n\nTarget `none` <= plain loops on every kernel: {verdict} (largest ratio {worst:.2f}).\n"
     if left_out:
@@ -114,6 +146,12 @@ def main():
         sys.exit(1)
     if args.doc:
         unroll_report.doc_table(args.doc, "flash-vs-plain", "\n".join(rows) + "\n", args.update)
+    if args.explained:
+        table, unexplained = explained_table(args.explained, larger)
+        unroll_report.doc_table(args.explained, "none-over-plain", table, args.update)
+        if unexplained:
+            sys.exit(f"{args.explained}: no reason given for {', '.join(unexplained)} (larger under none than its plain "
+                     "loops): write one in its row of the none-over-plain table")
 
 
 if __name__ == "__main__":

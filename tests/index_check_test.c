@@ -3,6 +3,10 @@
  * around every edge a word-at-a-time test could get wrong: the range's own edges, the int32 edges, the 2^32
  * multiples (whose low word alone is in range), the int64 extremes, and a pseudo-random sweep.
  *
+ * Then the wraps that turn a checked index into an offset, kernelgen_wrap_i64_u32/_i64_u64/_i32_u32 (from the
+ * low word alone for a size up to 2^31), against index < 0 ? index + size : index, for every in-range value near
+ * the edges above and sizes up to 2^32 - 1.
+ *
  * Built for the host under AddressSanitizer and UBSan twice: with the host's own 64-bit compare, and with the
  * test by words that 8- and 16-bit targets use (KERNELGEN_CHECK_BY_WORDS=1; the host is little-endian).
  * Prints "N cases, F failed"; exits with status 1 when F is not 0. */
@@ -23,6 +27,50 @@ static void check(int64_t index, uint32_t size)
         if (failures <= 10u) {
             printf("index %lld, size %lu: %s, expected %s\n", (long long)index, (unsigned long)size,
                    got ? "outside" : "inside", expected ? "outside" : "inside");
+        }
+    }
+}
+
+/* An in-range index (in [-size, size-1]) through every wrap that takes it. */
+static void wrap(int64_t index, uint32_t size)
+{
+    const uint64_t expected = (uint64_t)(index < 0 ? index + (int64_t)size : index);
+    const uint64_t narrow = kernelgen_wrap_i64_u32(index, size);
+    const uint64_t wide = kernelgen_wrap_i64_u64(index, size);
+    const int has_i32 = index >= INT32_MIN && index <= INT32_MAX;
+    const uint64_t from_i32 = has_i32 ? kernelgen_wrap_i32_u32((int32_t)index, size) : expected;
+    ++cases;
+    if (narrow != expected || wide != expected || from_i32 != expected) {
+        ++failures;
+        if (failures <= 10u) {
+            printf("index %lld, size %lu: wrapped to %llu (i64_u32), %llu (i64_u64), %llu (i32_u32), expected %llu\n",
+                   (long long)index, (unsigned long)size, (unsigned long long)narrow, (unsigned long long)wide,
+                   (unsigned long long)from_i32, (unsigned long long)expected);
+        }
+    }
+}
+
+static void wraps(void)
+{
+    static const uint32_t sizes[] = {1u, 3u, 24u, 64u, 100u, 65535u, 1000003u, 0x7FFFFFFFu, 0x80000000u,
+                                     0x80000001u, 0xC0000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    uint64_t state = 6789u;
+    size_t s;
+    int i;
+    for (s = 0u; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        const int64_t size = (int64_t)sizes[s];
+        const int64_t points[] = {-size, -1, 0, size - 1, -((int64_t)1 << 31), ((int64_t)1 << 31) - 1,
+                                  (int64_t)1 << 31, -size / 2, size / 2};
+        size_t p;
+        for (p = 0u; p < sizeof points / sizeof points[0]; ++p) {
+            for (i = -2; i <= 2; ++i) {
+                const int64_t index = points[p] + i;
+                if (index >= -size && index <= size - 1) wrap(index, sizes[s]);
+            }
+        }
+        for (i = 0; i < 2000; ++i) {
+            state = state * 6364136223846793005u + 1442695040888963407u;
+            wrap((int64_t)(state % (uint64_t)(2 * size)) - size, sizes[s]);
         }
     }
 }
@@ -65,6 +113,7 @@ int main(void)
             check((int64_t)(state >> 32) - (int64_t)(state & 0xFFu) * word, sizes[s]);  /* near 2^32 multiples */
         }
     }
+    wraps();
     printf("%lu cases, %lu failed\n", cases, failures);
     return failures == 0u ? 0 : 1;
 }

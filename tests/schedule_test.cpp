@@ -141,6 +141,32 @@ TEST(Schedule, NoneKeepsOneCopyPerIterationAndReturnsAtTheFirstBadIndex) {
     EXPECT_FALSE(checks->accumulate);
 }
 
+TEST(Schedule, ATupleOfOneRangeIsCheckedAsOneLoopOverItsValues) {
+    // GatherND [5, 5, 3] by tuples of 2: both components select along an axis of 5, so the 8 x 2 values are one
+    // run of 16 checked against [-5, 4]; by [5, 6, 3] the two ranges differ, one check each per tuple.
+    const char* same = R"({"name": "n", "op": "GatherND", "dtype": "float32", "data_shape": [5, 5, 3],
+        "indices_shape": [8, 2], "unroll": "none"})";
+    const Schedule one_range = plan_json(same);
+    const auto* checks = first<CheckIndices>(one_range);
+    ASSERT_NE(checks, nullptr);
+    ASSERT_TRUE(checks->loop);
+    EXPECT_EQ(checks->tuple_end.constant, 16u);
+    EXPECT_EQ(checks->tuple_length, 1u);
+    ASSERT_EQ(checks->checks.size(), 1u);
+    EXPECT_EQ(checks->checks[0].value.kind, IndexValue::Kind::Local);
+    EXPECT_EQ(checks->checks[0].component.bound, 5u);
+
+    const char* different = R"({"name": "n", "op": "GatherND", "dtype": "float32", "data_shape": [5, 6, 3],
+        "indices_shape": [8, 2], "unroll": "none"})";
+    const Schedule two_ranges = plan_json(different);
+    checks = first<CheckIndices>(two_ranges);
+    ASSERT_NE(checks, nullptr);
+    EXPECT_EQ(checks->tuple_end.constant, 8u);
+    EXPECT_EQ(checks->tuple_length, 2u);
+    ASSERT_EQ(checks->checks.size(), 2u);
+    EXPECT_EQ(checks->checks[1].component.bound, 6u);
+}
+
 TEST(Schedule, AFactorLeavesTheRemainderWrittenOutAfterTheLoop) {
     const Schedule schedule = plan_json(gather(100, 10, R"(, "unroll": 3)"));
     ASSERT_EQ(all<For>(schedule).size(), 1u);

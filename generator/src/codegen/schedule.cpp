@@ -14,6 +14,22 @@ bool needs_check(const IndexComponent& component, IndexType index_dtype) {
     return component.runtime_bound || (component.bound != 0 && component.bound < limit);
 }
 
+// The checks a loop of index checks makes per turn: one when every component of a tuple of several has the same
+// range (ONNX's [-s, s-1] for one literal s: under "none" the loop then runs over the values, not the tuples),
+// else one per component that needs it.
+uint64_t checks_per_turn(const IndexedCopy& copy, const KernelSpec& spec, Unroll::Kind kind) {
+    const auto& components = copy.components;
+    const bool one_range =
+        kind == Unroll::Kind::None && !components.empty() && std::all_of(components.begin(), components.end(), [&](const IndexComponent& c) {
+            return needs_check(c, spec.index_dtype) && c.kind == IndexComponent::Kind::Wrapped && !c.runtime_bound &&
+                   c.bound == components.front().bound;
+        });
+    if (one_range) return 1;
+    return static_cast<uint64_t>(std::count_if(components.begin(), components.end(), [&](const IndexComponent& c) {
+        return needs_check(c, spec.index_dtype);
+    }));
+}
+
 // Statements one copy of `length` elements takes when written out: a reduction combines element by element;
 // a plain copy assigns up to 4 elements one by one and uses one memcpy beyond.
 uint64_t statements_per_copy(const IndexedCopy& copy, uint64_t length) {
@@ -107,11 +123,12 @@ private:
     }
 
     uint64_t fixed(bool checks_straight, bool row_copies) const {
+        const Unroll::Kind form = row_copies ? spec_.unroll.kind : Unroll::Kind::None;  // auto's own form, or none's
         uint64_t out = kFunctionInstructions;
         const uint64_t checked = checked_values(copy_, spec_);
         if (checked > 0) {
             out += checks_straight ? checked * index_read_instructions()
-                                   : 2 * kLoopInstructions + copy_.components.size() * kLoopInstructions;
+                                   : 2 * kLoopInstructions + checks_per_turn(copy_, spec_, form) * kLoopInstructions;
         }
         if (copy_.copy_data_first && copy_.data_size > 0) {
             out += row_copies && !spec_.constant_data ? copy_instructions(copy_.data_size, true) : kCallInstructions;
@@ -606,9 +623,18 @@ private:
             }
             return checks;
         }
+        checks.accumulate = spec_.unroll.kind == Unroll::Kind::Factor;
+        // Under "none", one range for the whole tuple: a loop over the values, fewer instructions and bytes (faster
+        // settings keep the loop over tuples, with less loop overhead, which compilers write out when it is short).
+        if (checks_per_turn(copy_, spec_, spec_.unroll.kind) == 1 && k > 1) {
+            checks.tuple_end = copy_.counts_index_rows() ? count_times(copy_.tuples_per_count * k)
+                                                         : Expr{{}, copy_.tuple_count * k};
+            checks.tuple_length = 1;
+            checks.checks.push_back(Check{{IndexValue::Kind::Local, 0}, copy_.components[0]});
+            return checks;
+        }
         checks.tuple_end = copy_.counts_index_rows() ? count_times(copy_.tuples_per_count) : Expr{{}, copy_.tuple_count};
         checks.tuple_length = k;
-        checks.accumulate = spec_.unroll.kind == Unroll::Kind::Factor;
         for (size_t j = 0; j < k; ++j) {
             if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
             const auto kind = k == 1 ? IndexValue::Kind::Local : IndexValue::Kind::TupleElement;
@@ -775,7 +801,15 @@ private:
             uses_memcpy_ = true;
             return;
         }
-        if (variable_length || (length.constant > 4 && !decided_.straight)) {  // a reduction of a long block: an element loop
+        // A reduction of a long block: an element loop. Under "none", the least code, of any block of two or more
+        // (each element's combine is several instructions), and so for a float16 or bfloat16 add or mul, whose
+        // combine converts through float32 and back: written out, gcc keeps it out of line, slower than one loop
+        // that inlines it (measured on Cortex-M4F; a max or min, which only compares, is faster written out).
+        const bool rounds_back = info(spec_.dtype).category == Category::HalfFloat &&
+                                 (copy_.reduction == Reduction::Add || copy_.reduction == Reduction::Mul);
+        const bool one_at_most = spec_.unroll.kind == Unroll::Kind::None || rounds_back;
+        const uint64_t written_out = one_at_most ? 1 : 4;
+        if (variable_length || (length.constant > (reduce_ ? written_out : 4) && !decided_.straight)) {
             For loop{"e", length, 1, {}};
             loop.body.push_back(wrap(Assign{Access{place.output, to.plus(variable("e"))},
                                             Access{place.source, from.plus(variable("e"))}, reduce_}));
