@@ -32,52 +32,52 @@ int accumulate_u64(const uint64_t *data, const int64_t *restrict indices, const 
     /* output[indices[i0, :]] += updates[i0] */
     for (uint32_t i0 = 0u; i0 < 96u; i0 += 8u) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0], 40u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 40u);
             output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0]);
         }
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 1u], 40u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 1u], 40u);
             output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 1u]);
         }
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 2u], 40u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 2u], 40u);
             output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 2u]);
         }
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 3u], 40u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 3u], 40u);
             output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 3u]);
         }
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 4u], 40u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 4u], 40u);
             output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 4u]);
         }
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 5u], 40u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 5u], 40u);
             output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 5u]);
         }
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 6u], 40u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 6u], 40u);
             output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 6u]);
         }
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 + 7u], 40u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 7u], 40u);
             output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 7u]);
         }
     }
     {
-        const uint32_t to = kernelgen_wrap_i64_u32(indices[96u], 40u);
+        const uint32_t to = kernelgen_wrap_i64_u32(&indices[96u], 40u);
         output[to] = kernelgen_accumulate_u64_combine(output[to], updates[96u]);
     }
     {
-        const uint32_t to = kernelgen_wrap_i64_u32(indices[97u], 40u);
+        const uint32_t to = kernelgen_wrap_i64_u32(&indices[97u], 40u);
         output[to] = kernelgen_accumulate_u64_combine(output[to], updates[97u]);
     }
     {
-        const uint32_t to = kernelgen_wrap_i64_u32(indices[98u], 40u);
+        const uint32_t to = kernelgen_wrap_i64_u32(&indices[98u], 40u);
         output[to] = kernelgen_accumulate_u64_combine(output[to], updates[98u]);
     }
     {
-        const uint32_t to = kernelgen_wrap_i64_u32(indices[99u], 40u);
+        const uint32_t to = kernelgen_wrap_i64_u32(&indices[99u], 40u);
         output[to] = kernelgen_accumulate_u64_combine(output[to], updates[99u]);
     }
     return ACCUMULATE_U64_OK;

@@ -28,10 +28,10 @@ int attention_mask_set(const bool *data, const int64_t *restrict indices, const 
         kernelgen_copy(output, data, 64u * sizeof(bool), sizeof(bool));
     }
     /* output[indices[i0, :]] = updates[i0] */
-    output[kernelgen_wrap_i64_u32(indices[0u], 8u) * 8u + kernelgen_wrap_i64_u32(indices[1u], 8u)] = updates[0u];
-    output[kernelgen_wrap_i64_u32(indices[2u], 8u) * 8u + kernelgen_wrap_i64_u32(indices[3u], 8u)] = updates[1u];
-    output[kernelgen_wrap_i64_u32(indices[4u], 8u) * 8u + kernelgen_wrap_i64_u32(indices[5u], 8u)] = updates[2u];
-    output[kernelgen_wrap_i64_u32(indices[6u], 8u) * 8u + kernelgen_wrap_i64_u32(indices[7u], 8u)] = updates[3u];
-    output[kernelgen_wrap_i64_u32(indices[8u], 8u) * 8u + kernelgen_wrap_i64_u32(indices[9u], 8u)] = updates[4u];
+    output[kernelgen_wrap_i64_u32(&indices[0u], 8u) * 8u + kernelgen_wrap_i64_u32(&indices[1u], 8u)] = updates[0u];
+    output[kernelgen_wrap_i64_u32(&indices[2u], 8u) * 8u + kernelgen_wrap_i64_u32(&indices[3u], 8u)] = updates[1u];
+    output[kernelgen_wrap_i64_u32(&indices[4u], 8u) * 8u + kernelgen_wrap_i64_u32(&indices[5u], 8u)] = updates[2u];
+    output[kernelgen_wrap_i64_u32(&indices[6u], 8u) * 8u + kernelgen_wrap_i64_u32(&indices[7u], 8u)] = updates[3u];
+    output[kernelgen_wrap_i64_u32(&indices[8u], 8u) * 8u + kernelgen_wrap_i64_u32(&indices[9u], 8u)] = updates[4u];
     return ATTENTION_MASK_SET_OK;
 }

@@ -20,14 +20,14 @@ int batched_gather_nd_b2(const float *data, const int64_t *restrict indices, flo
     /* output[b0, b1, i0, :] = data[b0, b1, indices[b0, b1, i0, :], :] */
     for (uint32_t i0 = 0u; i0 < 6u; ++i0) {
         {
-            const uint32_t from = i0 * 20u + kernelgen_wrap_i64_u32(indices[i0 * 2u], 5u) * 4u;
+            const uint32_t from = i0 * 20u + kernelgen_wrap_i64_u32(&indices[i0 * 2u], 5u) * 4u;
             output[i0 * 8u] = data[from];
             output[i0 * 8u + 1u] = data[from + 1u];
             output[i0 * 8u + 2u] = data[from + 2u];
             output[i0 * 8u + 3u] = data[from + 3u];
         }
         {
-            const uint32_t from = i0 * 20u + kernelgen_wrap_i64_u32(indices[i0 * 2u + 1u], 5u) * 4u;
+            const uint32_t from = i0 * 20u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 5u) * 4u;
             output[i0 * 8u + 4u] = data[from];
             output[i0 * 8u + 5u] = data[from + 1u];
             output[i0 * 8u + 6u] = data[from + 2u];

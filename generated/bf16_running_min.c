@@ -35,7 +35,7 @@ int bf16_running_min(const uint16_t *data, const int64_t *restrict indices, cons
     /* output[indices[i0, :]] = min(output[indices[i0, :]], updates[i0]) */
     for (uint32_t i0 = 0u; i0 < 3u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 * 2u], 4u) * 3u + kernelgen_wrap_i64_u32(indices[i0 * 2u + 1u], 3u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 * 2u], 4u) * 3u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 3u);
             output[to] = kernelgen_bf16_running_min_combine(output[to], updates[i0]);
         }
     }

@@ -27,9 +27,9 @@ int complex128_pairs(const kernelgen_complex128 *data, const int64_t *restrict i
         }
     }
     /* output[i0] = data[indices[i0, :]] */
-    output[0u] = data[kernelgen_wrap_i64_u32(indices[0u], 3u) * 3u + kernelgen_wrap_i64_u32(indices[1u], 3u)];
-    output[1u] = data[kernelgen_wrap_i64_u32(indices[2u], 3u) * 3u + kernelgen_wrap_i64_u32(indices[3u], 3u)];
-    output[2u] = data[kernelgen_wrap_i64_u32(indices[4u], 3u) * 3u + kernelgen_wrap_i64_u32(indices[5u], 3u)];
-    output[3u] = data[kernelgen_wrap_i64_u32(indices[6u], 3u) * 3u + kernelgen_wrap_i64_u32(indices[7u], 3u)];
+    output[0u] = data[kernelgen_wrap_i64_u32(&indices[0u], 3u) * 3u + kernelgen_wrap_i64_u32(&indices[1u], 3u)];
+    output[1u] = data[kernelgen_wrap_i64_u32(&indices[2u], 3u) * 3u + kernelgen_wrap_i64_u32(&indices[3u], 3u)];
+    output[2u] = data[kernelgen_wrap_i64_u32(&indices[4u], 3u) * 3u + kernelgen_wrap_i64_u32(&indices[5u], 3u)];
+    output[3u] = data[kernelgen_wrap_i64_u32(&indices[6u], 3u) * 3u + kernelgen_wrap_i64_u32(&indices[7u], 3u)];
     return COMPLEX128_PAIRS_OK;
 }

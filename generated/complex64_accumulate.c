@@ -33,7 +33,7 @@ int complex64_accumulate(const kernelgen_complex64 *data, const int64_t *restric
     /* output[indices[i0, :]] += updates[i0] */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0], 10u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 10u);
             output[to] = kernelgen_complex64_accumulate_combine(output[to], updates[i0]);
         }
     }

@@ -18,9 +18,9 @@ int doc_gather_elements_1(const int32_t *data, const int64_t *restrict indices, 
         }
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
-    output[0u] = data[kernelgen_wrap_i64_u32(indices[0u], 2u)];
-    output[1u] = data[kernelgen_wrap_i64_u32(indices[1u], 2u)];
-    output[2u] = data[kernelgen_wrap_i64_u32(indices[2u], 2u) + 2u];
-    output[3u] = data[kernelgen_wrap_i64_u32(indices[3u], 2u) + 2u];
+    output[0u] = data[kernelgen_wrap_i64_u32(&indices[0u], 2u)];
+    output[1u] = data[kernelgen_wrap_i64_u32(&indices[1u], 2u)];
+    output[2u] = data[kernelgen_wrap_i64_u32(&indices[2u], 2u) + 2u];
+    output[3u] = data[kernelgen_wrap_i64_u32(&indices[3u], 2u) + 2u];
     return DOC_GATHER_ELEMENTS_1_OK;
 }

@@ -22,7 +22,7 @@ int doc_gather_nd_1(const int32_t *data, const int64_t *restrict indices, int32_
         }
     }
     /* output[i0] = data[indices[i0, :]] */
-    output[0u] = data[kernelgen_wrap_i64_u32(indices[0u], 2u) * 2u + kernelgen_wrap_i64_u32(indices[1u], 2u)];
-    output[1u] = data[kernelgen_wrap_i64_u32(indices[2u], 2u) * 2u + kernelgen_wrap_i64_u32(indices[3u], 2u)];
+    output[0u] = data[kernelgen_wrap_i64_u32(&indices[0u], 2u) * 2u + kernelgen_wrap_i64_u32(&indices[1u], 2u)];
+    output[1u] = data[kernelgen_wrap_i64_u32(&indices[2u], 2u) * 2u + kernelgen_wrap_i64_u32(&indices[3u], 2u)];
     return DOC_GATHER_ND_1_OK;
 }

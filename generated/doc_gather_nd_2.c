@@ -20,12 +20,12 @@ int doc_gather_nd_2(const int32_t *data, const int64_t *restrict indices, int32_
     }
     /* output[i0, :] = data[indices[i0, :], :] */
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(indices[0u], 2u) * 2u;
+        const uint32_t from = kernelgen_wrap_i64_u32(&indices[0u], 2u) * 2u;
         output[0u] = data[from];
         output[1u] = data[from + 1u];
     }
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(indices[1u], 2u) * 2u;
+        const uint32_t from = kernelgen_wrap_i64_u32(&indices[1u], 2u) * 2u;
         output[2u] = data[from];
         output[3u] = data[from + 1u];
     }

@@ -34,7 +34,7 @@ int doc_scatter_elements_add(const int32_t *data, const int64_t *restrict indice
         int32_t *output_slice = &output[i0 * 4u];
         for (uint32_t i1 = 0u; i1 < 3u; ++i1) {
             {
-                const uint32_t to = kernelgen_wrap_i64_u32(indices_slice[i1], 4u);
+                const uint32_t to = kernelgen_wrap_i64_u32(&indices_slice[i1], 4u);
                 output_slice[to] = kernelgen_doc_scatter_elements_add_combine(output_slice[to], updates_slice[i1]);
             }
         }

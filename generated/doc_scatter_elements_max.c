@@ -33,7 +33,7 @@ int doc_scatter_elements_max(const int16_t *data, const int64_t *restrict indice
         const int64_t *indices_slice = &indices[i0 * 2u];
         for (uint32_t i1 = 0u; i1 < 2u; ++i1) {
             {
-                const uint32_t to = i1 + kernelgen_wrap_i64_u32(indices_slice[i1], 3u) * 2u;
+                const uint32_t to = i1 + kernelgen_wrap_i64_u32(&indices_slice[i1], 3u) * 2u;
                 output[to] = kernelgen_doc_scatter_elements_max_combine(output[to], updates_slice[i1]);
             }
         }

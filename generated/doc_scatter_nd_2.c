@@ -25,7 +25,7 @@ int doc_scatter_nd_2(const float *data, const int64_t *restrict indices, const f
         kernelgen_copy(output, data, 64u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :], :] = updates[i0, :] */
-    kernelgen_copy(&output[kernelgen_wrap_i64_u32(indices[0u], 4u) * 16u], &updates[0u], 16u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[kernelgen_wrap_i64_u32(indices[1u], 4u) * 16u], &updates[16u], 16u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[kernelgen_wrap_i64_u32(&indices[0u], 4u) * 16u], &updates[0u], 16u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[kernelgen_wrap_i64_u32(&indices[1u], 4u) * 16u], &updates[16u], 16u * sizeof(float), sizeof(float));
     return DOC_SCATTER_ND_2_OK;
 }

@@ -33,7 +33,7 @@ int doc_scatter_nd_add(const float *data, const int64_t *restrict indices, const
     /* output[indices[i0, :], :] += updates[i0, :] */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0], 4u) * 16u;
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 4u) * 16u;
             for (uint32_t e = 0u; e < 16u; ++e) {
                 output[to + e] = kernelgen_doc_scatter_nd_add_combine(output[to + e], updates[i0 * 16u + e]);
             }

@@ -31,7 +31,7 @@ int half_accumulate(const uint16_t *data, const int64_t *restrict indices, const
     /* output[indices[i0, :], :] += updates[i0, :] */
     for (uint32_t i0 = 0u; i0 < 5u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0], 8u) * 4u;
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 8u) * 4u;
             for (uint32_t e = 0u; e < 4u; ++e) {
                 output[to + e] = kernelgen_half_accumulate_combine(output[to + e], updates[i0 * 4u + e]);
             }

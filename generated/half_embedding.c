@@ -20,9 +20,9 @@ int half_embedding(const uint16_t *data, const int64_t *restrict indices, uint16
         }
     }
     /* output[i0, :] = data[indices[i0], :] */
-    kernelgen_copy(&output[0u], &data[kernelgen_wrap_i64_u32(indices[0u], 32u) * 8u], 8u * sizeof(uint16_t), sizeof(uint16_t));
-    kernelgen_copy(&output[8u], &data[kernelgen_wrap_i64_u32(indices[1u], 32u) * 8u], 8u * sizeof(uint16_t), sizeof(uint16_t));
-    kernelgen_copy(&output[16u], &data[kernelgen_wrap_i64_u32(indices[2u], 32u) * 8u], 8u * sizeof(uint16_t), sizeof(uint16_t));
-    kernelgen_copy(&output[24u], &data[kernelgen_wrap_i64_u32(indices[3u], 32u) * 8u], 8u * sizeof(uint16_t), sizeof(uint16_t));
+    kernelgen_copy(&output[0u], &data[kernelgen_wrap_i64_u32(&indices[0u], 32u) * 8u], 8u * sizeof(uint16_t), sizeof(uint16_t));
+    kernelgen_copy(&output[8u], &data[kernelgen_wrap_i64_u32(&indices[1u], 32u) * 8u], 8u * sizeof(uint16_t), sizeof(uint16_t));
+    kernelgen_copy(&output[16u], &data[kernelgen_wrap_i64_u32(&indices[2u], 32u) * 8u], 8u * sizeof(uint16_t), sizeof(uint16_t));
+    kernelgen_copy(&output[24u], &data[kernelgen_wrap_i64_u32(&indices[3u], 32u) * 8u], 8u * sizeof(uint16_t), sizeof(uint16_t));
     return HALF_EMBEDDING_OK;
 }

@@ -31,7 +31,7 @@ int half_running_max(const uint16_t *data, const int64_t *restrict indices, cons
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0], 6u) * 2u;
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 6u) * 2u;
             output[to] = kernelgen_half_running_max_combine(output[to], updates[i0 * 2u]);
             output[to + 1u] = kernelgen_half_running_max_combine(output[to + 1u], updates[i0 * 2u + 1u]);
         }

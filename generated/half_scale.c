@@ -31,7 +31,7 @@ int half_scale(const uint16_t *data, const int64_t *restrict indices, const uint
     /* output[indices[i0, :]] *= updates[i0] */
     for (uint32_t i0 = 0u; i0 < 5u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0], 8u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 8u);
             output[to] = kernelgen_half_scale_combine(output[to], updates[i0]);
         }
     }

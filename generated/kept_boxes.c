@@ -24,7 +24,7 @@ int kept_boxes(const float *data, const int64_t *restrict indices, uint32_t coun
     /* output[i0, :] = data[indices[i0], :] */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
         {
-            const uint32_t from = kernelgen_wrap_i64_u32(indices[i0], 100u) * 4u;
+            const uint32_t from = kernelgen_wrap_i64_u32(&indices[i0], 100u) * 4u;
             output[i0 * 4u] = data[from];
             output[i0 * 4u + 1u] = data[from + 1u];
             output[i0 * 4u + 2u] = data[from + 2u];

@@ -279,6 +279,23 @@ static inline void kernelgen_copy(void *to, const void *from, size_t bytes, size
 }
 #endif
 
+/* The low 32 bits of the int64_t at `at`. On the little-endian 8- and 16-bit cores of KERNELGEN_CHECK_BY_WORDS its
+ * first word, read alone (memcpy): avr-gcc would load all 8 bytes of the value, through the stack. Elsewhere the
+ * conversion, which compilers make one load. */
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline uint32_t kernelgen_low_word(const int64_t *at)
+{
+#if KERNELGEN_CHECK_BY_WORDS
+    uint32_t low;
+    memcpy(&low, at, sizeof low);
+    return low;
+#else
+    return (uint32_t)*at;
+#endif
+}
+
 /* Whether the int64_t index at `index` lies outside [-size, size-1], for a size from 1 to 2^31: the kernels' check
  * of an int64 index against a literal size. Where int64_t arithmetic takes many instructions or library calls
  * (8- and 16-bit cores), the index is read as its two words (memcpy, which compilers make two loads) and compared
@@ -290,8 +307,8 @@ __attribute__((__always_inline__)) /* a compare or two: -Os would call it where 
 static inline int kernelgen_outside_i64(const int64_t *index, uint32_t size)
 {
 #if KERNELGEN_CHECK_BY_WORDS
-    uint32_t low, high;
-    memcpy(&low, index, sizeof low);
+    const uint32_t low = kernelgen_low_word(index);
+    uint32_t high;
     memcpy(&high, (const unsigned char *)index + sizeof low, sizeof high);
     return (high != 0u - (low >> 31)) | (low + size > 2u * size - 1u);
 #else
@@ -301,55 +318,73 @@ static inline int kernelgen_outside_i64(const int64_t *index, uint32_t size)
 
 /* An index in [-size, size-1] as an offset along its axis: checked by the kernel before it is wrapped, or
  * guaranteed by the caller ("index_check": "none"). For a power-of-two size (the kernels pass literal sizes,
- * so the tests fold away), the offset is the index's low bits: one AND instead of a test and an add. For a size
- * up to 2^31 every such index is an int32 value, whose low 32 bits hold its sign too: a 64-bit index is then
- * wrapped from its low word alone (its high word is not read, and 8- and 16-bit cores make no 64-bit compare). */
+ * so the tests fold away), the offset is the index's low bits: one AND instead of a test and an add. An int64
+ * index is passed by its address: for a size up to 2^31 every index in range is an int32 value, whose low 32 bits
+ * hold its sign too, and only they are read (kernelgen_low_word). */
+#if defined(__GNUC__) && !KERNELGEN_CHECK_BY_WORDS
+__attribute__((__always_inline__)) /* with a literal size, an AND or a test and an add: -Os would call it */
+#endif
 static inline uint32_t kernelgen_wrap_i32_u32(int32_t index, uint32_t size)
 {
     if ((size & (size - 1u)) == 0u) {
         return (uint32_t)index & (size - 1u);
     }
-    if (size <= 0x80000000u) {
+    if (size <= 0x80000000u) { /* the sign as the low word's top bit: fewer instructions on 8- and 16-bit cores */
         const uint32_t low = (uint32_t)index;
         return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)size : low);
     }
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-static inline uint32_t kernelgen_wrap_i64_u32(int64_t index, uint32_t size)
+#if defined(__GNUC__) && !KERNELGEN_CHECK_BY_WORDS
+__attribute__((__always_inline__)) /* with a literal size, an AND or a test and an add: -Os would call it */
+#endif
+static inline uint32_t kernelgen_wrap_i64_u32(const int64_t *at, uint32_t size)
 {
-    if ((size & (size - 1u)) == 0u) {
-        return (uint32_t)index & (size - 1u);
-    }
     if (size <= 0x80000000u) {
-        const uint32_t low = (uint32_t)index;
+        const uint32_t low = kernelgen_low_word(at);
+        if ((size & (size - 1u)) == 0u) {
+            return (uint32_t)(low & (uint32_t)(size - 1u));
+        }
         return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)size : low);
     }
-    return index < 0 ? (uint32_t)index + size : (uint32_t)index;
+    if ((size & (size - 1u)) == 0u) {
+        return (uint32_t)*at & (size - 1u);
+    }
+    return *at < 0 ? (uint32_t)*at + size : (uint32_t)*at;
 }
 
+#if defined(__GNUC__) && !KERNELGEN_CHECK_BY_WORDS
+__attribute__((__always_inline__)) /* with a literal size, an AND or a test and an add: -Os would call it */
+#endif
 static inline uint64_t kernelgen_wrap_i32_u64(int32_t index, uint64_t size)
 {
     if ((size & (size - 1u)) == 0u) {
         return (uint64_t)index & (size - 1u);
     }
-    if (size <= 0x80000000u) {
+    if (size <= 0x80000000u) { /* the sign as the low word's top bit: fewer instructions on 8- and 16-bit cores */
         const uint32_t low = (uint32_t)index;
         return (uint64_t)(low >= 0x80000000u ? low + (uint32_t)size : low);
     }
     return index < 0 ? (uint64_t)index + size : (uint64_t)index;
 }
 
-static inline uint64_t kernelgen_wrap_i64_u64(int64_t index, uint64_t size)
+#if defined(__GNUC__) && !KERNELGEN_CHECK_BY_WORDS
+__attribute__((__always_inline__)) /* with a literal size, an AND or a test and an add: -Os would call it */
+#endif
+static inline uint64_t kernelgen_wrap_i64_u64(const int64_t *at, uint64_t size)
 {
-    if ((size & (size - 1u)) == 0u) {
-        return (uint64_t)index & (size - 1u);
-    }
     if (size <= 0x80000000u) {
-        const uint32_t low = (uint32_t)index;
+        const uint32_t low = kernelgen_low_word(at);
+        if ((size & (size - 1u)) == 0u) {
+            return (uint64_t)(low & (uint32_t)(size - 1u));
+        }
         return (uint64_t)(low >= 0x80000000u ? low + (uint32_t)size : low);
     }
-    return index < 0 ? (uint64_t)index + size : (uint64_t)index;
+    if ((size & (size - 1u)) == 0u) {
+        return (uint64_t)*at & (size - 1u);
+    }
+    return *at < 0 ? (uint64_t)*at + size : (uint64_t)*at;
 }
 
 /* TensorScatter's circular write position along its sequence axis of `size` (> 0): (index mod size + step) mod

@@ -33,7 +33,7 @@ int mark_detections(const uint8_t *data, const int64_t *restrict indices, uint32
     }
     /* output[indices[i0, :]] = updates[i0] */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
-        output[kernelgen_wrap_i64_u32(indices[i0 * 2u], 20u) * 20u + kernelgen_wrap_i64_u32(indices[i0 * 2u + 1u], 20u)] = updates[i0];
+        output[kernelgen_wrap_i64_u32(&indices[i0 * 2u], 20u) * 20u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 20u)] = updates[i0];
     }
     return MARK_DETECTIONS_OK;
 }

@@ -28,7 +28,7 @@ int mark_seen(const bool *data, const int64_t *restrict indices, bool *output)
         output[e] = data[e];
     }
     /* output[indices[i0, :]] = updates[i0] */
-    KERNELGEN_COPY_FROM_TABLE(&output[kernelgen_wrap_i64_u32(indices[0u], 6u)], kernelgen_mark_seen_updates, 0u, sizeof(bool));
-    KERNELGEN_COPY_FROM_TABLE(&output[kernelgen_wrap_i64_u32(indices[1u], 6u)], kernelgen_mark_seen_updates, 1u, sizeof(bool));
+    KERNELGEN_COPY_FROM_TABLE(&output[kernelgen_wrap_i64_u32(&indices[0u], 6u)], kernelgen_mark_seen_updates, 0u, sizeof(bool));
+    KERNELGEN_COPY_FROM_TABLE(&output[kernelgen_wrap_i64_u32(&indices[1u], 6u)], kernelgen_mark_seen_updates, 1u, sizeof(bool));
     return MARK_SEEN_OK;
 }

@@ -20,8 +20,8 @@ int node_gather_0(const float *data, const int64_t *restrict indices, float *out
         }
     }
     /* output[i0, :] = data[indices[i0], :] */
-    kernelgen_copy(&output[0u], &data[kernelgen_wrap_i64_u32(indices[0u], 5u) * 24u], 24u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[24u], &data[kernelgen_wrap_i64_u32(indices[1u], 5u) * 24u], 24u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[48u], &data[kernelgen_wrap_i64_u32(indices[2u], 5u) * 24u], 24u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[0u], &data[kernelgen_wrap_i64_u32(&indices[0u], 5u) * 24u], 24u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[24u], &data[kernelgen_wrap_i64_u32(&indices[1u], 5u) * 24u], 24u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[48u], &data[kernelgen_wrap_i64_u32(&indices[2u], 5u) * 24u], 24u * sizeof(float), sizeof(float));
     return NODE_GATHER_0_OK;
 }

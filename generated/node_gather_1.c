@@ -21,9 +21,9 @@ int node_gather_1(const float *data, const int64_t *restrict indices, float *out
     }
     /* output[a0, i0, :] = data[a0, indices[i0], :] */
     for (uint32_t i0 = 0u; i0 < 5u; ++i0) {
-        kernelgen_copy(&output[i0 * 18u], &data[i0 * 24u + kernelgen_wrap_i64_u32(indices[0u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
-        kernelgen_copy(&output[i0 * 18u + 6u], &data[i0 * 24u + kernelgen_wrap_i64_u32(indices[1u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
-        kernelgen_copy(&output[i0 * 18u + 12u], &data[i0 * 24u + kernelgen_wrap_i64_u32(indices[2u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
+        kernelgen_copy(&output[i0 * 18u], &data[i0 * 24u + kernelgen_wrap_i64_u32(&indices[0u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
+        kernelgen_copy(&output[i0 * 18u + 6u], &data[i0 * 24u + kernelgen_wrap_i64_u32(&indices[1u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
+        kernelgen_copy(&output[i0 * 18u + 12u], &data[i0 * 24u + kernelgen_wrap_i64_u32(&indices[2u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
     }
     return NODE_GATHER_1_OK;
 }

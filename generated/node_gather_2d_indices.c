@@ -19,11 +19,11 @@ int node_gather_2d_indices(const float *data, const int64_t *restrict indices, f
         return NODE_GATHER_2D_INDICES_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[a0, i0, i1] = data[a0, indices[i0, i1]] */
-    output[0u] = data[kernelgen_wrap_i64_u32(indices[0u], 3u)];
-    output[1u] = data[kernelgen_wrap_i64_u32(indices[1u], 3u)];
-    output[2u] = data[kernelgen_wrap_i64_u32(indices[0u], 3u) + 3u];
-    output[3u] = data[kernelgen_wrap_i64_u32(indices[1u], 3u) + 3u];
-    output[4u] = data[kernelgen_wrap_i64_u32(indices[0u], 3u) + 6u];
-    output[5u] = data[kernelgen_wrap_i64_u32(indices[1u], 3u) + 6u];
+    output[0u] = data[kernelgen_wrap_i64_u32(&indices[0u], 3u)];
+    output[1u] = data[kernelgen_wrap_i64_u32(&indices[1u], 3u)];
+    output[2u] = data[kernelgen_wrap_i64_u32(&indices[0u], 3u) + 3u];
+    output[3u] = data[kernelgen_wrap_i64_u32(&indices[1u], 3u) + 3u];
+    output[4u] = data[kernelgen_wrap_i64_u32(&indices[0u], 3u) + 6u];
+    output[5u] = data[kernelgen_wrap_i64_u32(&indices[1u], 3u) + 6u];
     return NODE_GATHER_2D_INDICES_OK;
 }

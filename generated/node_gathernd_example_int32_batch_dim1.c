@@ -20,12 +20,12 @@ int node_gathernd_example_int32_batch_dim1(const int32_t *data, const int64_t *r
     }
     /* output[b0, :] = data[b0, indices[b0, :], :] */
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(indices[0u], 2u) * 2u;
+        const uint32_t from = kernelgen_wrap_i64_u32(&indices[0u], 2u) * 2u;
         output[0u] = data[from];
         output[1u] = data[from + 1u];
     }
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(indices[1u], 2u) * 2u + 4u;
+        const uint32_t from = kernelgen_wrap_i64_u32(&indices[1u], 2u) * 2u + 4u;
         output[2u] = data[from];
         output[3u] = data[from + 1u];
     }

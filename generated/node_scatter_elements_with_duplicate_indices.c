@@ -31,7 +31,7 @@ int node_scatter_elements_with_duplicate_indices(const float *data, const int64_
     /* output[i0, indices[i0, i1]] += updates[i0, i1] */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0], 5u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 5u);
             output[to] = kernelgen_node_scatter_elements_with_duplicate_indices_combine(output[to], updates[i0]);
         }
     }

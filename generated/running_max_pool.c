@@ -32,7 +32,7 @@ int running_max_pool(const float *data, const int64_t *restrict indices, const f
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
     for (uint32_t i0 = 0u; i0 < 24u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0], 16u) * 8u;
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 16u) * 8u;
             for (uint32_t e = 0u; e < 8u; ++e) {
                 output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e]);
             }

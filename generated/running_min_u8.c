@@ -32,7 +32,7 @@ int running_min_u8(const uint8_t *data, const int64_t *restrict indices, const u
     /* output[indices[i0, :], :] = min(output[indices[i0, :], :], updates[i0, :]) */
     for (uint32_t i0 = 0u; i0 < 6u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0], 10u) * 4u;
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 10u) * 4u;
             output[to] = kernelgen_running_min_u8_combine(output[to], updates[i0 * 4u]);
             output[to + 1u] = kernelgen_running_min_u8_combine(output[to + 1u], updates[i0 * 4u + 1u]);
             output[to + 2u] = kernelgen_running_min_u8_combine(output[to + 2u], updates[i0 * 4u + 2u]);

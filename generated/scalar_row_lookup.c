@@ -17,7 +17,7 @@ int scalar_row_lookup(const uint8_t *data, const int64_t *restrict indices, uint
     }
     /* output[:] = data[indices, :] */
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(indices[0u], 16u) * 4u;
+        const uint32_t from = kernelgen_wrap_i64_u32(&indices[0u], 16u) * 4u;
         output[0u] = data[from];
         output[1u] = data[from + 1u];
         output[2u] = data[from + 2u];

@@ -39,7 +39,7 @@ int scatter_weights_f64(const double *data, const int64_t *restrict indices, con
     /* output[indices[i0, :], :] += updates[i0, :] */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0 * 2u], 3u) * 8u + kernelgen_wrap_i64_u32(indices[i0 * 2u + 1u], 4u) * 2u;
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 * 2u], 3u) * 8u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 4u) * 2u;
             output[to] = kernelgen_scatter_weights_f64_combine(output[to], updates[i0 * 2u]);
             output[to + 1u] = kernelgen_scatter_weights_f64_combine(output[to + 1u], updates[i0 * 2u + 1u]);
         }

@@ -26,12 +26,12 @@ int sensor_select_channels(const double *data, const int64_t *restrict indices, 
     }
     /* output[a0, i0] = data[a0, indices[i0]] */
     for (uint32_t i0 = 0u; i0 < 32u; ++i0) {
-        output[i0 * 6u] = data[i0 * 12u + kernelgen_wrap_i64_u32(indices[0u], 12u)];
-        output[i0 * 6u + 1u] = data[i0 * 12u + kernelgen_wrap_i64_u32(indices[1u], 12u)];
-        output[i0 * 6u + 2u] = data[i0 * 12u + kernelgen_wrap_i64_u32(indices[2u], 12u)];
-        output[i0 * 6u + 3u] = data[i0 * 12u + kernelgen_wrap_i64_u32(indices[3u], 12u)];
-        output[i0 * 6u + 4u] = data[i0 * 12u + kernelgen_wrap_i64_u32(indices[4u], 12u)];
-        output[i0 * 6u + 5u] = data[i0 * 12u + kernelgen_wrap_i64_u32(indices[5u], 12u)];
+        output[i0 * 6u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[0u], 12u)];
+        output[i0 * 6u + 1u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[1u], 12u)];
+        output[i0 * 6u + 2u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[2u], 12u)];
+        output[i0 * 6u + 3u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[3u], 12u)];
+        output[i0 * 6u + 4u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[4u], 12u)];
+        output[i0 * 6u + 5u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[5u], 12u)];
     }
     return SENSOR_SELECT_CHANNELS_OK;
 }

@@ -19,16 +19,16 @@ int spectrum_bins(const kernelgen_complex64 *data, const int64_t *restrict indic
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
     for (uint32_t i0 = 0u; i0 < 4u; i0 += 2u) {
-        output[i0 * 5u] = data[i0 * 16u + kernelgen_wrap_i64_u32(indices[i0 * 5u], 16u)];
-        output[i0 * 5u + 1u] = data[i0 * 16u + kernelgen_wrap_i64_u32(indices[i0 * 5u + 1u], 16u)];
-        output[i0 * 5u + 2u] = data[i0 * 16u + kernelgen_wrap_i64_u32(indices[i0 * 5u + 2u], 16u)];
-        output[i0 * 5u + 3u] = data[i0 * 16u + kernelgen_wrap_i64_u32(indices[i0 * 5u + 3u], 16u)];
-        output[i0 * 5u + 4u] = data[i0 * 16u + kernelgen_wrap_i64_u32(indices[i0 * 5u + 4u], 16u)];
-        output[i0 * 5u + 5u] = data[i0 * 16u + kernelgen_wrap_i64_u32(indices[i0 * 5u + 5u], 16u) + 16u];
-        output[i0 * 5u + 6u] = data[i0 * 16u + kernelgen_wrap_i64_u32(indices[i0 * 5u + 6u], 16u) + 16u];
-        output[i0 * 5u + 7u] = data[i0 * 16u + kernelgen_wrap_i64_u32(indices[i0 * 5u + 7u], 16u) + 16u];
-        output[i0 * 5u + 8u] = data[i0 * 16u + kernelgen_wrap_i64_u32(indices[i0 * 5u + 8u], 16u) + 16u];
-        output[i0 * 5u + 9u] = data[i0 * 16u + kernelgen_wrap_i64_u32(indices[i0 * 5u + 9u], 16u) + 16u];
+        output[i0 * 5u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u], 16u)];
+        output[i0 * 5u + 1u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 1u], 16u)];
+        output[i0 * 5u + 2u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 2u], 16u)];
+        output[i0 * 5u + 3u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 3u], 16u)];
+        output[i0 * 5u + 4u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 4u], 16u)];
+        output[i0 * 5u + 5u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 5u], 16u) + 16u];
+        output[i0 * 5u + 6u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 6u], 16u) + 16u];
+        output[i0 * 5u + 7u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 7u], 16u) + 16u];
+        output[i0 * 5u + 8u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 8u], 16u) + 16u];
+        output[i0 * 5u + 9u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 9u], 16u) + 16u];
     }
     return SPECTRUM_BINS_OK;
 }

@@ -20,10 +20,10 @@ int token_embedding(const float *data, const int64_t *restrict indices, float *o
         }
     }
     /* output[i0, :] = data[indices[i0], :] */
-    kernelgen_copy(&output[0u], &data[kernelgen_wrap_i64_u32(indices[0u], 100u) * 8u], 8u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[8u], &data[kernelgen_wrap_i64_u32(indices[1u], 100u) * 8u], 8u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[16u], &data[kernelgen_wrap_i64_u32(indices[2u], 100u) * 8u], 8u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[24u], &data[kernelgen_wrap_i64_u32(indices[3u], 100u) * 8u], 8u * sizeof(float), sizeof(float));
-    kernelgen_copy(&output[32u], &data[kernelgen_wrap_i64_u32(indices[4u], 100u) * 8u], 8u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[0u], &data[kernelgen_wrap_i64_u32(&indices[0u], 100u) * 8u], 8u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[8u], &data[kernelgen_wrap_i64_u32(&indices[1u], 100u) * 8u], 8u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[16u], &data[kernelgen_wrap_i64_u32(&indices[2u], 100u) * 8u], 8u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[24u], &data[kernelgen_wrap_i64_u32(&indices[3u], 100u) * 8u], 8u * sizeof(float), sizeof(float));
+    kernelgen_copy(&output[32u], &data[kernelgen_wrap_i64_u32(&indices[4u], 100u) * 8u], 8u * sizeof(float), sizeof(float));
     return TOKEN_EMBEDDING_OK;
 }

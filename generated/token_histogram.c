@@ -30,7 +30,7 @@ int token_histogram(const int32_t *data, const int64_t *restrict indices, const 
     /* output[indices[i0, :]] += updates[i0] */
     for (uint32_t i0 = 0u; i0 < 20u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(indices[i0], 32u);
+            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 32u);
             output[to] = kernelgen_token_histogram_combine(output[to], updates[i0]);
         }
     }

@@ -23,9 +23,9 @@ int token_table(const int64_t *restrict indices, float *output)
         }
     }
     /* output[i0, :] = data[indices[i0], :] */
-    KERNELGEN_COPY_FROM_TABLE(&output[0u], kernelgen_token_table_data, kernelgen_wrap_i64_u32(indices[0u], 128u) * 16u, 16u * sizeof(float));
-    KERNELGEN_COPY_FROM_TABLE(&output[16u], kernelgen_token_table_data, kernelgen_wrap_i64_u32(indices[1u], 128u) * 16u, 16u * sizeof(float));
-    KERNELGEN_COPY_FROM_TABLE(&output[32u], kernelgen_token_table_data, kernelgen_wrap_i64_u32(indices[2u], 128u) * 16u, 16u * sizeof(float));
-    KERNELGEN_COPY_FROM_TABLE(&output[48u], kernelgen_token_table_data, kernelgen_wrap_i64_u32(indices[3u], 128u) * 16u, 16u * sizeof(float));
+    KERNELGEN_COPY_FROM_TABLE(&output[0u], kernelgen_token_table_data, kernelgen_wrap_i64_u32(&indices[0u], 128u) * 16u, 16u * sizeof(float));
+    KERNELGEN_COPY_FROM_TABLE(&output[16u], kernelgen_token_table_data, kernelgen_wrap_i64_u32(&indices[1u], 128u) * 16u, 16u * sizeof(float));
+    KERNELGEN_COPY_FROM_TABLE(&output[32u], kernelgen_token_table_data, kernelgen_wrap_i64_u32(&indices[2u], 128u) * 16u, 16u * sizeof(float));
+    KERNELGEN_COPY_FROM_TABLE(&output[48u], kernelgen_token_table_data, kernelgen_wrap_i64_u32(&indices[3u], 128u) * 16u, 16u * sizeof(float));
     return TOKEN_TABLE_OK;
 }

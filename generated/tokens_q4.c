@@ -50,7 +50,7 @@ int tokens_q4(const int64_t *restrict indices, uint16_t *output)
     }
     /* output[i0, :] = data[indices[i0], :] */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
-        kernelgen_tokens_q4_dequantize(&output[i0 * 4u], kernelgen_wrap_i64_u32(indices[i0], 3u));
+        kernelgen_tokens_q4_dequantize(&output[i0 * 4u], kernelgen_wrap_i64_u32(&indices[i0], 3u));
     }
     return TOKENS_Q4_OK;
 }

@@ -23,9 +23,9 @@ int vocab_f32(const int64_t *restrict indices, float *output)
         }
     }
     /* output[i0, :] = data[indices[i0], :] */
-    KERNELGEN_COPY_FROM_TABLE(&output[0u], kernelgen_vocab_f32_data, kernelgen_wrap_i64_u32(indices[0u], 64u) * 32u, 32u * sizeof(float));
-    KERNELGEN_COPY_FROM_TABLE(&output[32u], kernelgen_vocab_f32_data, kernelgen_wrap_i64_u32(indices[1u], 64u) * 32u, 32u * sizeof(float));
-    KERNELGEN_COPY_FROM_TABLE(&output[64u], kernelgen_vocab_f32_data, kernelgen_wrap_i64_u32(indices[2u], 64u) * 32u, 32u * sizeof(float));
-    KERNELGEN_COPY_FROM_TABLE(&output[96u], kernelgen_vocab_f32_data, kernelgen_wrap_i64_u32(indices[3u], 64u) * 32u, 32u * sizeof(float));
+    KERNELGEN_COPY_FROM_TABLE(&output[0u], kernelgen_vocab_f32_data, kernelgen_wrap_i64_u32(&indices[0u], 64u) * 32u, 32u * sizeof(float));
+    KERNELGEN_COPY_FROM_TABLE(&output[32u], kernelgen_vocab_f32_data, kernelgen_wrap_i64_u32(&indices[1u], 64u) * 32u, 32u * sizeof(float));
+    KERNELGEN_COPY_FROM_TABLE(&output[64u], kernelgen_vocab_f32_data, kernelgen_wrap_i64_u32(&indices[2u], 64u) * 32u, 32u * sizeof(float));
+    KERNELGEN_COPY_FROM_TABLE(&output[96u], kernelgen_vocab_f32_data, kernelgen_wrap_i64_u32(&indices[3u], 64u) * 32u, 32u * sizeof(float));
     return VOCAB_F32_OK;
 }

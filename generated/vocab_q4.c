@@ -50,7 +50,7 @@ int vocab_q4(const int64_t *restrict indices, uint16_t *output)
     }
     /* output[i0, :] = data[indices[i0], :] */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
-        kernelgen_vocab_q4_dequantize(&output[i0 * 32u], kernelgen_wrap_i64_u32(indices[i0], 64u));
+        kernelgen_vocab_q4_dequantize(&output[i0 * 32u], kernelgen_wrap_i64_u32(&indices[i0], 64u));
     }
     return VOCAB_Q4_OK;
 }

@@ -18,11 +18,11 @@ int vocabulary_lookup(const char *const *data, const int64_t *restrict indices, 
         }
     }
     /* output[i0] = data[indices[i0]] */
-    output[0u] = data[kernelgen_wrap_i64_u32(indices[0u], 50u)];
-    output[1u] = data[kernelgen_wrap_i64_u32(indices[1u], 50u)];
-    output[2u] = data[kernelgen_wrap_i64_u32(indices[2u], 50u)];
-    output[3u] = data[kernelgen_wrap_i64_u32(indices[3u], 50u)];
-    output[4u] = data[kernelgen_wrap_i64_u32(indices[4u], 50u)];
-    output[5u] = data[kernelgen_wrap_i64_u32(indices[5u], 50u)];
+    output[0u] = data[kernelgen_wrap_i64_u32(&indices[0u], 50u)];
+    output[1u] = data[kernelgen_wrap_i64_u32(&indices[1u], 50u)];
+    output[2u] = data[kernelgen_wrap_i64_u32(&indices[2u], 50u)];
+    output[3u] = data[kernelgen_wrap_i64_u32(&indices[3u], 50u)];
+    output[4u] = data[kernelgen_wrap_i64_u32(&indices[4u], 50u)];
+    output[5u] = data[kernelgen_wrap_i64_u32(&indices[5u], 50u)];
     return VOCABULARY_LOOKUP_OK;
 }

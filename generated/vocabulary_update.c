@@ -24,8 +24,8 @@ int vocabulary_update(const char *const *data, const int64_t *restrict indices, 
         kernelgen_copy(output, data, 50u * sizeof(const char *), sizeof(const char *));
     }
     /* output[indices[i0, :]] = updates[i0] */
-    output[kernelgen_wrap_i64_u32(indices[0u], 50u)] = updates[0u];
-    output[kernelgen_wrap_i64_u32(indices[1u], 50u)] = updates[1u];
-    output[kernelgen_wrap_i64_u32(indices[2u], 50u)] = updates[2u];
+    output[kernelgen_wrap_i64_u32(&indices[0u], 50u)] = updates[0u];
+    output[kernelgen_wrap_i64_u32(&indices[1u], 50u)] = updates[1u];
+    output[kernelgen_wrap_i64_u32(&indices[2u], 50u)] = updates[2u];
     return VOCABULARY_UPDATE_OK;
 }

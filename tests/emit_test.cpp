@@ -393,7 +393,7 @@ TEST(Emit, LoopChecksGatherOneFlagOnlyWithAFactor) {
 // folds away because every call passes the axis size as a literal.
 TEST(Emit, IndexWrapIsTheSharedFunctionWithALiteralSize) {
     auto int64 = emit_json(gather(64, 3, ""));
-    EXPECT_NE(int64.source.find("kernelgen_wrap_i64_u32(indices[0u], 64u)"), std::string::npos) << int64.source;
+    EXPECT_NE(int64.source.find("kernelgen_wrap_i64_u32(&indices[0u], 64u)"), std::string::npos) << int64.source;
     auto int32 = emit_json(R"({"name": "n", "op": "GatherND", "dtype": "int8", "index_dtype": "int32",
                                "data_shape": [4, 3], "indices_shape": [2, 2]})");
     EXPECT_NE(int32.source.find("kernelgen_wrap_i32_u32(indices[1u], 3u)"), std::string::npos) << int32.source;
@@ -405,7 +405,10 @@ TEST(Emit, IndexWrapIsTheSharedFunctionWithALiteralSize) {
                   1u)
             << wrap;
     }
-    EXPECT_EQ(count(support.header, "if ((size & (size - 1u)) == 0u)"), 4u);
+    // A power-of-two size takes the AND in each: in the int64 wraps both for its low word (sizes up to 2^31) and
+    // for the whole value.
+    EXPECT_EQ(count(support.header, "if ((size & (size - 1u)) == 0u)"), 6u);
+    EXPECT_EQ(count(support.header, "const uint32_t low = kernelgen_low_word(at);"), 2u);
 }
 
 TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
@@ -418,7 +421,7 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
                                  "        const int64_t *indices_slice = &indices[i0 * 5u];\n"
                                  "        float *output_slice = &output[i0 * 5u];\n"
                                  "        for (uint32_t i1 = 0u; i1 < 5u; ++i1) {\n"
-                                 "            output_slice[i1] = data_slice[kernelgen_wrap_i64_u32(indices_slice[i1], 10u)];\n";
+                                 "            output_slice[i1] = data_slice[kernelgen_wrap_i64_u32(&indices_slice[i1], 10u)];\n";
     EXPECT_NE(rows.source.find(expected), std::string::npos) << rows.source;
     EXPECT_EQ(count(rows.source, "i0 *"), 3u) << rows.source;  // in the three slices only
     // A tensor whose offset does not move with the outer loop keeps its name: Gather's indices.
@@ -431,7 +434,7 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
     // The remainder of a partly unrolled inner loop runs inside the outer loop, through the slices too.
     auto remainder = emit_json(R"({"name": "r", "op": "GatherElements", "dtype": "float32", "data_shape": [4, 10],
                                     "indices_shape": [4, 7], "axis": 1, "unroll": 3})");
-    EXPECT_NE(remainder.source.find("        output_slice[6u] = data_slice[kernelgen_wrap_i64_u32(indices_slice[6u], 10u)];\n    }\n"),
+    EXPECT_NE(remainder.source.find("        output_slice[6u] = data_slice[kernelgen_wrap_i64_u32(&indices_slice[6u], 10u)];\n    }\n"),
               std::string::npos)
         << remainder.source;
     EXPECT_EQ(count(remainder.source, "i0 *"), 3u);
@@ -445,7 +448,7 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
                                "            int16_t *output_slice = &output[i0 * 24u];\n"
                                "            for (uint32_t i2 = 0u; i2 < 5u; ++i2) {\n"
                                "                {\n"
-                               "                    const uint32_t to = i2 + kernelgen_wrap_i64_u32(indices_slice[i2], 4u) * 6u;\n"),
+                               "                    const uint32_t to = i2 + kernelgen_wrap_i64_u32(&indices_slice[i2], 4u) * 6u;\n"),
               std::string::npos)
         << deep.source;
     // A nest written out straight-line, or a single loop level: no slices.
@@ -493,10 +496,10 @@ TEST(Emit, AutoPrefetchesLargeTablesOfWholeLines) {
     EXPECT_EQ(count(source, "kernelgen_g_prefetch(&data["), 4u);
     EXPECT_EQ(count(source, "if (i0 < 36u) {\n            kernelgen_g_prefetch(&data["), 4u);
     EXPECT_NE(source.find("for (uint32_t i0 = 0u; i0 < 100u; i0 += 4u) {"), std::string::npos);
-    EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 64u], 4096u) * 16u]);"), std::string::npos);
-    EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 67u], 4096u) * 16u]);"), std::string::npos);
+    EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(&indices[i0 + 64u], 4096u) * 16u]);"), std::string::npos);
+    EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(&indices[i0 + 67u], 4096u) * 16u]);"), std::string::npos);
     // Each hint comes before its copy.
-    EXPECT_LT(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 64u]"), source.find("kernelgen_copy(&output[i0 * 16u], "));
+    EXPECT_LT(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(&indices[i0 + 64u]"), source.find("kernelgen_copy(&output[i0 * 16u], "));
 }
 
 TEST(Emit, AutoKeepsTheCodeWithinThreeTimesTheLoopForm) {
@@ -508,7 +511,7 @@ TEST(Emit, AutoKeepsTheCodeWithinThreeTimesTheLoopForm) {
     const std::string source = emit_json(R"({"name": "g", "op": "Gather", "dtype": "float32",
                                               "data_shape": [5, 4, 3, 2], "indices_shape": [3], "axis": 1})").source;
     EXPECT_NE(source.find("    for (uint32_t i0 = 0u; i0 < 5u; ++i0) {\n"
-                          "        kernelgen_copy(&output[i0 * 18u], &data[i0 * 24u + kernelgen_wrap_i64_u32(indices[0u], 4u) * 6u]"),
+                          "        kernelgen_copy(&output[i0 * 18u], &data[i0 * 24u + kernelgen_wrap_i64_u32(&indices[0u], 4u) * 6u]"),
               std::string::npos)
         << source;
     EXPECT_EQ(count(source, "kernelgen_copy("), 3u) << source;
@@ -539,7 +542,7 @@ TEST(Emit, AutoLeavesOutWhatPrefetchingCannotHelp) {
 TEST(Emit, AGivenDistancePrefetchesAnyKernel) {
     // unroll none: one copy in a loop of 100; the tuple 2 on exists while i0 < 98.
     const std::string looped = emit_json(table(10, 2, R"(, "unroll": "none", "prefetch": 2)")).source;
-    EXPECT_NE(looped.find("        if (i0 < 98u) {\n            kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[i0 + 2u], 10u) * 2u]);\n"
+    EXPECT_NE(looped.find("        if (i0 < 98u) {\n            kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(&indices[i0 + 2u], 10u) * 2u]);\n"
                           "        }\n"),
               std::string::npos) << looped;
     EXPECT_NE(looped.find("unroll none: loops over the index tuples, a loop of index checks, prefetch 2 tuples ahead."),
@@ -548,7 +551,7 @@ TEST(Emit, AGivenDistancePrefetchesAnyKernel) {
     const std::string straight = emit_json(R"({"name": "g", "op": "Gather", "dtype": "uint8", "data_shape": [10, 2],
                                                "indices_shape": [5], "prefetch": 4})").source;
     EXPECT_EQ(count(straight, "kernelgen_g_prefetch(&data["), 1u) << straight;
-    EXPECT_NE(straight.find("    kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(indices[4u], 10u) * 2u]);\n    {\n"), std::string::npos);
+    EXPECT_NE(straight.find("    kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(&indices[4u], 10u) * 2u]);\n    {\n"), std::string::npos);
     // No tuple has one 5 ahead: no hint, and no helper left unused.
     EXPECT_EQ(emit_json(R"({"name": "g", "op": "Gather", "dtype": "uint8", "data_shape": [10, 2],
                             "indices_shape": [5], "prefetch": 5})").source.find("prefetch"),

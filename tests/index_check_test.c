@@ -35,8 +35,8 @@ static void check(int64_t index, uint32_t size)
 static void wrap(int64_t index, uint32_t size)
 {
     const uint64_t expected = (uint64_t)(index < 0 ? index + (int64_t)size : index);
-    const uint64_t narrow = kernelgen_wrap_i64_u32(index, size);
-    const uint64_t wide = kernelgen_wrap_i64_u64(index, size);
+    const uint64_t narrow = kernelgen_wrap_i64_u32(&index, size);
+    const uint64_t wide = kernelgen_wrap_i64_u64(&index, size);
     const int has_i32 = index >= INT32_MIN && index <= INT32_MAX;
     const uint64_t from_i32 = has_i32 ? kernelgen_wrap_i32_u32((int32_t)index, size) : expected;
     ++cases;

@@ -447,10 +447,12 @@ private:
         switch (term.kind) {
             case Term::Kind::Variable: return term.name;
             case Term::Kind::Count: return schedule_.wide_offsets ? "(uint64_t)count" : "count";
-            case Term::Kind::WrappedIndex:
-                return "kernelgen_wrap_" + std::string(spec_.index_dtype == IndexType::Int32 ? "i32" : "i64") +
-                       (schedule_.wide_offsets ? "_u64(" : "_u32(") + view_name(term.view) + "[" + expression(term.position.front()) + "], " +
+            case Term::Kind::WrappedIndex: {  // an int64 index by its address (kernelgen_support.h reads its low word)
+                const bool int32 = spec_.index_dtype == IndexType::Int32;
+                return "kernelgen_wrap_" + std::string(int32 ? "i32" : "i64") + (schedule_.wide_offsets ? "_u64(" : "_u32(") +
+                       (int32 ? "" : "&") + view_name(term.view) + "[" + expression(term.position.front()) + "], " +
                        (term.runtime_bound ? "data_count" : literal(term.bound)) + ")";
+            }
             case Term::Kind::TableEntry: return (term.widened ? "(" + offset_ + ")" : "") + table_entry(term);
             case Term::Kind::CheckedIndex:
                 return "(" + offset_ + ")" + view_name(term.view) + "[" + expression(term.position.front()) + "]";
@@ -723,7 +725,7 @@ GeneratedKernel print_support() {
             values.lists["wraps"].push_back(TemplateValues{{{"name", std::string("i") + index + "_u" + offset},
                                                             {"index", std::string("int") + index + "_t"},
                                                             {"offset", std::string("uint") + offset + "_t"}},
-                                                           {},
+                                                           {{"by_address", std::string(index) == "64"}},
                                                            {}});
         }
     }
