@@ -67,8 +67,9 @@ int main(void)
 """
 
 
-def measure(args, work, spec):
-    """(row, ratio, plain bytes, none bytes) of one kernel, or the reason bench/plain_loops.py leaves it out."""
+def measure(args, work, spec, modes):
+    """(row, ratio, plain bytes, none bytes) of one kernel under `modes`, or the reason bench/plain_loops.py leaves
+    it out."""
     name = spec["name"]
     why = plain_loops.covers(spec)
     if why:
@@ -77,7 +78,7 @@ def measure(args, work, spec):
     with open(plain, "w") as f:
         f.write(plain_loops.plain_kernel(spec, f"plain_{name}"))
     sizes = {}
-    for mode in MODES:
+    for mode in modes:
         out_dir = os.path.join(work, mode)
         if unroll_report.generate(args.kernelgen, spec, mode, out_dir):
             sizes[mode] = unroll_report.text_size(args.arm_gcc, args.arm_size, os.path.join(out_dir, name + ".c"), out_dir)
@@ -93,7 +94,7 @@ def measure(args, work, spec):
     if subprocess.run([binary]).returncode != 0:
         sys.exit(f"{name}: the plain loop kernel and kernelgen's disagree")
     ratio = sizes["none"] / plain_size
-    cells = [f"{sizes[m]:,}" if m in sizes else "refused" for m in MODES]
+    cells = [f"{sizes[m]:,}" if m in sizes else "refused" if m in modes else "-" for m in MODES]
     return f"| {name} | {plain_size:,} | " + " | ".join(cells) + f" | {ratio:.2f} |", ratio, plain_size, sizes["none"]
 
 
@@ -127,11 +128,12 @@ def main():
 
     rows = ["| kernel | plain loops | `none` | `4` | `auto` | `full` | `none` / plain |",
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    modes = MODES if args.doc or not args.explained else ["none"]  # --explained alone needs none's flash only
     with tempfile.TemporaryDirectory() as work:
-        for mode in MODES:
+        for mode in modes:
             os.makedirs(os.path.join(work, mode))
         with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-            measured = list(pool.map(lambda spec: measure(args, work, spec), unroll_report.kernels_of(args.specs)))
+            measured = list(pool.map(lambda spec: measure(args, work, spec, modes), unroll_report.kernels_of(args.specs)))
     kernels = [m for m in measured if isinstance(m, tuple)]
     left_out = [m for m in measured if isinstance(m, str)]
     rows += [row for row, _, _, _ in kernels]
