@@ -449,8 +449,9 @@ private:
             case Term::Kind::Count: return schedule_.wide_offsets ? "(uint64_t)count" : "count";
             case Term::Kind::WrappedIndex: {  // an int64 index by its address (kernelgen_support.h reads its low word)
                 const bool int32 = spec_.index_dtype == IndexType::Int32;
-                return "kernelgen_wrap_" + std::string(int32 ? "i32" : "i64") + (schedule_.wide_offsets ? "_u64(" : "_u32(") +
-                       (int32 ? "" : "&") + view_name(term.view) + "[" + expression(term.position.front()) + "], " +
+                return "kernelgen_wrap_" + std::string(int32 ? "i32" : "i64") +
+                       (schedule_.wide_offsets ? "_u64(" : "_u32(") + (int32 ? "" : "&") + view_name(term.view) + "[" +
+                       expression(term.position.front()) + "], " +
                        (term.runtime_bound ? "data_count" : literal(term.bound)) + ")";
             }
             case Term::Kind::TableEntry: return (term.widened ? "(" + offset_ + ")" : "") + table_entry(term);

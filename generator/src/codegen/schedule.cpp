@@ -19,12 +19,14 @@ bool needs_check(const IndexComponent& component, IndexType index_dtype) {
 // else one per component that needs it.
 uint64_t checks_per_turn(const IndexedCopy& copy, const KernelSpec& spec, Unroll::Kind kind) {
     const auto& components = copy.components;
-    const bool one_range =
-        kind == Unroll::Kind::None && !components.empty() && std::all_of(components.begin(), components.end(), [&](const IndexComponent& c) {
-            return needs_check(c, spec.index_dtype) && c.kind == IndexComponent::Kind::Wrapped && !c.runtime_bound &&
-                   c.bound == components.front().bound;
-        });
-    if (one_range) return 1;
+    const auto same_range = [&](const IndexComponent& c) {
+        return needs_check(c, spec.index_dtype) && c.kind == IndexComponent::Kind::Wrapped && !c.runtime_bound &&
+               c.bound == components.front().bound;
+    };
+    if (kind == Unroll::Kind::None && !components.empty() &&
+        std::all_of(components.begin(), components.end(), same_range)) {
+        return 1;
+    }
     return static_cast<uint64_t>(std::count_if(components.begin(), components.end(), [&](const IndexComponent& c) {
         return needs_check(c, spec.index_dtype);
     }));
