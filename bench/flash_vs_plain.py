@@ -68,8 +68,8 @@ int main(void)
 
 
 def measure(args, work, spec, modes):
-    """(row, ratio, plain bytes, none bytes) of one kernel under `modes`, or the reason bench/plain_loops.py leaves
-    it out."""
+    """(name, row, ratio, plain bytes, none bytes) of one kernel under `modes`, or the reason bench/plain_loops.py
+    leaves it out."""
     name = spec["name"]
     why = plain_loops.covers(spec)
     if why:
@@ -95,18 +95,17 @@ def measure(args, work, spec, modes):
         sys.exit(f"{name}: the plain loop kernel and kernelgen's disagree")
     ratio = sizes["none"] / plain_size
     cells = [f"{sizes[m]:,}" if m in sizes else "refused" if m in modes else "-" for m in MODES]
-    return f"| {name} | {plain_size:,} | " + " | ".join(cells) + f" | {ratio:.2f} |", ratio, plain_size, sizes["none"]
+    row = f"| {name} | {plain_size:,} | " + " | ".join(cells) + f" | {ratio:.2f} |"
+    return name, row, ratio, plain_size, sizes["none"]
 
 
 def explained_table(doc, larger):
     """The none-over-plain table of `doc` for the kernels larger under none than their plain loops, each with the
     reason its row in the page gives (kept from the page as written by hand); and the kernels that have none."""
     reasons = {}
-    if unroll_report.has_table(doc, "none-over-plain"):
-        with open(doc) as f:
-            page = f.read()
-        table = page.split("<!-- none-over-plain:begin -->\n", 1)[1].split("<!-- none-over-plain:end -->", 1)[0]
-        for line in table.splitlines()[2:]:
+    parts = unroll_report.page_parts(doc, "none-over-plain")
+    if parts is not None:
+        for line in parts[1].splitlines()[2:]:
             cells = [c.strip() for c in line.strip("|").split("|")]
             if len(cells) == 5 and cells[4]:
                 reasons[cells[0].strip("`")] = cells[4]
@@ -136,9 +135,9 @@ def main():
             measured = list(pool.map(lambda spec: measure(args, work, spec, modes), unroll_report.kernels_of(args.specs)))
     kernels = [m for m in measured if isinstance(m, tuple)]
     left_out = [m for m in measured if isinstance(m, str)]
-    rows += [row for row, _, _, _ in kernels]
-    worst = max((ratio for _, ratio, _, _ in kernels), default=0.0)
-    larger = [(row.split(" | ")[0].lstrip("| "), plain, none) for row, _, plain, none in kernels if none > plain]
+    rows += [row for _, row, _, _, _ in kernels]
+    worst = max((ratio for _, _, ratio, _, _ in kernels), default=0.0)
+    larger = [(name, plain, none) for name, _, _, plain, none in kernels if none > plain]
     verdict = "met" if worst <= 1.0 else "NOT met"
     report = "\n".join(rows) + f"\n\nTarget `none` <= plain loops on every kernel: {verdict} (largest ratio {worst:.2f}).\n"
     if left_out:

@@ -601,10 +601,20 @@ def copy_row_bytes(spec):
     return None
 
 
+def copy_bound(spec):
+    """Whether the case is copy-bound: a Gather or GatherND with rows of COPY_ROWS_FROM bytes or more."""
+    return (copy_row_bytes(spec) or 0) >= COPY_ROWS_FROM
+
+
+def bytes_written(spec, header):
+    """The bytes of the case's output, from its header."""
+    return header_sizes(header, spec["name"])["output"] * ELEMENT_BYTES[spec["dtype"]]
+
+
 def copy_calls(spec, header, target):
     """For a copy-bound case: the calls of its kernel with every row copied by memcpy (KERNELGEN_COPY_WITH_MEMCPY),
     of one memcpy of the bytes it writes, and of the target's floor copy of them (with the case's tensors)."""
-    name, moved = spec["name"], header_sizes(header, spec["name"])["output"] * ELEMENT_BYTES[spec["dtype"]]
+    name, moved = spec["name"], bytes_written(spec, header)
     rows = kernel_call(spec, header, target, label=name + "/memcpy_rows", function=name + "_memcpy_rows")
     rows.includes.append(plain_loops.prototype(spec, name + "_memcpy_rows") + ";")
     calls = [rows]
@@ -629,7 +639,7 @@ def baseline_costs(args, pool, work):
             sys.exit(f"kernelgen refused the bench case {spec['name']}")
         with open(os.path.join(out_dir, f"plain_{spec['name']}.c"), "w") as f:
             f.write(plain_loops.plain_kernel(spec, "plain_" + spec["name"]))
-        if (copy_row_bytes(spec) or 0) >= COPY_ROWS_FROM:  # the kernel again, its rows copied by memcpy
+        if copy_bound(spec):  # the kernel again, its rows copied by memcpy
             with open(os.path.join(out_dir, f"{spec['name']}_memcpy_rows.c"), "w") as f:
                 f.write(f"#define KERNELGEN_COPY_WITH_MEMCPY 1\n#define {spec['name']} {spec['name']}_memcpy_rows\n"
                         f'#include "{spec["name"]}.c"\n')
@@ -643,7 +653,7 @@ def baseline_costs(args, pool, work):
         *plains, shaped = compile_all(target, [os.path.join(out_dir, f"plain_{spec['name']}.c") for spec in cases]
                                       + [os.path.join(BENCH, "runtime_shaped.c")], target_dir, out_dir, pool,
                                       werror=False)  # the baselines are not held to the kernels' flags
-        copies = [spec for spec in cases if (copy_row_bytes(spec) or 0) >= COPY_ROWS_FROM]
+        copies = [spec for spec in cases if copy_bound(spec)]
         *with_memcpy, floor = compile_all(target, [os.path.join(out_dir, f"{spec['name']}_memcpy_rows.c")
                                                    for spec in copies]
                                           + [os.path.join(BENCH, "target", "copy_floor.c")], target_dir, out_dir, pool)
@@ -672,8 +682,7 @@ def baseline_costs(args, pool, work):
                                                  "flash": sizes["text"] + sizes["rodata"]}
             for way in ("memcpy", "floor"):
                 results[name][key][way] = measured.get(f"{name}/{way}", {"status": "-"})
-            results[name][key]["bytes"] = header_sizes(os.path.join(out_dir, name + ".h"), name)["output"] \
-                * ELEMENT_BYTES[spec["dtype"]]
+            results[name][key]["bytes"] = bytes_written(spec, os.path.join(out_dir, name + ".h"))
             results[name][key]["row_bytes"] = copy_row_bytes(spec)
     return results
 
@@ -768,7 +777,7 @@ def copy_table(results, targets):
     for name, by_target in results.items():
         for t in targets:
             ways = by_target[t]
-            if "bytes" not in ways or all(ways[w].get(TARGETS[t].unit) is None for w in ways if w in COPY_WAYS):
+            if "bytes" not in ways or all(ways[w].get(TARGETS[t].unit) is None for w in COPY_WAYS):
                 continue  # not copy-bound, or too large for the target
             unit, moved = TARGETS[t].unit, ways["bytes"]
 
@@ -959,7 +968,7 @@ def main():
                   "target-copies": copy_table(baselines, args.target),
                   "target-plain": plain_table(*plain, args.target)[0]}
         for marker, table in tables.items():
-            pages = [page for page in args.doc if unroll_report.has_table(page, marker)]
+            pages = [page for page in args.doc if unroll_report.page_parts(page, marker) is not None]
             if not pages:
                 sys.exit(f"none of {', '.join(args.doc)} has {marker} markers")
             for page in pages:

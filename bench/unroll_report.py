@@ -216,25 +216,29 @@ def write_report(text, path):
     print(text)
 
 
-def has_table(doc, marker):
-    """Whether the page has the `<!-- MARKER:begin -->` line of a table."""
+def page_parts(doc, marker):
+    """(text before the table, the table, text after it) of the page's table between its `<!-- MARKER:begin -->` and
+    `<!-- MARKER:end -->` lines, the marker lines left out; None when the page has no such table."""
     with open(doc) as f:
-        return f"<!-- {marker}:begin -->\n" in f.read()
+        page = f.read()
+    begin, end = f"<!-- {marker}:begin -->\n", f"<!-- {marker}:end -->"
+    if begin not in page or end not in page:
+        return None
+    head, rest = page.split(begin, 1)
+    current, tail = rest.split(end, 1)
+    return head + begin, current, end + tail
 
 
 def doc_table(doc, marker, table, update):
     """The table between the page's `<!-- MARKER:begin -->` and `<!-- MARKER:end -->` lines must be `table`: exits 1
     when it is stale, or rewrites it with `update`. The pages' deterministic tables are kept current this way."""
-    with open(doc) as f:
-        page = f.read()
-    begin, end = f"<!-- {marker}:begin -->\n", f"<!-- {marker}:end -->"
-    if begin not in page or end not in page:
+    parts = page_parts(doc, marker)
+    if parts is None:
         sys.exit(f"{doc} has no {marker} markers")
-    head, rest = page.split(begin, 1)
-    current, tail = rest.split(end, 1)
+    head, current, tail = parts
     if update:
         with open(doc, "w") as f:
-            f.write(head + begin + table + end + tail)
+            f.write(head + table + tail)
     elif current != table:
         sys.exit(f"the {marker} table in {doc} is stale; refresh it with --doc {doc} --update")
 
