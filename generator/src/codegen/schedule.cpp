@@ -807,11 +807,11 @@ private:
         // (each element's combine is several instructions), and so for a float16 or bfloat16 add or mul, whose
         // combine converts through float32 and back: written out, gcc keeps it out of line, slower than one loop
         // that inlines it (measured on Cortex-M4F; a max or min, which only compares, is faster written out).
+        // (A plain copy reaches here with at most 4 elements, which stay written out.)
         const bool rounds_back = info(spec_.dtype).category == Category::HalfFloat &&
                                  (copy_.reduction == Reduction::Add || copy_.reduction == Reduction::Mul);
-        const bool one_at_most = spec_.unroll.kind == Unroll::Kind::None || rounds_back;
-        const uint64_t written_out = one_at_most ? 1 : 4;
-        if (variable_length || (length.constant > (reduce_ ? written_out : 4) && !decided_.straight)) {
+        const uint64_t written_out = reduce_ && (spec_.unroll.kind == Unroll::Kind::None || rounds_back) ? 1 : 4;
+        if (variable_length || (length.constant > written_out && !decided_.straight)) {
             For loop{"e", length, 1, {}};
             loop.body.push_back(wrap(Assign{Access{place.output, to.plus(variable("e"))},
                                             Access{place.source, from.plus(variable("e"))}, reduce_}));
