@@ -322,69 +322,63 @@ static inline int kernelgen_outside_i64(const int64_t *index, uint32_t size)
  * index is passed by its address: for a size up to 2^31 every index in range is an int32 value, whose low 32 bits
  * hold its sign too, and only they are read (kernelgen_low_word). */
 #if defined(__GNUC__) && !KERNELGEN_CHECK_BY_WORDS
-__attribute__((__always_inline__)) /* with a literal size, an AND or a test and an add: -Os would call it */
+#define KERNELGEN_WRAP_INLINE __attribute__((__always_inline__)) /* with a literal size, an AND or a test and an add */
+#else
+#define KERNELGEN_WRAP_INLINE
 #endif
-static inline uint32_t kernelgen_wrap_i32_u32(int32_t index, uint32_t size)
+/* The wrap of an index whose axis has at most 2^31 elements, from its low word: the sign is the word's top bit. */
+KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_low(uint32_t low, uint32_t size)
 {
     if ((size & (size - 1u)) == 0u) {
-        return (uint32_t)index & (size - 1u);
+        return low & (size - 1u);
     }
-    if (size <= 0x80000000u) { /* the sign as the low word's top bit: fewer instructions on 8- and 16-bit cores */
-        const uint32_t low = (uint32_t)index;
-        return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)size : low);
+    return low >= 0x80000000u ? low + size : low;
+}
+
+KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_i32_u32(int32_t index, uint32_t size)
+{
+    if (size <= 0x80000000u) {
+        return (uint32_t)kernelgen_wrap_low((uint32_t)index, (uint32_t)size);
+    }
+    if ((size & (size - 1u)) == 0u) {
+        return (uint32_t)index & (size - 1u);
     }
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-#if defined(__GNUC__) && !KERNELGEN_CHECK_BY_WORDS
-__attribute__((__always_inline__)) /* with a literal size, an AND or a test and an add: -Os would call it */
-#endif
-static inline uint32_t kernelgen_wrap_i64_u32(const int64_t *at, uint32_t size)
+KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_i64_u32(const int64_t *at, uint32_t size)
 {
     if (size <= 0x80000000u) {
-        const uint32_t low = kernelgen_low_word(at);
-        if ((size & (size - 1u)) == 0u) {
-            return (uint32_t)(low & (uint32_t)(size - 1u));
-        }
-        return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)size : low);
+        return (uint32_t)kernelgen_wrap_low(kernelgen_low_word(at), (uint32_t)size);
     }
+    const int64_t index = *at;
     if ((size & (size - 1u)) == 0u) {
-        return (uint32_t)*at & (size - 1u);
+        return (uint32_t)index & (size - 1u);
     }
-    return *at < 0 ? (uint32_t)*at + size : (uint32_t)*at;
+    return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-#if defined(__GNUC__) && !KERNELGEN_CHECK_BY_WORDS
-__attribute__((__always_inline__)) /* with a literal size, an AND or a test and an add: -Os would call it */
-#endif
-static inline uint64_t kernelgen_wrap_i32_u64(int32_t index, uint64_t size)
+KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i32_u64(int32_t index, uint64_t size)
 {
+    if (size <= 0x80000000u) {
+        return (uint64_t)kernelgen_wrap_low((uint32_t)index, (uint32_t)size);
+    }
     if ((size & (size - 1u)) == 0u) {
         return (uint64_t)index & (size - 1u);
-    }
-    if (size <= 0x80000000u) { /* the sign as the low word's top bit: fewer instructions on 8- and 16-bit cores */
-        const uint32_t low = (uint32_t)index;
-        return (uint64_t)(low >= 0x80000000u ? low + (uint32_t)size : low);
     }
     return index < 0 ? (uint64_t)index + size : (uint64_t)index;
 }
 
-#if defined(__GNUC__) && !KERNELGEN_CHECK_BY_WORDS
-__attribute__((__always_inline__)) /* with a literal size, an AND or a test and an add: -Os would call it */
-#endif
-static inline uint64_t kernelgen_wrap_i64_u64(const int64_t *at, uint64_t size)
+KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i64_u64(const int64_t *at, uint64_t size)
 {
     if (size <= 0x80000000u) {
-        const uint32_t low = kernelgen_low_word(at);
-        if ((size & (size - 1u)) == 0u) {
-            return (uint64_t)(low & (uint32_t)(size - 1u));
-        }
-        return (uint64_t)(low >= 0x80000000u ? low + (uint32_t)size : low);
+        return (uint64_t)kernelgen_wrap_low(kernelgen_low_word(at), (uint32_t)size);
     }
+    const int64_t index = *at;
     if ((size & (size - 1u)) == 0u) {
-        return (uint64_t)*at & (size - 1u);
+        return (uint64_t)index & (size - 1u);
     }
-    return *at < 0 ? (uint64_t)*at + size : (uint64_t)*at;
+    return index < 0 ? (uint64_t)index + size : (uint64_t)index;
 }
 
 /* TensorScatter's circular write position along its sequence axis of `size` (> 0): (index mod size + step) mod

@@ -405,10 +405,11 @@ TEST(Emit, IndexWrapIsTheSharedFunctionWithALiteralSize) {
                   1u)
             << wrap;
     }
-    // A power-of-two size takes the AND in each: in the int64 wraps both for its low word (sizes up to 2^31) and
-    // for the whole value.
-    EXPECT_EQ(count(support.header, "if ((size & (size - 1u)) == 0u)"), 6u);
-    EXPECT_EQ(count(support.header, "const uint32_t low = kernelgen_low_word(at);"), 2u);
+    // A power-of-two size takes the AND: once in the wrap of a low word (sizes up to 2^31), which every wrap calls
+    // (the int64 ones with the word read alone), and in each wrap for the whole value.
+    EXPECT_EQ(count(support.header, "if ((size & (size - 1u)) == 0u)"), 5u);
+    EXPECT_EQ(count(support.header, "kernelgen_wrap_low(kernelgen_low_word(at), (uint32_t)size)"), 2u);
+    EXPECT_EQ(count(support.header, "kernelgen_wrap_low((uint32_t)index, (uint32_t)size)"), 2u);
 }
 
 TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
