@@ -18,11 +18,11 @@ static uint64_t kernelgen_accumulate_u64_combine(uint64_t current, uint64_t upda
 int accumulate_u64(const uint64_t *data, const int64_t *restrict indices, const uint64_t *restrict updates, uint64_t *output)
 {
     /* Every index is checked before anything is written. */
-    int out_of_range = 0;
+    unsigned out_of_range = 0u;
     for (uint32_t t = 0u; t < 100u; ++t) {
-        out_of_range |= kernelgen_outside_i64(&indices[t], 40u);
+        out_of_range |= kernelgen_outside_i64_bits(&indices[t], 40u);
     }
-    if (out_of_range) {
+    if (out_of_range != 0u) {
         return ACCUMULATE_U64_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */

@@ -316,6 +316,24 @@ static inline int kernelgen_outside_i64(const int64_t *index, uint32_t size)
 #endif
 }
 
+/* The same test for a loop that gathers every check into one flag (an unroll factor's loop of checks): nonzero
+ * when the index lies outside. Where pointers and unsigned int hold 32 bits it is computed by words and without
+ * a branch, the high word plus the low word's sign being zero for an int32_t value: on Cortex-M0 the branches of
+ * the plain compare took the registers that the flag then lacked (kept on the stack: 4 more instructions a check). */
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline unsigned kernelgen_outside_i64_bits(const int64_t *index, uint32_t size)
+{
+#if !KERNELGEN_CHECK_BY_WORDS && UINTPTR_MAX == 0xFFFFFFFFu && defined(__SIZEOF_INT__) && __SIZEOF_INT__ == 4
+    const uint32_t low = (uint32_t)*index;
+    const uint32_t high = (uint32_t)((uint64_t)*index >> 32);
+    return (high + (low >> 31)) | (uint32_t)(low + size > 2u * size - 1u);
+#else
+    return (unsigned)kernelgen_outside_i64(index, size);
+#endif
+}
+
 /* An index in [-size, size-1] as an offset along its axis: checked by the kernel before it is wrapped, or
  * guaranteed by the caller ("index_check": "none"). For a power-of-two size (the kernels pass literal sizes,
  * so the tests fold away), the offset is the index's low bits: one AND instead of a test and an add. An int64

@@ -12,14 +12,14 @@
 int point_lookup_3d(const int64_t *data, const int32_t *restrict indices, int64_t *output)
 {
     /* Every index is checked before anything is written. */
-    int out_of_range = 0;
+    unsigned out_of_range = 0u;
     for (uint32_t t = 0u; t < 7u; ++t) {
         const int32_t *tuple = &indices[t * 3u];
-        out_of_range |= (tuple[0] < -4) | (tuple[0] > 3);
-        out_of_range |= (tuple[1] < -5) | (tuple[1] > 4);
-        out_of_range |= (tuple[2] < -6) | (tuple[2] > 5);
+        out_of_range |= (unsigned)((tuple[0] < -4) | (tuple[0] > 3));
+        out_of_range |= (unsigned)((tuple[1] < -5) | (tuple[1] > 4));
+        out_of_range |= (unsigned)((tuple[2] < -6) | (tuple[2] > 5));
     }
-    if (out_of_range) {
+    if (out_of_range != 0u) {
         return POINT_LOOKUP_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0] = data[indices[i0, :]] */

@@ -17,11 +17,11 @@
 int sensor_select_channels(const double *data, const int64_t *restrict indices, double *output)
 {
     /* Every index is checked before anything is written. */
-    int out_of_range = 0;
+    unsigned out_of_range = 0u;
     for (uint32_t t = 0u; t < 6u; ++t) {
-        out_of_range |= kernelgen_outside_i64(&indices[t], 12u);
+        out_of_range |= kernelgen_outside_i64_bits(&indices[t], 12u);
     }
-    if (out_of_range) {
+    if (out_of_range != 0u) {
         return SENSOR_SELECT_CHANNELS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[a0, i0] = data[a0, indices[i0]] */

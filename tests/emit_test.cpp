@@ -367,10 +367,12 @@ namespace {
 TEST(Emit, LoopChecksGatherOneFlagOnlyWithAFactor) {
     // 65 index values: more than the 2 checked straight-line, so one loop of checks, which returns at the first
     // bad index; with an unroll factor (the setting for hosts with vector units) it gathers one flag.
-    // An int64 index against a literal size goes through kernelgen_outside_i64 (its address: the test by words).
+    // An int64 index against a literal size goes through kernelgen_outside_i64 (its address: the test by words),
+    // in the flag's loop its branch-free form kernelgen_outside_i64_bits.
     auto fast = emit_json(gather(100, 65, "4"));
-    EXPECT_EQ(count(fast.source, "out_of_range |= kernelgen_outside_i64(&indices[t], 100u);"), 1u) << fast.source;
-    EXPECT_EQ(count(fast.source, "if (out_of_range)"), 1u);
+    EXPECT_EQ(count(fast.source, "unsigned out_of_range = 0u;"), 1u) << fast.source;
+    EXPECT_EQ(count(fast.source, "out_of_range |= kernelgen_outside_i64_bits(&indices[t], 100u);"), 1u) << fast.source;
+    EXPECT_EQ(count(fast.source, "if (out_of_range != 0u)"), 1u);
     EXPECT_EQ(count(fast.source, "const int64_t index"), 0u);  // no local left unused
     for (const char* unroll : {"", "\"none\""}) {
         auto small = emit_json(gather(100, 65, unroll));
@@ -382,6 +384,10 @@ TEST(Emit, LoopChecksGatherOneFlagOnlyWithAFactor) {
                                "data_shape": [100], "indices_shape": [65]})");
     EXPECT_EQ(count(int32.source, "const int32_t index = indices[t];"), 1u) << int32.source;
     EXPECT_EQ(count(int32.source, "if (index < -100 || index > 99)"), 1u);
+    auto int32_fast = emit_json(R"({"name": "g", "op": "Gather", "dtype": "float32", "index_dtype": "int32",
+                                    "data_shape": [100], "indices_shape": [65], "unroll": 4})");
+    EXPECT_EQ(count(int32_fast.source, "out_of_range |= (unsigned)((index < -100) | (index > 99));"), 1u)
+        << int32_fast.source;
     // A size an int32 does not hold: the plain compare.
     auto wide = emit_json(R"({"name": "g", "op": "Gather", "dtype": "uint8", "data_shape": [2147483649],
                               "indices_shape": [3]})");

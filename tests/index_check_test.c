@@ -1,4 +1,5 @@
-/* kernelgen_outside_i64 (kernelgen_support.h), the kernels' check of an int64 index against a literal size,
+/* kernelgen_outside_i64 (kernelgen_support.h), the kernels' check of an int64 index against a literal size, and
+ * kernelgen_outside_i64_bits, its branch-free form for a loop that gathers one flag (by words on 32-bit cores),
  * compared with the plain definition (index < -size or index > size - 1) for sizes from 1 to 2^31 and the values
  * around every edge a word-at-a-time test could get wrong: the range's own edges, the int32 edges, the 2^32
  * multiples (whose low word alone is in range), the int64 extremes, and a pseudo-random sweep.
@@ -9,6 +10,7 @@
  *
  * Built for the host under AddressSanitizer and UBSan twice: with the host's own 64-bit compare, and with the
  * test by words that 8- and 16-bit targets use (KERNELGEN_CHECK_BY_WORDS=1; the host is little-endian).
+ * The on-target tests run it on every class too, where the 32-bit cores take kernelgen_outside_i64_bits by words.
  * Prints "N cases, F failed"; exits with status 1 when F is not 0. */
 #include "kernelgen_support.h"
 
@@ -21,12 +23,14 @@ static void check(int64_t index, uint32_t size)
 {
     const int expected = index < -(int64_t)size || index > (int64_t)size - 1;
     const int got = kernelgen_outside_i64(&index, size) != 0;
+    const int got_bits = kernelgen_outside_i64_bits(&index, size) != 0u;
     ++cases;
-    if (got != expected) {
+    if (got != expected || got_bits != expected) {
         ++failures;
         if (failures <= 10u) {
-            printf("index %lld, size %lu: %s, expected %s\n", (long long)index, (unsigned long)size,
-                   got ? "outside" : "inside", expected ? "outside" : "inside");
+            printf("index %lld, size %lu: %s (outside_i64), %s (outside_i64_bits), expected %s\n", (long long)index,
+                   (unsigned long)size, got ? "outside" : "inside", got_bits ? "outside" : "inside",
+                   expected ? "outside" : "inside");
         }
     }
 }

@@ -558,7 +558,9 @@ private:
             // An int64 index against a literal size that an int32 holds: kernelgen_support.h's test by words.
             const bool by_words = onnx && !range.runtime_bound && spec_.index_dtype == IndexType::Int64 &&
                                   range.bound >= 1 && range.bound <= (uint64_t{1} << 31);
-            item.text["outside"] = by_words ? "kernelgen_outside_i64(" + index_address(check.value) + ", " + literal(range.bound) + ")" : "";
+            // In a loop that gathers one flag, the branch-free form that returns the failure as bits.
+            const std::string test = checks.accumulate ? "kernelgen_outside_i64_bits(" : "kernelgen_outside_i64(";
+            item.text["outside"] = by_words ? test + index_address(check.value) + ", " + literal(range.bound) + ")" : "";
             item.flags["by_words"] = by_words;
             each.push_back(item);
         }
