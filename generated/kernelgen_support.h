@@ -401,33 +401,46 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i64_u64(const int64_
 
 /* TensorScatter's circular write position along its sequence axis of `size` (> 0): (index mod size + step) mod
  * size, for a write index checked >= 0 and a step below size, without overflow; the modulo in 32 bits where the
- * index fits them (a 64-bit division is a library call on 32-bit cores). */
-static inline uint32_t kernelgen_circular_i32_u32(int32_t index, uint32_t step, uint32_t size)
+ * index fits them (a 64-bit division is a library call on 32-bit cores). For a power-of-two size (a literal, so
+ * the test folds away) the low bits of index + step: inlined, one add and an AND (gcc -Os had made it a call). */
+KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_circular_i32_u32(int32_t index, uint32_t step, uint32_t size)
 {
+    if ((size & (size - 1u)) == 0u) {
+        return ((uint32_t)index + step) & (size - 1u);
+    }
     const uint32_t start = (uint64_t)index > (uint64_t)UINT32_MAX ? (uint32_t)((uint64_t)index % size)
                                                                      : (uint32_t)((uint32_t)index % size);
     const uint32_t rest = size - start;
     return step < rest ? start + step : step - rest;
 }
 
-static inline uint32_t kernelgen_circular_i64_u32(int64_t index, uint32_t step, uint32_t size)
+KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_circular_i64_u32(int64_t index, uint32_t step, uint32_t size)
 {
+    if ((size & (size - 1u)) == 0u) {
+        return ((uint32_t)index + step) & (size - 1u);
+    }
     const uint32_t start = (uint64_t)index > (uint64_t)UINT32_MAX ? (uint32_t)((uint64_t)index % size)
                                                                      : (uint32_t)((uint32_t)index % size);
     const uint32_t rest = size - start;
     return step < rest ? start + step : step - rest;
 }
 
-static inline uint64_t kernelgen_circular_i32_u64(int32_t index, uint64_t step, uint64_t size)
+KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_circular_i32_u64(int32_t index, uint64_t step, uint64_t size)
 {
+    if ((size & (size - 1u)) == 0u) {
+        return ((uint64_t)index + step) & (size - 1u);
+    }
     const uint64_t start = (uint64_t)index > (uint64_t)UINT32_MAX ? (uint64_t)((uint64_t)index % size)
                                                                      : (uint64_t)((uint32_t)index % size);
     const uint64_t rest = size - start;
     return step < rest ? start + step : step - rest;
 }
 
-static inline uint64_t kernelgen_circular_i64_u64(int64_t index, uint64_t step, uint64_t size)
+KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_circular_i64_u64(int64_t index, uint64_t step, uint64_t size)
 {
+    if ((size & (size - 1u)) == 0u) {
+        return ((uint64_t)index + step) & (size - 1u);
+    }
     const uint64_t start = (uint64_t)index > (uint64_t)UINT32_MAX ? (uint64_t)((uint64_t)index % size)
                                                                      : (uint64_t)((uint32_t)index % size);
     const uint64_t rest = size - start;
