@@ -412,8 +412,11 @@ TEST(Emit, IndexWrapIsTheSharedFunctionWithALiteralSize) {
             << wrap;
     }
     // A power-of-two size takes the AND: once in the wrap of a low word (sizes up to 2^31), which every wrap calls
-    // (the int64 ones with the word read alone), and in each wrap for the whole value.
-    EXPECT_EQ(count(support.header, "if ((size & (size - 1u)) == 0u)"), 5u);
+    // (the int64 ones with the word read alone), in each wrap for the whole value, and in each of the four
+    // circular write positions (TensorScatter), always inlined like the wraps.
+    EXPECT_EQ(count(support.header, "if ((size & (size - 1u)) == 0u)"), 9u);
+    EXPECT_EQ(count(support.header, "KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_circular_"), 2u);
+    EXPECT_EQ(count(support.header, "KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_circular_"), 2u);
     EXPECT_EQ(count(support.header, "kernelgen_wrap_low(kernelgen_low_word(at), (uint32_t)size)"), 2u);
     EXPECT_EQ(count(support.header, "kernelgen_wrap_low((uint32_t)index, (uint32_t)size)"), 2u);
 }
