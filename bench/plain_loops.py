@@ -8,6 +8,10 @@ ScatterND and ScatterElements in every numeric element type and bool, with every
 stored as 16-bit integers, and bool only without one); not: constant tensors, run-time counts, quantized tables,
 strings, complex numbers, TensorScatter (covers() says why).
 
+With checked=False, the unchecked kernel of the same loops, the shape of onnx2c's Gather and ScatterND (which
+check no index): no check pass, and a scatter's output starting as one memcpy of data. Negative indices are still
+wrapped (onnx2c's Gather wraps them; the benchmarks' indices include negative ones).
+
 Usage: bench/plain_loops.py SPEC.json OUT.c   (a spec file holding one kernel object)
 """
 import json
@@ -87,6 +91,13 @@ def check_loop(count, bounds_of, index_type):
     return lines
 
 
+def copy_data(data, t, checked):
+    """A scatter's output starts as data: element by element, or (unchecked, as onnx2c writes it) one memcpy."""
+    if not checked:
+        return [f"    memcpy(output, data, {prod(data)}u * sizeof({t}));"]
+    return loops(["e"], [prod(data)], ["output[e] = data[e];"])
+
+
 def wrap(expression, size):
     return f"(uint32_t)({expression} < 0 ? {expression} + {size} : {expression})"
 
@@ -102,13 +113,13 @@ def prototype(spec, name):
     return f"int {name}({parameters(spec)})"
 
 
-def plain_kernel(spec, name):
+def plain_kernel(spec, name, checked=True):
     op, data, ind = spec["op"], spec["data_shape"], spec["indices_shape"]
     t = C_TYPES[spec["dtype"]]
     ti = "int32_t" if spec.get("index_dtype") == "int32" else "int64_t"
     ds, js = strides(data), strides(ind)
     params = parameters(spec)
-    body, variables = [], ["t"]
+    body, variables = [], ["t"] if checked else []
     reduction = spec.get("reduction", "none")
 
     def store(target, value):
@@ -117,7 +128,7 @@ def plain_kernel(spec, name):
     if op == "Gather":
         axis = spec.get("axis", 0) % len(data)
         outer, size, inner, count = prod(data[:axis]), data[axis], prod(data[axis + 1:]), prod(ind)
-        body += check_loop(count, [size], ti)
+        body += check_loop(count, [size], ti) if checked else []
         variables += ["o", "i", "e"]
         body += loops(["o", "i"], [outer, count], [
             f"const uint32_t row = {wrap('indices[i]', size)};",
@@ -127,7 +138,7 @@ def plain_kernel(spec, name):
         axis = spec.get("axis", 0) % len(data)
         names = [f"i{d}" for d in range(len(ind))]
         variables += names
-        body += check_loop(prod(ind), [data[axis]], ti)
+        body += check_loop(prod(ind), [data[axis]], ti) if checked else []
         at = offset(list(zip(names, js)))
         located = offset([(n, s) for d, (n, s) in enumerate(zip(names, ds)) if d != axis] + [("v", ds[axis])])
         v = f"const uint32_t v = {wrap(f'indices[{at}]', data[axis])};"
@@ -135,7 +146,7 @@ def plain_kernel(spec, name):
             body += loops(names, ind, [v, f"output[{at}] = data[{located}];"])
         else:
             variables.append("e")
-            body += loops(["e"], [prod(data)], ["output[e] = data[e];"])
+            body += copy_data(data, t, checked)
             body += loops(names, ind, [v, store(f"output[{located}]", f"updates[{at}]")])
     else:  # GatherND and ScatterND: tuples of k along indices[:-1] select data[b + j]
         b = spec.get("batch_dims", 0) if op == "GatherND" else 0
@@ -145,7 +156,7 @@ def plain_kernel(spec, name):
         names = [f"i{d}" for d in range(len(tuples))]
         variables += names + ["e", "j"]
         bounds = [data[b + j] for j in range(k)]
-        body += check_loop(prod(ind), bounds, ti)
+        body += check_loop(prod(ind), bounds, ti) if checked else []
         tuple_at = offset(list(zip(names, js[:-1])))
         dense = offset(list(zip(names, [s // k * block for s in js[:-1]])))
         batch = offset([(n, ds[d]) for d, n in enumerate(names[:b])])
@@ -159,12 +170,12 @@ def plain_kernel(spec, name):
         if op == "GatherND":
             inner += loops(["e"], [block], [f"output[{dense} + e] = data[at + e];"], "")
         else:
-            body += ["    " + line for line in loops(["e"], [prod(data)], ["output[e] = data[e];"], "")]
+            body += copy_data(data, t, checked)
             inner += loops(["e"], [block], [store("output[at + e]", f"updates[{dense} + e]")], "")
         body += loops(names, tuples, inner)
     declarations = "    uint32_t " + ", ".join(dict.fromkeys(variables)) + ";"
     return "\n".join([
-        "#include <stdint.h>", "",
+        "#include <stdint.h>", *([] if checked else ["#include <string.h>"]), "",
         f"int {name}({params});", "",
         f"int {name}({params})", "{", declarations, *body, "    return 0;", "}", ""])
 

@@ -20,9 +20,11 @@ arena has its read-only inputs (data, indices, updates) in flash as constants wh
 only: AVR reads its data space only), else it is reported "does not fit". Kernels that refuse the target with
 their own #error (AVR: 64-bit doubles, tensors over 64 KB) are "refused".
 
-With --baselines, the cases of bench/specs/ are measured three ways too, as docs/speed-and-size.md does on
-x86: kernelgen's kernel, the runtime-shaped kernel (bench/runtime_shaped.c) and the plain-loop kernel
-(bench/plain_loops.py).
+With --baselines, the cases of bench/specs/ are measured four ways too, as docs/speed-and-size.md does on
+x86: kernelgen's kernel, the runtime-shaped kernel (bench/runtime_shaped.c), the plain-loop kernel and the same
+loops unchecked, in the shape of onnx2c's kernels (bench/plain_loops.py). --plain (and --doc) compares every
+kernel of the specs with its plain and unchecked loops. Each call's output is hashed after its bracket, and the
+run stops where a baseline's output differs from kernelgen's.
 
 Usage: bench/target_costs.py --kernelgen build/kernelgen [--plugin build/bench/libqemu_count_plugin.so]
           [--target m4f|m0|avr]... [--unroll MODE]... [--baselines] [--json FILE] [--out FILE]
@@ -51,6 +53,8 @@ sys.path.insert(0, BENCH)
 import plain_loops  # noqa: E402
 import unroll_report  # noqa: E402
 from unroll_report import run  # noqa: E402
+
+PLAIN_WAYS = {"plain": True, "unchecked": False}  # bench/plain_loops.py's kernels: checked, and onnx2c's unchecked shape
 
 ARENA_ALIGN = 8
 
@@ -294,15 +298,28 @@ def program_source(target, calls, placement):
             "    kg_put_u32(kg_t1 - kg_t0);",
             "    kg_putc('\\n');",
             "}",
+            "static void kg_report_hash(uint32_t hash) { kg_putc('h'); kg_put_u32(hash); kg_putc('\\n'); }",
         ]
     else:
         lines += [
             "__attribute__((noinline)) void kg_start(void) { kg_sink = 1; }",
             "__attribute__((noinline)) void kg_stop(void) { kg_sink = 2; }",
             "static void kg_report(int status) { printf(\"%d\\n\", status); }",
+            "static void kg_report_hash(uint32_t hash) { printf(\"h%lu\\n\", (unsigned long)hash); }",
         ]
     prologue = lines
     lines += [
+        # The FNV-1a hash of a call's output (`count` bytes at `offset` in the arena) on a line of its own, from
+        # main after the call's function returned, which it leaves as it was: the baselines must write what
+        # kernelgen's kernel does.
+        "__attribute__((noinline)) static void kg_report_output(uint32_t offset, uint32_t count)",
+        "{",
+        "    const unsigned char *p = (const unsigned char *)kg_arena + offset;",
+        "    uint32_t hash = 2166136261u;",
+        "    uint32_t i;",
+        "    for (i = 0u; i < count; ++i) hash = (hash ^ p[i]) * 16777619u;",
+        "    kg_report_hash(hash);",
+        "}",
         "static int32_t kg_index(int32_t bound)",
         "{",
         "    kg_state = kg_state * 1103515245u + 12345u;",
@@ -317,9 +334,11 @@ def program_source(target, calls, placement):
         fn = f"kg_call_{n}"
         lines = functions
         lines += [f"__attribute__((noinline)) static void {fn}(void)", "{", "    uint32_t i;"]
-        offset = 0
+        offset, hashed = 0, "0u, 0u"
         for t in call.tensors:
             var, count = t["name"], max(t["count"], 1)
+            if var == "output":
+                hashed = f"{offset}u, {t['bytes'] * t['count']}u"
             if where == "flash" and t["readonly"]:
                 values = (index_values(call.spec, t["count"]) if t["dtype"] == "index"
                           else [value_literal(t["dtype"], i + (1000 if var == "updates" else 0)) for i in range(t["count"])])
@@ -348,7 +367,7 @@ def program_source(target, calls, placement):
         lines += call.setup
         lines += ["    kg_start();", f"    kg_status = {call.function}({', '.join(call.args)});", "    kg_stop();",
                   "    kg_report(kg_status);", "}"]
-        body.append(f"    {fn}();")
+        body += [f"    {fn}();", f"    kg_report_output({hashed});"]
     empty = ["__attribute__((noinline)) static void kg_empty(void)", "{", "    kg_start();", "    kg_stop();",
              "    kg_report(0);", "}"]
     lines = prologue + consts + empty + functions + ["int main(void);", "int main(void)", "{", "    int k;"]
@@ -410,13 +429,15 @@ def symbol_address(target, elf, symbol):
 
 
 def run_program(target, elf, plugin, work):
-    """[(status, cost)] of each bracket the program measured, the empty ones first, cost not yet corrected."""
+    """[(status, cost)] of each bracket the program measured, the empty ones first, cost not yet corrected; and
+    the hashes of the outputs of the calls (the brackets but the empty ones)."""
     if target.key == "avr":
         result = run(["simavr", "-m", "atmega2560", "-f", "16000000", elf], timeout=600)
         # simavr echoes UART0 on stderr, line by line in colour, each newline shown as ".".
         output = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)
         rows = re.findall(r"^(-?\d+) (\d+)\.?\s*$", output, re.M)
-        return [(int(s), int(c)) for s, c in rows]
+        hashes = re.findall(r"^h(\d+)\.?\s*$", output, re.M)
+        return [(int(s), int(c)) for s, c in rows], [int(h) for h in hashes]
     counts = os.path.join(work, "counts.txt")
     start, stop = symbol_address(target, elf, "kg_start"), symbol_address(target, elf, "kg_stop")
     result = run(["qemu-system-arm", "-M", target.machine, "-nographic", "-semihosting-config",
@@ -425,11 +446,12 @@ def run_program(target, elf, plugin, work):
     if result.returncode != 0:
         sys.exit(f"{elf} failed on qemu ({result.returncode}):\n{result.stdout}{result.stderr}")
     statuses = [int(s) for s in re.findall(r"^(-?\d+)\s*$", result.stdout, re.M)]
+    hashes = [int(h) for h in re.findall(r"^h(\d+)\s*$", result.stdout, re.M)]
     with open(counts) as f:
         costs = [int(line) for line in f]
     if len(costs) != len(statuses):
         sys.exit(f"{elf}: {len(statuses)} calls reported, {len(costs)} counted")
-    return list(zip(statuses, costs))
+    return list(zip(statuses, costs)), hashes
 
 
 def link(target, calls, placement, sources, work, include):
@@ -455,8 +477,11 @@ def measure(target, calls, sources, work, include, plugin):
     """{label: {unit: cost or None, "status": ...}} of one program holding every call."""
     placement = place(target, calls)
     elf = link(target, calls, placement, sources, work, include)
-    rows = run_program(target, elf, plugin, work)
-    empty = {cost for _, cost in rows[:3]}
+    rows, hashes = run_program(target, elf, plugin, work)
+    if len(hashes) != len(rows) - 3:
+        sys.exit(f"{target.title}: {len(rows) - 3} calls reported, {len(hashes)} outputs hashed")
+    rows = [row + (h,) for row, h in zip(rows, [None] * 3 + hashes)]
+    empty = {cost for _, cost, _ in rows[:3]}
     if len(empty) != 1:
         sys.exit(f"{target.title}: the empty brackets differ: {sorted(empty)}")
     empty = empty.pop()
@@ -466,11 +491,11 @@ def measure(target, calls, sources, work, include, plugin):
         if placement[call.label] == "no":
             results[call.label] = {target.unit: None, "status": "does not fit"}
             continue
-        status, cost = next(measured)
+        status, cost, output_hash = next(measured)
         if status != 0 and not call.note:
             sys.exit(f"{target.title}: {call.label} returned {status} on in-range indices")
         results[call.label] = {target.unit: cost - empty, "status": call.note or "ok",
-                               "inputs": placement[call.label]}
+                               "inputs": placement[call.label], "output_hash": output_hash}
     if next(measured, None) is not None:
         sys.exit(f"{target.title}: more calls reported than made")
     return results
@@ -553,7 +578,8 @@ RS_FUNCTIONS = {"Gather": "rs_gather", "GatherElements": "rs_gather_elements", "
 
 
 def baseline_calls(spec, header, target):
-    """The three calls of one bench case: kernelgen's kernel, the runtime-shaped one, the plain-loop one."""
+    """The four calls of one bench case: kernelgen's kernel, the runtime-shaped one, the plain-loop one and the
+    unchecked loops of onnx2c's shape."""
     name, op = spec["name"], spec["op"]
     kernel = kernel_call(spec, header, target)
     shaped = kernel_call(spec, header, target, label=name + "/runtime_shaped", function=RS_FUNCTIONS[op])
@@ -570,9 +596,12 @@ def baseline_calls(spec, header, target):
         parameter = spec.get("batch_dims", 0) if op == "GatherND" else spec.get("axis", 0)
         shaped.args = ["data", "data_shape", "indices", "indices_shape", str(parameter), "output"]
     shaped.includes = ['#include "runtime_shaped.h"']
-    plain = kernel_call(spec, header, target, label=name + "/plain", function="plain_" + name)
-    plain.includes = [plain_loops.prototype(spec, "plain_" + name) + ";"]
-    return [kernel, shaped, plain]
+    others = []
+    for way in PLAIN_WAYS:
+        call = kernel_call(spec, header, target, label=f"{name}/{way}", function=f"{way}_{name}")
+        call.includes = [plain_loops.prototype(spec, f"{way}_{name}") + ";"]
+        others.append(call)
+    return [kernel, shaped, *others]
 
 
 def function_size(target, obj, function):
@@ -629,7 +658,7 @@ def copy_calls(spec, header, target):
 
 
 def baseline_costs(args, pool, work):
-    """{case: {target: {way: {unit: ..., "flash": ...}}}} for the cases of bench/specs/, three ways; for the
+    """{case: {target: {way: {unit: ..., "flash": ...}}}} for the cases of bench/specs/, four ways; for the
     copy-bound cases three more: "memcpy_rows", "memcpy" and "floor" (copy_calls())."""
     specs = list(unroll_report.kernels_of(sorted(glob.glob(os.path.join(BENCH, "specs", "*.json")))))
     out_dir = os.path.join(work, "baselines")
@@ -637,8 +666,9 @@ def baseline_costs(args, pool, work):
     for spec in specs:
         if not unroll_report.generate(args.kernelgen, spec, None, out_dir):
             sys.exit(f"kernelgen refused the bench case {spec['name']}")
-        with open(os.path.join(out_dir, f"plain_{spec['name']}.c"), "w") as f:
-            f.write(plain_loops.plain_kernel(spec, "plain_" + spec["name"]))
+        for way, checked in PLAIN_WAYS.items():
+            with open(os.path.join(out_dir, f"{way}_{spec['name']}.c"), "w") as f:
+                f.write(plain_loops.plain_kernel(spec, f"{way}_{spec['name']}", checked))
         if copy_bound(spec):  # the kernel again, its rows copied by memcpy
             with open(os.path.join(out_dir, f"{spec['name']}_memcpy_rows.c"), "w") as f:
                 f.write(f"#define KERNELGEN_COPY_WITH_MEMCPY 1\n#define {spec['name']} {spec['name']}_memcpy_rows\n"
@@ -650,31 +680,37 @@ def baseline_costs(args, pool, work):
         *kernels, support = compile_all(target, [os.path.join(out_dir, n + ".c") for n in names + ["kernelgen_support"]],
                                         target_dir, out_dir, pool)
         cases = [spec for spec, obj in zip(specs, kernels) if obj]
-        *plains, shaped = compile_all(target, [os.path.join(out_dir, f"plain_{spec['name']}.c") for spec in cases]
+        *plains, shaped = compile_all(target, [os.path.join(out_dir, f"{way}_{spec['name']}.c")
+                                               for way in PLAIN_WAYS for spec in cases]
                                       + [os.path.join(BENCH, "runtime_shaped.c")], target_dir, out_dir, pool,
                                       werror=False)  # the baselines are not held to the kernels' flags
+        plains = {way: plains[i * len(cases):(i + 1) * len(cases)] for i, way in enumerate(PLAIN_WAYS)}
         copies = [spec for spec in cases if copy_bound(spec)]
         *with_memcpy, floor = compile_all(target, [os.path.join(out_dir, f"{spec['name']}_memcpy_rows.c")
                                                    for spec in copies]
                                           + [os.path.join(BENCH, "target", "copy_floor.c")], target_dir, out_dir, pool)
         calls = [c for spec in cases for c in baseline_calls(spec, os.path.join(out_dir, spec["name"] + ".h"), target)]
-        measured = measure(target, calls, [o for o in kernels if o] + plains + [shaped, support], target_dir, out_dir,
-                           args.plugin)
+        measured = measure(target, calls, [o for o in kernels if o] + [o for way in PLAIN_WAYS for o in plains[way]]
+                           + [shaped, support], target_dir, out_dir, args.plugin)
+        for spec in cases:
+            check_agreement(target, measured, spec["name"], ("runtime_shaped", *PLAIN_WAYS))
         # The copies in a program of their own, which gives their read-only inputs the flash the baselines took.
         calls = [c for spec in copies for c in copy_calls(spec, os.path.join(out_dir, spec["name"] + ".h"), target)]
         measured.update(measure(target, calls, with_memcpy + [support, floor], target_dir, out_dir, args.plugin))
         refused = {"status": "refused", "flash": None}
         for spec, obj in zip(specs, kernels):
-            results[spec["name"]][key] = {"kernelgen": refused, "runtime_shaped": refused, "plain": refused}
-        for spec, obj, plain in zip(cases, [o for o in kernels if o], plains):
+            results[spec["name"]][key] = {way: refused for way in ("kernelgen", "runtime_shaped", *PLAIN_WAYS)}
+        for i, (spec, obj) in enumerate(zip(cases, [o for o in kernels if o])):
             name = spec["name"]
-            kernel_sizes, plain_sizes = object_sizes(target, obj), object_sizes(target, plain)
+            kernel_sizes = object_sizes(target, obj)
             results[name][key] = {
                 "kernelgen": {**measured[name], "flash": kernel_sizes["text"] + kernel_sizes["rodata"]},
                 "runtime_shaped": {**measured[name + "/runtime_shaped"],
                                    "flash": function_size(target, shaped, RS_FUNCTIONS[spec["op"]])},
-                "plain": {**measured[name + "/plain"], "flash": plain_sizes["text"] + plain_sizes["rodata"]},
             }
+            for way in PLAIN_WAYS:
+                sizes = object_sizes(target, plains[way][i])
+                results[name][key][way] = {**measured[f"{name}/{way}"], "flash": sizes["text"] + sizes["rodata"]}
         for spec, obj in zip(copies, with_memcpy):
             name = spec["name"]
             sizes = object_sizes(target, obj)
@@ -687,9 +723,21 @@ def baseline_costs(args, pool, work):
     return results
 
 
+def check_agreement(target, measured, name, ways):
+    """Exits unless every baseline `ways` of kernel `name` wrote the output bytes kernelgen's kernel wrote (a call
+    expected to fail, or one that did not fit, is not compared)."""
+    kernel = measured.get(name, {})
+    if kernel.get("status") != "ok":
+        return
+    for way in ways:
+        other = measured.get(f"{name}/{way}", {})
+        if other.get("status") == "ok" and other["output_hash"] != kernel["output_hash"]:
+            sys.exit(f"{target.title}: {name}: the {way} kernel's output differs from kernelgen's")
+
+
 def plain_costs(args, pool, work):
-    """{kernel: {target: {"kernelgen": {...}, "plain": {...}}}} for every kernel of the spec files that
-    bench/plain_loops.py writes (as its spec says), and the kernels it leaves out, with why."""
+    """{kernel: {target: {"kernelgen": {...}, "plain": {...}, "unchecked": {...}}}} for every kernel of the spec
+    files that bench/plain_loops.py writes (as its spec says), and the kernels it leaves out, with why."""
     kernels, left_out = [], []
     for kernel in unroll_report.kernels_of(args.specs):
         why = plain_loops.covers(kernel)
@@ -699,54 +747,64 @@ def plain_costs(args, pool, work):
     made = list(pool.map(lambda k: unroll_report.generate(args.kernelgen, k, None, out_dir), kernels))
     kernels = [k for k, ok in zip(kernels, made) if ok]
     for kernel in kernels:
-        with open(os.path.join(out_dir, f"plain_{kernel['name']}.c"), "w") as f:
-            f.write(plain_loops.plain_kernel(kernel, "plain_" + kernel["name"]))
+        for way, checked in PLAIN_WAYS.items():
+            with open(os.path.join(out_dir, f"{way}_{kernel['name']}.c"), "w") as f:
+                f.write(plain_loops.plain_kernel(kernel, f"{way}_{kernel['name']}", checked))
     results = {k["name"]: {} for k in kernels}
     for key in args.target:
         target, target_dir = TARGETS[key], os.path.join(out_dir, key)
         names = [k["name"] for k in kernels]
         *objects, support = compile_all(target, [os.path.join(out_dir, n + ".c") for n in names + ["kernelgen_support"]],
                                         target_dir, out_dir, pool)
-        plains = compile_all(target, [os.path.join(out_dir, f"plain_{n}.c") for n in names], target_dir, out_dir, pool,
-                             werror=False)
+        others = {way: compile_all(target, [os.path.join(out_dir, f"{way}_{n}.c") for n in names], target_dir, out_dir,
+                                   pool, werror=False) for way in PLAIN_WAYS}
         calls = []
         for kernel, obj in zip(kernels, objects):
             if not obj:
                 continue
             header = os.path.join(out_dir, kernel["name"] + ".h")
-            plain = kernel_call(kernel, header, target, label=kernel["name"] + "/plain", function="plain_" + kernel["name"])
-            plain.includes.append(plain_loops.prototype(kernel, "plain_" + kernel["name"]) + ";")
-            calls += [kernel_call(kernel, header, target), plain]
-        measured = measure(target, calls, [o for o in objects if o] + plains + [support], target_dir, out_dir,
-                           args.plugin)
-        for kernel, obj, plain in zip(kernels, objects, plains):
+            calls.append(kernel_call(kernel, header, target))
+            for way in PLAIN_WAYS:
+                function = f"{way}_{kernel['name']}"
+                call = kernel_call(kernel, header, target, label=f"{kernel['name']}/{way}", function=function)
+                call.includes.append(plain_loops.prototype(kernel, function) + ";")
+                calls.append(call)
+        measured = measure(target, calls, [o for o in objects if o] + [o for way in PLAIN_WAYS for o in others[way]]
+                           + [support], target_dir, out_dir, args.plugin)
+        for kernel in kernels:
+            check_agreement(target, measured, kernel["name"], PLAIN_WAYS)
+        for i, (kernel, obj) in enumerate(zip(kernels, objects)):
             name = kernel["name"]
             if not obj:
                 results[name][key] = None
                 continue
-            sizes = {"kernelgen": object_sizes(target, obj), "plain": object_sizes(target, plain)}
-            results[name][key] = {way: {**measured[name if way == "kernelgen" else name + "/plain"],
+            sizes = {"kernelgen": object_sizes(target, obj), **{way: object_sizes(target, others[way][i]) for way in PLAIN_WAYS}}
+            results[name][key] = {way: {**measured[name if way == "kernelgen" else f"{name}/{way}"],
                                         "flash": sizes[way]["text"] + sizes[way]["rodata"]} for way in sizes}
     return results, left_out
 
 
-def plain_table(results, left_out, targets):
-    """Per target: kernelgen against the plain-loop kernels of the same specs, in cost and flash."""
-    rows = ["| target | kernels | kernelgen / plain loops, geometric mean | largest | kernels slower than plain loops "
+def plain_table(results, left_out, targets, way="plain"):
+    """Per target: kernelgen against bench/plain_loops.py's kernels of the same specs (`way`: the checked plain
+    loops, or the unchecked ones of onnx2c's shape), in cost and flash. Returns the table and whether no kernel
+    is slower than its baseline."""
+    them = {"plain": "plain loops", "unchecked": "unchecked loops"}[way]
+    rows = [f"| target | kernels | kernelgen / {them}, geometric mean | largest | kernels slower than {them} "
             "| flash, geometric mean |", "| --- | ---: | ---: | --- | --- | ---: |"]
     slower_anywhere = []
     for t in targets:
         unit = TARGETS[t].unit
         pairs = {n: r[t] for n, r in results.items()
-                 if r.get(t) and r[t]["kernelgen"].get(unit) is not None and r[t]["plain"].get(unit) is not None}
-        ratios = {n: max(p["kernelgen"][unit], 1) / max(p["plain"][unit], 1) for n, p in pairs.items()}
-        flash = [p["kernelgen"]["flash"] / p["plain"]["flash"] for p in pairs.values()]
-        slower = [f"{n} ({pairs[n]['kernelgen'][unit]:,} / {pairs[n]['plain'][unit]:,})" for n, v in ratios.items() if v > 1]
+                 if r.get(t) and r[t]["kernelgen"].get(unit) is not None and r[t][way].get(unit) is not None}
+        ratios = {n: max(p["kernelgen"][unit], 1) / max(p[way][unit], 1) for n, p in pairs.items()}
+        flash = [p["kernelgen"]["flash"] / p[way]["flash"] for p in pairs.values()]
+        slower = [f"{n} ({pairs[n]['kernelgen'][unit]:,} / {pairs[n][way][unit]:,})" for n, v in ratios.items() if v > 1]
         slower_anywhere += slower
         largest = max(ratios, key=ratios.get)
         rows.append(f"| {TARGETS[t].title} ({unit}) | {len(pairs)} | {geomean(ratios.values()):.2f} | "
                     f"{ratios[largest]:.2f} (`{largest}`) | {', '.join(slower) or 'none'} | {geomean(flash):.2f} |")
-    note = ("\nNot compared (bench/plain_loops.py writes no such kernel): " + ", ".join(left_out) + ".\n") if left_out else ""
+    note = ("\nNot compared (bench/plain_loops.py writes no such kernel): " + ", ".join(left_out) + ".\n"
+            if left_out and way == "plain" else "")
     return "\n".join(rows) + "\n" + note, not slower_anywhere
 
 
@@ -756,12 +814,14 @@ def geomean(values):
 
 
 def baseline_table(results, targets):
-    """Per case and target: kernelgen / runtime-shaped / plain-loop cost of one call, and their flash."""
-    rows = ["| case | target | kernelgen | runtime-shaped | plain loops | flash: kernelgen | runtime-shaped | "
-            "plain loops |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    """Per case and target: kernelgen / runtime-shaped / plain-loop / unchecked-loop cost of one call, and their
+    flash."""
+    rows = ["| case | target | kernelgen | runtime-shaped | plain loops | unchecked loops | flash: kernelgen | "
+            "runtime-shaped | plain loops | unchecked loops |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name, by_target in results.items():
         for t in targets:
-            ways = [by_target[t][w] for w in ("kernelgen", "runtime_shaped", "plain")]
+            ways = [by_target[t][w] for w in ("kernelgen", "runtime_shaped", *PLAIN_WAYS)]
             unit = TARGETS[t].unit
             costs = [f"{w[unit]:,}" if w.get(unit) is not None else w["status"] for w in ways]
             flash = [f"{w['flash']:,}" if w["flash"] is not None else w["status"] for w in ways]
@@ -950,6 +1010,7 @@ def main():
     if plain:
         table, plain_met = plain_table(*plain, args.target)
         report += "Against plain loops:\n\n" + table + "\n"
+        report += "Against unchecked loops (onnx2c's shape):\n\n" + plain_table(*plain, args.target, "unchecked")[0] + "\n"
     if args.auto_goal:
         verdict, met = auto_goal(results, goal_targets)
         report += "\n".join(verdict) + f"\n\nThe goal of auto: {'met' if met else 'NOT met'}.\n"
@@ -966,7 +1027,8 @@ def main():
         tables = {"target-costs": heading + kernel_table(results, "spec", args.target),
                   "target-baselines": baseline_table(baselines, args.target),
                   "target-copies": copy_table(baselines, args.target),
-                  "target-plain": plain_table(*plain, args.target)[0]}
+                  "target-plain": plain_table(*plain, args.target)[0],
+                  "target-unchecked": plain_table(*plain, args.target, "unchecked")[0]}
         for marker, table in tables.items():
             pages = [page for page in args.doc if unroll_report.page_parts(page, marker) is not None]
             if not pages:
