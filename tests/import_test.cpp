@@ -2251,12 +2251,14 @@ std::vector<double> ort_values(const json& tensor) {
 }
 
 // The exports of one script of tests/import/torch/ into a fresh folder `folder`, once for the suite of tests
-// (`Script` names both): skipped without python3-torch or ONNX Runtime, failed when the export fails.
+// (`Script` names both): skipped without python3-torch or ONNX Runtime, failed when the export fails. ctest runs
+// each test of the suite in a process of its own, two at once with -j2: each process exports into a folder of
+// its own (named by its process id, removed at its end), or one would remove the exports the other is reading.
 template <const char* Script, const char* Folder>
 class PyTorchExports : public testing::Test {
 protected:
     static void SetUpTestSuite() {
-        dir_ = fresh_dir(Folder);
+        dir_ = fresh_dir(std::string(Folder) + "." + std::to_string(getpid()));
         int status = 0;
         const std::string python = KERNELGEN_SYSTEM_PYTHON;
         if (!python.empty()) cprogram::run_command(python + " -c 'import torch, onnx' 2>&1", status);
@@ -2273,6 +2275,7 @@ protected:
             status);
         if (status != 0) export_log_ = log.empty() ? "the export failed" : log;
     }
+    static void TearDownTestSuite() { fs::remove_all(dir_); }
     void SetUp() override {
         if (!skip_.empty()) GTEST_SKIP() << skip_;
         ASSERT_EQ(export_log_, "");
