@@ -145,7 +145,7 @@ def plain_kernel(spec, name, checked=True):
         if op == "GatherElements":
             body += loops(names, ind, [v, f"output[{at}] = data[{located}];"])
         else:
-            variables.append("e")
+            variables += ["e"] if checked else []
             body += copy_data(data, t, checked)
             body += loops(names, ind, [v, store(f"output[{located}]", f"updates[{at}]")])
     else:  # GatherND and ScatterND: tuples of k along indices[:-1] select data[b + j]

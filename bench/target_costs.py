@@ -20,11 +20,12 @@ arena has its read-only inputs (data, indices, updates) in flash as constants wh
 only: AVR reads its data space only), else it is reported "does not fit". Kernels that refuse the target with
 their own #error (AVR: 64-bit doubles, tensors over 64 KB) are "refused".
 
-With --baselines, the cases of bench/specs/ are measured four ways too, as docs/speed-and-size.md does on
-x86: kernelgen's kernel, the runtime-shaped kernel (bench/runtime_shaped.c), the plain-loop kernel and the same
-loops unchecked, in the shape of onnx2c's kernels (bench/plain_loops.py). --plain (and --doc) compares every
+With --baselines, the cases of bench/specs/ are measured four ways too (docs/speed-and-size.md measures the
+first two on x86): kernelgen's kernel, the runtime-shaped kernel (bench/runtime_shaped.c), the plain-loop kernel
+and the same loops unchecked, in the shape of onnx2c's kernels (bench/plain_loops.py). --plain (and --doc) compares every
 kernel of the specs with its plain and unchecked loops. Each call's output is hashed after its bracket, and the
-run stops where a baseline's output differs from kernelgen's.
+run stops where a baseline's output differs from kernelgen's (each output is first filled with a pattern, so a
+baseline that leaves part of it unwritten differs too). The calls of one spec share their constant inputs.
 
 Usage: bench/target_costs.py --kernelgen build/kernelgen [--plugin build/bench/libqemu_count_plugin.so]
           [--target m4f|m0|avr]... [--unroll MODE]... [--baselines] [--json FILE] [--out FILE]
@@ -312,6 +313,14 @@ def program_source(target, calls, placement):
         # The FNV-1a hash of a call's output (`count` bytes at `offset` in the arena) on a line of its own, from
         # main after the call's function returned, which it leaves as it was: the baselines must write what
         # kernelgen's kernel does.
+        # Before each call, from main too: its output filled with a pattern, so that a baseline that leaves some of
+        # it unwritten cannot pass with the bytes the call before it wrote there.
+        "__attribute__((noinline)) static void kg_poison_output(uint32_t offset, uint32_t count)",
+        "{",
+        "    unsigned char *p = (unsigned char *)kg_arena + offset;",
+        "    uint32_t i;",
+        "    for (i = 0u; i < count; ++i) p[i] = (unsigned char)(0xA5u ^ i);",
+        "}",
         "__attribute__((noinline)) static void kg_report_output(uint32_t offset, uint32_t count)",
         "{",
         "    const unsigned char *p = (const unsigned char *)kg_arena + offset;",
@@ -326,7 +335,7 @@ def program_source(target, calls, placement):
         "    return bound == 0 ? 0 : (int32_t)((kg_state >> 8) % (uint32_t)(2 * bound)) - bound;",
         "}",
     ]
-    body, consts, functions = [], [], []
+    body, consts, functions, shared = [], [], [], {}
     for n, call in enumerate(calls):
         where = placement[call.label]
         if where == "no":
@@ -340,11 +349,15 @@ def program_source(target, calls, placement):
             if var == "output":
                 hashed = f"{offset}u, {t['bytes'] * t['count']}u"
             if where == "flash" and t["readonly"]:
-                values = (index_values(call.spec, t["count"]) if t["dtype"] == "index"
-                          else [value_literal(t["dtype"], i + (1000 if var == "updates" else 0)) for i in range(t["count"])])
-                consts.append(f"static const {t['type']} kg_{n}_{var}[{count}] = {{"
-                              + ", ".join(str(v) for v in values or ["0"]) + "};")
-                lines.append(f"    const {t['type']} *{var} = kg_{n}_{var};")
+                key = (call.spec["name"], var, t["type"], t["count"])  # one table for the calls of a spec
+                if key not in shared:
+                    shared[key] = f"kg_{n}_{var}"
+                    values = (index_values(call.spec, t["count"]) if t["dtype"] == "index"
+                              else [value_literal(t["dtype"], i + (1000 if var == "updates" else 0))
+                                    for i in range(t["count"])])
+                    consts.append(f"static const {t['type']} {shared[key]}[{count}] = {{"
+                                  + ", ".join(str(v) for v in values or ["0"]) + "};")
+                lines.append(f"    const {t['type']} *{var} = {shared[key]};")
                 continue
             lines.append(f"    {t['type']} *{var} = ({t['type']} *)(void *)((unsigned char *)kg_arena + {offset});")
             offset += aligned(t["bytes"] * count)
@@ -367,7 +380,7 @@ def program_source(target, calls, placement):
         lines += call.setup
         lines += ["    kg_start();", f"    kg_status = {call.function}({', '.join(call.args)});", "    kg_stop();",
                   "    kg_report(kg_status);", "}"]
-        body += [f"    {fn}();", f"    kg_report_output({hashed});"]
+        body += [f"    kg_poison_output({hashed});", f"    {fn}();", f"    kg_report_output({hashed});"]
     empty = ["__attribute__((noinline)) static void kg_empty(void)", "{", "    kg_start();", "    kg_stop();",
              "    kg_report(0);", "}"]
     lines = prologue + consts + empty + functions + ["int main(void);", "int main(void)", "{", "    int k;"]
@@ -407,14 +420,17 @@ def object_sizes(target, obj):
 
 
 def place(target, calls):
-    """Where each call's inputs live: "ram" (the arena), "flash" (read-only inputs as constants) or "no"."""
-    placement, flash_left = {}, target.flash_inputs
+    """Where each call's inputs live: "ram" (the arena), "flash" (read-only inputs as constants) or "no". The
+    calls of one spec (kernelgen's and its baselines) share their constants: the inputs are the same."""
+    placement, flash_left, charged = {}, target.flash_inputs, {}
     for call in calls:
+        extra = max(call.flash_bytes() - charged.get(call.spec["name"], 0), 0)
         if call.arena_bytes(False) <= target.ram_arena:
             placement[call.label] = "ram"
-        elif target.flash_inputs and call.arena_bytes(True) <= target.ram_arena and call.flash_bytes() <= flash_left:
+        elif target.flash_inputs and call.arena_bytes(True) <= target.ram_arena and extra <= flash_left:
             placement[call.label] = "flash"
-            flash_left -= call.flash_bytes()
+            flash_left -= extra
+            charged[call.spec["name"]] = charged.get(call.spec["name"], 0) + extra
         else:
             placement[call.label] = "no"
     return placement
@@ -474,7 +490,8 @@ def link(target, calls, placement, sources, work, include):
 
 
 def measure(target, calls, sources, work, include, plugin):
-    """{label: {unit: cost or None, "status": ...}} of one program holding every call."""
+    """{label: {unit: cost or None, "status": ..., "inputs": ram or flash, "output_hash": ...}} of one program
+    holding every call."""
     placement = place(target, calls)
     elf = link(target, calls, placement, sources, work, include)
     rows, hashes = run_program(target, elf, plugin, work)
@@ -794,8 +811,11 @@ def plain_table(results, left_out, targets, way="plain"):
     slower_anywhere = []
     for t in targets:
         unit = TARGETS[t].unit
+        # A call expected to fail (no index in range) is compared with checked loops alone: an unchecked kernel
+        # does the whole copy there.
         pairs = {n: r[t] for n, r in results.items()
-                 if r.get(t) and r[t]["kernelgen"].get(unit) is not None and r[t][way].get(unit) is not None}
+                 if r.get(t) and r[t]["kernelgen"].get(unit) is not None and r[t][way].get(unit) is not None
+                 and (way == "plain" or r[t]["kernelgen"].get("status") == "ok")}
         ratios = {n: max(p["kernelgen"][unit], 1) / max(p[way][unit], 1) for n, p in pairs.items()}
         flash = [p["kernelgen"]["flash"] / p[way]["flash"] for p in pairs.values()]
         slower = [f"{n} ({pairs[n]['kernelgen'][unit]:,} / {pairs[n][way][unit]:,})" for n, v in ratios.items() if v > 1]
@@ -958,10 +978,11 @@ def main():
     parser.add_argument("--target", action="append", choices=list(TARGETS), help="repeatable; default all")
     parser.add_argument("--unroll", action="append", help="repeatable: measure the kernels generated with each mode")
     parser.add_argument("--baselines", action="store_true",
-                        help="also the cases of bench/specs/ as runtime-shaped and plain-loop kernels")
+                        help="also the cases of bench/specs/ as runtime-shaped, plain-loop and unchecked-loop kernels")
     parser.add_argument("--plain", action="store_true",
-                        help="also every kernel bench/plain_loops.py writes against its plain-loop kernel (--doc: "
-                             "always); exit 1 if kernelgen's is slower on any target")
+                        help="also every kernel bench/plain_loops.py writes against its plain-loop kernel and its "
+                             "unchecked loops (--doc: always); exit 1 if kernelgen's is slower than the plain loops "
+                             "on any target")
     parser.add_argument("--json", help="write every figure here")
     parser.add_argument("--keep", help="build in this (new) folder and keep the programs, for a look")
     parser.add_argument("--doc", action="append",

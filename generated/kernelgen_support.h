@@ -317,15 +317,27 @@ static inline int kernelgen_outside_i64(const int64_t *index, uint32_t size)
 }
 
 /* The same test for a loop that gathers every check into one flag (an unroll factor's loop of checks): nonzero
- * when the index lies outside. Where pointers and unsigned int hold 32 bits it is computed by words and without
- * a branch, the high word plus the low word's sign being zero for an int32_t value: on Cortex-M0 the branches of
- * the plain compare took the registers that the flag then lacked (kept on the stack: 4 more instructions a check). */
+ * when the index lies outside. Where pointers and unsigned int hold 32 bits (KERNELGEN_CHECK_BITS_BY_WORDS) it is
+ * computed by words and without a branch, the high word plus the low word's sign being zero for an int32_t value:
+ * on Cortex-M0 the branches of the plain compare took the registers that the flag then lacked (kept on the stack:
+ * 4 more instructions a check). -DKERNELGEN_CHECK_BITS_BY_WORDS=1 (or =0) forces the choice where unsigned int
+ * holds 32 bits (the tests run the words on the host too). */
+#ifndef KERNELGEN_CHECK_BITS_BY_WORDS
+#if !KERNELGEN_CHECK_BY_WORDS && UINTPTR_MAX == 0xFFFFFFFFu && defined(__SIZEOF_INT__) && __SIZEOF_INT__ == 4
+#define KERNELGEN_CHECK_BITS_BY_WORDS 1
+#else
+#define KERNELGEN_CHECK_BITS_BY_WORDS 0
+#endif
+#endif
+#if KERNELGEN_CHECK_BITS_BY_WORDS && defined(__SIZEOF_INT__) && __SIZEOF_INT__ < 4
+#error "KERNELGEN_CHECK_BITS_BY_WORDS needs an unsigned int of 32 bits"
+#endif
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
 static inline unsigned kernelgen_outside_i64_bits(const int64_t *index, uint32_t size)
 {
-#if !KERNELGEN_CHECK_BY_WORDS && UINTPTR_MAX == 0xFFFFFFFFu && defined(__SIZEOF_INT__) && __SIZEOF_INT__ == 4
+#if KERNELGEN_CHECK_BITS_BY_WORDS
     const uint32_t low = (uint32_t)*index;
     const uint32_t high = (uint32_t)((uint64_t)*index >> 32);
     return (high + (low >> 31)) | (uint32_t)(low + size > 2u * size - 1u);

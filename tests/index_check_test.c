@@ -8,9 +8,10 @@
  * low word alone for a size up to 2^31), against index < 0 ? index + size : index, for every in-range value near
  * the edges above and sizes up to 2^32 - 1.
  *
- * Built for the host under AddressSanitizer and UBSan twice: with the host's own 64-bit compare, and with the
- * test by words that 8- and 16-bit targets use (KERNELGEN_CHECK_BY_WORDS=1; the host is little-endian).
- * The on-target tests run it on every class too, where the 32-bit cores take kernelgen_outside_i64_bits by words.
+ * Built for the host under AddressSanitizer and UBSan three times: with the host's own 64-bit compare, with the
+ * test by words that 8- and 16-bit targets use (KERNELGEN_CHECK_BY_WORDS=1; the host is little-endian), and with
+ * the branch-free test by words of 32-bit cores (KERNELGEN_CHECK_BITS_BY_WORDS=1). The on-target tests run it on
+ * every class too, where the 32-bit cores take kernelgen_outside_i64_bits by words of their own accord.
  * Prints "N cases, F failed"; exits with status 1 when F is not 0. */
 #include "kernelgen_support.h"
 
