@@ -310,11 +310,10 @@ def program_source(target, calls, placement):
         ]
     prologue = lines
     lines += [
-        # The FNV-1a hash of a call's output (`count` bytes at `offset` in the arena) on a line of its own, from
-        # main after the call's function returned, which it leaves as it was: the baselines must write what
-        # kernelgen's kernel does.
-        # Before each call, from main too: its output filled with a pattern, so that a baseline that leaves some of
-        # it unwritten cannot pass with the bytes the call before it wrote there.
+        # Around each call, from main, which leaves the call's function (and its bracket) as it was: its output
+        # (`count` bytes at `offset` in the arena) filled with a pattern before, so that a baseline that leaves
+        # some of it unwritten cannot pass with the bytes the call before it wrote there; and the FNV-1a hash of
+        # the output after, on a line of its own: the baselines must write what kernelgen's kernel does.
         "__attribute__((noinline)) static void kg_poison_output(uint32_t offset, uint32_t count)",
         "{",
         "    unsigned char *p = (unsigned char *)kg_arena + offset;",
@@ -594,6 +593,24 @@ RS_FUNCTIONS = {"Gather": "rs_gather", "GatherElements": "rs_gather_elements", "
                 "ScatterND": "rs_scatter_nd"}
 
 
+def write_plain_kernels(spec, out_dir):
+    """bench/plain_loops.py's kernels of `spec`, one C file per way of PLAIN_WAYS: `<way>_<name>.c` in out_dir."""
+    for way, checked in PLAIN_WAYS.items():
+        with open(os.path.join(out_dir, f"{way}_{spec['name']}.c"), "w") as f:
+            f.write(plain_loops.plain_kernel(spec, f"{way}_{spec['name']}", checked))
+
+
+def plain_calls(spec, header, target):
+    """The calls of `spec`'s plain-loop kernels (write_plain_kernels()), one per way, labelled `<name>/<way>`."""
+    calls = []
+    for way in PLAIN_WAYS:
+        function = f"{way}_{spec['name']}"
+        call = kernel_call(spec, header, target, label=f"{spec['name']}/{way}", function=function)
+        call.includes = [plain_loops.prototype(spec, function) + ";"]
+        calls.append(call)
+    return calls
+
+
 def baseline_calls(spec, header, target):
     """The four calls of one bench case: kernelgen's kernel, the runtime-shaped one, the plain-loop one and the
     unchecked loops of onnx2c's shape."""
@@ -613,12 +630,7 @@ def baseline_calls(spec, header, target):
         parameter = spec.get("batch_dims", 0) if op == "GatherND" else spec.get("axis", 0)
         shaped.args = ["data", "data_shape", "indices", "indices_shape", str(parameter), "output"]
     shaped.includes = ['#include "runtime_shaped.h"']
-    others = []
-    for way in PLAIN_WAYS:
-        call = kernel_call(spec, header, target, label=f"{name}/{way}", function=f"{way}_{name}")
-        call.includes = [plain_loops.prototype(spec, f"{way}_{name}") + ";"]
-        others.append(call)
-    return [kernel, shaped, *others]
+    return [kernel, shaped, *plain_calls(spec, header, target)]
 
 
 def function_size(target, obj, function):
@@ -683,9 +695,7 @@ def baseline_costs(args, pool, work):
     for spec in specs:
         if not unroll_report.generate(args.kernelgen, spec, None, out_dir):
             sys.exit(f"kernelgen refused the bench case {spec['name']}")
-        for way, checked in PLAIN_WAYS.items():
-            with open(os.path.join(out_dir, f"{way}_{spec['name']}.c"), "w") as f:
-                f.write(plain_loops.plain_kernel(spec, f"{way}_{spec['name']}", checked))
+        write_plain_kernels(spec, out_dir)
         if copy_bound(spec):  # the kernel again, its rows copied by memcpy
             with open(os.path.join(out_dir, f"{spec['name']}_memcpy_rows.c"), "w") as f:
                 f.write(f"#define KERNELGEN_COPY_WITH_MEMCPY 1\n#define {spec['name']} {spec['name']}_memcpy_rows\n"
@@ -764,9 +774,7 @@ def plain_costs(args, pool, work):
     made = list(pool.map(lambda k: unroll_report.generate(args.kernelgen, k, None, out_dir), kernels))
     kernels = [k for k, ok in zip(kernels, made) if ok]
     for kernel in kernels:
-        for way, checked in PLAIN_WAYS.items():
-            with open(os.path.join(out_dir, f"{way}_{kernel['name']}.c"), "w") as f:
-                f.write(plain_loops.plain_kernel(kernel, f"{way}_{kernel['name']}", checked))
+        write_plain_kernels(kernel, out_dir)
     results = {k["name"]: {} for k in kernels}
     for key in args.target:
         target, target_dir = TARGETS[key], os.path.join(out_dir, key)
@@ -780,12 +788,7 @@ def plain_costs(args, pool, work):
             if not obj:
                 continue
             header = os.path.join(out_dir, kernel["name"] + ".h")
-            calls.append(kernel_call(kernel, header, target))
-            for way in PLAIN_WAYS:
-                function = f"{way}_{kernel['name']}"
-                call = kernel_call(kernel, header, target, label=f"{kernel['name']}/{way}", function=function)
-                call.includes.append(plain_loops.prototype(kernel, function) + ";")
-                calls.append(call)
+            calls += [kernel_call(kernel, header, target), *plain_calls(kernel, header, target)]
         measured = measure(target, calls, [o for o in objects if o] + [o for way in PLAIN_WAYS for o in others[way]]
                            + [support], target_dir, out_dir, args.plugin)
         for kernel in kernels:
