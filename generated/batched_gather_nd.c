@@ -13,12 +13,14 @@
 
 int batched_gather_nd(const int8_t *data, const int32_t *restrict indices, int8_t *output)
 {
-    /* Every index is checked before anything is written. */
-    for (uint32_t t = 0u; t < 12u; ++t) {
-        const int32_t index = indices[t];
-        if (index < -8 || index > 7) {
-            return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
-        }
+    /* Every index is checked before anything is written: index + 8, as a uint32_t, is at most 15 when the
+     * index is in [-8, 7], and as 16 is a power of two, the offsets ORed are at most 15 when each is. */
+    uint32_t outside = 0u;
+    for (uint32_t t = 0u; t < 12u; t += KERNELGEN_ORED_CHECKS) {
+        outside |= kernelgen_ored_offsets_i32(&indices[t], 8u);
+    }
+    if (outside > 15u) {
+        return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[b0, i0, :] = data[b0, indices[b0, i0, :], :] */
     for (uint32_t i0 = 0u; i0 < 4u; i0 += 2u) {

@@ -11,12 +11,14 @@
 
 int topk_values(const float *data, const int32_t *restrict indices, float *output)
 {
-    /* Every index is checked before anything is written. */
-    for (uint32_t t = 0u; t < 12u; ++t) {
-        const int32_t index = indices[t];
-        if (index < -16 || index > 15) {
-            return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
-        }
+    /* Every index is checked before anything is written: index + 16, as a uint32_t, is at most 31 when the
+     * index is in [-16, 15], and as 32 is a power of two, the offsets ORed are at most 31 when each is. */
+    uint32_t outside = 0u;
+    for (uint32_t t = 0u; t < 12u; t += KERNELGEN_ORED_CHECKS) {
+        outside |= kernelgen_ored_offsets_i32(&indices[t], 16u);
+    }
+    if (outside > 31u) {
+        return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
     output[0u] = data[kernelgen_wrap_i32_u32(indices[0u], 16u)];

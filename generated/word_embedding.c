@@ -48,12 +48,14 @@ static void kernelgen_word_embedding_prefetch(const void *block)
 
 int word_embedding(const float *data, const int32_t *restrict indices, float *output)
 {
-    /* Every index is checked before anything is written. */
-    for (uint32_t t = 0u; t < 80u; ++t) {
-        const int32_t index = indices[t];
-        if (index < -4096 || index > 4095) {
-            return WORD_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
-        }
+    /* Every index is checked before anything is written: index + 4096, as a uint32_t, is at most 8191 when the
+     * index is in [-4096, 4095], and as 8192 is a power of two, the offsets ORed are at most 8191 when each is. */
+    uint32_t outside = 0u;
+    for (uint32_t t = 0u; t < 80u; t += KERNELGEN_ORED_CHECKS) {
+        outside |= kernelgen_ored_offsets_i32(&indices[t], 4096u);
+    }
+    if (outside > 8191u) {
+        return WORD_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */
     for (uint32_t i0 = 0u; i0 < 80u; ++i0) {

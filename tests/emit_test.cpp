@@ -395,6 +395,32 @@ TEST(Emit, LoopChecksGatherOneFlagOnlyWithAFactor) {
     EXPECT_EQ(count(wide.source, "if (index < -2147483649 || index > 2147483648)"), 1u) << wide.source;
 }
 
+TEST(Emit, Int32IndicesOfAPowerOfTwoRangeOrTheirOffsets) {
+    // 64 int32 values against [-32, 31]: their offsets from -32 ORed, 4 a turn (KERNELGEN_ORED_CHECKS), one test
+    // after the loop against 63. 10 values: one a turn (a count 4 does not divide). Under none: the compares.
+    const auto gather32 = [](const char* indices, const char* unroll) {
+        return std::string(R"({"name": "g", "op": "Gather", "dtype": "float32", "index_dtype": "int32",
+                               "data_shape": [32, 2], "indices_shape": )") + indices + unroll + "}";
+    };
+    const std::string four = emit_json(gather32("[64]", "")).source;
+    const std::string expected_four =
+        "    uint32_t outside = 0u;\n"
+        "    for (uint32_t t = 0u; t < 64u; t += KERNELGEN_ORED_CHECKS) {\n"
+        "        outside |= kernelgen_ored_offsets_i32(&indices[t], 32u);\n"
+        "    }\n"
+        "    if (outside > 63u) {\n"
+        "        return G_ERROR_INDEX_OUT_OF_RANGE;\n"
+        "    }\n";
+    EXPECT_EQ(count(four, expected_four), 1u) << four;
+    const std::string one = emit_json(gather32("[10]", "")).source;
+    EXPECT_EQ(count(one, "    for (uint32_t t = 0u; t < 10u; ++t) {\n"
+                         "        outside |= (uint32_t)indices[t] + 32u;\n"), 1u) << one;
+    EXPECT_EQ(count(one, "if (outside > 63u)"), 1u) << one;
+    const std::string none = emit_json(gather32("[64]", R"(, "unroll": "none")")).source;
+    EXPECT_EQ(count(none, "outside"), 0u) << none;
+    EXPECT_EQ(count(none, "if (index < -32 || index > 31)"), 1u) << none;
+}
+
 // The index wrap is shared (kernelgen_support.h): one function per index and offset type, whose power-of-two test
 // folds away because every call passes the axis size as a literal.
 TEST(Emit, IndexWrapIsTheSharedFunctionWithALiteralSize) {

@@ -8,6 +8,9 @@
  * low word alone for a size up to 2^31), against index < 0 ? index + size : index, for every in-range value near
  * the edges above and sizes up to 2^32 - 1.
  *
+ * Then kernelgen_ored_offsets_i32, a turn of the loop that ORs the offsets of int32 indices against a power-of-two
+ * size, with each value of a hostile list at each position of the turn (4 values a turn; 1 in the build by words).
+ *
  * Built for the host under AddressSanitizer and UBSan three times: with the host's own 64-bit compare, with the
  * test by words that 8- and 16-bit targets use (KERNELGEN_CHECK_BY_WORDS=1; the host is little-endian), and with
  * the branch-free test by words of 32-bit cores (KERNELGEN_CHECK_BITS_BY_WORDS=1). The on-target tests run it on
@@ -80,6 +83,64 @@ static void wraps(void)
     }
 }
 
+/* kernelgen_ored_offsets_i32, a turn of the loop of ORed checks (int32 indices, a power-of-two size up to 2^30):
+ * KERNELGEN_ORED_CHECKS values (4, or 1 under KERNELGEN_CHECK_BY_WORDS), one of them `value` at position `at`, the
+ * others in range; the turn must report "outside" (its ORed offsets above 2 * size - 1) exactly when `value` is
+ * outside [-size, size-1], and after ORing the turns of a loop, when any value was (two turns). */
+static void ored(int32_t value, uint32_t at, uint32_t size, uint64_t *state)
+{
+    int32_t values[2u * KERNELGEN_ORED_CHECKS];
+    uint32_t i;
+    const int expected = (int64_t)value < -(int64_t)size || (int64_t)value > (int64_t)size - 1;
+    int got, got_loop;
+    uint32_t outside = 0u;
+    for (i = 0u; i < 2u * KERNELGEN_ORED_CHECKS; ++i) {
+        *state = *state * 6364136223846793005u + 1442695040888963407u;
+        values[i] = (int32_t)((int64_t)((*state >> 33) % (2u * (uint64_t)size)) - (int64_t)size);
+    }
+    values[at % KERNELGEN_ORED_CHECKS] = value;
+    got = kernelgen_ored_offsets_i32(values, size) > 2u * size - 1u;
+    for (i = 0u; i < 2u * KERNELGEN_ORED_CHECKS; ++i) values[i] = i % 2u ? -(int32_t)size : (int32_t)(size - 1u);
+    values[KERNELGEN_ORED_CHECKS + at % KERNELGEN_ORED_CHECKS] = value;
+    for (i = 0u; i < 2u * KERNELGEN_ORED_CHECKS; i += KERNELGEN_ORED_CHECKS) {
+        outside |= kernelgen_ored_offsets_i32(&values[i], size);
+    }
+    got_loop = outside > 2u * size - 1u;
+    ++cases;
+    if (got != expected || got_loop != expected) {
+        ++failures;
+        if (failures <= 10u) {
+            printf("index %ld at %lu, size %lu: %s (one turn), %s (two turns), expected %s\n", (long)value,
+                   (unsigned long)at, (unsigned long)size, got ? "outside" : "inside", got_loop ? "outside" : "inside",
+                   expected ? "outside" : "inside");
+        }
+    }
+}
+
+static void ored_checks(void)
+{
+    uint64_t state = 4242u;
+    uint32_t n, at;
+    int i;
+    for (n = 0u; n <= 30u; ++n) {
+        const int64_t size = (int64_t)1 << n;
+        const int64_t points[] = {-size, size - 1, 0, -1, INT32_MIN, INT32_MAX, -2 * size, 2 * size - 1, 2 * size,
+                                  -3 * size, ((int64_t)1 << 31) - size, -((int64_t)1 << 31) + size};
+        size_t p;
+        for (p = 0u; p < sizeof points / sizeof points[0]; ++p) {
+            for (i = -2; i <= 2; ++i) {
+                const int64_t value = points[p] + i;
+                if (value < INT32_MIN || value > INT32_MAX) continue;
+                for (at = 0u; at < KERNELGEN_ORED_CHECKS; ++at) ored((int32_t)value, at, (uint32_t)size, &state);
+            }
+        }
+        for (i = 0; i < 2000; ++i) {
+            state = state * 6364136223846793005u + 1442695040888963407u;
+            ored((int32_t)(uint32_t)(state >> 32), (uint32_t)i, (uint32_t)size, &state);
+        }
+    }
+}
+
 int main(void)
 {
     static const uint32_t sizes[] = {1u, 2u, 3u, 5u, 7u, 64u, 100u, 255u, 256u, 65535u, 65536u, 1000003u,
@@ -119,6 +180,7 @@ int main(void)
         }
     }
     wraps();
+    ored_checks();
     printf("%lu cases, %lu failed\n", cases, failures);
     return failures == 0u ? 0 : 1;
 }

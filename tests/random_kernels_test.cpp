@@ -756,6 +756,7 @@ void run_hostile_cases(bool int32) {
         std::vector<int64_t> data, indices;
         int64_t axis = 0, batch_dims = 0;
         const char* reduction = "none";
+        bool auto_only = false;
     };
     const std::vector<Shape> shapes{
         {"Gather", {5, 3}, {2, 2}, 0},
@@ -768,7 +769,12 @@ void run_hostile_cases(bool int32) {
         {"ScatterND", {3, 4}, {2, 2}, 0, 0, "add"},
         {"ScatterND", {5}, {4, 1}, 0, 0, "max"},
         {"ScatterElements", {4, 3}, {2, 3}, 0, 0, "none"},
-        {"ScatterElements", {3, 5}, {3, 2}, -1, 0, "add"}};
+        {"ScatterElements", {3, 5}, {3, 2}, -1, 0, "add"},
+        // Power-of-two ranges, where "auto" checks int32 values by their ORed offsets (the other modes, as above):
+        // 4 a turn (12 values), one a turn (6).
+        {"Gather", {8, 3}, {3, 4}, 0, 0, "none", true},
+        {"GatherElements", {2, 16}, {1, 12}, 1, 0, "none", true},
+        {"ScatterND", {4, 4, 2}, {3, 2}, 0, 0, "add", true}};
     const std::array<const char*, 3> unrolls{"auto", "none", "full"};
     Generator g(seed_for(int32 ? "hostile32" : "hostile64"));
     std::vector<cprogram::Case> cases;
@@ -777,6 +783,7 @@ void run_hostile_cases(bool int32) {
     for (size_t s = 0; s < shapes.size(); ++s) {
         for (size_t u = 0; u < unrolls.size(); ++u) {
             const Shape& shape = shapes[s];
+            if (shape.auto_only && std::string(unrolls[u]) != "auto") continue;
             reference::Problem p;
             p.op = shape.op;
             p.data_shape = shape.data;

@@ -167,6 +167,37 @@ TEST(Schedule, ATupleOfOneRangeIsCheckedAsOneLoopOverItsValues) {
     EXPECT_EQ(checks->checks[1].component.bound, 6u);
 }
 
+TEST(Schedule, Int32ValuesOfOnePowerOfTwoRangeAreCheckedByOredOffsets) {
+    // GatherND [8, 8, 3] by 6 tuples of 2 int32 values: one range [-8, 7], a power of two: under auto the 12
+    // values' offsets ORed, one loop over them. Not under none (the compares that return at once), nor for int64
+    // values, a range of 6, a run-time count or a range of 2^31 (where an int32 needs no check).
+    const auto spec = [](const char* data, const char* extra) {
+        return std::string(R"({"name": "n", "op": "GatherND", "dtype": "float32", "data_shape": )") + data +
+               R"(, "indices_shape": [6, 2])" + extra + "}";
+    };
+    const Schedule ored = plan_json(spec("[8, 8, 3]", R"(, "index_dtype": "int32")"));
+    const auto* checks = first<CheckIndices>(ored);
+    ASSERT_NE(checks, nullptr);
+    ASSERT_TRUE(checks->loop);
+    EXPECT_EQ(checks->ored_bound, 8u);
+    EXPECT_FALSE(checks->accumulate);
+    EXPECT_EQ(checks->tuple_end.constant, 12u);
+    EXPECT_EQ(checks->tuple_length, 1u);
+    const auto* factor = first<CheckIndices>(plan_json(spec("[8, 8, 3]", R"(, "index_dtype": "int32", "unroll": 4)")));
+    ASSERT_NE(factor, nullptr);
+    EXPECT_EQ(factor->ored_bound, 8u);
+    EXPECT_FALSE(factor->accumulate);
+    for (const std::string& other : {spec("[8, 8, 3]", R"(, "index_dtype": "int32", "unroll": "none")"),
+                                     spec("[8, 8, 3]", R"(, "index_dtype": "int64")"),
+                                     spec("[6, 6, 3]", R"(, "index_dtype": "int32")"),
+                                     spec("[8, 4, 3]", R"(, "index_dtype": "int32")"),
+                                     spec("[8, 8, 3]", R"(, "index_dtype": "int32", "count": "runtime")")}) {
+        const auto* compares = first<CheckIndices>(plan_json(other));
+        ASSERT_NE(compares, nullptr) << other;
+        EXPECT_EQ(compares->ored_bound, 0u) << other;
+    }
+}
+
 TEST(Schedule, AFactorLeavesTheRemainderWrittenOutAfterTheLoop) {
     const Schedule schedule = plan_json(gather(100, 10, R"(, "unroll": 3)"));
     ASSERT_EQ(all<For>(schedule).size(), 1u);
