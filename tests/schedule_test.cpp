@@ -155,6 +155,7 @@ TEST(Schedule, ATupleOfOneRangeIsCheckedAsOneLoopOverItsValues) {
     ASSERT_EQ(checks->checks.size(), 1u);
     EXPECT_EQ(checks->checks[0].value.kind, IndexValue::Kind::Local);
     EXPECT_EQ(checks->checks[0].component.bound, 5u);
+    EXPECT_TRUE(checks->checks[0].by_words);  // int64 values against a literal size: kernelgen_outside_i64
 
     const char* different = R"({"name": "n", "op": "GatherND", "dtype": "float32", "data_shape": [5, 6, 3],
         "indices_shape": [8, 2], "unroll": "none"})";
@@ -183,6 +184,8 @@ TEST(Schedule, Int32ValuesOfOnePowerOfTwoRangeAreCheckedByOredOffsets) {
     EXPECT_FALSE(checks->accumulate);
     EXPECT_EQ(checks->tuple_end.constant, 12u);
     EXPECT_EQ(checks->tuple_length, 1u);
+    ASSERT_EQ(checks->checks.size(), 1u);
+    EXPECT_FALSE(checks->checks[0].by_words);
     const auto* factor = first<CheckIndices>(plan_json(spec("[8, 8, 3]", R"(, "index_dtype": "int32", "unroll": 4)")));
     ASSERT_NE(factor, nullptr);
     EXPECT_EQ(factor->ored_bound, 8u);

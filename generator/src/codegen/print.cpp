@@ -555,13 +555,11 @@ private:
             item.flags["has_last"] = range.kind != IndexComponent::Kind::Circular;
             item.text["last"] = !onnx ? std::to_string(range.last)
                                 : range.runtime_bound ? "(int64_t)data_count - 1" : std::to_string(range.bound - 1);
-            // An int64 index against a literal size that an int32 holds: kernelgen_support.h's test by words.
-            const bool by_words = onnx && !range.runtime_bound && spec_.index_dtype == IndexType::Int64 &&
-                                  range.bound >= 1 && range.bound <= (uint64_t{1} << 31);
-            // In a loop that gathers one flag, the branch-free form that returns the failure as bits.
+            // The support header's test (Check::by_words); in a loop that gathers one flag, its branch-free form
+            // that returns the failure as bits.
             const std::string test = checks.accumulate ? "kernelgen_outside_i64_bits(" : "kernelgen_outside_i64(";
-            item.text["outside"] = by_words ? test + index_address(check.value) + ", " + literal(range.bound) + ")" : "";
-            item.flags["by_words"] = by_words;
+            item.text["outside"] = check.by_words ? test + index_address(check.value) + ", " + literal(range.bound) + ")" : "";
+            item.flags["by_words"] = check.by_words;
             each.push_back(item);
         }
         // The loop's local `index`, unless every check reads the value through its address.

@@ -625,7 +625,7 @@ private:
             for (uint64_t t = 0; t < copy_.tuple_count; ++t) {
                 for (size_t j = 0; j < k; ++j) {
                     if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
-                    checks.checks.push_back(Check{{IndexValue::Kind::Element, t * k + j}, copy_.components[j]});
+                    checks.checks.push_back(check({IndexValue::Kind::Element, t * k + j}, copy_.components[j]));
                 }
             }
             return checks;
@@ -646,7 +646,7 @@ private:
             checks.tuple_end = copy_.counts_index_rows() ? count_times(copy_.tuples_per_count * k)
                                                          : Expr{{}, copy_.tuple_count * k};
             checks.tuple_length = 1;
-            checks.checks.push_back(Check{{IndexValue::Kind::Local, 0}, copy_.components[0]});
+            checks.checks.push_back(check({IndexValue::Kind::Local, 0}, copy_.components[0]));
             return checks;
         }
         checks.tuple_end = copy_.counts_index_rows() ? count_times(copy_.tuples_per_count) : Expr{{}, copy_.tuple_count};
@@ -654,9 +654,16 @@ private:
         for (size_t j = 0; j < k; ++j) {
             if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
             const auto kind = k == 1 ? IndexValue::Kind::Local : IndexValue::Kind::TupleElement;
-            checks.checks.push_back(Check{{kind, j}, copy_.components[j]});
+            checks.checks.push_back(check({kind, j}, copy_.components[j]));
         }
         return checks;
+    }
+
+    Check check(IndexValue value, const IndexComponent& component) const {
+        const bool by_words = component.kind == IndexComponent::Kind::Wrapped && !component.runtime_bound &&
+                              spec_.index_dtype == IndexType::Int64 && component.bound >= 1 &&
+                              component.bound <= (uint64_t{1} << 31);
+        return Check{value, component, by_words};
     }
 
     void plan_level(Statements& out, size_t level, std::vector<Position>& positions, const Place& place) {

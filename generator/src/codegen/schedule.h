@@ -136,6 +136,9 @@ struct Check {
     // Its range: ONNX's [-bound, bound-1] (the bound the run-time data count where runtime_bound says so); a
     // TensorScatter write index [0, last] (linear) or [0, ...] (circular).
     IndexComponent component;
+    // An int64 value against a literal size up to 2^31 (every value in range then an int32): kernelgen_support.h's
+    // test of the value at its address, kernelgen_outside_i64 (by words on 8- and 16-bit cores); else the compare.
+    bool by_words = false;
 };
 struct CheckIndices {
     bool loop = false;           // false: `checks` written out, each returning the error
