@@ -23,6 +23,13 @@
 static unsigned long cases;
 static unsigned long failures;
 
+/* The next state of the tests' pseudo-random sequence (a 64-bit linear congruential generator). */
+static uint64_t next_state(uint64_t *state)
+{
+    *state = *state * 6364136223846793005u + 1442695040888963407u;
+    return *state;
+}
+
 static void check(int64_t index, uint32_t size)
 {
     const int expected = index < -(int64_t)size || index > (int64_t)size - 1;
@@ -77,8 +84,7 @@ static void wraps(void)
             }
         }
         for (i = 0; i < 2000; ++i) {
-            state = state * 6364136223846793005u + 1442695040888963407u;
-            wrap((int64_t)(state % (uint64_t)(2 * size)) - size, sizes[s]);
+            wrap((int64_t)(next_state(&state) % (uint64_t)(2 * size)) - size, sizes[s]);
         }
     }
 }
@@ -95,8 +101,7 @@ static void ored(int32_t value, uint32_t at, uint32_t size, uint64_t *state)
     int got, got_loop;
     uint32_t outside = 0u;
     for (i = 0u; i < 2u * KERNELGEN_ORED_CHECKS; ++i) {
-        *state = *state * 6364136223846793005u + 1442695040888963407u;
-        values[i] = (int32_t)((int64_t)((*state >> 33) % (2u * (uint64_t)size)) - (int64_t)size);
+        values[i] = (int32_t)((int64_t)((next_state(state) >> 33) % (2u * (uint64_t)size)) - (int64_t)size);
     }
     values[at % KERNELGEN_ORED_CHECKS] = value;
     got = kernelgen_ored_offsets_i32(values, size) > 2u * size - 1u;
@@ -135,8 +140,7 @@ static void ored_checks(void)
             }
         }
         for (i = 0; i < 2000; ++i) {
-            state = state * 6364136223846793005u + 1442695040888963407u;
-            ored((int32_t)(uint32_t)(state >> 32), (uint32_t)i, (uint32_t)size, &state);
+            ored((int32_t)(uint32_t)(next_state(&state) >> 32), (uint32_t)i, (uint32_t)size, &state);
         }
     }
 }
@@ -174,7 +178,7 @@ int main(void)
             }
         }
         for (i = 0; i < 4000; ++i) {
-            state = state * 6364136223846793005u + 1442695040888963407u;
+            next_state(&state);
             check((int64_t)state, sizes[s]);                          /* anywhere */
             check((int64_t)(state >> 32) - (int64_t)(state & 0xFFu) * word, sizes[s]);  /* near 2^32 multiples */
         }
