@@ -297,7 +297,7 @@ static inline uint32_t kernelgen_low_word(const int64_t *at)
 }
 
 /* The int32 indices one turn of a loop of ORed checks reads (a kernel's loop over a multiple of 4 values steps by
- * it), their offsets from -size (index + size, as a uint32_t) ORed: 4 where registers hold 32 bits, a quarter of
+ * it), their offsets from -size (index + size, as a uint32_t) ORed: 4 on 32- and 64-bit cores, a quarter of
  * the turns (emb_gather_elements, 128 values, 11% faster than one a turn on Cortex-M4F and M0); 1 on the 8- and
  * 16-bit cores of KERNELGEN_CHECK_BY_WORDS, where four offsets do not fit the registers (2.6% slower there on
  * the ATmega2560). -DKERNELGEN_ORED_CHECKS=1u (or 4u) forces the choice. */

@@ -184,12 +184,19 @@ TEST(Schedule, Int32ValuesOfOnePowerOfTwoRangeAreCheckedByOredOffsets) {
     EXPECT_FALSE(checks->accumulate);
     EXPECT_EQ(checks->tuple_end.constant, 12u);
     EXPECT_EQ(checks->tuple_length, 1u);
+    EXPECT_TRUE(checks->ored_by_turns);  // 12 values: KERNELGEN_ORED_CHECKS a turn
     ASSERT_EQ(checks->checks.size(), 1u);
     EXPECT_FALSE(checks->checks[0].by_words);
     const auto* factor = first<CheckIndices>(plan_json(spec("[8, 8, 3]", R"(, "index_dtype": "int32", "unroll": 4)")));
     ASSERT_NE(factor, nullptr);
     EXPECT_EQ(factor->ored_bound, 8u);
     EXPECT_FALSE(factor->accumulate);
+    const auto* eight = first<CheckIndices>(plan_json(
+        R"({"name": "n", "op": "GatherND", "dtype": "float32", "index_dtype": "int32", "data_shape": [8, 8, 3],
+            "indices_shape": [4, 2]})"));
+    ASSERT_NE(eight, nullptr);
+    EXPECT_EQ(eight->ored_bound, 8u);
+    EXPECT_FALSE(eight->ored_by_turns);  // 8 values: one a turn
     for (const std::string& other : {spec("[8, 8, 3]", R"(, "index_dtype": "int32", "unroll": "none")"),
                                      spec("[8, 8, 3]", R"(, "index_dtype": "int64")"),
                                      spec("[6, 6, 3]", R"(, "index_dtype": "int32")"),

@@ -573,10 +573,7 @@ private:
         ored.text["last"] = std::to_string(2 * checks.ored_bound - 1);
         ored.text["last_index"] = std::to_string(checks.ored_bound - 1);
         ored.text["twice"] = std::to_string(2 * checks.ored_bound);
-        // A count of 12 or more values that 4 divides: KERNELGEN_ORED_CHECKS of them a turn (4, or 1 on 8-bit
-        // cores). Fewer: one a turn, as gcc writes out a loop of two turns of 4, which measured slower on Cortex-M0
-        // (emb_scatter_nd_add: the registers its reduction loop then needs).
-        ored.flags["by_four"] = checks.tuple_end.constant % 4 == 0 && checks.tuple_end.constant >= 12;
+        ored.flags["by_turns"] = checks.ored_by_turns;
         values.lists["ored"] = checks.ored_bound ? std::vector<TemplateValues>{ored} : std::vector<TemplateValues>{};
         w.block(render_template("index_checks.c.mustache", values));
     }

@@ -645,6 +645,7 @@ private:
             checks.accumulate = checks.accumulate && !ored;
             checks.tuple_end = copy_.counts_index_rows() ? count_times(copy_.tuples_per_count * k)
                                                          : Expr{{}, copy_.tuple_count * k};
+            checks.ored_by_turns = ored && checks.tuple_end.constant % 4 == 0 && checks.tuple_end.constant >= 12;
             checks.tuple_length = 1;
             checks.checks.push_back(check({IndexValue::Kind::Local, 0}, copy_.components[0]));
             return checks;

@@ -150,6 +150,10 @@ struct CheckIndices {
     // 2s - 1. One add and one OR a value, no branch (int64 values and run-time counts measured slower on
     // Cortex-M0 and the ATmega2560); 0: the compares.
     uint64_t ored_bound = 0;
+    // ORed: a count of 12 or more values that 4 divides, read KERNELGEN_ORED_CHECKS a turn (4, or 1 on 8- and
+    // 16-bit cores; kernelgen_ored_offsets_i32). Fewer: one a turn, as gcc writes out a loop of two turns of 4,
+    // which measured slower on Cortex-M0 (emb_scatter_nd_add: the registers its reduction loop then needs).
+    bool ored_by_turns = false;
     std::vector<Check> checks;   // written out: every value; loop: the values of tuple t
 };
 
