@@ -17,8 +17,7 @@ int column_picks(const uint8_t *data, uint32_t data_count, const int64_t *restri
     }
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < 6u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -(int64_t)data_count || index > (int64_t)data_count - 1) {
+        if (kernelgen_outside_count_i64(&indices[t], data_count)) {
             return COLUMN_PICKS_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -22,7 +22,7 @@ int pair_rows(const int16_t *data, uint32_t data_count, const int32_t *restrict 
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < count; ++t) {
         const int32_t *tuple = &indices[t * 2u];
-        if (tuple[0] < -(int64_t)data_count || tuple[0] > (int64_t)data_count - 1) {
+        if (kernelgen_outside_count_i32(tuple[0], data_count)) {
             return PAIR_ROWS_ERROR_INDEX_OUT_OF_RANGE;
         }
         if (tuple[1] < -3 || tuple[1] > 2) {

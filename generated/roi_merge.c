@@ -21,8 +21,7 @@ int roi_merge(const float *data, uint32_t data_count, const int64_t *restrict in
     }
     /* Every index is checked before anything is written. */
     for (uint32_t t = 0u; t < count * 2u; ++t) {
-        const int64_t index = indices[t];
-        if (index < -(int64_t)data_count || index > (int64_t)data_count - 1) {
+        if (kernelgen_outside_count_i64(&indices[t], data_count)) {
             return ROI_MERGE_ERROR_INDEX_OUT_OF_RANGE;
         }
     }

@@ -753,8 +753,8 @@ TEST(EmitCountData, RunTimeIndicesAreAllCheckedWhateverTheCount) {
 }
 
 // A data count: the second uint32_t right after data, its macros, its check before the count's, and every index
-// along axis 0 compared with it (in int64_t) and wrapped by it; the other entries of a GatherND tuple keep their
-// literal bounds. In every unroll mode.
+// along axis 0 tested against it (kernelgen_outside_count_i32) and wrapped by it; the other entries of a GatherND
+// tuple keep their literal bounds. In every unroll mode.
 TEST(Emit, DataCountIsCheckedFirstAndBoundsTheIndicesAlongAxis0) {
     for (const std::string unroll : {"\"auto\"", "\"none\"", "\"full\"", "4"}) {
         SCOPED_TRACE(unroll);
@@ -769,11 +769,31 @@ TEST(Emit, DataCountIsCheckedFirstAndBoundsTheIndicesAlongAxis0) {
         const size_t data_check = kernel.source.find("if (data_count > G_MAX_DATA_COUNT)");
         ASSERT_NE(data_check, std::string::npos) << kernel.source;
         EXPECT_LT(data_check, kernel.source.find("if (count > G_MAX_COUNT)"));
-        EXPECT_GT(count(kernel.source, "< -(int64_t)data_count"), 0u) << kernel.source;
+        EXPECT_GT(count(kernel.source, "kernelgen_outside_count_i32(index, data_count)") +
+                      count(kernel.source, "kernelgen_outside_count_i32(tuple[0], data_count)") +
+                      count(kernel.source, "kernelgen_outside_count_i32(indices[0], data_count)"),
+                  0u) << kernel.source;
+        EXPECT_EQ(count(kernel.source, "(int64_t)data_count"), 0u) << kernel.source;
         EXPECT_GT(count(kernel.source, "< -3"), 0u) << kernel.source;
         EXPECT_GT(count(kernel.source, "kernelgen_wrap_i32_u32(indices["), 0u);
         EXPECT_GT(count(kernel.source, ", data_count) * 6u"), 0u) << kernel.source;
     }
+}
+
+
+// int64 indices against a data count: the support header's test at the value's address; a bound of 2^31 or more
+// (where the test's 2 * count would not fit a uint32_t) keeps the compare in int64_t.
+TEST(Emit, Int64IndicesAgainstADataCountAreTestedAtTheirAddress) {
+    const auto kernel = emit_json(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [100, 4],
+                                     "indices_shape": [10], "count": "runtime", "data_count": "runtime"})");
+    EXPECT_NE(kernel.source.find("if (kernelgen_outside_count_i64(&indices[t], data_count)) {"), std::string::npos)
+        << kernel.source;
+    EXPECT_EQ(kernel.source.find("const int64_t index"), std::string::npos) << kernel.source;
+    const auto huge = emit_json(R"({"name": "g", "op": "Gather", "dtype": "uint8", "data_shape": [2147483648],
+                                   "indices_shape": [3], "data_count": "runtime", "unroll": "none"})");
+    EXPECT_NE(huge.source.find("index < -(int64_t)data_count || index > (int64_t)data_count - 1"), std::string::npos)
+        << huge.source;
+    EXPECT_EQ(huge.source.find("kernelgen_outside_count"), std::string::npos);
 }
 
 }  // namespace

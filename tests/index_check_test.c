@@ -1,6 +1,7 @@
-/* kernelgen_outside_i64 (kernelgen_support.h), the kernels' check of an int64 index against a literal size, and
- * kernelgen_outside_i64_bits, its branch-free form for a loop that gathers one flag (by words on 32-bit cores),
- * compared with the plain definition (index < -size or index > size - 1) for sizes from 1 to 2^31 and the values
+/* kernelgen_outside_i64 (kernelgen_support.h), the kernels' check of an int64 index against a literal size,
+ * kernelgen_outside_i64_bits, its branch-free form for a loop that gathers one flag (by words on 32-bit cores), and
+ * kernelgen_outside_count_i64/_i32, the check against a run-time data count (sizes from 0 to 2^31 - 1), each
+ * compared with the plain definition (index < -size or index > size - 1) for sizes from 0 to 2^31 and the values
  * around every edge a word-at-a-time test could get wrong: the range's own edges, the int32 edges, the 2^32
  * multiples (whose low word alone is in range), the int64 extremes, and a pseudo-random sweep.
  *
@@ -13,8 +14,10 @@
  *
  * Built for the host under AddressSanitizer and UBSan three times: with the host's own 64-bit compare, with the
  * test by words that 8- and 16-bit targets use (KERNELGEN_CHECK_BY_WORDS=1; the host is little-endian), and with
- * the branch-free test by words of 32-bit cores (KERNELGEN_CHECK_BITS_BY_WORDS=1). The on-target tests run it on
- * every class too, where the 32-bit cores take kernelgen_outside_i64_bits by words of their own accord.
+ * the tests by words of 32-bit cores: the branch-free one (KERNELGEN_CHECK_BITS_BY_WORDS=1) and Cortex-M0's
+ * compare of the high word with the low word's sign (KERNELGEN_CHECK_SIGN_WORD=1). The on-target tests run it on
+ * every class too, where the 32-bit cores take kernelgen_outside_i64_bits by words, and Cortex-M0 its sign-word
+ * kernelgen_outside_i64, of their own accord.
  * Prints "N cases, F failed"; exits with status 1 when F is not 0. */
 #include "kernelgen_support.h"
 
@@ -33,14 +36,22 @@ static uint64_t next_state(uint64_t *state)
 static void check(int64_t index, uint32_t size)
 {
     const int expected = index < -(int64_t)size || index > (int64_t)size - 1;
-    const int got = kernelgen_outside_i64(&index, size) != 0;
-    const int got_bits = kernelgen_outside_i64_bits(&index, size) != 0u;
+    /* The literal size's tests take sizes from 1 to 2^31, the data count's from 0 to 2^31 - 1. */
+    const int literal = size >= 1u;
+    const int counted = size <= 0x7FFFFFFFu;
+    const int has_i32 = index >= INT32_MIN && index <= INT32_MAX;
+    const int got = literal ? kernelgen_outside_i64(&index, size) != 0 : expected;
+    const int got_bits = literal ? kernelgen_outside_i64_bits(&index, size) != 0u : expected;
+    const int got_count = counted ? kernelgen_outside_count_i64(&index, size) != 0u : expected;
+    const int got_count_i32 = counted && has_i32 ? kernelgen_outside_count_i32((int32_t)index, size) != 0u : expected;
     ++cases;
-    if (got != expected || got_bits != expected) {
+    if (got != expected || got_bits != expected || got_count != expected || got_count_i32 != expected) {
         ++failures;
         if (failures <= 10u) {
-            printf("index %lld, size %lu: %s (outside_i64), %s (outside_i64_bits), expected %s\n", (long long)index,
-                   (unsigned long)size, got ? "outside" : "inside", got_bits ? "outside" : "inside",
+            printf("index %lld, size %lu: %s (outside_i64), %s (outside_i64_bits), %s (outside_count_i64), %s "
+                   "(outside_count_i32), expected %s\n",
+                   (long long)index, (unsigned long)size, got ? "outside" : "inside", got_bits ? "outside" : "inside",
+                   got_count ? "outside" : "inside", got_count_i32 ? "outside" : "inside",
                    expected ? "outside" : "inside");
         }
     }
@@ -147,7 +158,7 @@ static void ored_checks(void)
 
 int main(void)
 {
-    static const uint32_t sizes[] = {1u, 2u, 3u, 5u, 7u, 64u, 100u, 255u, 256u, 65535u, 65536u, 1000003u,
+    static const uint32_t sizes[] = {0u, 1u, 2u, 3u, 5u, 7u, 64u, 100u, 255u, 256u, 65535u, 65536u, 1000003u,
                                      0x7FFFFFFFu, 0x80000000u};
     const int64_t word = (int64_t)1 << 32;
     const int64_t centres[] = {0, (int64_t)1 << 31, -((int64_t)1 << 31), word, -word, 3 * word, -5 * word,

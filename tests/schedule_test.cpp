@@ -168,6 +168,34 @@ TEST(Schedule, ATupleOfOneRangeIsCheckedAsOneLoopOverItsValues) {
     EXPECT_EQ(checks->checks[1].component.bound, 6u);
 }
 
+TEST(Schedule, ValuesAgainstADataCountBelow2To31AreTestedByTheSupportHeader) {
+    // Along axis 0 the bound is the run-time data count: by_count (kernelgen_outside_count_*) while its bound is
+    // below 2^31, as the test's 2 * count must fit a uint32_t; the compare from 2^31 on. The other tuple entry
+    // keeps its literal size, by words.
+    const auto checks_of = [](const std::string& rows) {
+        return plan_json(R"({"name": "n", "op": "GatherND", "dtype": "uint8", "data_shape": [)" + rows +
+                         R"(, 3], "indices_shape": [4, 2], "data_count": "runtime", "unroll": "none"})");
+    };
+    const Schedule small = checks_of("100");
+    const auto* checks = first<CheckIndices>(small);
+    ASSERT_NE(checks, nullptr);
+    ASSERT_EQ(checks->checks.size(), 2u);
+    EXPECT_TRUE(checks->checks[0].component.runtime_bound);
+    EXPECT_TRUE(checks->checks[0].by_count);
+    EXPECT_FALSE(checks->checks[0].by_words);
+    EXPECT_FALSE(checks->checks[1].by_count);
+    EXPECT_TRUE(checks->checks[1].by_words);
+    const Schedule last = checks_of("2147483647");
+    checks = first<CheckIndices>(last);
+    ASSERT_NE(checks, nullptr);
+    EXPECT_TRUE(checks->checks[0].by_count);
+    const Schedule huge = checks_of("2147483648");
+    checks = first<CheckIndices>(huge);
+    ASSERT_NE(checks, nullptr);
+    EXPECT_FALSE(checks->checks[0].by_count);
+    EXPECT_FALSE(checks->checks[0].by_words);
+}
+
 TEST(Schedule, Int32ValuesOfOnePowerOfTwoRangeAreCheckedByOredOffsets) {
     // GatherND [8, 8, 3] by 6 tuples of 2 int32 values: one range [-8, 7], a power of two: under auto the 12
     // values' offsets ORed, one loop over them. Not under none (the compares that return at once), nor for int64

@@ -555,15 +555,20 @@ private:
             item.flags["has_last"] = range.kind != IndexComponent::Kind::Circular;
             item.text["last"] = !onnx ? std::to_string(range.last)
                                 : range.runtime_bound ? "(int64_t)data_count - 1" : std::to_string(range.bound - 1);
-            // The support header's test (Check::by_words); in a loop that gathers one flag, its branch-free form
-            // that returns the failure as bits.
+            // The support header's test (Check::by_words, by_count); in a loop that gathers one flag, the branch-free
+            // form of the literal size's, which returns the failure as bits.
             const std::string test = checks.accumulate ? "kernelgen_outside_i64_bits(" : "kernelgen_outside_i64(";
-            item.text["outside"] = check.by_words ? test + index_address(check.value) + ", " + literal(range.bound) + ")" : "";
-            item.flags["by_words"] = check.by_words;
+            const bool int64 = spec_.index_dtype == IndexType::Int64;
+            item.text["outside"] = check.by_words ? test + index_address(check.value) + ", " + literal(range.bound) + ")"
+                                   : !check.by_count ? ""
+                                   : int64 ? "kernelgen_outside_count_i64(" + index_address(check.value) + ", data_count)"
+                                           : "kernelgen_outside_count_i32(" + index_value(check.value) + ", data_count)";
+            item.flags["by_function"] = check.by_words || check.by_count;
+            item.flags["reads_value"] = !(check.by_words || (check.by_count && int64));
             each.push_back(item);
         }
         // The loop's local `index`, unless every check reads the value through its address.
-        values.flags["local"] = std::any_of(each.begin(), each.end(), [](const TemplateValues& item) { return !item.flags.at("by_words"); });
+        values.flags["local"] = std::any_of(each.begin(), each.end(), [](const TemplateValues& item) { return item.flags.at("reads_value"); });
         values.lists["written_out"] = checks.loop ? std::vector<TemplateValues>{} : each;
         values.lists["checks"] = each;
         values.lists["loop"] = checks.loop && !checks.ored_bound ? std::vector<TemplateValues>{TemplateValues{}}

@@ -664,7 +664,9 @@ private:
         const bool by_words = component.kind == IndexComponent::Kind::Wrapped && !component.runtime_bound &&
                               spec_.index_dtype == IndexType::Int64 && component.bound >= 1 &&
                               component.bound <= (uint64_t{1} << 31);
-        return Check{value, component, by_words};
+        const bool by_count = component.kind == IndexComponent::Kind::Wrapped && component.runtime_bound &&
+                              component.bound < (uint64_t{1} << 31);
+        return Check{value, component, by_words, by_count};
     }
 
     void plan_level(Statements& out, size_t level, std::vector<Position>& positions, const Place& place) {

@@ -137,8 +137,12 @@ struct Check {
     // TensorScatter write index [0, last] (linear) or [0, ...] (circular).
     IndexComponent component;
     // An int64 value against a literal size up to 2^31 (every value in range then an int32): kernelgen_support.h's
-    // test of the value at its address, kernelgen_outside_i64 (by words on 8- and 16-bit cores); else the compare.
+    // test of the value at its address, kernelgen_outside_i64 (by words on 8- and 16-bit cores and Cortex-M0).
     bool by_words = false;
+    // ONNX's range against the run-time data count, whose bound is below 2^31: kernelgen_support.h's
+    // kernelgen_outside_count_i32 of the value, or kernelgen_outside_count_i64 at its address (by words but on
+    // 64-bit hosts). Neither flag: the compare in C (a bound of 2^31 or more compares the count in int64_t).
+    bool by_count = false;
 };
 struct CheckIndices {
     bool loop = false;           // false: `checks` written out, each returning the error
