@@ -523,8 +523,8 @@ TEST_F(CliTest, UnrollOptionIsTheRunsDefault) {
 
 // --prefetch likewise: a run-wide default that a spec's own "prefetch" overrides.
 TEST_F(CliTest, PrefetchOptionIsTheRunsDefault) {
-    write_spec("plain.json", R"json({"name": "plain", "op": "Gather", "dtype": "float32", "data_shape": [8, 2], "indices_shape": [3]})json");
-    write_spec("own.json", R"json({"name": "own", "op": "Gather", "dtype": "float32", "data_shape": [8, 2], "indices_shape": [3], "prefetch": "none"})json");
+    write_spec("plain.json", R"json({"name": "plain", "op": "Gather", "dtype": "float32", "data_shape": [8, 2], "indices_shape": [6]})json");
+    write_spec("own.json", R"json({"name": "own", "op": "Gather", "dtype": "float32", "data_shape": [8, 2], "indices_shape": [6], "prefetch": "none"})json");
     RunResult result = run("--prefetch 2 --out-dir out plain.json own.json");
     EXPECT_EQ(result.exit_code, 0) << result.err;
     const std::string plain = read_text(work_ / "out" / "plain.c");

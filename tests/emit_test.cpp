@@ -390,7 +390,7 @@ TEST(Emit, LoopChecksGatherOneFlagOnlyWithAFactor) {
         << int32_fast.source;
     // A size an int32 does not hold: the plain compare.
     auto wide = emit_json(R"({"name": "g", "op": "Gather", "dtype": "uint8", "data_shape": [2147483649],
-                              "indices_shape": [3]})");
+                              "indices_shape": [5]})");
     EXPECT_EQ(count(wide.source, "kernelgen_outside_i64"), 0u) << wide.source;
     EXPECT_EQ(count(wide.source, "if (index < -2147483649 || index > 2147483648)"), 1u) << wide.source;
 }
