@@ -11,7 +11,8 @@
 #     (RUN, a command in which @ELF@ stands for the program); it must print "N cases, 0 failed" for its N
 #     cases, and exit with status 0 unless the emulator's status says nothing (IGNORE_EXIT_STATUS).
 #  4. The same for ../copy_routine_test.c, the row copy of kernelgen_support.h alone at every length and offset.
-#  5. The same for ../index_check_test.c, the check of an int64 index (by words on AVR) against the plain compare.
+#  5. The same for ../index_check_test.c, the checks of an index (by words on AVR and the 32-bit cores, the sign word
+#     on Cortex-M0) against the plain compare.
 #
 # The compiler and CPU flags come from the target's toolchain file (TOOLCHAIN, as installed with kernelgen).
 # cmake -DNAME=... -DTOOLCHAIN=... -DCASES_DIR=... -DMAKE_PROGRAM=... -DSTRICT_FLAGS=... "-DLINK=..." "-DRUN=..."
@@ -119,7 +120,7 @@ endforeach()
 # 4. kernelgen_copy, the kernels' row copy, on its own: every length 0..257 at every offset (copy_routine_test.c).
 build_and_run(copy_routine_test.c "" "${WORK_DIR}/copy_routine.elf" "${CMAKE_CURRENT_LIST_DIR}/../copy_routine_test.c")
 set(copies "${passed}")
-# 5. kernelgen_outside_i64, the check of an int64 index, on its own (index_check_test.c).
+# 5. The checks of an index (kernelgen_outside_i64 and its siblings) on their own (index_check_test.c).
 build_and_run(index_check_test.c "" "${WORK_DIR}/index_check.elf" "${CMAKE_CURRENT_LIST_DIR}/../index_check_test.c")
 
 message(STATUS "${NAME}: ${cases_run} cases passed in ${program_count} programs, ${cases_refused} refused by the "
