@@ -380,8 +380,9 @@ static inline int kernelgen_outside_i64(const int64_t *index, uint32_t size)
  * when the index lies outside. Where pointers and unsigned int hold 32 bits (KERNELGEN_CHECK_BITS_BY_WORDS) it is
  * computed by words and without a branch, the high word plus the low word's sign being zero for an int32_t value:
  * on Cortex-M0 the branches of the plain compare took the registers that the flag then lacked (kept on the stack:
- * 4 more instructions a check). -DKERNELGEN_CHECK_BITS_BY_WORDS=1 (or =0) forces the choice where unsigned int
- * holds 32 bits (the tests run the words on the host too). */
+ * 4 more instructions a check). The same macro picks the words of kernelgen_outside_count_i64 below.
+ * -DKERNELGEN_CHECK_BITS_BY_WORDS=1 (or =0) forces both choices where unsigned int holds 32 bits (the tests run
+ * the words on the host too). */
 #ifndef KERNELGEN_CHECK_BITS_BY_WORDS
 #if !KERNELGEN_CHECK_BY_WORDS && UINTPTR_MAX == 0xFFFFFFFFu && defined(__SIZEOF_INT__) && __SIZEOF_INT__ == 4
 #define KERNELGEN_CHECK_BITS_BY_WORDS 1
@@ -409,8 +410,9 @@ static inline unsigned kernelgen_outside_i64_bits(const int64_t *index, uint32_t
  * index along axis 0 against their data count, whose bound (MAX_DATA_COUNT) the generator keeps below 2^31 for
  * these tests (above it, the plain compare in int64_t). An int32 index: its offset from -count, as a uint32_t, is
  * below 2 * count exactly when it is in range (none is when count is 0). An int64 index: an int32 value, its high
- * word its low word's sign, then the same test of the low word, by words where int64_t arithmetic is costly (8-,
- * 16- and 32-bit cores; on Cortex-M0 roi_merge took 432 instructions with the 64-bit compare and 309 with this,
+ * word its low word's sign, then the same test of the low word, by words where int64_t arithmetic is costly: the
+ * 8- and 16-bit cores of KERNELGEN_CHECK_BY_WORDS and the 32-bit ones of KERNELGEN_CHECK_BITS_BY_WORDS, whose -D
+ * forces this choice too (on Cortex-M0 roi_merge took 432 instructions with the 64-bit compare and 309 with this,
  * on Cortex-M4F 271 and 247); on 64-bit hosts the plain compare. */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
