@@ -10,7 +10,10 @@
 #endif
 
 /* The add reduction: wraps modulo 2^64, computed in unsigned arithmetic (no overflow). */
-static uint64_t kernelgen_accumulate_u64_combine(uint64_t current, uint64_t update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline uint64_t kernelgen_accumulate_u64_combine(uint64_t current, uint64_t update)
 {
     return current + update;
 }

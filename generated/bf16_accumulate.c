@@ -10,7 +10,10 @@
 #endif
 
 /* The add reduction: computed in float32 and rounded to the nearest bfloat16, ties to even, as a tensor of that type would. */
-static uint16_t kernelgen_bf16_accumulate_combine(uint16_t current, uint16_t update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline uint16_t kernelgen_bf16_accumulate_combine(uint16_t current, uint16_t update)
 {
     const float a = kernelgen_bfloat16_to_float(current), b = kernelgen_bfloat16_to_float(update);
     return kernelgen_bfloat16_from_float(a + b);

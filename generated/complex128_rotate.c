@@ -21,7 +21,10 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 /* The mul reduction: complex multiplication (no special cases for infinities). */
-static kernelgen_complex128 kernelgen_complex128_rotate_combine(kernelgen_complex128 current, kernelgen_complex128 update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline kernelgen_complex128 kernelgen_complex128_rotate_combine(kernelgen_complex128 current, kernelgen_complex128 update)
 {
     kernelgen_complex128 result;
     result.re = current.re * update.re - current.im * update.im;

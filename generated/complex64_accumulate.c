@@ -10,7 +10,10 @@
 #endif
 
 /* The add reduction: complex addition. */
-static kernelgen_complex64 kernelgen_complex64_accumulate_combine(kernelgen_complex64 current, kernelgen_complex64 update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline kernelgen_complex64 kernelgen_complex64_accumulate_combine(kernelgen_complex64 current, kernelgen_complex64 update)
 {
     kernelgen_complex64 result;
     result.re = current.re + update.re;

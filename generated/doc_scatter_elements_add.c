@@ -10,7 +10,10 @@
 #endif
 
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
-static int32_t kernelgen_doc_scatter_elements_add_combine(int32_t current, int32_t update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline int32_t kernelgen_doc_scatter_elements_add_combine(int32_t current, int32_t update)
 {
     return (int32_t)((uint32_t)current + (uint32_t)update);
 }

@@ -10,7 +10,10 @@
 #endif
 
 /* The max reduction: the larger or smaller value. */
-static int16_t kernelgen_doc_scatter_elements_max_combine(int16_t current, int16_t update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline int16_t kernelgen_doc_scatter_elements_max_combine(int16_t current, int16_t update)
 {
     return update > current ? update : current;
 }

@@ -12,7 +12,10 @@
 #endif
 
 /* The max reduction: a NaN operand gives NaN and a tie (-0, +0) takes the update, as numpy's maximum and minimum do. */
-static float kernelgen_doc_scatter_nd_max_combine(float current, float update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline float kernelgen_doc_scatter_nd_max_combine(float current, float update)
 {
     return (update >= current || update != update) ? update : current;
 }

@@ -10,7 +10,10 @@
 #endif
 
 /* The add reduction: logical or, as ONNX Runtime. */
-static bool kernelgen_edge_scalar_update_combine(bool current, bool update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline bool kernelgen_edge_scalar_update_combine(bool current, bool update)
 {
     return (bool)(current || update);
 }

@@ -10,7 +10,10 @@
 #endif
 
 /* The add reduction: computed in float32 and rounded to the nearest float16, ties to even, as a tensor of that type would. */
-static uint16_t kernelgen_half_accumulate_combine(uint16_t current, uint16_t update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline uint16_t kernelgen_half_accumulate_combine(uint16_t current, uint16_t update)
 {
     const float a = kernelgen_float16_to_float(current), b = kernelgen_float16_to_float(update);
     return kernelgen_float16_from_float(a + b);
@@ -32,9 +35,10 @@ int half_accumulate(const uint16_t *data, const int64_t *restrict indices, const
     for (uint32_t i0 = 0u; i0 < 5u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 8u) * 4u;
-            for (uint32_t e = 0u; e < 4u; ++e) {
-                output[to + e] = kernelgen_half_accumulate_combine(output[to + e], updates[i0 * 4u + e]);
-            }
+            output[to] = kernelgen_half_accumulate_combine(output[to], updates[i0 * 4u]);
+            output[to + 1u] = kernelgen_half_accumulate_combine(output[to + 1u], updates[i0 * 4u + 1u]);
+            output[to + 2u] = kernelgen_half_accumulate_combine(output[to + 2u], updates[i0 * 4u + 2u]);
+            output[to + 3u] = kernelgen_half_accumulate_combine(output[to + 3u], updates[i0 * 4u + 3u]);
         }
     }
     return HALF_ACCUMULATE_OK;

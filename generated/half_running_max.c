@@ -10,7 +10,10 @@
 #endif
 
 /* The max reduction: compared as float32; a NaN operand gives NaN and a tie (-0, +0) takes the update. */
-static uint16_t kernelgen_half_running_max_combine(uint16_t current, uint16_t update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline uint16_t kernelgen_half_running_max_combine(uint16_t current, uint16_t update)
 {
     const float a = kernelgen_float16_to_float(current), b = kernelgen_float16_to_float(update);
     return (b >= a || b != b) ? update : current;

@@ -10,7 +10,10 @@
 #endif
 
 /* The mul reduction: computed in float32 and rounded to the nearest float16, ties to even, as a tensor of that type would. */
-static uint16_t kernelgen_half_scale_combine(uint16_t current, uint16_t update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline uint16_t kernelgen_half_scale_combine(uint16_t current, uint16_t update)
 {
     const float a = kernelgen_float16_to_float(current), b = kernelgen_float16_to_float(update);
     return kernelgen_float16_from_float(a * b);

@@ -15,7 +15,10 @@ static const uint8_t kernelgen_histogram_bins_destinations[6] KERNELGEN_FLASH = 
 };
 
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
-static int32_t kernelgen_histogram_bins_combine(int32_t current, int32_t update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline int32_t kernelgen_histogram_bins_combine(int32_t current, int32_t update)
 {
     return (int32_t)((uint32_t)current + (uint32_t)update);
 }

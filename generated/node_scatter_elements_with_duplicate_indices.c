@@ -10,7 +10,10 @@
 #endif
 
 /* The add reduction: IEEE arithmetic in the element type. */
-static float kernelgen_node_scatter_elements_with_duplicate_indices_combine(float current, float update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline float kernelgen_node_scatter_elements_with_duplicate_indices_combine(float current, float update)
 {
     return current + update;
 }

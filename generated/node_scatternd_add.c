@@ -12,7 +12,10 @@
 #endif
 
 /* The add reduction: IEEE arithmetic in the element type. */
-static float kernelgen_node_scatternd_add_combine(float current, float update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline float kernelgen_node_scatternd_add_combine(float current, float update)
 {
     return current + update;
 }

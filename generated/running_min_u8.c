@@ -12,7 +12,10 @@
 #endif
 
 /* The min reduction: the larger or smaller value. */
-static uint8_t kernelgen_running_min_u8_combine(uint8_t current, uint8_t update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline uint8_t kernelgen_running_min_u8_combine(uint8_t current, uint8_t update)
 {
     return update < current ? update : current;
 }

@@ -10,7 +10,10 @@
 #endif
 
 /* The mul reduction: wraps modulo 2^16, computed in unsigned arithmetic (no overflow). */
-static int16_t kernelgen_scale_rows_i16_combine(int16_t current, int16_t update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline int16_t kernelgen_scale_rows_i16_combine(int16_t current, int16_t update)
 {
     return (int16_t)((uint32_t)current * (uint32_t)update);
 }

@@ -15,7 +15,10 @@
 #endif
 
 /* The add reduction: IEEE arithmetic in the element type. */
-static double kernelgen_scatter_weights_f64_combine(double current, double update)
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline double kernelgen_scatter_weights_f64_combine(double current, double update)
 {
     return current + update;
 }

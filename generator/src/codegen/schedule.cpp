@@ -828,13 +828,11 @@ private:
             return;
         }
         // A reduction of a long block: an element loop. Under "none", the least code, of any block of two or more
-        // (each element's combine is several instructions), and so for a float16 or bfloat16 add or mul, whose
-        // combine converts through float32 and back: written out, gcc keeps it out of line, slower than one loop
-        // that inlines it (measured on Cortex-M4F; a max or min, which only compares, is faster written out).
+        // (each element's combine is several instructions). Else blocks of up to 4 are written out: the combine is
+        // forced inline (helpers.c.mustache), so even a float16 add, which converts through float32 and back, is
+        // faster written out than in a loop on every target class (docs/generated-code.md).
         // (A plain copy reaches here with at most 4 elements, which stay written out.)
-        const bool rounds_back = info(spec_.dtype).category == Category::HalfFloat &&
-                                 (copy_.reduction == Reduction::Add || copy_.reduction == Reduction::Mul);
-        const uint64_t written_out = reduce_ && (spec_.unroll.kind == Unroll::Kind::None || rounds_back) ? 1 : 4;
+        const uint64_t written_out = reduce_ && spec_.unroll.kind == Unroll::Kind::None ? 1 : 4;
         if (variable_length || (length.constant > written_out && !decided_.straight)) {
             For loop{"e", length, 1, {}};
             loop.body.push_back(wrap(Assign{Access{place.output, to.plus(variable("e"))},

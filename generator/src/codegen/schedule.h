@@ -20,8 +20,8 @@ namespace kernelgen {
 
 // The "auto" unroll setting, chosen from instructions and flash measured on Cortex-M4F (docs/generated-code.md,
 // "How auto is chosen"). Its budget counts weighted statements: a block copy (or one element assignment) weighs
-// 1, a reduction's combine of one element kReductionWeight (it takes several times a copy's code, and written
-// out more than once, a call of a combine that -Os no longer inlines). Loop levels are written out, innermost
+// 1, a reduction's combine of one element kReductionWeight (it takes several times a copy's code, and every
+// combine written out is inlined code: helpers.c.mustache forces it inline). Loop levels are written out, innermost
 // first, while a loop body stays within kUnrollBudget (a kernel whose copies all fit has no loop at all), then
 // the next level is unrolled by the largest factor that fits.
 constexpr uint64_t kUnrollBudget = 12;
