@@ -7,7 +7,8 @@
  *
  * Then the wraps that turn a checked index into an offset, kernelgen_wrap_i64_u32/_i64_u64/_i32_u32 (from the
  * low word alone for a size up to 2^31), against index < 0 ? index + size : index, for every in-range value near
- * the edges above and sizes up to 2^32 - 1.
+ * the edges above and sizes up to 2^32 - 1; and every in-range index through them with literal sizes, as the kernels
+ * call them (the 8- and 16-bit cores' AND of the low byte or 16 bits, in the build by words).
  *
  * Then kernelgen_ored_offsets_i32, a turn of the loop that ORs the offsets of int32 indices against a power-of-two
  * size, with each value of a hostile list at each position of the turn (4 values a turn; 1 in the build by words).
@@ -98,6 +99,48 @@ static void wraps(void)
             wrap((int64_t)(next_state(&state) % (uint64_t)(2 * size)) - size, sizes[s]);
         }
     }
+}
+
+/* A wrap of a literal size, as the kernels call it (the size a constant after inlining): in the build by words
+ * a power-of-two size up to 256 or 65536 takes the AND of the index's low byte or 16 bits. */
+static void literal_wrap(int64_t index, uint32_t size, uint32_t from_i32, uint32_t narrow, uint64_t wide)
+{
+    const uint64_t expected = (uint64_t)(index < 0 ? index + (int64_t)size : index);
+    ++cases;
+    if (from_i32 != expected || narrow != expected || wide != expected) {
+        ++failures;
+        if (failures <= 10u) {
+            printf("index %lld, literal size %lu: wrapped to %lu (i32_u32), %lu (i64_u32), %llu (i64_u64), "
+                   "expected %llu\n",
+                   (long long)index, (unsigned long)size, (unsigned long)from_i32, (unsigned long)narrow,
+                   (unsigned long long)wide, (unsigned long long)expected);
+        }
+    }
+}
+
+/* Every index in [-SIZE, SIZE-1] through the wraps, SIZE a literal. */
+#define WRAP_LITERAL(SIZE)                                                                                     \
+    do {                                                                                                       \
+        int64_t index;                                                                                         \
+        for (index = -(int64_t)(SIZE); index < (int64_t)(SIZE); ++index) {                                     \
+            const int64_t at = index;                                                                          \
+            literal_wrap(index, (SIZE), kernelgen_wrap_i32_u32((int32_t)index, (SIZE)),                        \
+                         kernelgen_wrap_i64_u32(&at, (SIZE)), kernelgen_wrap_i64_u64(&at, (uint64_t)(SIZE)));   \
+        }                                                                                                      \
+    } while (0)
+
+static void literal_wraps(void)
+{
+    WRAP_LITERAL(1u);
+    WRAP_LITERAL(2u);
+    WRAP_LITERAL(16u);
+    WRAP_LITERAL(128u);
+    WRAP_LITERAL(256u);
+    WRAP_LITERAL(512u);
+    WRAP_LITERAL(32768u);
+    WRAP_LITERAL(65536u);
+    WRAP_LITERAL(131072u);
+    WRAP_LITERAL(24u);
 }
 
 /* kernelgen_ored_offsets_i32, a turn of the loop of ORed checks (int32 indices, a power-of-two size up to 2^30):
@@ -195,6 +238,7 @@ int main(void)
         }
     }
     wraps();
+    literal_wraps();
     ored_checks();
     printf("%lu cases, %lu failed\n", cases, failures);
     return failures == 0u ? 0 : 1;
