@@ -780,6 +780,18 @@ TEST(Emit, DataCountIsCheckedFirstAndBoundsTheIndicesAlongAxis0) {
     }
 }
 
+// A scatter's copy of data's data_count rows by one row copy (more than 32 elements): its bytes counted in size_t,
+// which has 16 bits on AVR, where a uint32_t count times sizeof failed -Wconversion.
+TEST(Emit, ADataCountScattersCopyCountsItsBytesInSizeT) {
+    for (const std::string data_shape : {"[10, 4]", "[40]"}) {
+        SCOPED_TRACE(data_shape);
+        const auto kernel = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "uint8", "data_shape": )" +
+                                      data_shape + R"(, "indices_shape": [2, 1], "data_count": "runtime"})");
+        const std::string rows = data_shape == "[40]" ? "(size_t)data_count * sizeof(uint8_t)"
+                                                      : "(size_t)data_count * 4u * sizeof(uint8_t)";
+        EXPECT_NE(kernel.source.find("memcpy(output, data, " + rows + ");"), std::string::npos) << kernel.source;
+    }
+}
 
 // int64 indices against a data count: the support header's test at the value's address; a bound of 2^31 or more
 // (where the test's 2 * count would not fit a uint32_t) keeps the compare in int64_t.

@@ -615,7 +615,11 @@ private:
         values.flags["zeros"] = copy.from == CopyData::From::Zeros;
         values.text["table"] = helper("data");
         values.text["table_copy"] = table_copy();
-        values.text["copy"] = copy_call("output", "data", values.text["count"] + " * sizeof(" + element_ + ")",
+        // The copy's bytes, a run-time count converted to size_t first, as a BlockCopy's (print(BlockCopy)).
+        const std::string rows = copy.row_elements <= 1 ? "(size_t)data_count"
+                                                        : "(size_t)data_count * " + std::to_string(copy.row_elements) + "u";
+        values.text["copy"] = copy_call("output", "data",
+                                        (copy.row_elements ? rows : values.text["count"]) + " * sizeof(" + element_ + ")",
                                         copy.row_elements == 0);
         w.block(render_template("copy_data.c.mustache", values));
     }
