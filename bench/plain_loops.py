@@ -4,9 +4,11 @@
 For a spec, writes the C a careful hand (or onnx2c) would: nested loops with literal bounds, one element at a
 time, no unrolling and no memcpy, with the same contract as kernelgen's kernels (every index checked first,
 negative indices wrapped, -1 and output untouched when one is out of range). Gather, GatherElements, GatherND,
-ScatterND and ScatterElements in every numeric element type and bool, with every reduction (float16 and bfloat16,
-stored as 16-bit integers, and bool only without one); not: constant tensors, run-time counts, quantized tables,
-strings, complex numbers, TensorScatter (covers() says why).
+ScatterND and ScatterElements in every numeric element type and bool, with every reduction (float16 and bfloat16
+stored as 16-bit integers, their reductions computed in float32 through kernelgen_support.h's conversions, the
+same arithmetic the kernel's combine does, so the two differ in their loops alone; bool's add and max an OR, mul
+and min an AND, as ONNX Runtime); not: constant tensors, run-time counts, quantized tables, strings, complex
+numbers, TensorScatter (covers() says why).
 
 With checked=False, the unchecked kernel of the same loops, the shape of onnx2c's Gather and ScatterND (which
 check no index): no check pass, and a scatter's output starting as one memcpy of data. Negative indices are still
@@ -31,6 +33,21 @@ COMBINE = {"add": "{o} = ({t})({o} + {u});", "mul": "{o} = ({t})({o} * {u});",
 # takes the update.
 FLOAT_COMBINE = {**COMBINE, "max": "{o} = ({u} >= {o} || {u} != {u}) ? {u} : {o};",
                  "min": "{o} = ({u} <= {o} || {u} != {u}) ? {u} : {o};"}
+# float16 and bfloat16 (16-bit patterns): each reduction in float32, rounded back to nearest, ties to even, by the
+# support header's conversions ({f} names the format); max and min store the winning operand's own bits.
+HALF_COMBINE = {
+    "add": "{{ const float a = kernelgen_{f}_to_float({o}), b = kernelgen_{f}_to_float({u}); "
+           "{o} = kernelgen_{f}_from_float(a + b); }}",
+    "mul": "{{ const float a = kernelgen_{f}_to_float({o}), b = kernelgen_{f}_to_float({u}); "
+           "{o} = kernelgen_{f}_from_float(a * b); }}",
+    "max": "{{ const float a = kernelgen_{f}_to_float({o}), b = kernelgen_{f}_to_float({u}); "
+           "{o} = (b >= a || b != b) ? {u} : {o}; }}",
+    "min": "{{ const float a = kernelgen_{f}_to_float({o}), b = kernelgen_{f}_to_float({u}); "
+           "{o} = (b <= a || b != b) ? {u} : {o}; }}"}
+# bool, as ONNX Runtime: add and max an OR, mul and min an AND.
+BOOL_COMBINE = {"add": "{o} = {o} || {u};", "max": "{o} = {o} || {u};",
+                "mul": "{o} = {o} && {u};", "min": "{o} = {o} && {u};"}
+HALF_TYPES = ("float16", "bfloat16")
 
 
 def covers(spec):
@@ -39,9 +56,6 @@ def covers(spec):
         return f"{spec['op']} is not written"
     if spec["dtype"] not in C_TYPES:
         return f"{spec['dtype']} elements are not written"
-    reduction = spec.get("reduction", "none")
-    if reduction != "none" and spec["dtype"] in ("float16", "bfloat16", "bool"):
-        return f"a {spec['dtype']} reduction is not written"
     for key in ("data", "data_file", "indices", "updates", "updates_file", "quantization", "scales_file"):
         if key in spec:
             return "constant tensors are not written"
@@ -123,8 +137,12 @@ def plain_kernel(spec, name, checked=True):
     reduction = spec.get("reduction", "none")
 
     def store(target, value):
-        combine = FLOAT_COMBINE if t in ("float", "double") else COMBINE
-        return f"{target} = {value};" if reduction == "none" else combine[reduction].format(o=target, u=value, t=t)
+        if reduction == "none":
+            return f"{target} = {value};"
+        if spec["dtype"] in HALF_TYPES:
+            return HALF_COMBINE[reduction].format(o=target, u=value, f=spec["dtype"])
+        combine = FLOAT_COMBINE if t in ("float", "double") else BOOL_COMBINE if t == "_Bool" else COMBINE
+        return combine[reduction].format(o=target, u=value, t=t)
     if op == "Gather":
         axis = spec.get("axis", 0) % len(data)
         outer, size, inner, count = prod(data[:axis]), data[axis], prod(data[axis + 1:]), prod(ind)
@@ -174,8 +192,10 @@ def plain_kernel(spec, name, checked=True):
             inner += loops(["e"], [block], [store("output[at + e]", f"updates[{dense} + e]")], "")
         body += loops(names, tuples, inner)
     declarations = "    uint32_t " + ", ".join(dict.fromkeys(variables)) + ";"
+    converts = reduction != "none" and spec["dtype"] in HALF_TYPES
     return "\n".join([
-        "#include <stdint.h>", *([] if checked else ["#include <string.h>"]), "",
+        "#include <stdint.h>", *([] if checked else ["#include <string.h>"]),
+        *(['#include "kernelgen_support.h"'] if converts else []), "",
         f"int {name}({params});", "",
         f"int {name}({params})", "{", declarations, *body, "    return 0;", "}", ""])
 
