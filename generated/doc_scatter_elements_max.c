@@ -5,6 +5,8 @@
 #include "doc_scatter_elements_max.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "doc_scatter_elements_max.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -26,9 +28,9 @@ int doc_scatter_elements_max(const int16_t *data, const int64_t *restrict indice
             return DOC_SCATTER_ELEMENTS_MAX_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    for (uint32_t e = 0u; e < 6u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if (output != data) {
+        kernelgen_copy(output, data, 6u * sizeof(int16_t), sizeof(int16_t));
     }
     /* output[indices[i0, i1], i1] = max(output[indices[i0, i1], i1], updates[i0, i1]) */
     for (uint32_t i0 = 0u; i0 < 3u; ++i0) {

@@ -5,6 +5,8 @@
 #include "edge_scalar_update.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "edge_scalar_update.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -24,9 +26,9 @@ int edge_scalar_update(const bool *data, const int64_t *restrict indices, const 
     if (kernelgen_outside_i64(&indices[0], 4u)) {
         return EDGE_SCALAR_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    for (uint32_t e = 0u; e < 4u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if (output != data) {
+        kernelgen_copy(output, data, 4u * sizeof(bool), sizeof(bool));
     }
     /* output[indices[:]] += updates[] */
     {

@@ -5,6 +5,8 @@
 #include "half_accumulate.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "half_accumulate.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -27,9 +29,9 @@ int half_accumulate(const uint16_t *data, const int64_t *restrict indices, const
             return HALF_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    for (uint32_t e = 0u; e < 32u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if (output != data) {
+        kernelgen_copy(output, data, 32u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[indices[i0, :], :] += updates[i0, :] */
     for (uint32_t i0 = 0u; i0 < 5u; ++i0) {

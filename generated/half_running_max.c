@@ -5,6 +5,8 @@
 #include "half_running_max.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "half_running_max.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -34,9 +36,9 @@ int half_running_max(const uint16_t *data, const int64_t *restrict indices, cons
     if (kernelgen_outside_i64(&indices[3], 6u)) {
         return HALF_RUNNING_MAX_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    for (uint32_t e = 0u; e < 12u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if (output != data) {
+        kernelgen_copy(output, data, 12u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {

@@ -23,9 +23,9 @@ int mark_seen(const bool *data, const int64_t *restrict indices, bool *output)
     if (kernelgen_outside_i64(&indices[1], 6u)) {
         return MARK_SEEN_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    for (uint32_t e = 0u; e < 6u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if (output != data) {
+        kernelgen_copy(output, data, 6u * sizeof(bool), sizeof(bool));
     }
     /* output[indices[i0, :]] = updates[i0] */
     KERNELGEN_COPY_FROM_TABLE(&output[kernelgen_wrap_i64_u32(&indices[0u], 6u)], kernelgen_mark_seen_updates, 0u, sizeof(bool));

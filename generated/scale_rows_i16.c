@@ -5,6 +5,8 @@
 #include "scale_rows_i16.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "scale_rows_i16.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -30,9 +32,9 @@ int scale_rows_i16(const int16_t *data, const int32_t *restrict indices, const i
     if (indices[2] < -6 || indices[2] > 5) {
         return SCALE_ROWS_I16_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    for (uint32_t e = 0u; e < 30u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if (output != data) {
+        kernelgen_copy(output, data, 30u * sizeof(int16_t), sizeof(int16_t));
     }
     /* output[indices[i0, :], :] *= updates[i0, :] */
     for (uint32_t i0 = 0u; i0 < 3u; ++i0) {

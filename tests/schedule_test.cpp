@@ -115,6 +115,8 @@ TEST(Schedule, AutoWeighsAReductionsElementAsEightCopies) {
     EXPECT_TRUE(copies.straight);
 }
 
+// Up to 32 elements of 4 bytes or more, or elements of 8 bytes or more; narrower elements take the row copy, which
+// moves words (an element loop moved one or two bytes a turn).
 TEST(Schedule, SmallOrWideDataIsCopiedByAnElementLoop) {
     auto copy_of = [](const std::string& dtype, int rows) {
         const Schedule schedule = plan_json(R"({"name": "s", "op": "ScatterND", "dtype": ")" + dtype +
@@ -127,6 +129,10 @@ TEST(Schedule, SmallOrWideDataIsCopiedByAnElementLoop) {
     EXPECT_FALSE(copy_of("float32", 9));   // 36: memcpy
     EXPECT_TRUE(copy_of("float64", 100));  // 8-byte elements: always
     EXPECT_FALSE(copy_of("int8", 100));
+    EXPECT_TRUE(copy_of("int32", 1));
+    EXPECT_FALSE(copy_of("int16", 1));    // 4 elements of 2 bytes: the row copy
+    EXPECT_FALSE(copy_of("float16", 8));
+    EXPECT_FALSE(copy_of("bool", 1));
 }
 
 TEST(Schedule, NoneKeepsOneCopyPerIterationAndReturnsAtTheFirstBadIndex) {

@@ -595,9 +595,10 @@ private:
             // the faster of the two (kElementLoopCopyLimit).
             // TensorScatter's cache is the largest buffer of its model, updated in place: never an element loop,
             // which would run over all of it in place too.
+            const bool words = element_bytes() >= kElementLoopCopyWordBytes;
             const bool element_loop = spec_.op != Op::TensorScatter &&
-                                      (spec_.unroll.kind == Unroll::Kind::None || copy_.data_size <= kElementLoopCopyLimit ||
-                                       element_bytes() >= 8);
+                                      (spec_.unroll.kind == Unroll::Kind::None ||
+                                       (copy_.data_size <= kElementLoopCopyLimit && words) || element_bytes() >= 8);
             uses_memcpy_ = uses_memcpy_ || !element_loop;
             const uint64_t row = copy_.data_count_bound ? copy_.data_size / copy_.data_count_bound : 0;
             body.push_back(wrap(CopyData{element_loop, copy_.data_size, row, CopyData::From::Data}));

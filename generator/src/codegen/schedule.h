@@ -40,9 +40,12 @@ constexpr uint64_t kCheckStraightLineBudget = 4;
 // FlashEstimate): fewer copies are written out where the estimate would pass it.
 constexpr uint64_t kFlashRatio = 3;
 // ScatterND's copy of data into output, in every mode but "none" (always an element loop): an element loop
-// for at most kElementLoopCopyLimit elements, or for elements of 8 bytes or more (whose element loop moves
-// as many bytes per instruction as memcpy does on a 32-bit core, without the call), else one memcpy.
+// for at most kElementLoopCopyLimit elements of kElementLoopCopyWordBytes or more, or for elements of 8 bytes or
+// more (whose element loop moves as many bytes per instruction as memcpy does on a 32-bit core, without the
+// call), else the in-place test and one row copy (kernelgen_copy, which moves words: elements of 1 or 2 bytes
+// one at a time took up to twice its instructions, docs/generated-code.md).
 constexpr uint64_t kElementLoopCopyLimit = 32;
+constexpr uint64_t kElementLoopCopyWordBytes = 4;
 
 // Prefetching: the "auto" setting's rule, and the hint's shape. "auto" prefetches a kernel that copies blocks
 // of at least a cache line, from (gathers) or to (scatters) a tensor of at least kPrefetchTensorBytes, in
