@@ -7,8 +7,9 @@ negative indices wrapped, -1 and output untouched when one is out of range). Gat
 ScatterND and ScatterElements in every numeric element type and bool, with every reduction (float16 and bfloat16
 stored as 16-bit integers, their reductions computed in float32 through kernelgen_support.h's conversions, the
 same arithmetic the kernel's combine does, so the two differ in their loops alone; bool's add and max an OR, mul
-and min an AND, as ONNX Runtime); not: constant tensors, run-time counts, quantized tables, strings, complex
-numbers, TensorScatter (covers() says why).
+and min an AND, as ONNX Runtime; complex64 and complex128 as kernelgen_support.h's structs, add and mul as
+ONNX Runtime computes them, each product rounded on its own); not: constant tensors, run-time counts, quantized
+tables, strings, TensorScatter (covers() says why).
 
 With checked=False, the unchecked kernel of the same loops, the shape of onnx2c's Gather and ScatterND (which
 check no index): no check pass, and a scatter's output starting as one memcpy of data. Negative indices are still
@@ -24,6 +25,7 @@ C_TYPES = {
     "float32": "float", "float": "float", "float64": "double", "double": "double", "int8": "int8_t",
     "int16": "int16_t", "int32": "int32_t", "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t",
     "uint32": "uint32_t", "uint64": "uint64_t", "bool": "_Bool", "float16": "uint16_t", "bfloat16": "uint16_t",
+    "complex64": "kernelgen_complex64", "complex128": "kernelgen_complex128",
 }
 OPS = ("Gather", "GatherElements", "GatherND", "ScatterND", "ScatterElements")
 SCATTERS = ("ScatterND", "ScatterElements")
@@ -48,6 +50,11 @@ HALF_COMBINE = {
 BOOL_COMBINE = {"add": "{o} = {o} || {u};", "max": "{o} = {o} || {u};",
                 "mul": "{o} = {o} && {u};", "min": "{o} = {o} && {u};"}
 HALF_TYPES = ("float16", "bfloat16")
+# complex64 and complex128 (structs of re and im): complex addition, and multiplication with each product rounded.
+COMPLEX_COMBINE = {
+    "add": "{o}.re = {o}.re + {u}.re; {o}.im = {o}.im + {u}.im;",
+    "mul": "{{ const {t} c = {o}, w = {u}; {o}.re = c.re * w.re - c.im * w.im; {o}.im = c.re * w.im + c.im * w.re; }}"}
+COMPLEX_TYPES = ("complex64", "complex128")
 
 
 def covers(spec):
@@ -141,6 +148,8 @@ def plain_kernel(spec, name, checked=True):
             return f"{target} = {value};"
         if spec["dtype"] in HALF_TYPES:
             return HALF_COMBINE[reduction].format(o=target, u=value, f=spec["dtype"])
+        if spec["dtype"] in COMPLEX_TYPES:
+            return COMPLEX_COMBINE[reduction].format(o=target, u=value, t=t)
         combine = FLOAT_COMBINE if t in ("float", "double") else BOOL_COMBINE if t == "_Bool" else COMBINE
         return combine[reduction].format(o=target, u=value, t=t)
     if op == "Gather":
@@ -192,10 +201,11 @@ def plain_kernel(spec, name, checked=True):
             inner += loops(["e"], [block], [store("output[at + e]", f"updates[{dense} + e]")], "")
         body += loops(names, tuples, inner)
     declarations = "    uint32_t " + ", ".join(dict.fromkeys(variables)) + ";"
-    converts = reduction != "none" and spec["dtype"] in HALF_TYPES
+    # The support header: a float16 reduction's conversions, the complex structs.
+    support = (reduction != "none" and spec["dtype"] in HALF_TYPES) or spec["dtype"] in COMPLEX_TYPES
     return "\n".join([
         "#include <stdint.h>", *([] if checked else ["#include <string.h>"]),
-        *(['#include "kernelgen_support.h"'] if converts else []), "",
+        *(['#include "kernelgen_support.h"'] if support else []), "",
         f"int {name}({params});", "",
         f"int {name}({params})", "{", declarations, *body, "    return 0;", "}", ""])
 
