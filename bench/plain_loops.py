@@ -37,15 +37,12 @@ FLOAT_COMBINE = {**COMBINE, "max": "{o} = ({u} >= {o} || {u} != {u}) ? {u} : {o}
                  "min": "{o} = ({u} <= {o} || {u} != {u}) ? {u} : {o};"}
 # float16 and bfloat16 (16-bit patterns): each reduction in float32, rounded back to nearest, ties to even, by the
 # support header's conversions ({f} names the format); max and min store the winning operand's own bits.
-HALF_COMBINE = {
-    "add": "{{ const float a = kernelgen_{f}_to_float({o}), b = kernelgen_{f}_to_float({u}); "
-           "{o} = kernelgen_{f}_from_float(a + b); }}",
-    "mul": "{{ const float a = kernelgen_{f}_to_float({o}), b = kernelgen_{f}_to_float({u}); "
-           "{o} = kernelgen_{f}_from_float(a * b); }}",
-    "max": "{{ const float a = kernelgen_{f}_to_float({o}), b = kernelgen_{f}_to_float({u}); "
-           "{o} = (b >= a || b != b) ? {u} : {o}; }}",
-    "min": "{{ const float a = kernelgen_{f}_to_float({o}), b = kernelgen_{f}_to_float({u}); "
-           "{o} = (b <= a || b != b) ? {u} : {o}; }}"}
+HALF_COMBINE = {reduction: "{{ const float a = kernelgen_{f}_to_float({o}), b = kernelgen_{f}_to_float({u}); "
+                            + body + " }}"
+                for reduction, body in {"add": "{o} = kernelgen_{f}_from_float(a + b);",
+                                        "mul": "{o} = kernelgen_{f}_from_float(a * b);",
+                                        "max": "{o} = (b >= a || b != b) ? {u} : {o};",
+                                        "min": "{o} = (b <= a || b != b) ? {u} : {o};"}.items()}
 # bool, as ONNX Runtime: add and max an OR, mul and min an AND.
 BOOL_COMBINE = {"add": "{o} = {o} || {u};", "max": "{o} = {o} || {u};",
                 "mul": "{o} = {o} && {u};", "min": "{o} = {o} && {u};"}

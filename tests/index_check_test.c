@@ -58,23 +58,29 @@ static void check(int64_t index, uint32_t size)
     }
 }
 
-/* An in-range index (in [-size, size-1]) through every wrap that takes it. */
-static void wrap(int64_t index, uint32_t size)
+/* The three wraps' offsets of an in-range index (in [-size, size-1]) against index < 0 ? index + size : index. */
+static void compare_wraps(int64_t index, uint32_t size, const char *kind, uint64_t narrow, uint64_t wide,
+                          uint64_t from_i32)
 {
     const uint64_t expected = (uint64_t)(index < 0 ? index + (int64_t)size : index);
-    const uint64_t narrow = kernelgen_wrap_i64_u32(&index, size);
-    const uint64_t wide = kernelgen_wrap_i64_u64(&index, size);
-    const int has_i32 = index >= INT32_MIN && index <= INT32_MAX;
-    const uint64_t from_i32 = has_i32 ? kernelgen_wrap_i32_u32((int32_t)index, size) : expected;
     ++cases;
     if (narrow != expected || wide != expected || from_i32 != expected) {
         ++failures;
         if (failures <= 10u) {
-            printf("index %lld, size %lu: wrapped to %llu (i64_u32), %llu (i64_u64), %llu (i32_u32), expected %llu\n",
-                   (long long)index, (unsigned long)size, (unsigned long long)narrow, (unsigned long long)wide,
+            printf("index %lld, %ssize %lu: wrapped to %llu (i64_u32), %llu (i64_u64), %llu (i32_u32), expected %llu\n",
+                   (long long)index, kind, (unsigned long)size, (unsigned long long)narrow, (unsigned long long)wide,
                    (unsigned long long)from_i32, (unsigned long long)expected);
         }
     }
+}
+
+/* An in-range index through every wrap that takes it, the size a run-time value. */
+static void wrap(int64_t index, uint32_t size)
+{
+    const int has_i32 = index >= INT32_MIN && index <= INT32_MAX;
+    const uint64_t expected = (uint64_t)(index < 0 ? index + (int64_t)size : index);
+    compare_wraps(index, size, "", kernelgen_wrap_i64_u32(&index, size), kernelgen_wrap_i64_u64(&index, size),
+                  has_i32 ? kernelgen_wrap_i32_u32((int32_t)index, size) : expected);
 }
 
 static void wraps(void)
@@ -101,31 +107,16 @@ static void wraps(void)
     }
 }
 
-/* A wrap of a literal size, as the kernels call it (the size a constant after inlining): in the build by words
- * a power-of-two size up to 256 or 65536 takes the AND of the index's low byte or 16 bits. */
-static void literal_wrap(int64_t index, uint32_t size, uint32_t from_i32, uint32_t narrow, uint64_t wide)
-{
-    const uint64_t expected = (uint64_t)(index < 0 ? index + (int64_t)size : index);
-    ++cases;
-    if (from_i32 != expected || narrow != expected || wide != expected) {
-        ++failures;
-        if (failures <= 10u) {
-            printf("index %lld, literal size %lu: wrapped to %lu (i32_u32), %lu (i64_u32), %llu (i64_u64), "
-                   "expected %llu\n",
-                   (long long)index, (unsigned long)size, (unsigned long)from_i32, (unsigned long)narrow,
-                   (unsigned long long)wide, (unsigned long long)expected);
-        }
-    }
-}
-
-/* Every index in [-SIZE, SIZE-1] through the wraps, SIZE a literal. */
+/* Every index in [-SIZE, SIZE-1] through the wraps, SIZE a literal, as the kernels call them (the size a constant
+ * after inlining): in the build by words a power-of-two size up to 256 or 65536 takes the AND of the index's low
+ * byte or 16 bits. */
 #define WRAP_LITERAL(SIZE)                                                                                     \
     do {                                                                                                       \
         int64_t index;                                                                                         \
         for (index = -(int64_t)(SIZE); index < (int64_t)(SIZE); ++index) {                                     \
             const int64_t at = index;                                                                          \
-            literal_wrap(index, (SIZE), kernelgen_wrap_i32_u32((int32_t)index, (SIZE)),                        \
-                         kernelgen_wrap_i64_u32(&at, (SIZE)), kernelgen_wrap_i64_u64(&at, (uint64_t)(SIZE)));   \
+            compare_wraps(index, (SIZE), "literal ", kernelgen_wrap_i64_u32(&at, (SIZE)),                      \
+                          kernelgen_wrap_i64_u64(&at, (uint64_t)(SIZE)), kernelgen_wrap_i32_u32((int32_t)index, (SIZE))); \
         }                                                                                                      \
     } while (0)
 

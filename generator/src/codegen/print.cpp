@@ -604,10 +604,15 @@ private:
         TemplateValues values;
         values.flags["element_loop"] = copy.element_loop;
         values.text["offset"] = offset_;
-        // With a run-time data count, its rows (data_count, at most the bound, times a row: within `offset`).
-        values.text["count"] = !copy.row_elements ? std::to_string(copy.elements) + "u"
-                               : copy.row_elements == 1 ? "(" + offset_ + ")data_count"
-                                                        : "(" + offset_ + ")data_count * " + std::to_string(copy.row_elements) + "u";
+        // With a run-time data count, its rows (data_count, at most the bound, times a row), converted to `type`:
+        // the offset type for the element loop (the count is within it), size_t for the copy's bytes, as a
+        // BlockCopy's (the offset type may be wider than size_t: 32-bit offsets where size_t has 16 bits).
+        auto count_as = [&](const std::string& type) {
+            if (!copy.row_elements) return std::to_string(copy.elements) + "u";
+            const std::string rows = "(" + type + ")data_count";
+            return copy.row_elements == 1 ? rows : rows + " * " + std::to_string(copy.row_elements) + "u";
+        };
+        values.text["count"] = count_as(offset_);
         values.flags["data_count"] = copy.row_elements != 0;
         values.text["element"] = element_;
         values.flags["from_data"] = copy.from == CopyData::From::Data;
@@ -615,11 +620,7 @@ private:
         values.flags["zeros"] = copy.from == CopyData::From::Zeros;
         values.text["table"] = helper("data");
         values.text["table_copy"] = table_copy();
-        // The copy's bytes, a run-time count converted to size_t first, as a BlockCopy's (print(BlockCopy)).
-        const std::string rows = copy.row_elements <= 1 ? "(size_t)data_count"
-                                                        : "(size_t)data_count * " + std::to_string(copy.row_elements) + "u";
-        values.text["copy"] = copy_call("output", "data",
-                                        (copy.row_elements ? rows : values.text["count"]) + " * sizeof(" + element_ + ")",
+        values.text["copy"] = copy_call("output", "data", count_as("size_t") + " * sizeof(" + element_ + ")",
                                         copy.row_elements == 0);
         w.block(render_template("copy_data.c.mustache", values));
     }
