@@ -31,7 +31,10 @@ int histogram_bins(const int32_t *data, const int32_t *restrict updates, int32_t
     }
     /* output[indices[i0, :]] += updates[i0] */
     for (uint32_t r = 0u; r < 6u; ++r) {
-        output[(uint32_t)KERNELGEN_TABLE_U8(kernelgen_histogram_bins_destinations, r)] = kernelgen_histogram_bins_combine(output[(uint32_t)KERNELGEN_TABLE_U8(kernelgen_histogram_bins_destinations, r)], updates[r]);
+        {
+            int32_t *const slot = &output[(uint32_t)KERNELGEN_TABLE_U8(kernelgen_histogram_bins_destinations, r)];
+            *slot = kernelgen_histogram_bins_combine(*slot, updates[r]);
+        }
     }
     return HISTOGRAM_BINS_OK;
 }

@@ -3,6 +3,9 @@
  * bytes, even ones for 2-byte elements, 0 and 4 for 4- and 8-byte elements), each length once as a run-time
  * value and once as a literal (the kernels pass literals, which the compiler folds: another code path). Every
  * byte of the destination outside the copy must keep its guard value.
+ * The same for KERNELGEN_COPY_FROM_TABLE, the copy out of a kernel's constant data (in program memory on AVR,
+ * copied by ELPM there), from every offset 0..3 of a table to every offset 0..3, each byte expected as
+ * KERNELGEN_DATA_U8 reads it alone.
  *
  * Built for the host under AddressSanitizer and UBSan (with the target's copy routine forced on by
  * KERNELGEN_COPY_WITH_BLOCKS, and with the host's own), and for every emulated board of the on-target tests.
@@ -77,6 +80,64 @@ static void literal_bytes(size_t to, size_t from)
     LITERAL(257u, 1u)
 }
 
+/* A table of constant data as the kernels define theirs: more than LONGEST + 3 bytes, each distinct from its
+ * neighbours. */
+#define TEXT16 "0123456789abcdef"
+#define TEXT64 TEXT16 "ghijklmnopqrstuv" TEXT16 "wxyzABCDEFGHIJKL"
+static const unsigned char copy_table[] KERNELGEN_DATA_TABLE(".text.kernelgen_copy_test_table") =
+    TEXT64 "MNOPQRSTUVWXYZ!#" TEXT64 "$%&()*+,-./:;<=>" TEXT64 TEXT64 "?@[]^_{|}"; /* 298 bytes with its NUL: even, as a section in program memory must be */
+
+static void verify_table(size_t to, size_t from, size_t bytes, int literal)
+{
+    size_t i;
+    ++cases;
+    for (i = 0u; i < sizeof destination_words; ++i) {
+        const int inside = i >= to && i < to + bytes;
+        const unsigned char expected = inside ? (unsigned char)KERNELGEN_DATA_U8(copy_table, from + (i - to))
+                                              : (unsigned char)GUARD;
+        if (destination_bytes()[i] != expected) {
+            ++failures;
+            printf("copy of %lu bytes from the table (%s) at offset %lu to offset %lu: byte %lu is %u, not %u\n",
+                   (unsigned long)bytes, literal ? "literal length" : "run-time length", (unsigned long)from,
+                   (unsigned long)to, (unsigned long)i, (unsigned)destination_bytes()[i], (unsigned)expected);
+            return;
+        }
+    }
+}
+
+#define TABLE_LITERAL(bytes, element)                                                                    \
+    prepare();                                                                                           \
+    KERNELGEN_COPY_FROM_TABLE(destination_bytes() + to, copy_table, from, (size_t)(bytes));              \
+    verify_table(to, from, (size_t)(bytes), 1);
+#define TABLE_LITERAL4(base) \
+    TABLE_LITERAL(base, 1) TABLE_LITERAL((base) + 1u, 1) TABLE_LITERAL((base) + 2u, 1) TABLE_LITERAL((base) + 3u, 1)
+#define TABLE_LITERAL16(base) \
+    TABLE_LITERAL4(base) TABLE_LITERAL4((base) + 4u) TABLE_LITERAL4((base) + 8u) TABLE_LITERAL4((base) + 12u)
+#define TABLE_LITERAL64(base) \
+    TABLE_LITERAL16(base) TABLE_LITERAL16((base) + 16u) TABLE_LITERAL16((base) + 32u) TABLE_LITERAL16((base) + 48u)
+
+/* Lengths 0..257 out of the table, every offset 0..3 to every offset 0..3, run-time and literal lengths. */
+static void table_copies(void)
+{
+    size_t to, from, bytes;
+    for (to = 0u; to < 4u; ++to) {
+        for (from = 0u; from < 4u; ++from) {
+            for (bytes = 0u; bytes <= LONGEST; ++bytes) {
+                volatile size_t length = bytes;
+                prepare();
+                KERNELGEN_COPY_FROM_TABLE(destination_bytes() + to, copy_table, from, length);
+                verify_table(to, from, bytes, 0);
+            }
+            TABLE_LITERAL64(0u)
+            TABLE_LITERAL64(64u)
+            TABLE_LITERAL64(128u)
+            TABLE_LITERAL64(192u)
+            TABLE_LITERAL(256u, 1)
+            TABLE_LITERAL(257u, 1)
+        }
+    }
+}
+
 /* Lengths 0..256 in 2-byte elements, at even offsets. */
 static void literal_halves(size_t to, size_t from)
 {
@@ -129,6 +190,7 @@ int main(void)
             }
         }
     }
+    table_copies();
     printf("%lu cases, %lu failed\n", cases, failures);
     return failures == 0u ? 0 : 1;
 }

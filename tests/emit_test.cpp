@@ -311,8 +311,9 @@ TEST(EmitConstant, PrototypeDropsIndicesAndNothingIsChecked) {
     EXPECT_NE(kernel.header.find("were checked when this kernel was generated"), std::string::npos);
     EXPECT_EQ(count(kernel.source, "indices["), 1u) << kernel.source;  // only in the comment of the formula
     EXPECT_EQ(count(kernel.source, "_wrap"), 0u);
-    // The 4 combines weigh 32, over the budget: a loop over the 2 runs, whose 2 elements are written out.
-    EXPECT_EQ(count(kernel.source, "kernelgen_c_combine(output["), 2u) << kernel.source;
+    // The 4 combines weigh 32, over the budget: a loop over the 2 runs, whose 2 elements are written out (each
+    // destination read from the table of runs once, through a pointer).
+    EXPECT_EQ(count(kernel.source, "*slot = kernelgen_c_combine(*slot, "), 2u) << kernel.source;
 }
 
 TEST(EmitConstant, IdentityGatherIsOneMemcpy) {
@@ -791,6 +792,21 @@ TEST(Emit, ADataCountScattersCopyCountsItsBytesInSizeT) {
                                                       : "(size_t)data_count * 4u * sizeof(uint8_t)";
         EXPECT_NE(kernel.source.find("memcpy(output, data, " + rows + ");"), std::string::npos) << kernel.source;
     }
+}
+
+// A reduction whose destinations come from a table of constant runs reads each entry once, through a pointer:
+// on AVR every read of the table is a program-memory load, which the compiler does not merge with a second one.
+TEST(Emit, AReductionThroughATableOfDestinationsReadsEachEntryOnce) {
+    const auto kernel = emit_json(R"({"name": "h", "op": "ScatterND", "dtype": "int32", "data_shape": [10],
+                                     "indices_shape": [6, 1], "reduction": "add", "unroll": "none",
+                                     "indices": [[1], [1], [4], [9], [4], [0]]})");
+    EXPECT_NE(kernel.source.find("int32_t *const slot = &output[(uint32_t)KERNELGEN_TABLE_U8(kernelgen_h_destinations, r)];"),
+              std::string::npos) << kernel.source;
+    EXPECT_NE(kernel.source.find("*slot = kernelgen_h_combine(*slot, updates[r]);"), std::string::npos) << kernel.source;
+    // Without a reduction the destination is named once anyway.
+    const auto plain = emit_json(R"({"name": "h", "op": "ScatterND", "dtype": "int32", "data_shape": [10],
+                                    "indices_shape": [6, 1], "unroll": "none", "indices": [[1], [1], [4], [9], [4], [0]]})");
+    EXPECT_EQ(plain.source.find("slot"), std::string::npos) << plain.source;
 }
 
 // int64 indices against a data count: the support header's test at the value's address; a bound of 2^31 or more

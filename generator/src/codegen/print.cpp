@@ -684,19 +684,28 @@ private:
         w.line(copy_call("&" + access(copy.to), "&" + access(copy.from), bytes, length.terms.empty()));
     }
 
-    // An element read from a table (a reduction's constant updates) is copied out of flash first.
+    // An element read from a table (a reduction's constant updates) is copied out of flash first. A reduction
+    // whose destination comes from a table of constant runs names it once, through a pointer: on AVR each table
+    // read is a program-memory load the compiler may not merge with the other.
     void print(CodeWriter& w, const Assign& assign) const {
-        const std::string target = access(assign.to);
+        std::string target = access(assign.to);
         std::string value = access(assign.from);
-        if (is_table(assign.from.view)) {
-            w.open("");
+        const bool from_table = is_table(assign.from.view);
+        const bool once = assign.combine && std::any_of(assign.to.at.terms.begin(), assign.to.at.terms.end(),
+                                                        [](const Term& t) { return t.kind == Term::Kind::TableEntry; });
+        if (from_table || once) w.open("");
+        if (once) {
+            w.line(element_ + " *const slot = &" + target + ";");
+            target = "*slot";
+        }
+        if (from_table) {
             w.line(element_ + " update;");
             w.line(table_copy() + "(&update, " + table_name(assign.from.view) + ", " + table_offset(assign.from) +
                    ", sizeof update);");
             value = "update";
         }
         w.line(target + " = " + (assign.combine ? helper("combine") + "(" + target + ", " + value + ")" : value) + ";");
-        if (is_table(assign.from.view)) w.close();
+        if (from_table || once) w.close();
     }
 
     std::string helper(const std::string& role) const { return helper_name(spec_.name, role); }
