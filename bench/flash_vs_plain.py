@@ -27,48 +27,69 @@ MODES = ["none", "4", "auto", "full"]
 
 
 def agreement_program(spec, name):
-    """Fills data (and updates) with distinct values and indices with in-range ones, calls both kernels and
-    compares the outputs element by element."""
+    """Fills data (and updates) with distinct values and indices with in-range ones, calls both kernels (a run-time
+    count at its bound, then at half of it) and compares the outputs element by element."""
     from math import prod
     t = plain_loops.C_TYPES[spec["dtype"]]
     ti = "int32_t" if spec.get("index_dtype") == "int32" else "int64_t"
-    data, ind = spec["data_shape"], spec["indices_shape"]
-    op = spec["op"]
-    period = unroll_report.index_bounds(spec)
-    bounds = [period[t % len(period)] for t in range(prod(ind))]
-    scatter = op in plain_loops.SCATTERS
-    out = "OUTPUT" if not scatter else "DATA"
+    macro = name.upper()
+    if spec["op"] == "TensorScatter":  # write indices from 0 to the largest a call may pass
+        bounds = [-(unroll_report.write_index_high(spec) + 1)]
+    else:
+        period = unroll_report.index_bounds(spec)
+        bounds = [period[t % len(period)] for t in range(prod(spec["indices_shape"]))]
     if spec["dtype"] in plain_loops.COMPLEX_TYPES:  # both parts set, and the outputs compared byte by byte
         part = "float" if spec["dtype"] == "complex64" else "double"
-        fill_data = f"{{ data[i].re = ({part})(i % 251u); data[i].im = ({part})(i % 13u); }}"
-        fill_updates = f"{{ updates[i].re = ({part})(i % 7u + 1u); updates[i].im = ({part})(i % 5u); }}"
+        fill = {"data": f"{{ data[i].re = ({part})(i % 251u); data[i].im = ({part})(i % 13u); }}",
+                "updates": f"{{ updates[i].re = ({part})(i % 7u + 1u); updates[i].im = ({part})(i % 5u); }}"}
         differs = "memcmp(&a[i], &b[i], sizeof a[i]) != 0"
+    elif spec["dtype"] == "string":  # pointers into one string, compared as pointers
+        fill = {"data": "data[i] = &words[i % 60u];", "updates": "updates[i] = &words[i % 7u + 1u];"}
+        differs = "a[i] != b[i]"
     else:
-        fill_data, fill_updates, differs = f"data[i] = ({t})(i % 251u);", f"updates[i] = ({t})(i % 7u + 1u);", "a[i] != b[i]"
+        fill = {"data": f"data[i] = ({t})(i % 251u);", "updates": f"updates[i] = ({t})(i % 7u + 1u);"}
+        differs = "a[i] != b[i]"
+    reads = "const char *" if spec["dtype"] == "string" else t
+    lines, fills, args = [], [], []
+    for _, argument in plain_loops.arguments(spec):
+        if argument in ("data", "updates"):
+            lines.append(f"static {reads} {argument}[{macro}_{argument.upper()}_SIZE];")
+            fills.append(f"for (i = 0u; i < sizeof {argument} / sizeof {argument}[0]; ++i) {fill[argument]}")
+        elif argument == "indices":
+            lines.append(f"static {ti} indices[{max(prod(spec['indices_shape']), 1)}];")
+            fills.append("for (i = 0u; i < sizeof indices / sizeof indices[0] && i < sizeof bounds / sizeof bounds[0]; "
+                         "++i) {")
+            fills.append("    state = state * 1103515245u + 12345u;")
+            # A negative bound (TensorScatter): from 0 to -bound - 1; else from -bound to bound - 1.
+            fills.append(f"    indices[i] = bounds[i] == 0 ? 0 : bounds[i] < 0 ? ({ti})((state >> 8) % (uint32_t)-bounds[i])"
+                         f" : ({ti})((state >> 8) % (uint32_t)(2 * bounds[i])) - bounds[i];")
+            fills.append("}")
+        args.append({"count": "count", "data_count": f"{macro}_MAX_DATA_COUNT", "output": "@"}.get(argument, argument))
+    counted = spec.get("count") == "runtime"
+    call = ", ".join(args)
     return f"""#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include "{name}.h"
 {plain_loops.prototype(spec, "plain_" + name)};
-static {t} data[{prod(data)}];
-static {ti} indices[{max(prod(ind), 1)}];
+static const char words[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,;:!?";
+{chr(10).join(lines)}
 static const {ti} bounds[{max(len(bounds), 1)}] = {{{", ".join(str(b) for b in bounds) or "0"}}};
-{f"static {t} updates[{name.upper()}_UPDATES_SIZE];" if scatter else ""}
-static {t} a[{name.upper()}_{out}_SIZE], b[{name.upper()}_{out}_SIZE];
+static {reads} a[{macro}_OUTPUT_SIZE];
+static {reads} b[{macro}_OUTPUT_SIZE];
 int main(void)
 {{
-    uint32_t i, state = 12345u;
-    for (i = 0u; i < sizeof data / sizeof data[0]; ++i) {fill_data}
-    {"for (i = 0u; i < sizeof updates / sizeof updates[0]; ++i) " + fill_updates if scatter else ""}
-    for (i = 0u; i < sizeof indices / sizeof indices[0] && i < sizeof bounds / sizeof bounds[0]; ++i) {{
-        state = state * 1103515245u + 12345u;
-        indices[i] = bounds[i] == 0 ? 0 : ({ti})((state >> 8) % (uint32_t)(2 * bounds[i])) - bounds[i];
-    }}
-    /* Both fail alike (an axis of size 0: no index is in range), or both succeed. */
-    int failed = {name}(data, indices, {"updates, " if scatter else ""}a) != 0;
-    if (failed != (plain_{name}(data, indices, {"updates, " if scatter else ""}b) != 0)) return 2;
-    for (i = 0u; i < sizeof a / sizeof a[0]; ++i) {{
-        if ({differs}) {{ printf("element %u differs\\n", (unsigned)i); return 1; }}
+    uint32_t i, state = 12345u, round;
+    (void)words;
+    {(chr(10) + "    ").join(fills)}
+    for (round = 0u; round < {2 if counted else 1}u; ++round) {{
+        {f"const uint32_t count = {macro}_MAX_COUNT >> round;" if counted else ""}
+        /* Both fail alike (an axis of size 0: no index is in range), or both succeed. */
+        int failed = {name}({call.replace("@", "a")}) != 0;
+        if (failed != (plain_{name}({call.replace("@", "b")}) != 0)) return 2;
+        for (i = 0u; i < sizeof a / sizeof a[0]; ++i) {{
+            if ({differs}) {{ printf("element %u differs\\n", (unsigned)i); return 1; }}
+        }}
     }}
     return 0;
 }}

@@ -55,7 +55,8 @@ import plain_loops  # noqa: E402
 import unroll_report  # noqa: E402
 from unroll_report import run  # noqa: E402
 
-PLAIN_WAYS = {"plain": True, "unchecked": False}  # bench/plain_loops.py's kernels: checked, and onnx2c's unchecked shape
+PLAIN_WAYS = {"plain": True, "unchecked": False}
+PLAIN_PROGRAM = 40  # kernels per program in plain_costs()  # bench/plain_loops.py's kernels: checked, and onnx2c's unchecked shape
 
 ARENA_ALIGN = 8
 
@@ -783,14 +784,20 @@ def plain_costs(args, pool, work):
                                         target_dir, out_dir, pool)
         others = {way: compile_all(target, [os.path.join(out_dir, f"{way}_{n}.c") for n in names], target_dir, out_dir,
                                    pool, werror=False) for way in PLAIN_WAYS}
-        calls = []
-        for kernel, obj in zip(kernels, objects):
-            if not obj:
-                continue
-            header = os.path.join(out_dir, kernel["name"] + ".h")
-            calls += [kernel_call(kernel, header, target), *plain_calls(kernel, header, target)]
-        measured = measure(target, calls, [o for o in objects if o] + [o for way in PLAIN_WAYS for o in others[way]]
-                           + [support], target_dir, out_dir, args.plugin)
+        # In programs of PLAIN_PROGRAM kernels each: three copies of every kernel's code and constants would not fit
+        # Cortex-M0's flash in one (a call costs the same in any program).
+        measured = {}
+        for first in range(0, len(kernels), PLAIN_PROGRAM):
+            calls, sources = [], [support]
+            for i in range(first, min(first + PLAIN_PROGRAM, len(kernels))):
+                if not objects[i]:
+                    continue
+                header = os.path.join(out_dir, kernels[i]["name"] + ".h")
+                calls += [kernel_call(kernels[i], header, target), *plain_calls(kernels[i], header, target)]
+                sources += [objects[i], *[others[way][i] for way in PLAIN_WAYS]]
+            program_dir = os.path.join(target_dir, str(first))
+            os.makedirs(program_dir)
+            measured.update(measure(target, calls, sources, program_dir, out_dir, args.plugin))
         for kernel in kernels:
             check_agreement(target, measured, kernel["name"], PLAIN_WAYS)
         for i, (kernel, obj) in enumerate(zip(kernels, objects)):
