@@ -51,12 +51,13 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, BENCH)
+import flash_vs_plain  # noqa: E402
 import plain_loops  # noqa: E402
 import unroll_report  # noqa: E402
 from unroll_report import run  # noqa: E402
 
-PLAIN_WAYS = {"plain": True, "unchecked": False}
-PLAIN_PROGRAM = 40  # kernels per program in plain_costs()  # bench/plain_loops.py's kernels: checked, and onnx2c's unchecked shape
+PLAIN_WAYS = {"plain": True, "unchecked": False}  # bench/plain_loops.py's kernels: checked, and onnx2c's unchecked shape
+PLAIN_PROGRAM = 40  # kernels per program in plain_costs()
 
 ARENA_ALIGN = 8
 
@@ -1004,11 +1005,18 @@ def main():
                         help="with --baselines or --doc: exit 1 unless every copy-bound case is within its goal of the "
                              "floor: rows of 64 bytes or more 2.5 times on Cortex-M4F and 1.3 on the ATmega2560, rows of "
                              "32 to 63 bytes 6 and 2 times")
+    parser.add_argument("--explained",
+                        help="with --doc and --auto-goal: a page whose none-over-plain table must list every kernel "
+                             "whose Cortex-M4F flash under unroll none is above its plain loops', each with a reason "
+                             "(bench/flash_vs_plain.py's table, from this run's figures; --update rewrites its "
+                             "figures and keeps the reasons)")
     parser.add_argument("--auto-goal", action="store_true",
                         help="with --unroll none --unroll auto, or --doc: exit 1 unless auto's Cortex-M4F flash is at "
                              "most 1.5 times none's (no kernel's above 3 times) and no kernel executes more "
                              "instructions under auto (M0, M4F)")
     args = parser.parse_args()
+    if args.explained and not (args.doc and args.auto_goal):
+        parser.error("--explained takes --doc and --auto-goal (the run that measures unroll none's flash)")
     if args.auto_goal and not args.doc and sorted(args.unroll or []) != ["auto", "none"]:
         parser.error("--auto-goal takes --unroll none --unroll auto, or --doc")
     args.target = args.target or ["m0", "m4f", "avr"]
@@ -1066,6 +1074,24 @@ def main():
                 sys.exit(f"none of {', '.join(args.doc)} has {marker} markers")
             for page in pages:
                 unroll_report.doc_table(page, marker, table, args.update)
+    if args.explained:
+        none_over_plain(args, results, plain[0])
+
+
+def none_over_plain(args, results, plain):
+    """The none-over-plain table of --explained: each kernel whose Cortex-M4F flash (.text and .rodata) under
+    unroll none is above its plain loops', with the reason the page gives; exits 1 when one has none."""
+    larger = []
+    for name, by_target in plain.items():
+        none = results.get(name, {}).get("none", {}).get("m4f", {})
+        loops = (by_target.get("m4f") or {}).get("plain", {})
+        if "text" in none and "flash" in loops and none["text"] + none["rodata"] > loops["flash"]:
+            larger.append((name, loops["flash"], none["text"] + none["rodata"]))
+    table, unexplained = flash_vs_plain.explained_table(args.explained, larger)
+    unroll_report.doc_table(args.explained, "none-over-plain", table, args.update)
+    if unexplained:
+        sys.exit(f"{args.explained}: no reason given for {', '.join(unexplained)} (larger under none than its plain "
+                 "loops): write one in its row of the none-over-plain table")
 
 
 if __name__ == "__main__":
