@@ -773,18 +773,30 @@ def plain_costs(args, pool, work):
         (left_out.append(f"{kernel['name']} ({why})") if why else kernels.append(kernel))
     out_dir = os.path.join(work, "plain")
     os.makedirs(out_dir)
-    made = list(pool.map(lambda k: unroll_report.generate(args.kernelgen, k, None, out_dir), kernels))
-    kernels = [k for k, ok in zip(kernels, made) if ok]
+    # kernel_costs() has generated and compiled every kernel as its spec says (work/spec, an object per target) unless
+    # --unroll set other modes: those are reused.
+    source_dir = os.path.join(work, "spec")
+    reuse = os.path.isdir(source_dir)
+    if reuse:
+        kernels = [k for k in kernels if os.path.exists(os.path.join(source_dir, k["name"] + ".h"))]
+    else:
+        source_dir = out_dir
+        made = list(pool.map(lambda k: unroll_report.generate(args.kernelgen, k, None, out_dir), kernels))
+        kernels = [k for k, ok in zip(kernels, made) if ok]
     for kernel in kernels:
         write_plain_kernels(kernel, out_dir)
     results = {k["name"]: {} for k in kernels}
     for key in args.target:
         target, target_dir = TARGETS[key], os.path.join(out_dir, key)
         names = [k["name"] for k in kernels]
-        *objects, support = compile_all(target, [os.path.join(out_dir, n + ".c") for n in names + ["kernelgen_support"]],
-                                        target_dir, out_dir, pool)
-        others = {way: compile_all(target, [os.path.join(out_dir, f"{way}_{n}.c") for n in names], target_dir, out_dir,
-                                   pool, werror=False) for way in PLAIN_WAYS}
+        if reuse:
+            compiled = [os.path.join(source_dir, key, n + ".o") for n in names + ["kernelgen_support"]]
+            *objects, support = [o if os.path.exists(o) else None for o in compiled]
+        else:
+            *objects, support = compile_all(target, [os.path.join(out_dir, n + ".c") for n in names + ["kernelgen_support"]],
+                                            target_dir, out_dir, pool)
+        others = {way: compile_all(target, [os.path.join(out_dir, f"{way}_{n}.c") for n in names], target_dir,
+                                   source_dir, pool, werror=False) for way in PLAIN_WAYS}
         # In programs of PLAIN_PROGRAM kernels each: three copies of every kernel's code and constants would not fit
         # Cortex-M0's flash in one (a call costs the same in any program).
         measured = {}
@@ -793,12 +805,12 @@ def plain_costs(args, pool, work):
             for i in range(first, min(first + PLAIN_PROGRAM, len(kernels))):
                 if not objects[i]:
                     continue
-                header = os.path.join(out_dir, kernels[i]["name"] + ".h")
+                header = os.path.join(source_dir, kernels[i]["name"] + ".h")
                 calls += [kernel_call(kernels[i], header, target), *plain_calls(kernels[i], header, target)]
                 sources += [objects[i], *[others[way][i] for way in PLAIN_WAYS]]
             program_dir = os.path.join(target_dir, str(first))
             os.makedirs(program_dir)
-            measured.update(measure(target, calls, sources, program_dir, out_dir, args.plugin))
+            measured.update(measure(target, calls, sources, program_dir, source_dir, args.plugin))
         for kernel in kernels:
             check_agreement(target, measured, kernel["name"], PLAIN_WAYS)
         for i, (kernel, obj) in enumerate(zip(kernels, objects)):
