@@ -49,6 +49,21 @@ typedef struct {
 #define KERNELGEN_TABLE_U16(table, r) pgm_read_word(&(table)[r])
 #define KERNELGEN_TABLE_U32(table, r) pgm_read_dword(&(table)[r])
 #define KERNELGEN_TABLE_U64(table, r) kernelgen_table_u64(&(table)[r])
+/* The AVR copies' step, a byte loaded through Z and stored through X, each pointer advanced: LOAD is "ld" (RAM, 4
+ * cycles a pair) or "elpm" (program memory from RAMPZ:Z, 5). The pairs are written out, not made by the
+ * assembler's .rept: gcc sizes an asm statement by its lines, and a branch around a loop it thought shorter
+ * could not reach. KERNELGEN_AVR_COPY_LOOP runs `turns` (> 0) turns of PAIRS (8 or 16) such pairs from `from` (Z)
+ * to `to` (X), advancing both: 4 more cycles a turn. */
+#define KERNELGEN_AVR_PAIR(load) load " __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
+#define KERNELGEN_AVR_PAIRS_2(load) KERNELGEN_AVR_PAIR(load) KERNELGEN_AVR_PAIR(load)
+#define KERNELGEN_AVR_PAIRS_4(load) KERNELGEN_AVR_PAIRS_2(load) KERNELGEN_AVR_PAIRS_2(load)
+#define KERNELGEN_AVR_PAIRS_8(load) KERNELGEN_AVR_PAIRS_4(load) KERNELGEN_AVR_PAIRS_4(load)
+#define KERNELGEN_AVR_PAIRS_16(load) KERNELGEN_AVR_PAIRS_8(load) KERNELGEN_AVR_PAIRS_8(load)
+#define KERNELGEN_AVR_COPY_LOOP(load, pairs, to, from, turns)                                                    \
+    __asm__ volatile("1:\n\t" KERNELGEN_AVR_PAIRS_##pairs(load) "sbiw %2, 1\n\tbrne 1b"                        \
+                     : "+x"(to), "+z"(from), "+w"(turns)                                                       \
+                     :                                                                                         \
+                     : "memory")
 #if defined(__AVR_HAVE_ELPM__)
 /* More than 64 KB of program memory (ATmega1280, ATmega2560, ...): constant data goes after the code, where the
  * linker scripts put every .text.* section, leaving the first 64 KB to the data that must lie there (the tables
@@ -60,10 +75,6 @@ typedef struct {
             : "=d"(kernelgen_far) : "p"(&(table)[0]));                                                  \
     kernelgen_far;                                                                                       \
 }))
-#define KERNELGEN_FAR_PAIR "elpm __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
-#define KERNELGEN_FAR_PAIRS_8                                                                                    \
-    KERNELGEN_FAR_PAIR KERNELGEN_FAR_PAIR KERNELGEN_FAR_PAIR KERNELGEN_FAR_PAIR KERNELGEN_FAR_PAIR               \
-        KERNELGEN_FAR_PAIR KERNELGEN_FAR_PAIR KERNELGEN_FAR_PAIR
 /* `bytes` bytes of program memory from the 24-bit address `from` into RAM at `to`: a loop of 8 ELPM/ST pairs
  * (5.5 cycles a byte), then 4, 2 and 1 pairs as the size needs (5 a byte), where avr-libc's memcpy_PF takes 9 a
  * byte and a call.
@@ -79,20 +90,16 @@ static inline __attribute__((__always_inline__)) void kernelgen_copy_far(void *t
     }
     RAMPZ = (uint8_t)(from >> 16);
     if (n != 0u) {
-        __asm__ volatile("1:\n\t" KERNELGEN_FAR_PAIRS_8 "sbiw %2, 1\n\tbrne 1b"
-                         : "+x"(byte_to), "+z"(low), "+w"(n)
-                         :
-                         : "memory");
+        KERNELGEN_AVR_COPY_LOOP("elpm", 8, byte_to, low, n);
     }
     if ((bytes & 4u) != 0u) {
-        __asm__ volatile(KERNELGEN_FAR_PAIR KERNELGEN_FAR_PAIR KERNELGEN_FAR_PAIR KERNELGEN_FAR_PAIR
-                         : "+x"(byte_to), "+z"(low) : : "memory");
+        __asm__ volatile(KERNELGEN_AVR_PAIRS_4("elpm") : "+x"(byte_to), "+z"(low) : : "memory");
     }
     if ((bytes & 2u) != 0u) {
-        __asm__ volatile(KERNELGEN_FAR_PAIR KERNELGEN_FAR_PAIR : "+x"(byte_to), "+z"(low) : : "memory");
+        __asm__ volatile(KERNELGEN_AVR_PAIRS_2("elpm") : "+x"(byte_to), "+z"(low) : : "memory");
     }
     if ((bytes & 1u) != 0u) {
-        __asm__ volatile(KERNELGEN_FAR_PAIR : "+x"(byte_to), "+z"(low) : : "memory");
+        __asm__ volatile(KERNELGEN_AVR_PAIR("elpm") : "+x"(byte_to), "+z"(low) : : "memory");
     }
 }
 #define KERNELGEN_COPY_FROM_TABLE(to, table, offset, bytes) \
@@ -273,22 +280,8 @@ static inline __attribute__((__always_inline__)) void kernelgen_copy(void *to, c
     memcpy(to, from, bytes);
 }
 #elif !defined(KERNELGEN_COPY_WITH_MEMCPY) && defined(__AVR__) && defined(__GNUC__) && !defined(__clang__)
-/* `turns` (> 0) turns of a loop of PAIRS (8 or 16) ld/st pairs from `from` to `to`, which it advances: 4 cycles a
- * byte and 4 a turn. The pairs are written out, not made by the assembler's .rept: gcc sizes an asm statement by
- * its lines, and a branch around a loop it thought shorter could not reach. */
-#define KERNELGEN_COPY_PAIR "ld __tmp_reg__, Z+\n\tst X+, __tmp_reg__\n\t"
-#define KERNELGEN_COPY_PAIRS_8                                                                                   \
-    KERNELGEN_COPY_PAIR KERNELGEN_COPY_PAIR KERNELGEN_COPY_PAIR KERNELGEN_COPY_PAIR KERNELGEN_COPY_PAIR          \
-        KERNELGEN_COPY_PAIR KERNELGEN_COPY_PAIR KERNELGEN_COPY_PAIR
-#define KERNELGEN_COPY_PAIRS_16 KERNELGEN_COPY_PAIRS_8 KERNELGEN_COPY_PAIRS_8
-#define KERNELGEN_COPY_LOOP(pairs, to, from, turns)                                                              \
-    __asm__ volatile("1:\n\t" KERNELGEN_COPY_PAIRS_##pairs "sbiw %2, 1\n\tbrne 1b"                              \
-                     : "+x"(to), "+z"(from), "+w"(turns)                                                       \
-                     :                                                                                         \
-                     : "memory")
-
-/* Rows of 64 bytes or more in multiples of 16: a loop of 16 pairs (4.25 cycles a byte); else a loop of 8 (4.5),
- * then single bytes. */
+/* Rows of 64 bytes or more in multiples of 16: a loop of 16 ld/st pairs (KERNELGEN_AVR_COPY_LOOP, 4.25 cycles a
+ * byte); else a loop of 8 (4.5), then single bytes. */
 static inline __attribute__((__always_inline__)) void kernelgen_copy(void *to, const void *from, size_t bytes,
                                                                        size_t element)
 {
@@ -298,12 +291,12 @@ static inline __attribute__((__always_inline__)) void kernelgen_copy(void *to, c
     (void)element;
     if (bytes >= 64u && bytes % 16u == 0u) {
         n = bytes / 16u;
-        KERNELGEN_COPY_LOOP(16, byte_to, byte_from, n);
+        KERNELGEN_AVR_COPY_LOOP("ld", 16, byte_to, byte_from, n);
         return;
     }
     n = bytes / 8u;
     if (n != 0u) {
-        KERNELGEN_COPY_LOOP(8, byte_to, byte_from, n);
+        KERNELGEN_AVR_COPY_LOOP("ld", 8, byte_to, byte_from, n);
     }
     for (n = bytes % 8u; n != 0u; --n) {
         *byte_to++ = *byte_from++;

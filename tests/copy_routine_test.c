@@ -36,85 +36,66 @@ static void prepare(void)
     }
 }
 
-static void verify(size_t to, size_t from, size_t bytes, size_t element, int literal)
+/* A table of constant data as the kernels define theirs: more than LONGEST + 3 bytes, each distinct from its
+ * neighbours; 298 with its NUL, an even size, as a section in program memory must have (the code after it must
+ * start at an even address). */
+#define TEXT16 "0123456789abcdef"
+#define TEXT64 TEXT16 "ghijklmnopqrstuv" TEXT16 "wxyzABCDEFGHIJKL"
+static const unsigned char copy_table[] KERNELGEN_DATA_TABLE(".text.kernelgen_copy_test_table") =
+    TEXT64 "MNOPQRSTUVWXYZ!#" TEXT64 "$%&()*+,-./:;<=>" TEXT64 TEXT64 "?@[]^_{|}";
+
+/* The destination after a copy of `bytes` from offset `from` of the source (of `table`: copy_table) to offset `to`:
+ * those bytes, each as read alone, and the guard everywhere else. */
+static void verify(size_t to, size_t from, size_t bytes, size_t element, int literal, int table)
 {
     size_t i;
     ++cases;
     for (i = 0u; i < sizeof destination_words; ++i) {
         const int inside = i >= to && i < to + bytes;
-        const unsigned char expected = inside ? source_bytes()[from + (i - to)] : (unsigned char)GUARD;
+        const unsigned char expected = !inside ? (unsigned char)GUARD
+                                       : table ? (unsigned char)KERNELGEN_DATA_U8(copy_table, from + (i - to))
+                                               : source_bytes()[from + (i - to)];
         if (destination_bytes()[i] != expected) {
             ++failures;
-            printf("copy of %lu bytes (elements of %lu, %s) from offset %lu to offset %lu: byte %lu is %u, not %u\n",
+            printf("copy of %lu bytes (elements of %lu, %s%s) from offset %lu to offset %lu: byte %lu is %u, not %u\n",
                    (unsigned long)bytes, (unsigned long)element, literal ? "literal length" : "run-time length",
-                   (unsigned long)from, (unsigned long)to, (unsigned long)i, (unsigned)destination_bytes()[i],
-                   (unsigned)expected);
+                   table ? ", out of the table" : "", (unsigned long)from, (unsigned long)to, (unsigned long)i,
+                   (unsigned)destination_bytes()[i], (unsigned)expected);
             return;
         }
     }
 }
 
-/* A copy whose length the compiler sees as a constant. */
+/* A copy whose length the compiler sees as a constant, by kernelgen_copy or out of the table; COPY4, COPY16 and
+ * COPY64 make 4, 16 and 64 of one of them, of lengths base * step, (base + 1) * step, ... */
 #define LITERAL(bytes, element)                                                                          \
     prepare();                                                                                           \
     kernelgen_copy(destination_bytes() + to, source_bytes() + from, (size_t)(bytes), (size_t)(element)); \
-    verify(to, from, (size_t)(bytes), (size_t)(element), 1);
-#define LITERAL4(step, element, base) \
-    LITERAL((base) * (step), element) LITERAL(((base) + 1u) * (step), element) \
-    LITERAL(((base) + 2u) * (step), element) LITERAL(((base) + 3u) * (step), element)
-#define LITERAL16(step, element, base)                                             \
-    LITERAL4(step, element, base) LITERAL4(step, element, (base) + 4u)             \
-    LITERAL4(step, element, (base) + 8u) LITERAL4(step, element, (base) + 12u)
-#define LITERAL64(step, element, base)                                             \
-    LITERAL16(step, element, base) LITERAL16(step, element, (base) + 16u)          \
-    LITERAL16(step, element, (base) + 32u) LITERAL16(step, element, (base) + 48u)
+    verify(to, from, (size_t)(bytes), (size_t)(element), 1, 0);
+#define TABLE_LITERAL(bytes, element)                                                                    \
+    prepare();                                                                                           \
+    KERNELGEN_COPY_FROM_TABLE(destination_bytes() + to, copy_table, from, (size_t)(bytes));              \
+    verify(to, from, (size_t)(bytes), (size_t)(element), 1, 1);
+#define COPY4(copy, step, element, base) \
+    copy((base) * (step), element) copy(((base) + 1u) * (step), element) \
+    copy(((base) + 2u) * (step), element) copy(((base) + 3u) * (step), element)
+#define COPY16(copy, step, element, base)                                                         \
+    COPY4(copy, step, element, base) COPY4(copy, step, element, (base) + 4u)                      \
+    COPY4(copy, step, element, (base) + 8u) COPY4(copy, step, element, (base) + 12u)
+#define COPY64(copy, step, element, base)                                                         \
+    COPY16(copy, step, element, base) COPY16(copy, step, element, (base) + 16u)                   \
+    COPY16(copy, step, element, (base) + 32u) COPY16(copy, step, element, (base) + 48u)
 
 /* Lengths 0..257 of bytes, at any offsets. */
 static void literal_bytes(size_t to, size_t from)
 {
-    LITERAL64(1u, 1u, 0u)
-    LITERAL64(1u, 1u, 64u)
-    LITERAL64(1u, 1u, 128u)
-    LITERAL64(1u, 1u, 192u)
+    COPY64(LITERAL, 1u, 1u, 0u)
+    COPY64(LITERAL, 1u, 1u, 64u)
+    COPY64(LITERAL, 1u, 1u, 128u)
+    COPY64(LITERAL, 1u, 1u, 192u)
     LITERAL(256u, 1u)
     LITERAL(257u, 1u)
 }
-
-/* A table of constant data as the kernels define theirs: more than LONGEST + 3 bytes, each distinct from its
- * neighbours. */
-#define TEXT16 "0123456789abcdef"
-#define TEXT64 TEXT16 "ghijklmnopqrstuv" TEXT16 "wxyzABCDEFGHIJKL"
-static const unsigned char copy_table[] KERNELGEN_DATA_TABLE(".text.kernelgen_copy_test_table") =
-    TEXT64 "MNOPQRSTUVWXYZ!#" TEXT64 "$%&()*+,-./:;<=>" TEXT64 TEXT64 "?@[]^_{|}"; /* 298 bytes with its NUL: even, as a section in program memory must be */
-
-static void verify_table(size_t to, size_t from, size_t bytes, int literal)
-{
-    size_t i;
-    ++cases;
-    for (i = 0u; i < sizeof destination_words; ++i) {
-        const int inside = i >= to && i < to + bytes;
-        const unsigned char expected = inside ? (unsigned char)KERNELGEN_DATA_U8(copy_table, from + (i - to))
-                                              : (unsigned char)GUARD;
-        if (destination_bytes()[i] != expected) {
-            ++failures;
-            printf("copy of %lu bytes from the table (%s) at offset %lu to offset %lu: byte %lu is %u, not %u\n",
-                   (unsigned long)bytes, literal ? "literal length" : "run-time length", (unsigned long)from,
-                   (unsigned long)to, (unsigned long)i, (unsigned)destination_bytes()[i], (unsigned)expected);
-            return;
-        }
-    }
-}
-
-#define TABLE_LITERAL(bytes, element)                                                                    \
-    prepare();                                                                                           \
-    KERNELGEN_COPY_FROM_TABLE(destination_bytes() + to, copy_table, from, (size_t)(bytes));              \
-    verify_table(to, from, (size_t)(bytes), 1);
-#define TABLE_LITERAL4(base) \
-    TABLE_LITERAL(base, 1) TABLE_LITERAL((base) + 1u, 1) TABLE_LITERAL((base) + 2u, 1) TABLE_LITERAL((base) + 3u, 1)
-#define TABLE_LITERAL16(base) \
-    TABLE_LITERAL4(base) TABLE_LITERAL4((base) + 4u) TABLE_LITERAL4((base) + 8u) TABLE_LITERAL4((base) + 12u)
-#define TABLE_LITERAL64(base) \
-    TABLE_LITERAL16(base) TABLE_LITERAL16((base) + 16u) TABLE_LITERAL16((base) + 32u) TABLE_LITERAL16((base) + 48u)
 
 /* Lengths 0..257 out of the table, every offset 0..3 to every offset 0..3, run-time and literal lengths. */
 static void table_copies(void)
@@ -126,14 +107,14 @@ static void table_copies(void)
                 volatile size_t length = bytes;
                 prepare();
                 KERNELGEN_COPY_FROM_TABLE(destination_bytes() + to, copy_table, from, length);
-                verify_table(to, from, bytes, 0);
+                verify(to, from, bytes, 1u, 0, 1);
             }
-            TABLE_LITERAL64(0u)
-            TABLE_LITERAL64(64u)
-            TABLE_LITERAL64(128u)
-            TABLE_LITERAL64(192u)
-            TABLE_LITERAL(256u, 1)
-            TABLE_LITERAL(257u, 1)
+            COPY64(TABLE_LITERAL, 1u, 1u, 0u)
+            COPY64(TABLE_LITERAL, 1u, 1u, 64u)
+            COPY64(TABLE_LITERAL, 1u, 1u, 128u)
+            COPY64(TABLE_LITERAL, 1u, 1u, 192u)
+            TABLE_LITERAL(256u, 1u)
+            TABLE_LITERAL(257u, 1u)
         }
     }
 }
@@ -141,23 +122,23 @@ static void table_copies(void)
 /* Lengths 0..256 in 2-byte elements, at even offsets. */
 static void literal_halves(size_t to, size_t from)
 {
-    LITERAL64(2u, 2u, 0u)
-    LITERAL64(2u, 2u, 64u)
+    COPY64(LITERAL, 2u, 2u, 0u)
+    COPY64(LITERAL, 2u, 2u, 64u)
     LITERAL(256u, 2u)
 }
 
 /* Lengths 0..256 in 4-byte elements, at offsets that are multiples of 4. */
 static void literal_words(size_t to, size_t from)
 {
-    LITERAL64(4u, 4u, 0u)
+    COPY64(LITERAL, 4u, 4u, 0u)
     LITERAL(256u, 4u)
 }
 
 /* Lengths 0..256 in 8-byte elements, at offsets that are multiples of 4 (and of 8). */
 static void literal_doubles(size_t to, size_t from)
 {
-    LITERAL16(8u, 8u, 0u)
-    LITERAL16(8u, 8u, 16u)
+    COPY16(LITERAL, 8u, 8u, 0u)
+    COPY16(LITERAL, 8u, 8u, 16u)
     LITERAL(256u, 8u)
 }
 
@@ -176,7 +157,7 @@ int main(void)
                     volatile size_t length = bytes;
                     prepare();
                     kernelgen_copy(destination_bytes() + to, source_bytes() + from, length, element);
-                    verify(to, from, bytes, element, 0);
+                    verify(to, from, bytes, element, 0, 0);
                 }
                 if (element == 1u) {
                     literal_bytes(to, from);
