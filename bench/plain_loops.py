@@ -246,7 +246,12 @@ def literal(value, dtype):
         if suffix:
             x = struct.unpack("<f", struct.pack("<f", x))[0]
         return float(x).hex() + suffix
-    return str(int(value)) + ("LL" if not -2**31 <= int(value) < 2**31 else "")
+    value = int(value)
+    if value >= 2**63:  # uint64 beyond long long
+        return f"{value}ULL"
+    if value == -2**63:  # no such literal: its negation does not fit
+        return "(-9223372036854775807LL - 1)"
+    return str(value) + ("LL" if not -2**31 <= value < 2**31 else "")
 
 
 def table(name, c, values, dtype):
@@ -353,7 +358,7 @@ def plain_kernel(spec, name, checked=True):
         if not checked:
             size = f"(size_t){n} * sizeof({t})" if data_count else f"{n}u * sizeof({t})"
             copy = "PLAIN_COPY" if "data" in spec or "data_file" in spec else "memcpy"
-            return [f"    {copy}(output, {'data' if copy == 'memcpy' else '&data[0]'}, {size});"]
+            return [f"    {copy}(output, data, {size});"]
         variables.append("e")
         return loops(["e"], [n], [f"output[e] = {read('e')};"])
     if quantization:
