@@ -86,15 +86,15 @@ static void verify(size_t to, size_t from, size_t bytes, size_t element, int lit
     COPY16(copy, step, element, base) COPY16(copy, step, element, (base) + 16u)                   \
     COPY16(copy, step, element, (base) + 32u) COPY16(copy, step, element, (base) + 48u)
 
+/* Every byte length from 0 to 257. */
+#define BYTES_0_TO_257(copy)                                                                      \
+    COPY64(copy, 1u, 1u, 0u) COPY64(copy, 1u, 1u, 64u) COPY64(copy, 1u, 1u, 128u)                 \
+    COPY64(copy, 1u, 1u, 192u) copy(256u, 1u) copy(257u, 1u)
+
 /* Lengths 0..257 of bytes, at any offsets. */
 static void literal_bytes(size_t to, size_t from)
 {
-    COPY64(LITERAL, 1u, 1u, 0u)
-    COPY64(LITERAL, 1u, 1u, 64u)
-    COPY64(LITERAL, 1u, 1u, 128u)
-    COPY64(LITERAL, 1u, 1u, 192u)
-    LITERAL(256u, 1u)
-    LITERAL(257u, 1u)
+    BYTES_0_TO_257(LITERAL)
 }
 
 /* Lengths 0..257 out of the table, every offset 0..3 to every offset 0..3, run-time and literal lengths. */
@@ -109,12 +109,7 @@ static void table_copies(void)
                 KERNELGEN_COPY_FROM_TABLE(destination_bytes() + to, copy_table, from, length);
                 verify(to, from, bytes, 1u, 0, 1);
             }
-            COPY64(TABLE_LITERAL, 1u, 1u, 0u)
-            COPY64(TABLE_LITERAL, 1u, 1u, 64u)
-            COPY64(TABLE_LITERAL, 1u, 1u, 128u)
-            COPY64(TABLE_LITERAL, 1u, 1u, 192u)
-            TABLE_LITERAL(256u, 1u)
-            TABLE_LITERAL(257u, 1u)
+            BYTES_0_TO_257(TABLE_LITERAL)
         }
     }
 }
