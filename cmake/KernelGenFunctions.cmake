@@ -26,24 +26,60 @@ if(CMAKE_VERSION VERSION_LESS 3.19)
 endif()
 cmake_policy(VERSION 3.19)  # for this file and the function, whatever the including project's policies
 
-# Claims <key> for <owner> in the parallel lists <keys_var> and <owners_var> (extending them), or stops the
-# configure step with <refusal> when another owner claimed <key> first: @FIRST@ in it names that owner. Keys and
-# owners may hold ';' (paths may): they are stored as escaped list items.
-function(_kernelgen_claim keys_var owners_var key owner refusal)
-  set(keys "${${keys_var}}")
-  set(owners "${${owners_var}}")
-  list(FIND keys "${key}" at)
-  if(NOT at EQUAL -1)
-    list(GET owners ${at} first)
+# Claims <key> for <owner> in the claim table <table> (a global property per key, so that a claim costs the same
+# however many there are), or stops the configure step with <refusal> when another owner claimed <key> first:
+# @FIRST@ in it names that owner.
+function(_kernelgen_claim table key owner refusal)
+  string(SHA1 hash "${key}")
+  get_property(first GLOBAL PROPERTY "_KERNELGEN_${table}_${hash}")
+  if(NOT "${first}" STREQUAL "")
     string(REPLACE "@FIRST@" "${first}" refusal "${refusal}")
     message(FATAL_ERROR "${refusal}")
   endif()
-  string(REPLACE ";" "\\;" key "${key}")
-  string(REPLACE ";" "\\;" owner "${owner}")
-  list(APPEND keys "${key}")
-  list(APPEND owners "${owner}")
-  set(${keys_var} "${keys}" PARENT_SCOPE)
-  set(${owners_var} "${owners}" PARENT_SCOPE)
+  set_property(GLOBAL PROPERTY "_KERNELGEN_${table}_${hash}" "${owner}")
+endfunction()
+
+# Stops the configure step when <path> (<what>: a spec file, a data file) holds a character the function cannot
+# carry into CMake's build files: a control character (a newline ends a line of build.ninja), '"' (CMake's
+# Makefile generators write it unescaped into their own files), '\' (CMake reads it as a path separator), '[' or
+# ']' (they join the items of a CMake list). Every other character is carried (see docs/cmake.md).
+function(_kernelgen_check_path me what path)
+  string(ASCII 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 127 controls)
+  if(path MATCHES "[${controls}]")
+    set(character "a control character (shown as '?')")
+    string(REGEX REPLACE "[${controls}]" "?" path "${path}")
+  elseif(path MATCHES "([\"\\]|\\[|\\])")
+    set(character "'${CMAKE_MATCH_1}'")
+  else()
+    return()
+  endif()
+  message(FATAL_ERROR "${me}: ${what} \"${path}\" holds ${character}, which CMake cannot carry into its build files "
+                      "(kernelgen_add_kernels() takes paths without control characters, '\"', '\\', '[' or ']'; "
+                      "rename the file)")
+endfunction()
+
+# Sets <out_var> to <text> with every generator expression's "$<" written so that CMake leaves it as it is.
+function(_kernelgen_no_genex out_var text)
+  string(REPLACE "$<" "$<1:$><" text "${text}")
+  set(${out_var} "${text}" PARENT_SCOPE)
+endfunction()
+
+# Sets <out_var> to the file a custom command depends on to follow <file>: the file itself, or, when a list, Make
+# or a generator expression cannot name it (';' in the path, '$<', ':' for Makefile generators), a copy in
+# <copies_dir> that configure_file() refreshes on the configure an edit of the file triggers.
+function(_kernelgen_dependency out_var file copies_dir)
+  string(REPLACE ";" "\\;" item "${file}")
+  if(file MATCHES ";" OR file MATCHES "[$]<" OR (NOT CMAKE_GENERATOR MATCHES "Ninja" AND file MATCHES ":"))
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${item}")
+    string(SHA1 hash "${file}")
+    get_filename_component(extension "${file}" LAST_EXT)
+    string(MAKE_C_IDENTIFIER "${extension}" extension)
+    set(item "${copies_dir}/${hash}${extension}")
+    if(EXISTS "${file}" AND NOT IS_DIRECTORY "${file}")
+      configure_file("${file}" "${item}" COPYONLY)
+    endif()
+  endif()
+  set(${out_var} "${item}" PARENT_SCOPE)
 endfunction()
 
 # Sets <out_var> to what a kernelgen command adds to touch <files>. kernelgen leaves a file whose content would
@@ -59,64 +95,141 @@ function(_kernelgen_touch out_var)
   set(${out_var} "${touch}" PARENT_SCOPE)
 endfunction()
 
-# Sets <name_var> to the string at the JSON path given after <text> ("name", or "kernels <i> name"), or
-# <problem_var> to why there is none (a missing key, another JSON type, malformed JSON).
-function(_kernelgen_spec_name name_var problem_var text)
-  set(name "")
-  string(JSON type ERROR_VARIABLE problem TYPE "${text}" ${ARGN})
-  if(NOT problem AND NOT type STREQUAL "STRING")
-    string(JOIN "/" where ${ARGN})
-    set(problem "/${where} is ${type}, not a string")
-  elseif(NOT problem)
-    string(JSON name GET "${text}" ${ARGN})
+# Asks the generator which kernels <spec> holds, and which files they write and read (kernelgen list): sets
+# <names_var> to the kernel names, <tables_var> to those with constant data (whose tables go into <name>_data.inc),
+# <inputs_var> to the files the run reads besides the spec, and <listed_var> to whether the generator answered (a
+# kernelgen of this version that accepts the spec; else the caller reads the spec itself). One run, whatever the
+# number of kernels.
+function(_kernelgen_list_kernels me generator spec names_var tables_var inputs_var listed_var)
+  set(${listed_var} FALSE PARENT_SCOPE)
+  execute_process(COMMAND "${generator}" list "${spec}" RESULT_VARIABLE status OUTPUT_VARIABLE text ERROR_QUIET)
+  if(NOT status EQUAL 0 OR NOT text MATCHES "^# kernelgen list, format 1\n")
+    return()
   endif()
-  set(${name_var} "${name}" PARENT_SCOPE)
-  set(${problem_var} "${problem}" PARENT_SCOPE)
+  # A line with '[' or ']' would join the items of the list below: refused first (as it would be after).
+  if(text MATCHES "\ninput ([^\n]*[][][^\n]*)")
+    _kernelgen_check_path("${me}" "data file" "${CMAKE_MATCH_1}")
+  endif()
+  string(REPLACE ";" "\\;" text "${text}")
+  string(REPLACE "\n" ";" lines "${text}")
+  set(names "")
+  set(tables "")
+  set(inputs "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^kernel ([^ ]+) [^ ]+ [^ ]+( [^ ]+)?$")
+      list(APPEND names "${CMAKE_MATCH_1}")
+      if(CMAKE_MATCH_2)
+        list(APPEND tables "${CMAKE_MATCH_1}")
+      endif()
+    elseif(line MATCHES "^input (.*)$" AND NOT CMAKE_MATCH_1 STREQUAL spec)  # the files besides the spec
+      string(REPLACE ";" "\\;" input "${CMAKE_MATCH_1}")
+      list(APPEND inputs "${input}")
+    endif()
+  endforeach()
+  set(${names_var} "${names}" PARENT_SCOPE)
+  set(${tables_var} "${tables}" PARENT_SCOPE)
+  set(${inputs_var} "${inputs}" PARENT_SCOPE)
+  set(${listed_var} TRUE PARENT_SCOPE)
 endfunction()
 
-# Reads the constant tensors of kernel <name>, at the JSON path given after <text> ("" for a one-kernel spec, or
-# "kernels <i>"): when it gives "data", "data_file", "updates" or "updates_file", appends <name> to the list
-# <tables_var> (its tables go into <name>_data.inc), and to <files_var> what the command depends on for each file
-# (the data file, a quantized table's "scales_file" and "zero_points_file", a scatter's "updates_file"), which
-# kernelgen resolves
-# relative to the spec's folder <spec_dir>: the file itself, or, when a list or Make cannot name it (';' in the
-# path; ':' for Makefile generators), a copy in <copies_dir> that configure_file() refreshes on the configure an
-# edit of the file triggers (as for such a spec).
-function(_kernelgen_spec_table tables_var files_var copies_dir name text spec_dir)
-  set(tables "${${tables_var}}")
-  set(files "${${files_var}}")
-  foreach(key IN ITEMS data data_file updates updates_file)
-    string(JSON key_type ERROR_VARIABLE no_key TYPE "${text}" ${ARGN} ${key})
-    if(NOT no_key)
-      list(APPEND tables "${name}")
-      break()
-    endif()
-  endforeach()
-  # The data file, a quantized table's files of scales and zero points, and the updates file.
-  foreach(path IN ITEMS "data_file" "quantization;scales_file" "quantization;zero_points_file" "updates_file")
-    string(JSON path_type ERROR_VARIABLE no_path TYPE "${text}" ${ARGN} ${path})
-    if(no_path OR NOT path_type STREQUAL "STRING")
-      continue()
-    endif()
-    string(JSON file GET "${text}" ${ARGN} ${path})
-    if(NOT file STREQUAL "" AND NOT IS_ABSOLUTE "${file}")
-      set(file "${spec_dir}/${file}")
-    endif()
-    if(file MATCHES ";" OR (NOT CMAKE_GENERATOR MATCHES "Ninja" AND file MATCHES ":"))
-      string(REPLACE ";" "\\;" item "${file}")
-      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${item}")
-      string(SHA1 hash "${file}")
-      if(EXISTS "${file}" AND NOT IS_DIRECTORY "${file}")
-        configure_file("${file}" "${copies_dir}/${hash}.npy" COPYONLY)
+# Reads the kernel whose JSON object is ${object} (at ${where} in its spec) for _kernelgen_read_kernels(): appends
+# its name to ${names}, to ${tables} when it holds constant data, and its files to ${inputs}; or sets ${problem}.
+macro(_kernelgen_read_kernel)
+  string(JSON type ERROR_VARIABLE problem TYPE "${object}" name)
+  if(NOT problem AND NOT type STREQUAL "STRING")
+    set(problem "/${where}name is ${type}, not a string")
+  endif()
+  if(NOT problem)
+    string(JSON name GET "${object}" name)
+    list(APPEND names "${name}")
+    foreach(key IN ITEMS data data_file updates updates_file)
+      string(JSON key_type ERROR_VARIABLE no_key TYPE "${object}" ${key})
+      if(NOT no_key)
+        list(APPEND tables "${name}")
+        break()
       endif()
-      set(file "${copies_dir}/${hash}.npy")
+    endforeach()
+    # The data file, a quantized table's files of scales and zero points, and the updates file.
+    foreach(path IN ITEMS "data_file" "quantization;scales_file" "quantization;zero_points_file" "updates_file")
+      string(JSON path_type ERROR_VARIABLE no_path TYPE "${object}" ${path})
+      if(no_path OR NOT path_type STREQUAL "STRING")
+        continue()
+      endif()
+      string(JSON file GET "${object}" ${path})
+      if(file STREQUAL "")
+        continue()
+      elseif(NOT IS_ABSOLUTE "${file}")
+        set(file "${spec_dir}/${file}")
+      endif()
+      _kernelgen_check_path("${me}" "data file" "${file}")
+      string(REPLACE ";" "\\;" file "${file}")
+      list(APPEND inputs "${file}")
+    endforeach()
+  endif()
+endmacro()
+
+# Reads the kernels of a spec's <text> itself, for a generator that cannot run at configure time (one this build
+# makes): sets <names_var>, <tables_var> and <inputs_var> as _kernelgen_list_kernels() does (the files resolved
+# relative to the spec's folder <spec_dir>, as kernelgen resolves them), or <problem_var> to why CMake cannot read a
+# kernel name (a missing key, another JSON type, malformed JSON). Each kernel's object is taken out of the text once,
+# and read on its own.
+function(_kernelgen_read_kernels me spec text spec_dir names_var tables_var inputs_var problem_var)
+  set(names "")
+  set(tables "")
+  set(inputs "")
+  set(problem "")
+  string(JSON count ERROR_VARIABLE no_list LENGTH "${text}" kernels)
+  set(objects "")
+  if(no_list)
+    set(last 0)
+  elseif(count EQUAL 0)
+    message(FATAL_ERROR "${me}: ${spec}: /kernels is empty (at least one kernel)")
+  else()
+    string(JSON kernels GET "${text}" kernels)
+    math(EXPR last "${count} - 1")
+    # CMake writes the list back with its items at an indentation of two spaces: split there once, rather than
+    # parse the whole list again for each item. Kept only when it gives every item (a '[' in a string would join
+    # items of the CMake list; another CMake may write otherwise); else each item is taken out of the list.
+    string(REPLACE ";" "\\;" split "${kernels}")
+    string(REPLACE "\n  },\n  {" "\n  };\n  {" split "${split}")
+    string(LENGTH "${split}" length)
+    if(length GREATER 4)
+      math(EXPR length "${length} - 4")
+      string(SUBSTRING "${split}" 2 ${length} split)
+      list(LENGTH split items)
+      if(items EQUAL count)
+        set(objects "${split}")
+      endif()
     endif()
-    if(NOT file STREQUAL "")
-      list(APPEND files "${file}")
-    endif()
-  endforeach()
+  endif()
+  if(no_list)
+    set(object "${text}")
+    set(where "")
+    _kernelgen_read_kernel()
+  elseif(objects)
+    set(i 0)
+    foreach(object IN LISTS objects)
+      set(where "kernels/${i}/")
+      _kernelgen_read_kernel()
+      if(problem)
+        break()
+      endif()
+      math(EXPR i "${i} + 1")
+    endforeach()
+  else()
+    foreach(i RANGE ${last})
+      string(JSON object GET "${kernels}" ${i})
+      set(where "kernels/${i}/")
+      _kernelgen_read_kernel()
+      if(problem)
+        break()
+      endif()
+    endforeach()
+  endif()
+  set(${names_var} "${names}" PARENT_SCOPE)
   set(${tables_var} "${tables}" PARENT_SCOPE)
-  set(${files_var} "${files}" PARENT_SCOPE)
+  set(${inputs_var} "${inputs}" PARENT_SCOPE)
+  set(${problem_var} "${problem}" PARENT_SCOPE)
 endfunction()
 
 # Creates the library kernelgen_support once per build tree (see above), with the generator of the first call.
@@ -166,12 +279,13 @@ function(kernelgen_add_kernels target)
   if(NOT KG_OUTPUT_DIR)
     set(KG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/${target}_kernels")
   endif()
+  _kernelgen_check_path("${me}" "OUTPUT_DIR" "${KG_OUTPUT_DIR}")
   get_filename_component(KG_OUTPUT_DIR "${KG_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
   if(KG_OUTPUT_DIR MATCHES "([;#<>])")
     # The generated .c files are the library's sources, which CMake keeps in a ';'-list, and the outputs of a
     # custom command, where CMake refuses '#', '<' and '>'.
     message(FATAL_ERROR "${me}: OUTPUT_DIR \"${KG_OUTPUT_DIR}\" contains '${CMAKE_MATCH_1}', which CMake does not "
-                        "allow in a generated source file's path (spec paths may contain any character)")
+                        "allow in a generated source file's path (spec and data file paths may hold it)")
   endif()
 
   # OPTIONS: only what leaves the function's outputs as it declares them: --unroll and --prefetch, each
@@ -235,12 +349,24 @@ function(kernelgen_add_kernels target)
 
   _kernelgen_support_library("${me}" "${generator}" "${generator_depends}")
 
+  # Whether the generator can run now, to list each spec's kernels (a program that exists: KERNELGEN_EXECUTABLE, or
+  # an installed kernelgen); one this build makes cannot, and the spec is then read here.
+  set(lister "")
+  if(DEFINED KERNELGEN_EXECUTABLE AND NOT KERNELGEN_EXECUTABLE STREQUAL "")
+    set(lister "${KERNELGEN_EXECUTABLE}")
+  else()
+    get_target_property(imported KernelGen::kernelgen IMPORTED)
+    if(imported)
+      get_target_property(lister KernelGen::kernelgen LOCATION)
+    endif()
+  endif()
+
   set(all_sources "")
-  set(identifiers "")
-  set(owners "")
   set(seen_specs "")
+  set(data_copies "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_data")
   foreach(spec IN LISTS KG_SPECS)
     string(REPLACE "\\;" ";" spec "${spec}")  # "semi\;colon.json" names semi;colon.json, as "semi;colon.json" does
+    _kernelgen_check_path("${me}" "spec file" "${spec}")
     get_filename_component(spec "${spec}" ABSOLUTE)
     string(REPLACE ";" "\\;" spec_item "${spec}")
     if(NOT EXISTS "${spec}" OR IS_DIRECTORY "${spec}")
@@ -256,45 +382,29 @@ function(kernelgen_add_kernels target)
       message(FATAL_ERROR "${me}: spec file ${spec} is listed twice in SPECS")
     endif()
     list(APPEND seen_specs "${spec_item}")
+    _kernelgen_no_genex(spec_argument "${spec}")
+    file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${spec}")
+    if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.26)
+      _kernelgen_no_genex(shown "${shown}")  # COMMENT reads generator expressions from CMake 3.26
+    endif()
+    # The spec: Make cannot name a prerequisite with ';' or ':' in it (CMake writes them unescaped), nor a list one
+    # with ';', nor a custom command one with "$<": there the command depends on a copy of the spec, and still
+    # reads the spec itself, so that kernelgen's messages name it. An edit of the spec reconfigures.
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${spec_item}")
+    _kernelgen_dependency(spec_dependency "${spec}" "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_specs")
     file(READ "${spec}" text)
     string(JSON report_version ERROR_VARIABLE not_report GET "${text}" kernelgen_import_report)
     if(NOT not_report)
       continue()  # an import report (kernelgen import's <model>.import.json) holds no kernels
     endif()
-    file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${spec}")
-    # Make cannot name a prerequisite with ';' or ':' in it (CMake writes them unescaped): there the command
-    # depends on a copy of the spec, which configure_file() refreshes on every configure that an edit of the
-    # spec triggers, and still reads the spec itself, so that kernelgen's messages name it.
-    set(spec_dependency "${spec_item}")
-    if(NOT CMAKE_GENERATOR MATCHES "Ninja" AND spec MATCHES "[;:]")
-      string(SHA1 spec_hash "${spec}")
-      set(spec_dependency "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_specs/${spec_hash}.json")
-      configure_file("${spec}" "${spec_dependency}" COPYONLY)
-    endif()
-    set(names "")
-    set(tables "")  # the kernels that hold constant data
-    set(data_files "")
+    set(listed FALSE)
     set(unreadable "")
-    get_filename_component(spec_dir "${spec}" DIRECTORY)
-    set(data_copies "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_data")
-    string(JSON count ERROR_VARIABLE no_list LENGTH "${text}" kernels)
-    if(no_list)
-      _kernelgen_spec_name(name unreadable "${text}" name)
-      list(APPEND names "${name}")
-      _kernelgen_spec_table(tables data_files "${data_copies}" "${name}" "${text}" "${spec_dir}")
-    elseif(count EQUAL 0)
-      message(FATAL_ERROR "${me}: ${spec}: /kernels is empty (at least one kernel)")
-    else()
-      math(EXPR last "${count} - 1")
-      foreach(i RANGE ${last})
-        _kernelgen_spec_name(name unreadable "${text}" kernels ${i} name)
-        if(unreadable)
-          break()
-        endif()
-        list(APPEND names "${name}")
-        _kernelgen_spec_table(tables data_files "${data_copies}" "${name}" "${text}" "${spec_dir}" kernels ${i})
-      endforeach()
+    if(lister)
+      _kernelgen_list_kernels("${me}" "${lister}" "${spec}" names tables inputs listed)
+    endif()
+    if(NOT listed)
+      get_filename_component(spec_dir "${spec}" DIRECTORY)
+      _kernelgen_read_kernels("${me}" "${spec}" "${text}" "${spec_dir}" names tables inputs unreadable)
     endif()
     if(unreadable)
       # CMake cannot read a kernel name (a misspelt "name", malformed JSON), so it cannot name the kernel files:
@@ -304,10 +414,11 @@ function(kernelgen_add_kernels target)
       set(refused "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_refused/${spec_hash}")
       string(STRIP "${unreadable}" unreadable)
       string(REGEX REPLACE "[ \n]+" " " unreadable "${unreadable}")
+      _kernelgen_no_genex(said "${me}: kernelgen accepts ${spec}, but CMake cannot read its kernel names (${unreadable})")
       add_custom_command(
         OUTPUT "${refused}.stamp"
-        COMMAND ${generator} --out-dir "${refused}" --no-support ${KG_OPTIONS} "${spec}"
-        COMMAND ${CMAKE_COMMAND} -E echo "${me}: kernelgen accepts ${spec}, but CMake cannot read its kernel names (${unreadable})"
+        COMMAND ${generator} --out-dir "${refused}" --no-support ${KG_OPTIONS} "${spec_argument}"
+        COMMAND ${CMAKE_COMMAND} -E echo "${said}"
         COMMAND ${CMAKE_COMMAND} -E false
         DEPENDS "${spec_dependency}" ${generator_depends} "${command_stamp}"
         COMMENT "kernelgen: ${shown}"
@@ -315,10 +426,18 @@ function(kernelgen_add_kernels target)
       list(APPEND all_sources "${refused}.stamp")
       continue()
     endif()
+    # The files the kernels read: each carried as it is or through a copy (see _kernelgen_dependency).
+    set(data_files "")
+    foreach(input IN LISTS inputs)
+      _kernelgen_check_path("${me}" "data file" "${input}")
+      _kernelgen_dependency(dependency "${input}" "${data_copies}")
+      list(APPEND data_files "${dependency}")
+    endforeach()
     # The run-wide name rule of kernelgen, which one run per spec cannot see: no two kernels of the target
     # may define one identifier (the same name, names equal once upper-cased, or a name that is another
     # kernel's macro). <NAME>_UPDATES_SIZE is counted for every operator, which is stricter only for a kernel
     # literally named like another's macro.
+    set(outputs "")
     foreach(name IN LISTS names)
       string(TOUPPER "${name}" upper)
       foreach(suffix "" _H _DATA_SIZE _INDICES_SIZE _UPDATES_SIZE _OUTPUT_SIZE _OK _ERROR_INDEX_OUT_OF_RANGE)
@@ -330,30 +449,23 @@ function(kernelgen_add_kernels target)
         string(CONCAT refusal "${me}: kernel \"${name}\" of ${spec} clashes with kernel @FIRST@: both headers "
           "would define ${identifier} (kernel names must be unique, also once upper-cased, and no name may be "
           "another kernel's macro)")
-        _kernelgen_claim(identifiers owners "${identifier}" "\"${name}\" of ${spec}" "${refusal}")
+        _kernelgen_claim("IDENTIFIERS_${target}" "${identifier}" "\"${name}\" of ${spec}" "${refusal}")
       endforeach()
-    endforeach()
-    set(outputs "")
-    foreach(name IN LISTS names)
       # Another call's files: two rules would write one file (the later spec silently winning), and two
-      # libraries would define one function. Calls anywhere in the build are seen (a global property).
-      get_property(claimed GLOBAL PROPERTY KERNELGEN_CLAIMED_FILES)
-      get_property(claimants GLOBAL PROPERTY KERNELGEN_CLAIMANTS)
+      # libraries would define one function. Calls anywhere in the build are seen (a global claim).
       string(CONCAT refusal "${me}: kernel \"${name}\" of ${spec} would write ${KG_OUTPUT_DIR}/${name}.c, which "
         "@FIRST@ already writes (give each call its own OUTPUT_DIR, or list the spec in one call only)")
-      _kernelgen_claim(claimed claimants "${KG_OUTPUT_DIR}/${name}.c" "${me} for ${spec}" "${refusal}")
-      set_property(GLOBAL PROPERTY KERNELGEN_CLAIMED_FILES "${claimed}")
-      set_property(GLOBAL PROPERTY KERNELGEN_CLAIMANTS "${claimants}")
+      _kernelgen_claim(FILES "${KG_OUTPUT_DIR}/${name}.c" "${me} for ${spec}" "${refusal}")
       list(APPEND outputs "${KG_OUTPUT_DIR}/${name}.h" "${KG_OUTPUT_DIR}/${name}.c")
-      if(name IN_LIST tables)
-        list(APPEND outputs "${KG_OUTPUT_DIR}/${name}_data.inc")
-      endif()
       list(APPEND all_sources "${KG_OUTPUT_DIR}/${name}.c")
+    endforeach()
+    foreach(name IN LISTS tables)
+      list(APPEND outputs "${KG_OUTPUT_DIR}/${name}_data.inc")
     endforeach()
     _kernelgen_touch(touch ${outputs})
     add_custom_command(
       OUTPUT ${outputs}
-      COMMAND ${generator} --out-dir "${KG_OUTPUT_DIR}" --no-support ${KG_OPTIONS} "${spec}"
+      COMMAND ${generator} --out-dir "${KG_OUTPUT_DIR}" --no-support ${KG_OPTIONS} "${spec_argument}"
       ${touch}
       DEPENDS "${spec_dependency}" ${data_files} ${generator_depends} "${command_stamp}"
       COMMENT "kernelgen: ${shown}"

@@ -92,9 +92,31 @@ expect_call_error(output_dir_without_value "${me}: OUTPUT_DIR needs a folder"
 foreach(character ";" "#" "<" ">")
   string(MAKE_C_IDENTIFIER "${character}" case)
   expect_call_error(output_dir_with${case}
-    "${me}: OUTPUT_DIR \"[^\"]*/out${character}dir\" contains '${character}', which CMake does not allow in a generated source file's path \\(spec paths may contain any character\\)"
+    "${me}: OUTPUT_DIR \"[^\"]*/out${character}dir\" contains '${character}', which CMake does not allow in a generated source file's path \\(spec and data file paths may hold it\\)"
     "kernelgen_add_kernels(kernels SPECS spec1.json OUTPUT_DIR \"out${character}dir\")" "${lookup}")
 endforeach()
+# Paths CMake cannot carry into its build files: refused by name, before anything is configured (docs/cmake.md).
+set(carried "\\(kernelgen_add_kernels\\(\\) takes paths without control characters, '\"', '\\\\', '\\[' or '\\]'; rename the file\\)")
+foreach(character "\"" "\\" "[" "]")
+  string(MAKE_C_IDENTIFIER "x${character}" case)
+  string(REGEX REPLACE "([][\\])" "\\\\\\1" shown "${character}")
+  expect_call_error(spec_path_with${case}
+    "${me}: spec file \"odd${shown}name.json\" holds '${shown}', which CMake cannot carry into its build files ${carried}"
+    "set(name [==[odd${character}name.json]==])\nfile(WRITE \"\${CMAKE_CURRENT_SOURCE_DIR}/\${name}\" [[${lookup}]])\nkernelgen_add_kernels(kernels SPECS \"\${name}\")")
+  expect_call_error(output_dir_with${case}
+    "${me}: OUTPUT_DIR \"out${shown}dir\" holds '${shown}', which CMake cannot carry into its build files ${carried}"
+    "set(dir [==[out${character}dir]==])\nkernelgen_add_kernels(kernels SPECS spec1.json OUTPUT_DIR \"\${dir}\")" "${lookup}")
+endforeach()
+expect_call_error(spec_path_with_a_newline
+  "${me}: spec file \"odd\\?name.json\" holds a control character \\(shown as '\\?'\\), which CMake cannot carry into its build files ${carried}"
+  "set(name \"odd\\nname.json\")\nfile(WRITE \"\${CMAKE_CURRENT_SOURCE_DIR}/\${name}\" [[${lookup}]])\nkernelgen_add_kernels(kernels SPECS \"\${name}\")")
+# Two data files of one kernel, "q[a.npy" and "s]b.npy", once merged into one dependency: each refused, whether
+# the function reads the spec itself (a generator that cannot run at configure time) or asks kernelgen.
+set(bracketed [[{"name": "pick", "op": "ScatterND", "dtype": "float32", "data_shape": [2], "indices_shape": [1, 1],
+  "data_file": "q[a.npy", "updates_file": "s]b.npy"}]])
+expect_call_error(data_files_with_brackets
+  "${me}: data file \"[^\"]*/data_files_with_brackets/q\\[a.npy\" holds '\\[', which CMake cannot carry into its build files ${carried}"
+  "kernelgen_add_kernels(kernels SPECS spec1.json)" "${bracketed}")
 expect_call_error(missing_spec_file "${me}: spec file [^ ]*/missing_spec_file/nothere.json does not exist"
   "kernelgen_add_kernels(kernels SPECS nothere.json)")
 expect_call_error(spec_listed_twice "${me}: spec file [^ ]*/spec1.json is listed twice in SPECS"
@@ -224,6 +246,14 @@ if(KERNELGEN)
   expect_build_error(accepted_but_unreadable "${stand_in}"
     "kernelgen_add_kernels\\(kernels\\): kernelgen accepts [^ ]*spec1.json, but CMake cannot read its kernel names \\(member 'name' not found\\)"
     "${misspelt}")
+  # The same refusal when kernelgen lists the spec's files at configure time (it accepts the spec).
+  set(two_tables [[{"kernels": [
+    {"name": "a", "op": "Gather", "dtype": "float32", "data_shape": [128, 16], "indices_shape": [1], "data_file": "q[a.npy"},
+    {"name": "b", "op": "Gather", "dtype": "float32", "data_shape": [128, 16], "indices_shape": [1], "data_file": "s]b.npy"}]}]])
+  expect_call_error(listed_data_files_with_brackets
+    "${me}: data file \"[^\"]*/listed_data_files_with_brackets/q\\[a.npy\" holds '\\[', which CMake cannot carry into its build files ${carried}"
+    "set(KERNELGEN_EXECUTABLE \"${KERNELGEN}\")\nforeach(name q[a.npy s]b.npy)\n  file(COPY_FILE \"${SOURCE_DIR}/specs/token_table.npy\" \"\${CMAKE_CURRENT_SOURCE_DIR}/\${name}\")\nendforeach()\nkernelgen_add_kernels(kernels SPECS spec1.json)"
+    "${two_tables}")
   # The spec fixed: the build reconfigures and makes the kernel.
   file(WRITE "${WORK_DIR}/misspelt_name/spec1.json" "${lookup}")
   execute_process(COMMAND "${CMAKE_COMMAND}" --build "${WORK_DIR}/misspelt_name/build" RESULT_VARIABLE status

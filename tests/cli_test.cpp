@@ -74,6 +74,16 @@ const std::string kBadProblems =
     "int16, int32, int64, uint8, uint16, uint32, uint64, bool, float16, bfloat16, complex64, complex128, string)\n"
     "kernelgen: 2 problems; nothing was written\n";
 
+// A NumPy 1.0 file of float32 values: magic, version, header length, the header padded to 128 bytes with a newline.
+std::string npy_float32(const std::vector<float>& values) {
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(values.size()) + ",), }";
+    header.resize(128 - 10 - 1, ' ');
+    header += '\n';
+    std::string out = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header;
+    out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+    return out;
+}
+
 class CliTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -210,17 +220,8 @@ TEST_F(CliTest, ValidRunWritesHeaderAndSourcePerKernel) {
 // A scatter holding its data and updates from .npy files: the prototype drops both, the run writes its table file,
 // and --depfile names both files among the run's inputs.
 TEST_F(CliTest, ScatterTablesFromFilesAndTheDepfile) {
-    // A NumPy 1.0 file of float32 values: magic, version, header length, the header padded to 128 bytes with a newline.
-    auto npy = [](const std::vector<float>& values) {
-        std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(values.size()) + ",), }";
-        header.resize(128 - 10 - 1, ' ');
-        header += '\n';
-        std::string out = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header;
-        out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
-        return out;
-    };
-    write_text(work_ / "base.npy", npy({1, 2, 3, 4}));
-    write_text(work_ / "put.npy", npy({-1, -2}));
+    write_text(work_ / "base.npy", npy_float32({1, 2, 3, 4}));
+    write_text(work_ / "put.npy", npy_float32({-1, -2}));
     write_spec("put.json", R"json({"name": "put", "op": "ScatterND", "dtype": "float32", "data_shape": [4],
         "indices_shape": [2, 1], "data_file": "base.npy", "updates_file": "put.npy"})json");
     RunResult result = run("--out-dir out --no-support --depfile out/put.d put.json");
@@ -562,4 +563,142 @@ TEST_F(CliTest, UnrollOptionErrors) {
     EXPECT_EQ(result.err, "big.json: /: \"full\" unrolling (--unroll full) would take 10000 statements (at most 4096; "
                           "use \"auto\", \"none\" or a factor)\nkernelgen: 1 problem; nothing was written\n");
     EXPECT_FALSE(fs::exists(work_ / "out"));
+}
+
+// --- a run's own files: the depfile, and outputs that would replace inputs -------------------------------
+
+// A link planted at the old fixed temporary name and at the depfile itself: neither is written through, and the
+// depfile is a regular file holding the rule.
+TEST_F(CliTest, DepfileIsNeverWrittenThroughALink) {
+    write_spec("k.json", kAlpha);
+    write_text(work_ / "victim.txt", "victim\n");
+    fs::create_directories(work_ / "out");
+    fs::create_symlink("../victim.txt", work_ / "out" / "alpha.d.tmp");
+    RunResult first = run("--out-dir out --no-support --depfile out/alpha.d k.json");
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_EQ(read_text(work_ / "victim.txt"), "victim\n");
+    EXPECT_FALSE(fs::is_symlink(work_ / "out" / "alpha.d"));
+    EXPECT_EQ(read_text(work_ / "out" / "alpha.d"), "out/alpha.h \\\n out/alpha.c: \\\n k.json\n");
+    // A link at the depfile's own name is replaced, not written through; so is one in another folder.
+    fs::remove(work_ / "out" / "alpha.d");
+    fs::create_symlink("../victim.txt", work_ / "out" / "alpha.d");
+    fs::create_directories(work_ / "deps");
+    fs::create_symlink("../victim.txt", work_ / "deps" / "alpha.d");
+    for (const char* depfile : {"out/alpha.d", "deps/alpha.d"}) {
+        RunResult result = run(std::string("--out-dir out --no-support --depfile ") + depfile + " k.json");
+        ASSERT_EQ(result.exit_code, 0) << depfile << ": " << result.err;
+        EXPECT_FALSE(fs::is_symlink(work_ / depfile)) << depfile;
+        EXPECT_EQ(read_text(work_ / depfile), "out/alpha.h \\\n out/alpha.c: \\\n k.json\n") << depfile;
+    }
+    EXPECT_EQ(read_text(work_ / "victim.txt"), "victim\n");
+    expect_no_temporaries(work_ / "out");
+    expect_no_temporaries(work_ / "deps");
+}
+
+// Every refusal of the depfile comes before anything is written: a missing folder, a name make or Ninja cannot
+// read, and a depfile that is an input or an output of the run.
+TEST_F(CliTest, DepfileRefusalsWriteNothing) {
+    write_spec("k.json", kAlpha);
+    const std::string spec_text = read_text(work_ / "k.json");
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"--out-dir out --depfile nowhere/k.d k.json",
+         "kernelgen: --depfile nowhere/k.d: its folder nowhere does not exist (the depfile's folder must exist, or be "
+         "--out-dir); nothing was written\n"},
+        {"--out-dir out --depfile k.json k.json",
+         "kernelgen: --depfile k.json: it is k.json, which this run reads; nothing was written\n"},
+        {"--out-dir out --depfile ./out/../k.json k.json",
+         "kernelgen: --depfile ./out/../k.json: it is k.json, which this run reads; nothing was written\n"},
+        {"--out-dir out --depfile out/alpha.h k.json",
+         "kernelgen: --depfile out/alpha.h: it is out/alpha.h, which this run writes; nothing was written\n"},
+        {"--out-dir 'o;ut' --depfile k.d k.json",
+         "kernelgen: --depfile k.d: the depfile cannot name \"o;ut/alpha.h\": make or Ninja cannot read ';' in a rule "
+         "(a depfile's paths may hold letters, digits, bytes from 0x80, spaces and _ . / + , - ~ ( ) { } [ ] @ ! # $ "
+         ":); nothing was written\n"},
+    };
+    for (const auto& [arguments, message] : cases) {
+        RunResult result = run(arguments);
+        EXPECT_EQ(result.exit_code, 2) << arguments;
+        EXPECT_EQ(result.err, message) << arguments;
+        EXPECT_EQ(entries_of(work_ / "out"), std::set<std::string>{}) << arguments;
+        EXPECT_FALSE(fs::exists(work_ / "o;ut")) << arguments;
+        EXPECT_FALSE(fs::exists(work_ / "k.d")) << arguments;
+        EXPECT_EQ(read_text(work_ / "k.json"), spec_text) << arguments;
+    }
+    // Each character make or Ninja cannot read in a spec's path, and control characters, refused by name.
+    for (const char ch : std::string("\"'\\;=|%*?&<>`^\t\n\x7f")) {
+        const std::string name = std::string("s") + ch + "k.json";
+        write_text(work_ / name, kAlpha);
+        RunResult result = run("--out-dir out --depfile k.d " + shell_quoted(name));
+        EXPECT_EQ(result.exit_code, 2) << name;
+        EXPECT_NE(result.err.find("the depfile cannot name"), std::string::npos) << name << ": " << result.err;
+        EXPECT_EQ(entries_of(work_ / "out"), std::set<std::string>{}) << name;
+        fs::remove(work_ / name);
+    }
+}
+
+// The paths a depfile carries, as make and Ninja themselves read them: every data file a kernel names, with each
+// character the depfile escapes or keeps, is a prerequisite (make: out of date once it is newer; Ninja: in its
+// recorded dependencies).
+TEST_F(CliTest, DepfileIsReadByMakeAndNinja) {
+    const std::string odd = "d a#t$a:(x)[1]{y}@!~+,-\xc3\xa9.npy";
+    write_text(work_ / odd, npy_float32({1, 2}));
+    write_spec("k.json", R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [2],
+        "indices_shape": [1], "data_file": ")json" + odd + "\"}");
+    // make: the depfile included, the headers' rule up to date, then out of date once the data file is newer.
+    write_text(work_ / "Makefile", "include out/k.d\nout/k.h:\n\t@echo remade\n");
+    ASSERT_EQ(run("--out-dir out --no-support --depfile out/k.d k.json").exit_code, 0);
+    const auto past = fs::file_time_type::clock::now() - std::chrono::hours(1);
+    fs::last_write_time(work_ / "k.json", past);
+    fs::last_write_time(work_ / odd, past);
+    auto make_question = [&]() {
+        const std::string command = "cd " + shell_quoted(work_.string()) + " && make -q out/k.h > /dev/null 2>&1";
+        const int status = std::system(command.c_str());
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    };
+    EXPECT_EQ(make_question(), 0) << read_text(work_ / "out" / "k.d");  // 2 would be a prerequisite misread
+    fs::last_write_time(work_ / odd, fs::file_time_type::clock::now() + std::chrono::hours(1));
+    EXPECT_EQ(make_question(), 1) << read_text(work_ / "out" / "k.d");
+    // Ninja: the rule's depfile read after the run, its dependencies recorded exactly.
+    write_text(work_ / "build.ninja", "rule gen\n  command = " + shell_quoted(KERNELGEN_EXECUTABLE_PATH) +
+                                          " --out-dir ninja-out --no-support --depfile ninja-out/k.d k.json\n"
+                                          "  depfile = ninja-out/k.d\n  deps = gcc\n"
+                                          "build ninja-out/k.h ninja-out/k.c: gen\n");
+    const std::string ninja = "cd " + shell_quoted(work_.string()) + " && ninja > /dev/null 2>&1 && ninja -t deps > deps.txt";
+    ASSERT_EQ(std::system(ninja.c_str()), 0);
+    const std::string deps = read_text(work_ / "deps.txt");
+    EXPECT_NE(deps.find("\n    k.json\n    " + odd + "\n"), std::string::npos) << deps;
+}
+
+// No output may replace a file the run reads: a spec file or a data file with an output's name in the output
+// folder (by its name, a second name or a link), or the model of an import.
+TEST_F(CliTest, OutputsNeverReplaceTheRunsInputs) {
+    fs::create_directories(work_ / "out");
+    write_text(work_ / "out" / "alpha.c", kAlpha);  // a spec file named like its kernel's source
+    RunResult own_name = run("--out-dir out out/alpha.c");
+    EXPECT_EQ(own_name.exit_code, 2);
+    EXPECT_EQ(own_name.err, "kernelgen: out/alpha.c: would replace out/alpha.c, which this run reads (write the output "
+                            "elsewhere); nothing was written\n");
+    EXPECT_EQ(read_text(work_ / "out" / "alpha.c"), kAlpha);
+    EXPECT_EQ(entries_of(work_ / "out"), std::set<std::string>{"alpha.c"});
+    // The same file under a second name, and through a link.
+    fs::create_hard_link(work_ / "out" / "alpha.c", work_ / "hard.json");
+    RunResult hard = run("--out-dir out hard.json");
+    EXPECT_EQ(hard.exit_code, 2);
+    EXPECT_NE(hard.err.find("would replace hard.json, which this run reads"), std::string::npos) << hard.err;
+    fs::create_symlink("out/alpha.c", work_ / "link.json");
+    RunResult link = run("--out-dir out link.json");
+    EXPECT_EQ(link.exit_code, 2);
+    EXPECT_NE(link.err.find("would replace link.json, which this run reads"), std::string::npos) << link.err;
+    EXPECT_EQ(read_text(work_ / "out" / "alpha.c"), kAlpha);
+    // A constant table's data file named like the kernel's table.
+    const std::string npy = npy_float32({1, 2});
+    write_text(work_ / "out" / "t_data.inc", npy);
+    write_text(work_ / "out" / "t.json", R"json({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [2],
+        "indices_shape": [1], "data_file": "t_data.inc"})json");
+    RunResult table = run("--out-dir out out/t.json");
+    EXPECT_EQ(table.exit_code, 2);
+    EXPECT_NE(table.err.find("out/t_data.inc: would replace out/t_data.inc, which this run reads"), std::string::npos)
+        << table.err;
+    EXPECT_EQ(read_text(work_ / "out" / "t_data.inc"), npy);
+    expect_no_temporaries(work_ / "out");
 }

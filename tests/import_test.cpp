@@ -867,9 +867,11 @@ struct CliRun {
     std::string out;
 };
 
-CliRun kernelgen_run(const std::string& arguments) {
+// Runs kernelgen with `arguments` (in `folder` when one is given).
+CliRun kernelgen_run(const std::string& arguments, const fs::path& folder = {}) {
     int status = 0;
-    std::string out = cprogram::run_command(std::string(KERNELGEN_EXECUTABLE_PATH) + " " + arguments, status);
+    const std::string in_folder = folder.empty() ? "" : "cd '" + folder.string() + "' && ";
+    std::string out = cprogram::run_command(in_folder + KERNELGEN_EXECUTABLE_PATH + " " + arguments, status);
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
@@ -1020,6 +1022,26 @@ TEST(ImportModel, WeightsOnlyAsDeclaredAndFileNamesUnique) {
     EXPECT_EQ(npy, 2u);
     EXPECT_TRUE(names.count("emb.data.npy"));
     EXPECT_TRUE(names.count("emb.data_2.npy"));
+}
+
+// An import never replaces its own model: a model named like the spec it would write, imported into its own
+// folder, is refused before anything is written.
+TEST(ImportCli, NeverReplacesItsModel) {
+    const fs::path dir = fresh_dir("own_model");
+    Model m(17);
+    m.input("data", kFloat, {4, 2});
+    m.input("idx", kInt64, {3});
+    m.node("Gather", {"data", "idx"}, "out", "lookup");
+    const std::string bytes = m.bytes();
+    write_text(dir / "lookup.json", bytes);  // the spec's name: <node name>.json
+    CliRun run = kernelgen_run("import lookup.json --out-dir . 2>&1", dir);
+    EXPECT_EQ(run.status, 2) << run.out;
+    EXPECT_NE(run.out.find("kernelgen: ./lookup.json: would replace lookup.json, which this run reads (write the output "
+                           "elsewhere); nothing was written\n"),
+              std::string::npos)
+        << run.out;
+    EXPECT_EQ(read_text(dir / "lookup.json"), bytes);
+    EXPECT_FALSE(fs::exists(dir / "lookup.import.json"));
 }
 
 TEST(ImportCli, ImportsListsSkippedNodesAndWritesSpecs) {

@@ -1396,4 +1396,29 @@ TEST(SpecAccepted, DataCount) {
     EXPECT_FALSE(parse_one(gather_with("[6, 4]", "[3]", R"(, "count": "runtime")")).runtime_data_count);
 }
 
+// A block longer than its axis is one block, at any block_size up to 2^64 - 1: the size arithmetic once wrapped
+// (ceil((4 + 2^64 - 1 - 1) / (2^64 - 1)) was 0 scales) and the kernel did not compile.
+TEST(SpecAccepted, QuantizationBlockBeyondTheAxisIsOneBlock) {
+    const std::string table = R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [4, 2],
+        "indices_shape": [2], "data": [[1, 2], [3, 4], [5, 6], [7, 8]],
+        "quantization": {"type": "int8", "axis": 0, "block_size": BLOCK, "scales": SCALES}})json";
+    auto spec_text = [&](const std::string& block, const std::string& scales) {
+        std::string text = table;
+        text.replace(text.find("BLOCK"), 5, block);
+        text.replace(text.find("SCALES"), 6, scales);
+        return text;
+    };
+    for (const char* block : {"4", "5", "18446744073709551615"}) {
+        const KernelSpec spec = parse_one(spec_text(block, "[[0.5, 0.25]]"));
+        ASSERT_TRUE(spec.quantization) << block;
+        EXPECT_EQ(spec.quantization->block_size, 4u) << block;
+        EXPECT_EQ(spec.quantization->scales_shape, (Shape{1, 2})) << block;
+        const kernelgen::GenerateResult generated = kernelgen::generate({spec});
+        EXPECT_EQ(strings_of(generated.diagnostics), Problems{}) << block;
+    }
+    EXPECT_EQ(rejected(spec_text("18446744073709551615", "[]")),
+              Problems{"spec.json: /quantization/scales: expected an array of 1, got an array of 0 (arrays nested as the "
+                       "scales' shape [1, 2], or a flat array of 2 numbers)"});
+}
+
 }  // namespace

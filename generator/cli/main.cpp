@@ -1,6 +1,5 @@
 // The kernelgen command line: parses arguments and reports; the work is in the kernelgen library.
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -19,6 +18,7 @@ constexpr const char* kUsage =
     "Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] [--prefetch MODE]\n"
     "                           [--no-support] [--depfile FILE] SPEC.json...\n"
     "       kernelgen support --out-dir DIR\n"
+    "       kernelgen list SPEC.json...\n"
     "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
     "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--value NAME=V,...]...\n"
     "                        [--max-count NODE=N]... [--accumulate NODE]...\n"
@@ -32,7 +32,9 @@ constexpr const char* kUsage =
     "FILE: /json/pointer: message, nothing is written, and the exit status is 1. Files\n"
     "whose content is unchanged are left alone. Beside the kernels, every run writes the\n"
     "support code they share, DIR/kernelgen_support.h and DIR/kernelgen_support.c: compile\n"
-    "kernelgen_support.c once per program. support writes only those two files.\n"
+    "kernelgen_support.c once per program. support writes only those two files. list writes\n"
+    "nothing: it prints, for build systems, a line \"kernel NAME FILE...\" for every kernel\n"
+    "(the files a run would write) and a line \"input PATH\" for every file the run reads.\n"
     "\n"
     "import writes one spec file, DIR/<kernel name>.json, for every Gather, GatherElements,\n"
     "GatherND, ScatterND, ScatterElements (and deprecated Scatter) node of the model, in\n"
@@ -128,35 +130,11 @@ bool shared_option(const std::vector<std::string>& args, size_t& i, bool& option
     return true;
 }
 
-// Writes `files` into `out_dir`: exit status 0, or 2 with the file-system error.
-int write(const std::string& out_dir, const std::vector<kernelgen::OutputFile>& files) {
-    kernelgen::WriteReport report = kernelgen::write_outputs(out_dir, files);
-    if (!report.error.empty()) {
-        std::cerr << "kernelgen: " << report.error << "\n";
-        return 2;
-    }
-    return 0;
-}
-
-// Writes the depfile `path` (through a temporary file renamed into place, so that no reader sees half of it):
-// exit status 0, or 2 with the error.
-int write_depfile(const std::string& path, const std::string& text) {
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out.flush()) {
-            std::remove(temporary.c_str());
-            std::cerr << "kernelgen: cannot write the depfile " << path << "\n";
-            return 2;
-        }
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-        std::remove(temporary.c_str());
-        std::cerr << "kernelgen: cannot write the depfile " << path << "\n";
-        return 2;
-    }
-    return 0;
+// Exit status 0 when the run's files were written, or 2 with the file-system error.
+int report_written(const kernelgen::WriteReport& report) {
+    if (report.error.empty()) return 0;
+    std::cerr << "kernelgen: " << kernelgen::terminal_safe(report.error) << "\n";
+    return 2;
 }
 
 // Adds NAME=N from a repeatable option to `values`; the message when NAME already has another value.
@@ -269,7 +247,7 @@ int run_import(const std::vector<std::string>& args) {
     }
     const auto files = kernelgen::import_outputs(result, model);
     if (!files.empty()) {
-        if (int status = write(out_dir, files)) return status;
+        if (int status = report_written(kernelgen::write_outputs(out_dir, files, {model}))) return status;
     }
     std::cout << kernelgen::terminal_safe(kernelgen::import_summary(result, model)) << "\n";
     return 0;
@@ -290,7 +268,7 @@ int run_support(const std::vector<std::string>& args) {
         }
     }
     if (out_dir.empty()) return usage_error("--out-dir DIR is required");
-    return write(out_dir, kernelgen::support_files());
+    return report_written(kernelgen::write_outputs(out_dir, kernelgen::support_files()));
 }
 
 }  // namespace
@@ -299,6 +277,9 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args[0] == "import") return run_import({args.begin() + 1, args.end()});
     if (!args.empty() && args[0] == "support") return run_support({args.begin() + 1, args.end()});
+    // kernelgen list SPEC.json...: the generate run's kernels, files and inputs, printed instead of written.
+    const bool listing = !args.empty() && args[0] == "list";
+    if (listing) args.erase(args.begin());
     std::string out_dir, depfile;
     std::vector<std::string> specs;
     kernelgen::RunOptions options;
@@ -323,22 +304,30 @@ int main(int argc, char** argv) {
             depfile = *file;
         } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
             return usage_error("unknown option " + arg);
-        } else if (arg == "generate" && specs.empty() && i == 0) {
+        } else if (arg == "generate" && specs.empty() && i == 0 && !listing) {
             continue;  // the optional subcommand word
         } else {
             specs.push_back(arg);
         }
     }
-    if (out_dir.empty()) return usage_error("--out-dir DIR is required");
+    if (listing && !depfile.empty()) return usage_error("list writes nothing: it takes no --depfile");
+    if (out_dir.empty() && !listing) return usage_error("--out-dir DIR is required");
     if (specs.empty()) return usage_error("no spec files given");
 
     kernelgen::GenerateResult result = kernelgen::generate_files(specs, options);
     if (!result.diagnostics.empty()) {
         for (const auto& diagnostic : result.diagnostics) std::cerr << diagnostic.str() << "\n";
         std::cerr << "kernelgen: " << result.diagnostics.size() << (result.diagnostics.size() == 1 ? " problem" : " problems")
-                  << "; nothing was written\n";
+                  << (listing ? "\n" : "; nothing was written\n");
         return 1;
     }
-    if (const int status = write(out_dir, result.files)) return status;
-    return depfile.empty() ? 0 : write_depfile(depfile, kernelgen::depfile(out_dir, result));
+    if (!listing) return report_written(kernelgen::write_run(out_dir, result, depfile));
+    // One line per kernel and per input: a path with a control character could not be told from the next line.
+    for (const auto& spec : specs) {
+        if (kernelgen::terminal_safe(spec) != spec) {
+            return usage_error("list cannot print the path " + kernelgen::terminal_safe(spec) + " (it holds a control character)");
+        }
+    }
+    std::cout << kernelgen::file_list(result);
+    return 0;
 }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,17 +16,37 @@ namespace kernelgen {
 // kernel is emitted, so this bounds its memory whatever the input.
 constexpr uint64_t kMaxRunOutputBytes = uint64_t{256} << 20;
 
+// A kernel of a run and the names of the files it writes (its header, source and, with constant data, table).
+struct KernelFiles {
+    std::string name;
+    std::vector<std::string> files;
+};
+
 struct GenerateResult {
     std::vector<Diagnostic> diagnostics;  // empty when every spec is valid
     std::vector<OutputFile> files;        // empty unless every spec is valid
+    std::vector<KernelFiles> kernels;     // each kernel's files among `files`, in the order of the specs
     // The files the run read (generate_files()): the spec files, then the data files they name ("data_file"),
     // each once, as the run named them. What the generated files depend on.
     std::vector<std::string> inputs;
 };
 
 // A depfile (a Makefile rule, as compilers' -MD and protoc's --dependency_out write): every file of `result` in
-// `out_dir` depends on every one of its inputs. Spaces, '#' and '$' are escaped as make and Ninja read them.
-std::string depfile(const std::string& out_dir, const GenerateResult& result);
+// `out_dir` depends on every one of its inputs. Spaces, '#', '$' and ':' are escaped as make and Ninja read
+// them; a path with a character that one of them cannot read (a control character, a quote, a backslash,
+// ; = | % * ? and the shell's < > & ` ^) gives nothing, and `problem` says which path and character.
+std::optional<std::string> depfile(const std::string& out_dir, const GenerateResult& result, std::string& problem);
+
+// What `kernelgen list` prints of a successful run, for build systems: the line "# kernelgen list, format 1", then
+// a line "kernel NAME FILE..." per kernel
+// (its files' names, in the output folder) and a line "input PATH" per input, in the order of `result`.
+std::string file_list(const GenerateResult& result);
+
+// Writes the files of a successful run into `out_dir` (write_outputs(), with the run's inputs protected), and
+// then, when `depfile_path` is not empty, its depfile, through the same writer into the depfile's folder. Every
+// check comes before anything is written: the depfile's text (depfile()), its folder (existing, or `out_dir`),
+// and its name, which may be neither an input nor an output of the run. The report's error says what failed.
+WriteReport write_run(const std::string& out_dir, const GenerateResult& result, const std::string& depfile_path = "");
 
 // Resolves specs that were already parsed, with their run's options applied: the spec reader's run-wide checks
 // (check_unique_names, check_full_unroll), then emits every kernel, at most `max_output_bytes` in all, and the support files

@@ -36,7 +36,12 @@ constexpr const char* kTemporaryFolderPattern = ".kernelgen-XXXXXXXXXXXX";
 // at a target's name is replaced by the new file when it points to a regular file or nowhere (its target is
 // never written); any other link, or a target that is not a regular file, is an error before anything is
 // written.
-WriteReport write_outputs(const std::filesystem::path& dir, const std::vector<OutputFile>& files);
+//
+// `inputs` are the files the run read (its spec or model, the data files): a target that is one of them (the
+// same directory entry, or the same file by device and inode, through a link or a second name) is refused before
+// anything is written, naming both, so that no run replaces its own input.
+WriteReport write_outputs(const std::filesystem::path& dir, const std::vector<OutputFile>& files,
+                          const std::vector<std::filesystem::path>& inputs = {});
 
 namespace testing_hooks {
 // Replaces the random part of the temporary folder's name with the names `next` returns, in turn, until it

@@ -60,7 +60,11 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
         }
         result.files.push_back({kernel.header_name, kernel.header});
         result.files.push_back({kernel.source_name, kernel.source});
-        if (!kernel.data_name.empty()) result.files.push_back({kernel.data_name, std::move(kernel.data)});
+        result.kernels.push_back({spec.name, {kernel.header_name, kernel.source_name}});
+        if (!kernel.data_name.empty()) {
+            result.files.push_back({kernel.data_name, std::move(kernel.data)});
+            result.kernels.back().files.push_back(kernel.data_name);
+        }
     }
     if (!kernels.empty()) {
         for (auto& file : support_files()) result.files.push_back(std::move(file));
@@ -103,36 +107,6 @@ GenerateResult generate_files(const std::vector<std::string>& spec_paths, const 
         result.files.erase(std::remove_if(result.files.begin(), result.files.end(), support), result.files.end());
     }
     return result;
-}
-
-namespace {
-
-// A path as make reads it in a rule: a space, '#' and '\\' before them escaped with '\\', '$' doubled.
-std::string make_escaped(const std::string& path) {
-    std::string out;
-    for (size_t i = 0; i < path.size(); ++i) {
-        const char ch = path[i];
-        if (ch == ' ' || ch == '#') {
-            for (size_t b = i; b > 0 && path[b - 1] == '\\'; --b) out += '\\';  // backslashes before it, doubled
-            out += '\\';
-        }
-        if (ch == '$') out += '$';
-        out += ch;
-    }
-    return out;
-}
-
-}  // namespace
-
-std::string depfile(const std::string& out_dir, const GenerateResult& result) {
-    const std::filesystem::path dir(out_dir);
-    std::string text;
-    for (const auto& file : result.files) {
-        text += (text.empty() ? "" : " \\\n ") + make_escaped((dir / file.name).string());
-    }
-    text += ":";
-    for (const auto& input : result.inputs) text += " \\\n " + make_escaped(input);
-    return text + "\n";
 }
 
 }  // namespace kernelgen

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <system_error>
 
@@ -216,6 +217,47 @@ Target examine(int dir_fd, const std::string& name, const std::string& content, 
     return holds(file.get(), content) ? Target::Unchanged : Target::Changed;
 }
 
+// A file's identity: its device and inode.
+struct Identity {
+    dev_t device;
+    ino_t inode;
+    bool operator==(const Identity& other) const { return device == other.device && inode == other.inode; }
+};
+
+// An input of the run: the identities of its name (lstat: the directory entry, a link itself) and of the file it
+// names (stat: through links), where they exist.
+struct InputIdentity {
+    std::string shown;
+    std::optional<Identity> entry, file;
+};
+
+std::optional<Identity> identity(int dir_fd, const char* path, int flags) {
+    struct stat status {};
+    if (::fstatat(dir_fd, path, &status, flags) != 0) return std::nullopt;
+    return Identity{status.st_dev, status.st_ino};
+}
+
+std::vector<InputIdentity> input_identities(const std::vector<fs::path>& inputs) {
+    std::vector<InputIdentity> out;
+    for (const auto& input : inputs) {
+        out.push_back({input.string(), identity(AT_FDCWD, input.c_str(), AT_SYMLINK_NOFOLLOW),
+                       identity(AT_FDCWD, input.c_str(), 0)});
+    }
+    return out;
+}
+
+// The input that the target `name` in the folder is, if any: the same directory entry, or the same file (a hard
+// link, or a target that is a link to the input).
+const InputIdentity* replaced_input(int dir_fd, const std::string& name, const std::vector<InputIdentity>& inputs) {
+    const auto entry = identity(dir_fd, name.c_str(), AT_SYMLINK_NOFOLLOW);
+    if (!entry) return nullptr;
+    const auto file = identity(dir_fd, name.c_str(), 0);
+    for (const auto& input : inputs) {
+        if ((input.entry && *input.entry == *entry) || (file && input.file && *input.file == *file)) return &input;
+    }
+    return nullptr;
+}
+
 bool valid_file_name(const std::string& name) {
     return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
            name.find('\0') == std::string::npos;
@@ -239,7 +281,7 @@ void set_temporary_name_source(NameSource next) { name_source.store(next); }
 void set_write_observer(WriteObserver observer) { write_observer.store(observer); }
 }  // namespace testing_hooks
 
-WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& files) {
+WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& files, const std::vector<fs::path>& inputs) {
     WriteReport report;
     std::error_code error;
     fs::create_directories(dir, error);
@@ -259,6 +301,7 @@ WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& fi
     }
 
     // Every target is examined before anything is created, so a refusal leaves the folder as it was.
+    const std::vector<InputIdentity> input_files = input_identities(inputs);
     std::vector<const OutputFile*> pending;
     for (const auto& file : files) {
         const std::string target = (dir / file.name).string();
@@ -271,6 +314,9 @@ WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& fi
             report.unchanged.clear();
             return report;
         };
+        if (const InputIdentity* input = replaced_input(dir_fd.get(), file.name, input_files)) {
+            return refuse("would replace " + input->shown + ", which this run reads (write the output elsewhere)");
+        }
         int examine_error = 0;
         switch (examine(dir_fd.get(), file.name, file.content, examine_error)) {
             case Target::Unchanged: report.unchanged.push_back(target); break;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -189,7 +190,20 @@ std::optional<KernelSpec::ConstantData> KernelReader::read_constant_tensor(Kerne
 }
 
 std::optional<std::string> KernelReader::file_name(const std::string& key, const json& value) {
-    if (value.is_string() && !value.get<std::string>().empty()) return value.get<std::string>();
+    if (value.is_string() && !value.get<std::string>().empty()) {
+        // A control character (a NUL ends the name the system sees; a newline would end a depfile's line): refused.
+        const std::string name = value.get<std::string>();
+        const auto control = std::find_if(name.begin(), name.end(), [](char c) {
+            return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        });
+        if (control == name.end()) return name;
+        char code[8];
+        std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(static_cast<unsigned char>(*control)));
+        fail(key, "the file name holds the control character " + std::string(code) + " at byte " +
+                      std::to_string(control - name.begin()) +
+                      " (a NumPy .npy file's path, without control characters)");
+        return std::nullopt;
+    }
     fail(key, "expected the name of a NumPy .npy file, got " + (value.is_string() ? std::string("\"\"") : json_type(value)) +
                   " (a path relative to the spec's folder, or an absolute one)");
     return std::nullopt;

@@ -146,9 +146,12 @@ void KernelReader::read_quantized_data(KernelSpec& spec, const json& object, con
     } else if (q.block_size == 0) {
         q.scales_shape = {spec.data_shape[static_cast<size_t>(q.axis)]};
     } else {
+        // A block longer than the axis is one block: kept at the axis's size (at least 1), so that no arithmetic
+        // on it can overflow (block_size may be up to 2^64 - 1).
         q.scales_shape = spec.data_shape;
         auto& size = q.scales_shape[static_cast<size_t>(q.axis)];
-        size = (size + q.block_size - 1) / q.block_size;
+        q.block_size = std::min(q.block_size, std::max<uint64_t>(size, 1));
+        size = size / q.block_size + (size % q.block_size != 0 ? 1 : 0);
     }
     const std::string mode = q.axis < 0 ? "one scale (no axis)"
                              : q.block_size == 0 ? "one per index along axis " + std::to_string(q.axis)
