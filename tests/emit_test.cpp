@@ -10,10 +10,11 @@
 #include <stdexcept>
 
 #include "kernelgen/generate.h"
-#include "codegen/print.h"
+#include "codegen/plan/weights.h"
+#include "codegen/print/print.h"
+#include "codegen/print/templates.h"
 #include "common/c_names.h"
 #include "common/kernel_identifiers.h"
-#include "codegen/templates.h"
 
 namespace {
 
@@ -29,8 +30,7 @@ KernelSpec parse_one(const std::string& json, const std::string& file = "spec.js
 
 // A kernel through the stages of the pipeline: lowered, planned, printed.
 GeneratedKernel emit(const KernelSpec& spec) {
-    const IndexedCopy copy = lower(spec);
-    return print_kernel(spec, copy, schedule::plan(spec, copy));
+    return print_kernel(schedule::plan(lower(spec)));
 }
 
 GeneratedKernel emit_json(const std::string& json) { return emit(parse_one(json)); }
@@ -129,15 +129,15 @@ TEST(Emit, FullIsStraightLineAndCapped) {
 TEST(Emit, FullCapCountsOnlyEmittedChecks) {
     KernelSpec unchecked = parse_one(R"({"name": "u", "op": "Gather", "dtype": "int8", "index_dtype": "int32",
                                           "data_shape": [3000000000], "indices_shape": [4000], "unroll": "full"})");
-    EXPECT_EQ(kernelgen::full_unroll_statements(lower(unchecked), unchecked), 4000u);
+    EXPECT_EQ(schedule::full_unroll_statements(lower(unchecked)), 4000u);
     EXPECT_TRUE(generate({unchecked}).diagnostics.empty());
     KernelSpec checked = parse_one(R"({"name": "c", "op": "Gather", "dtype": "int8", "index_dtype": "int64",
                                         "data_shape": [3000000000], "indices_shape": [4000], "unroll": "full"})");
-    EXPECT_EQ(kernelgen::full_unroll_statements(lower(checked), checked), 8000u);
+    EXPECT_EQ(schedule::full_unroll_statements(lower(checked)), 8000u);
     KernelSpec empty_axis = parse_one(R"({"name": "e", "op": "GatherElements", "dtype": "int8",
                                            "data_shape": [0, 5000], "indices_shape": [5000, 1], "axis": 0, "unroll": "full"})");
     // No copy can happen either: the kernel only reports the error (or succeeds when there are no indices).
-    EXPECT_EQ(kernelgen::full_unroll_statements(lower(empty_axis), empty_axis), 0u);
+    EXPECT_EQ(schedule::full_unroll_statements(lower(empty_axis)), 0u);
 }
 
 TEST(Emit, AutoCodeSizeIsBoundedWhateverTheTensorSize) {
@@ -269,7 +269,7 @@ TEST(Emit, HeaderIdentifiersAreExactlyWhatTheHeaderDefines) {
 // role ends with "_" + another, so helpers of different kernels never share a name (the unity_build tests compile
 // every kernel of specs/ with kernels named k, k_wrap, k_combine, ... as one translation unit).
 TEST(Emit, HelperNamesCannotClashAcrossKernels) {
-    const auto& roles = helper_roles();
+    const auto& roles = schedule::helper_roles();
     for (const auto& a : roles) {
         for (const auto& b : roles) {
             if (a == b) continue;

@@ -1,5 +1,5 @@
 // kernelgen::lower() on hand-worked cases. Every expectation below is derived by hand from the ONNX
-// definition of the operator and the IndexedCopy contract (kernelgen/indexed_copy.h): for each loop point,
+// definition of the operator and the IndexedCopy contract (codegen/ir/indexed_copy.h): for each loop point,
 // one index tuple at sum(loop * indices_stride) + component.offset selects the block that is copied
 // between sum(loop * source_stride) and sum(loop * destination_stride), the indexed side adding
 // sum(value * component.stride). Unit loops disappear and loops that walk every tensor contiguously merge.
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/indexed_copy.h"
+#include "codegen/lower/lowered.h"
 #include "kernelgen/spec.h"
 
 namespace {
@@ -24,7 +24,7 @@ IndexedCopy lower_json(const std::string& text) {
         ADD_FAILURE() << "expected exactly one kernel";
         return IndexedCopy{};
     }
-    return kernelgen::lower(kernels.front());
+    return kernelgen::lower(kernels.front()).copy;
 }
 
 // Loops and components as text, "{extent, indices_stride, source_stride, destination_stride}" and
@@ -482,7 +482,7 @@ TEST(LoweringCount, IndexRowsScaleTheLoopThatWalksTheIndices) {
         "indices_shape": [6, 2], "count": "runtime"})json");
     EXPECT_EQ(loops_of(copy), "{12, 1, 0, 4}");
     EXPECT_EQ(scales_of(copy), "[2]");
-    EXPECT_EQ(copy.count_leads, kernelgen::CountLeads::Indices);
+    EXPECT_FALSE(copy.count_leads_data);
     EXPECT_EQ(copy.count_bound, 6u);
     EXPECT_EQ(copy.tuples_per_count, 2u);
     EXPECT_TRUE(copy.counts_index_rows());
@@ -493,23 +493,24 @@ TEST(LoweringCount, IndexRowsScaleTheLoopThatWalksTheIndices) {
 TEST(LoweringCount, DataCountBoundsTheComponentAlongAxis0) {
     auto gather = lower_json(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [10, 4],
         "indices_shape": [6], "count": "runtime", "data_count": "runtime"})json");
-    EXPECT_EQ(gather.data_count_bound, 10u);
+    EXPECT_TRUE(gather.runtime_bounded());
     EXPECT_EQ(gather.count_bound, 6u);
     ASSERT_EQ(gather.components.size(), 1u);
-    EXPECT_TRUE(gather.components[0].runtime_bound);
+    EXPECT_EQ(gather.components[0].bound_parameter, "data_count");
     EXPECT_EQ(gather.components[0].bound, 10u);
     EXPECT_EQ(scales_of(gather), "[1]");
     auto nd = lower_json(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [5, 3, 2],
         "indices_shape": [4, 2], "data_count": "runtime"})json");
-    EXPECT_EQ(nd.data_count_bound, 5u);
+    EXPECT_TRUE(nd.runtime_bounded());
     EXPECT_EQ(nd.count_bound, 0u);
     ASSERT_EQ(nd.components.size(), 2u);
-    EXPECT_TRUE(nd.components[0].runtime_bound);
-    EXPECT_FALSE(nd.components[1].runtime_bound);
+    EXPECT_EQ(nd.components[0].bound_parameter, "data_count");
+    EXPECT_EQ(nd.components[0].bound, 5u);
+    EXPECT_EQ(nd.components[1].bound_parameter, "");
     auto fixed = lower_json(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [10, 4],
         "indices_shape": [6]})json");
-    EXPECT_EQ(fixed.data_count_bound, 0u);
-    EXPECT_FALSE(fixed.components[0].runtime_bound);
+    EXPECT_FALSE(fixed.runtime_bounded());
+    EXPECT_EQ(fixed.components[0].bound_parameter, "");
 }
 
 // A count of data rows: Gather of [5, 2, 7] along axis 2 by indices [3, 2]. Output is [5, 2, 3, 2]; the
@@ -522,7 +523,7 @@ TEST(LoweringCount, DataRowsScaleGathersOuterLoop) {
     EXPECT_EQ(loops_of(copy), "{10, 0, 7, 6}{6, 1, 0, 1}");
     EXPECT_EQ(scales_of(copy), "[2, 0]");
     EXPECT_EQ(components_of(copy), "{0, 7, 1}");
-    EXPECT_EQ(copy.count_leads, kernelgen::CountLeads::Data);
+    EXPECT_TRUE(copy.count_leads_data);
     EXPECT_EQ(copy.count_bound, 5u);
     EXPECT_EQ(copy.tuple_count, 6u);
     EXPECT_EQ(copy.tuples_per_count, 0u);

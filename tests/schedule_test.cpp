@@ -7,8 +7,8 @@
 #include <functional>
 #include <variant>
 
-#include "codegen/indexed_copy.h"
-#include "codegen/schedule.h"
+#include "codegen/plan/schedule.h"
+#include "codegen/plan/weights.h"
 #include "kernelgen/spec.h"
 
 namespace {
@@ -26,7 +26,7 @@ KernelSpec parse_one(const std::string& json) {
 
 Schedule plan_json(const std::string& json) {
     const KernelSpec spec = parse_one(json);
-    return plan(spec, lower(spec));
+    return plan(lower(spec));
 }
 
 std::string gather(uint64_t rows, uint64_t count, const std::string& extra) {
@@ -186,7 +186,7 @@ TEST(Schedule, ValuesAgainstADataCountBelow2To31AreTestedByTheSupportHeader) {
     const auto* checks = first<CheckIndices>(small);
     ASSERT_NE(checks, nullptr);
     ASSERT_EQ(checks->checks.size(), 2u);
-    EXPECT_TRUE(checks->checks[0].component.runtime_bound);
+    EXPECT_EQ(checks->checks[0].component.bound_parameter, "data_count");
     EXPECT_TRUE(checks->checks[0].by_count);
     EXPECT_FALSE(checks->checks[0].by_words);
     EXPECT_FALSE(checks->checks[1].by_count);
@@ -325,13 +325,13 @@ TEST(Schedule, FullUnrollTakesTheStatementsTheCapCounts) {
             "reduction": "max", "unroll": "full"})"};
     for (const auto& json : specs) {
         const KernelSpec spec = parse_one(json);
-        const IndexedCopy copy = lower(spec);
-        const Schedule schedule = plan(spec, copy);
+        const Lowered lowered = lower(spec);
+        const Schedule schedule = plan(lowered);
         EXPECT_TRUE(all<For>(schedule).empty()) << json;
         const auto* checks = first<CheckIndices>(schedule);
         const uint64_t written = all<BlockCopy>(schedule).size() + all<Assign>(schedule).size() +
                                  (checks ? checks->checks.size() : 0);
-        EXPECT_EQ(written, full_unroll_statements(copy, spec)) << json;
+        EXPECT_EQ(written, full_unroll_statements(lowered)) << json;
     }
 }
 
@@ -350,7 +350,8 @@ TEST(ScheduleCount, DataRowsCheckEveryIndexAndLoopOverTheCount) {
     ASSERT_FALSE(two.body.empty());
     const auto* count_check = std::get_if<CheckCount>(&two.body.front().node);
     ASSERT_NE(count_check, nullptr);
-    EXPECT_EQ(count_check->bound, 6u);
+    EXPECT_EQ(count_check->parameter, "count");
+    EXPECT_EQ(count_check->max_macro, "D_MAX_COUNT");
     const auto* checks = first<CheckIndices>(two);
     ASSERT_NE(checks, nullptr);
     EXPECT_FALSE(checks->loop);

@@ -48,6 +48,10 @@ std::string file_list(const GenerateResult& result);
 // and its name, which may be neither an input nor an output of the run. The report's error says what failed.
 WriteReport write_run(const std::string& out_dir, const GenerateResult& result, const std::string& depfile_path = "");
 
+// Checks that belong to a whole run: no identifier defined by two kernels' headers (the same name, names
+// equal once upper-cased as the macros are, or a name such as "foo_OK" against the macros of "foo").
+void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics);
+
 // Resolves specs that were already parsed, with their run's options applied: the spec reader's run-wide checks
 // (check_unique_names, check_full_unroll), then emits every kernel, at most `max_output_bytes` in all, and the support files
 // they share (kernelgen_support.h and .c, after the kernels) when there is any kernel.

@@ -137,6 +137,8 @@ struct KernelSpec {
         std::string scales_file, scales_path, zero_points_file, zero_points_path;
     };
     std::optional<Quantization> quantization;
+    // Whether a count is passed at run time (of rows, or of data's valid rows).
+    bool counted() const { return runtime_count || runtime_data_count; }
     std::string spec_file;  // the file as named on the command line
     std::string pointer;    // JSON pointer of the kernel object in its file ("" or "/kernels/N")
 };
@@ -172,9 +174,5 @@ std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::stri
 
 // Reads `path` and parses it; an unreadable file is a diagnostic.
 std::vector<KernelSpec> parse_spec_file(const std::string& path, std::vector<Diagnostic>& diagnostics);
-
-// Checks that belong to a whole run: no identifier defined by two kernels' headers (the same name, names
-// equal once upper-cased as the macros are, or a name such as "foo_OK" against the macros of "foo").
-void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics);
 
 }  // namespace kernelgen

@@ -4,8 +4,12 @@
 #include <filesystem>
 #include <optional>
 
-#include "codegen/print.h"
-#include "codegen/indexed_copy.h"
+#include <map>
+
+#include "codegen/plan/schedule.h"
+#include "codegen/plan/weights.h"
+#include "codegen/print/print.h"
+#include "common/c_names.h"
 
 namespace kernelgen {
 
@@ -13,9 +17,9 @@ namespace {
 
 // The limit that needs the lowering: "unroll": "full" (the spec's, or the run's --unroll) may take at most
 // kMaxFullUnroll statements. Checked before planning, so that planning and printing never fail.
-std::optional<Diagnostic> full_unroll_problem(const KernelSpec& kernel, const IndexedCopy& copy) {
+std::optional<Diagnostic> full_unroll_problem(const KernelSpec& kernel, const Lowered& lowered) {
     if (kernel.unroll.kind != Unroll::Kind::Full) return std::nullopt;
-    const uint64_t statements = full_unroll_statements(copy, kernel);
+    const uint64_t statements = schedule::full_unroll_statements(lowered);
     if (statements <= kMaxFullUnroll) return std::nullopt;
     // The setting is the spec's own, or the run's --unroll for a spec without one.
     const bool own = kernel.unroll_in_spec.has_value();
@@ -25,20 +29,55 @@ std::optional<Diagnostic> full_unroll_problem(const KernelSpec& kernel, const In
                           "; use \"auto\", \"none\" or a factor)"};
 }
 
+// The run-wide name rule, on each kernel's identifiers (`identifiers(k)`: those of kernels[k]).
+template <typename Identifiers>
+void check_names(const std::vector<KernelSpec>& kernels, Identifiers identifiers, std::vector<Diagnostic>& diagnostics) {
+    std::map<std::string, const KernelSpec*> owners;  // identifier -> the first kernel defining it
+    auto where = [](const KernelSpec& kernel) {
+        return kernel.spec_file + ": " + (kernel.pointer.empty() ? "/" : kernel.pointer);
+    };
+    for (size_t k = 0; k < kernels.size(); ++k) {
+        const KernelSpec& kernel = kernels[k];
+        for (const auto& identifier : identifiers(k)) {
+            auto [it, inserted] = owners.emplace(identifier, &kernel);
+            if (inserted || it->second == &kernel) continue;
+            const KernelSpec& first = *it->second;
+            std::string message;
+            if (first.name == kernel.name) {
+                message = "kernel name " + in_quotes(kernel.name) + " is already used by " + where(first) +
+                          " (names must be unique in a run)";
+            } else if (macro_case(first.name) == macro_case(kernel.name)) {
+                message = "kernel name " + in_quotes(kernel.name) + " equals " + in_quotes(first.name) + " of " +
+                          where(first) + " once upper-cased, as the macros are (names must differ even when upper-cased)";
+            } else {
+                message = "kernel name " + in_quotes(kernel.name) + " clashes with kernel " + in_quotes(first.name) +
+                          " of " + where(first) + ": both headers would define " + identifier +
+                          " (names whose headers share no identifier)";
+            }
+            diagnostics.push_back({kernel.spec_file, kernel.pointer + "/name", message});
+            break;  // one problem per kernel is enough
+        }
+    }
+}
+
 }  // namespace
 
+void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics) {
+    check_names(kernels, [&](size_t k) { return header_identifiers(kernels[k]); }, diagnostics);
+}
+
 // The pipeline, one stage after the other: the specs arrive read and resolved (spec/); the run-wide rules
-// check them together; each is lowered once to its IndexedCopy, whose "full" unrolling is checked; then each is
-// planned (its Schedule) and printed, and nothing after the checks can fail but the size of the run.
+// check them together; each is lowered once (lower/), and its "full" unrolling checked; then each is planned
+// (plan/: its Schedule) and printed (print/), and nothing after the checks can fail but the size of the run.
 GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic> diagnostics,
                         uint64_t max_output_bytes) {
     GenerateResult result;
-    check_unique_names(kernels, diagnostics);                                   // check
-    std::vector<IndexedCopy> copies;
-    copies.reserve(kernels.size());
-    for (const auto& spec : kernels) {
-        copies.push_back(lower(spec));                                          // lower
-        if (auto problem = full_unroll_problem(spec, copies.back())) diagnostics.push_back(*problem);
+    std::vector<Lowered> lowered;
+    lowered.reserve(kernels.size());
+    for (const auto& spec : kernels) lowered.push_back(lower(spec));                         // lower
+    check_names(kernels, [&](size_t k) { return lowered[k].face.identifiers(); }, diagnostics);  // check
+    for (size_t k = 0; k < kernels.size(); ++k) {
+        if (auto problem = full_unroll_problem(kernels[k], lowered[k])) diagnostics.push_back(*problem);
     }
     if (!diagnostics.empty()) {
         result.diagnostics = std::move(diagnostics);
@@ -47,8 +86,8 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
     uint64_t total = 0;
     for (size_t k = 0; k < kernels.size(); ++k) {
         const KernelSpec& spec = kernels[k];
-        const schedule::Schedule schedule = schedule::plan(spec, copies[k]);   // plan
-        GeneratedKernel kernel = print_kernel(spec, copies[k], schedule);      // print
+        const schedule::Schedule schedule = schedule::plan(std::move(lowered[k]));  // plan
+        GeneratedKernel kernel = print_kernel(schedule);                              // print
         total += kernel.header.size() + kernel.source.size() + kernel.data.size();
         if (total > max_output_bytes) {
             result.files.clear();

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/c_names.h"
+#include "codegen/lower/lowered.h"
 #include "common/kernel_identifiers.h"
 
 namespace kernelgen {
@@ -78,10 +79,7 @@ std::string NameAllocator::allocate(const std::string& scope_prefix, const onnx:
 }
 
 std::vector<std::string> NameAllocator::identifiers(const std::string& name) {
-    KernelSpec probe;
-    probe.name = name;
-    probe.op = Op::ScatterND;  // the scatters' headers define the most identifiers
-    std::vector<std::string> out = header_identifiers(probe);
+    std::vector<std::string> out = possible_identifiers(name);
     for (auto& identifier : out) identifier = macro_case(identifier);
     return out;
 }

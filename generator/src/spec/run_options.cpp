@@ -1,10 +1,8 @@
-// What applies to a whole run of specs: the command line's unroll and prefetch settings (for the specs that
-// leave them out), and names unique across the run.
-#include <map>
-
-#include "common/c_names.h"
-#include "common/kernel_identifiers.h"
+// What applies to a whole run of specs: the command line's unroll and prefetch settings, for the specs that leave
+// them out. (Names unique across the run are the pipeline's rule, codegen/generate.cpp: it needs each kernel's
+// identifiers, which its lowering decides.)
 #include "kernelgen/numbers.h"
+#include "kernelgen/spec.h"
 
 namespace kernelgen {
 
@@ -40,35 +38,7 @@ void apply_run_options(KernelSpec& spec, const RunOptions& run) {
     spec.unroll = spec.unroll_in_spec.value_or(run.unroll.value_or(Unroll{}));
     spec.prefetch = spec.prefetch_in_spec.value_or(run.prefetch.value_or(Prefetch{}));
     // A run-time count (of either kind) never prefetches (its hints would look past the count): a run's --prefetch leaves it out.
-    if (spec.runtime_count || spec.runtime_data_count) spec.prefetch = Prefetch{Prefetch::Kind::None, 0};
-}
-
-void check_unique_names(const std::vector<KernelSpec>& kernels, std::vector<Diagnostic>& diagnostics) {
-    std::map<std::string, const KernelSpec*> owners;  // identifier -> the first kernel defining it
-    auto where = [](const KernelSpec& kernel) {
-        return kernel.spec_file + ": " + (kernel.pointer.empty() ? "/" : kernel.pointer);
-    };
-    for (const auto& kernel : kernels) {
-        for (const auto& identifier : header_identifiers(kernel)) {
-            auto [it, inserted] = owners.emplace(identifier, &kernel);
-            if (inserted || it->second == &kernel) continue;
-            const KernelSpec& first = *it->second;
-            std::string message;
-            if (first.name == kernel.name) {
-                message = "kernel name " + in_quotes(kernel.name) + " is already used by " + where(first) +
-                          " (names must be unique in a run)";
-            } else if (macro_case(first.name) == macro_case(kernel.name)) {
-                message = "kernel name " + in_quotes(kernel.name) + " equals " + in_quotes(first.name) + " of " +
-                          where(first) + " once upper-cased, as the macros are (names must differ even when upper-cased)";
-            } else {
-                message = "kernel name " + in_quotes(kernel.name) + " clashes with kernel " + in_quotes(first.name) +
-                          " of " + where(first) + ": both headers would define " + identifier +
-                          " (names whose headers share no identifier)";
-            }
-            diagnostics.push_back({kernel.spec_file, kernel.pointer + "/name", message});
-            break;  // one problem per kernel is enough
-        }
-    }
+    if (spec.counted()) spec.prefetch = Prefetch{Prefetch::Kind::None, 0};
 }
 
 }  // namespace kernelgen

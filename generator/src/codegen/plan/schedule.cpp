@@ -1,220 +1,12 @@
-#include "codegen/schedule.h"
+#include "codegen/plan/schedule.h"
 
 #include <algorithm>
 
+#include "codegen/plan/weights.h"
+
 namespace kernelgen {
-namespace {
-
-// Whether the index type can leave [-s, s-1] for the size s: an int32 index never can when s >= 2^31 (and
-// an int64 one never meets such an s). A size of 0 is handled apart: no value is in range.
-// A run-time bound always needs one: the count may be below any value of the type.
-bool needs_check(const IndexComponent& component, IndexType index_dtype) {
-    if (component.kind != IndexComponent::Kind::Wrapped) return true;  // a write index: negative ones are refused
-    const uint64_t limit = index_dtype == IndexType::Int32 ? uint64_t{1} << 31 : uint64_t{1} << 63;
-    return component.runtime_bound || (component.bound != 0 && component.bound < limit);
-}
-
-// The s of ONNX's range [-s, s-1] when every component of a tuple checks its value against that one literal
-// range; else 0.
-uint64_t shared_bound(const IndexedCopy& copy, const KernelSpec& spec) {
-    const auto& components = copy.components;
-    const auto same_range = [&](const IndexComponent& c) {
-        return needs_check(c, spec.index_dtype) && c.kind == IndexComponent::Kind::Wrapped && !c.runtime_bound &&
-               c.bound == components.front().bound;
-    };
-    if (components.empty() || !std::all_of(components.begin(), components.end(), same_range)) return 0;
-    return components.front().bound;
-}
-
-// The checks a loop of index checks makes per turn: one when every component of a tuple of several has the same
-// range (ONNX's [-s, s-1] for one literal s: under "none" the loop then runs over the values, not the tuples),
-// else one per component that needs it.
-uint64_t checks_per_turn(const IndexedCopy& copy, const KernelSpec& spec, Unroll::Kind kind) {
-    const auto& components = copy.components;
-    if (kind == Unroll::Kind::None && shared_bound(copy, spec) != 0) return 1;
-    return static_cast<uint64_t>(std::count_if(components.begin(), components.end(), [&](const IndexComponent& c) {
-        return needs_check(c, spec.index_dtype);
-    }));
-}
-
-// Statements one copy of `length` elements takes when written out: a reduction combines element by element;
-// a plain copy assigns up to 4 elements one by one and uses one memcpy beyond.
-uint64_t statements_per_copy(const IndexedCopy& copy, uint64_t length) {
-    return copy.reduction != Reduction::None ? length : (length <= 4 ? length : 1);
-}
-
-// Statements of the copies at one point of the loops, written out: one block, or every constant run, each
-// counted by `per_copy(length)`.
-template <typename PerCopy>
-uint64_t statements_at_point(const IndexedCopy& copy, PerCopy per_copy) {
-    if (!copy.runs) return per_copy(copy.block);
-    uint64_t statements = 0;
-    for (const Run& run : *copy.runs) statements += per_copy(run.length);
-    return statements;
-}
-
-uint64_t statements_per_point(const IndexedCopy& copy) {
-    return statements_at_point(copy, [&](uint64_t length) { return statements_per_copy(copy, length); });
-}
-
-// Statements of every copy written out.
-uint64_t copy_statements(const IndexedCopy& copy) { return copy.point_count() * statements_per_point(copy); }
-
-// "auto"'s count of the same: a plain copy of more than 4 elements is an inline row copy (kernelgen_copy), whose
-// code grows with its size: under kRowCopyBlockBytes a few loads and stores, one statement; else
-// kRowCopyStatements and one more per kRowCopyBytesPerStatement bytes.
-uint64_t auto_statements_per_copy(const IndexedCopy& copy, uint64_t length, uint64_t element_bytes) {
-    const uint64_t bytes = length * element_bytes;
-    if (copy.reduction != Reduction::None || length <= 4 || bytes < kRowCopyBlockBytes) {
-        return statements_per_copy(copy, length);
-    }
-    return kRowCopyStatements + bytes / kRowCopyBytesPerStatement;
-}
-
-uint64_t auto_statements_per_point(const IndexedCopy& copy, uint64_t element_bytes) {
-    return statements_at_point(copy, [&](uint64_t length) { return auto_statements_per_copy(copy, length, element_bytes); });
-}
-
-// Index values the kernel compares with their bounds: none when an axis of size 0 makes every tuple fail
-// (the check is then a plain "return"), and none for components whose type cannot leave the bound.
-uint64_t checked_values(const IndexedCopy& copy, const KernelSpec& spec) {
-    if (spec.index_check == IndexCheck::None) return 0;
-    uint64_t per_tuple = 0;
-    for (const auto& component : copy.components) {
-        if (component.bound == 0) return 0;
-        if (needs_check(component, spec.index_dtype)) ++per_tuple;
-    }
-    return copy.tuple_count * per_tuple;
-}
-
-// "auto"'s flash limit (kFlashRatio): estimated Thumb-2 instructions of a kernel's pieces at -Os, measured on
-// Cortex-M4F code. Not a size model: it compares two forms of one kernel, written out and in loops, whose shared
-// parts (prologue, checks) stay alike, and only needs the ratio roughly right.
-class FlashEstimate {
-public:
-    FlashEstimate(const IndexedCopy& copy, const KernelSpec& spec, uint64_t element_bytes)
-        : copy_(copy), spec_(spec), element_bytes_(element_bytes) {}
-
-    // The loop form's code: every level a loop, copies beyond 4 elements memcpy calls.
-    uint64_t loop_form(bool checks_straight_loop_form) const {
-        const bool table_walk = copy_.runs && copy_.runs->size() > 1;
-        const uint64_t body = table_walk ? kLoopInstructions + kTableEntryInstructions + kCallInstructions : body_instructions(false);
-        return fixed(checks_straight_loop_form, false) + body + copy_.loops.size() * kLoopInstructions;
-    }
-
-    // The most bodies (the copies at one point of the loops) "auto" may write out within kFlashRatio times the
-    // loop form, with its own checks (straight or looped), row copies and one loop left.
-    uint64_t most_bodies(bool checks_straight, uint64_t loop_form_instructions) const {
-        const uint64_t limit = kFlashRatio * loop_form_instructions;
-        const uint64_t other = fixed(checks_straight, true) + kLoopInstructions;
-        const uint64_t body = std::max<uint64_t>(body_instructions(true), 1);
-        return limit > other ? std::max<uint64_t>((limit - other) / body, 1) : 1;
-    }
-
-private:
-    static constexpr uint64_t kFunctionInstructions = 6;  // saving registers, the returns
-    static constexpr uint64_t kLoopInstructions = 3;      // a counter's start, step and test
-    static constexpr uint64_t kCallInstructions = 4;      // a memcpy call with its arguments
-    static constexpr uint64_t kTableEntryInstructions = 3;
-
-    // One index value read and compared or wrapped (a 64-bit one as two words).
-    uint64_t index_read_instructions() const { return spec_.index_dtype == IndexType::Int64 ? 4 : 3; }
-    // ... and scaled by its stride.
-    uint64_t index_instructions(const IndexComponent& component) const {
-        return index_read_instructions() + (component.stride != 1 ? 1 : 0);
-    }
-    uint64_t index_instructions() const {
-        uint64_t out = 0;
-        for (const auto& component : copy_.components) out += index_instructions(component);
-        return out;
-    }
-
-    uint64_t fixed(bool checks_straight, bool row_copies) const {
-        const Unroll::Kind form = row_copies ? spec_.unroll.kind : Unroll::Kind::None;  // auto's own form, or none's
-        uint64_t out = kFunctionInstructions;
-        const uint64_t checked = checked_values(copy_, spec_);
-        if (checked > 0) {
-            out += checks_straight ? checked * index_read_instructions()
-                                   : 2 * kLoopInstructions + checks_per_turn(copy_, spec_, form) * kLoopInstructions;
-        }
-        if (copy_.copy_data_first && copy_.data_size > 0) {
-            out += row_copies && !spec_.constant_data ? copy_instructions(copy_.data_size, true) : kCallInstructions;
-        }
-        return out;
-    }
-
-    // The copies at one point of the loops and the index values they read.
-    uint64_t body_instructions(bool row_copies) const {
-        uint64_t out = statements_at_point(copy_, [&](uint64_t length) { return copy_instructions(length, row_copies); });
-        if (!copy_.runs) out += index_instructions();
-        return out;
-    }
-
-    // One copy of `length` elements: element by element (a reduction, or up to 4 elements), a memcpy call, or
-    // kernelgen_copy's inline code (32-byte blocks, a loop from three, then pieces; for elements narrower than 4
-    // bytes, a run-time alignment test and the memcpy beside it).
-    uint64_t copy_instructions(uint64_t length, bool row_copies) const {
-        if (copy_.reduction != Reduction::None) return 4 * length;
-        if (length <= 4) return 2 * length;
-        if (!row_copies) return kCallInstructions;
-        const uint64_t bytes = length * element_bytes_;
-        const bool narrow = element_bytes_ < 4;
-        if (narrow && bytes < kRowCopyBlockBytes) return std::min<uint64_t>(2 * ((bytes + 3) / 4), 2 * kCallInstructions);
-        const uint64_t blocks = bytes / kRowCopyBlockBytes;
-        uint64_t out = blocks > 2 ? 2 * kCallInstructions : 4 * blocks;
-        for (uint64_t piece = kRowCopyBlockBytes / 2; piece > 0; piece /= 2) {
-            if (bytes & piece) out += 2;
-        }
-        return narrow ? out + 2 * kCallInstructions : out;
-    }
-
-    const IndexedCopy& copy_;
-    const KernelSpec& spec_;
-    uint64_t element_bytes_;
-};
-
-}  // namespace
-
-uint64_t full_unroll_statements(const IndexedCopy& copy, const KernelSpec& spec) {
-    return copy_statements(copy) + checked_values(copy, spec);
-}
-
 namespace schedule {
-
-Expr Expr::plus(uint64_t value) const {
-    Expr out = *this;
-    out.constant += value;
-    return out;
-}
-
-Expr Expr::plus(const Expr& other) const {
-    Expr out = *this;
-    out.terms.insert(out.terms.end(), other.terms.begin(), other.terms.end());
-    out.constant += other.constant;
-    return out;
-}
-
-Expr variable(const std::string& name, uint64_t coefficient) {
-    Term term;
-    term.name = name;
-    term.coefficient = coefficient;
-    return Expr{{term}, 0};
-}
-
-// count * coefficient, the run-time count.
-Expr count_times(uint64_t coefficient) {
-    Term term;
-    term.kind = Term::Kind::Count;
-    term.coefficient = coefficient;
-    return Expr{{term}, 0};
-}
-
 namespace {
-
-template <typename Node>
-Statement wrap(Node node) {
-    return Statement{std::move(node)};
-}
 
 // How one loop level runs: a loop, a loop unrolled by `factor` (then a remainder written out), or written out.
 struct LevelPlan {
@@ -238,10 +30,10 @@ struct Place {
 
 class Planner {
 public:
-    Planner(const KernelSpec& spec, const IndexedCopy& copy) : spec_(spec), copy_(copy) {
-        reduce_ = copy.reduction != Reduction::None;
-        source_ = copy.indexed == IndexedCopy::Indexed::Source ? Tensor::Data : Tensor::Updates;
-        const uint64_t largest = std::max({copy.data_size, copy.indices_size, copy.updates_size, copy.output_size});
+    explicit Planner(Lowered lowered) : lowered_(std::move(lowered)), copy_(lowered_.copy) {
+        reduce_ = copy_.reduction != Reduction::None;
+        source_ = copy_.indexed == IndexedCopy::Indexed::Source ? Tensor::Data : Tensor::Updates;
+        const uint64_t largest = std::max({copy_.data_size, copy_.indices_size, copy_.updates_size, copy_.output_size});
         decided_.wide_offsets = largest > UINT32_MAX;
         plan_levels();
         plan_slices();
@@ -254,11 +46,13 @@ public:
         plan_helpers();
         plan_body();
         Schedule out;
+        out.element = lowered_.element;
+        out.index_type = lowered_.index_type;
         out.wide_offsets = decided_.wide_offsets;
         out.uses_memcpy = uses_memcpy_;
-        out.row_copies = spec_.unroll.kind != Unroll::Kind::None;
-        out.data_table = data_table();
-        out.updates_table = updates_table();
+        out.row_copies = lowered_.unroll.kind != Unroll::Kind::None;
+        out.data_table = lowered_.data_table;
+        out.updates_table = lowered_.updates_table;
         out.helpers = std::move(helpers_);
         out.body = std::move(body_);
         out.straight = decided_.straight;
@@ -267,6 +61,8 @@ public:
         out.prefetch_distance = decided_.prefetch_distance;
         out.size_guard_bytes = size_guard_bytes();
         out.note = note();
+        out.face = std::move(lowered_.face);
+        out.data_file = std::move(lowered_.data_file);
         return out;
     }
 
@@ -280,9 +76,9 @@ private:
     }
 
     bool any_check() const {
-        if (copy_.tuple_count == 0 || spec_.index_check == IndexCheck::None) return false;
+        if (copy_.tuple_count == 0 || !lowered_.checked) return false;
         return std::any_of(copy_.components.begin(), copy_.components.end(), [&](const IndexComponent& component) {
-            return component.bound == 0 || needs_check(component, spec_.index_dtype);
+            return component.bound == 0 || needs_check(component, lowered_.index_type);
         });
     }
 
@@ -293,21 +89,20 @@ private:
                });
     }
 
-    // "auto"'s weight of n statements of copies (see kReductionWeight). A copy wrapped by a run-time data count
+    // "auto"'s weight of n statements of copies (see kReductionWeight). A copy wrapped by a size passed at run time
     // weighs as much as a combine: the wrap's power-of-two test, which folds away for a literal size, then runs at
     // every copy, and written out it cost more instructions than a loop on Cortex-M0.
-    // A row of a quantized table is dequantized by the row function: called from one loop, the compiler inlines
-    // it; written out, its calls stay calls, measured slower than the loop on Cortex-M0 and M4F. Such a copy
-    // outweighs the budget, so "auto" keeps the loop.
+    // A row function's call: from one loop, the compiler inlines it; written out, its calls stay calls, measured
+    // slower than the loop on Cortex-M0 and M4F. Such a copy outweighs the budget, so "auto" keeps the loop.
     uint64_t weighed(uint64_t statements) const {
-        if (spec_.quantization) return statements * (kUnrollBudget + 1);
-        return reduce_ || copy_.data_count_bound != 0 ? statements * kReductionWeight : statements;
+        if (lowered_.row_function) return statements * (kUnrollBudget + 1);
+        return reduce_ || copy_.runtime_bounded() ? statements * kReductionWeight : statements;
     }
 
     void plan_levels() {
         const size_t depth = copy_.loops.size();
         levels_.assign(depth, LevelPlan{});
-        const Unroll& unroll = spec_.unroll;
+        const Unroll& unroll = lowered_.unroll;
         // A run-time count's loop stays a loop in every mode; unrolling applies to the levels inside it.
         const bool counted = copy_.count_bound != 0;
         const uint64_t most_bodies = unroll.kind == Unroll::Kind::Auto ? auto_most_bodies() : UINT64_MAX;
@@ -375,8 +170,7 @@ private:
 
     // The flash limit's most bodies written out (kFlashRatio).
     uint64_t auto_most_bodies() const {
-        const FlashEstimate estimate(copy_, spec_, element_bytes());
-        return estimate.most_bodies(checks_straight(), estimate.loop_form(checks_straight(Unroll::Kind::None)));
+        return most_bodies_in_flash(lowered_, element_bytes(), checks_straight(), checks_straight(Unroll::Kind::None));
     }
 
     // The loop that encloses the innermost one names, at each of its points, the part of each tensor its inner
@@ -393,15 +187,16 @@ private:
     }
 
     // Bytes of one element; a string's pointer counts as 4 bytes, the least on any target.
-    uint64_t element_bytes() const { return spec_.dtype == DType::String ? 4 : info(spec_.dtype).bits / 8; }
+    uint64_t element_bytes() const { return lowered_.element == DType::String ? 4 : info(lowered_.element).bits / 8; }
 
     // Prefetching: ahead of each block copy, a hint for the block of the index tuple `distance` steps further
     // along the innermost loop level that walks the tuples. The hint's address comes from index values already
     // checked (or trusted, with "index_check": "none") and lies inside the tensor.
     void plan_prefetch() {
-        // A quantized table is read a byte (or half a byte) at a time as its row is dequantized: no block of
-        // elements lies at the offsets the hints would address.
-        if (copy_.runs || copy_.copy_count() == 0 || always_out_of_range() || copy_.count_bound || spec_.quantization) return;
+        // A row function reads its table's row in its own form (a byte, or half a byte, at a time): no block of
+        // elements lies at the offsets the hints would address. A run-time count never prefetches (its hints would
+        // look past the count): its prefetch setting is none (apply_run_options()).
+        if (copy_.runs || copy_.copy_count() == 0 || always_out_of_range() || lowered_.row_function) return;
         std::optional<size_t> level;
         for (size_t l = 0; l < copy_.loops.size(); ++l) {
             if (copy_.loops[l].indices_stride != 0) level = l;
@@ -409,13 +204,13 @@ private:
         if (!level) return;
         const uint64_t block_bytes = copy_.block * element_bytes();
         uint64_t distance = 0;
-        switch (spec_.prefetch.kind) {
+        switch (lowered_.prefetch.kind) {
             case Prefetch::Kind::None: return;
-            case Prefetch::Kind::Distance: distance = spec_.prefetch.distance; break;
+            case Prefetch::Kind::Distance: distance = lowered_.prefetch.distance; break;
             case Prefetch::Kind::Auto: {
                 const uint64_t indexed_elements =
                     copy_.indexed == IndexedCopy::Indexed::Source ? copy_.data_size : copy_.output_size;
-                if (decided_.straight || spec_.unroll.kind == Unroll::Kind::None || block_bytes < kCacheLineBytes ||
+                if (decided_.straight || lowered_.unroll.kind == Unroll::Kind::None || block_bytes < kCacheLineBytes ||
                     indexed_elements * element_bytes() < kPrefetchTensorBytes) {
                     return;
                 }
@@ -430,28 +225,16 @@ private:
     }
 
     // Whether the checks are written out under the spec's unroll setting, or under another one's (`kind`).
-    bool checks_straight() const { return checks_straight(spec_.unroll.kind); }
+    bool checks_straight() const { return checks_straight(lowered_.unroll.kind); }
     bool checks_straight(Unroll::Kind kind) const {
         if (copy_.counts_index_rows()) return false;  // a run-time count of tuples
         if (copy_.tuple_count <= 1) return true;  // a loop that would run once is written out instead
         switch (kind) {
             case Unroll::Kind::Full: return true;
-            case Unroll::Kind::Auto: return checked_values(copy_, spec_) <= kCheckStraightLineBudget;
+            case Unroll::Kind::Auto: return checked_values(lowered_) <= kCheckStraightLineBudget;
             default: return false;
         }
     }
-
-    // --- the tables ------------------------------------------------------------------------------------------
-
-    // Whether the kernel holds data as a table: a gather's constant data, or a scatter's whose bytes are not all 0
-    // (output then starts as a memset) and that has elements to copy.
-    bool data_table() const {
-        if (!spec_.constant_data) return false;
-        if (!is_scatter(spec_.op)) return true;
-        return copy_.copy_data_first && copy_.data_size > 0 && !spec_.constant_data->all_zero_bytes();
-    }
-    // Whether the kernel holds a scatter's constant updates as a table: when it copies any.
-    bool updates_table() const { return spec_.constant_updates && copy_.copy_count() > 0; }
 
     // --- what the banner and the size guard say ------------------------------------------------------------
 
@@ -459,47 +242,35 @@ private:
     // silently: wherever they could pass the least SIZE_MAX C99 allows (65535, a 16-bit size_t). The bytes of
     // the largest tensor when a guard is needed (a string's pointer counted as 8 bytes), else 0.
     uint64_t size_guard_bytes() const {
-        const uint64_t element = spec_.dtype == DType::String ? 8 : info(spec_.dtype).bits / 8;
-        const uint64_t index_bytes = spec_.index_dtype == IndexType::Int32 ? 4 : 8;
-        // A quantized table is never addressed as elements of the type: its bytes count (the data table's #error
-        // refuses one beyond an AVR object).
-        const uint64_t data_bytes = spec_.quantization ? spec_.constant_data->bytes.size() : copy_.data_size * element;
-        const uint64_t bytes = std::max({data_bytes, copy_.updates_size * element,
-                                         copy_.output_size * element, copy_.indices_size * index_bytes});
+        const uint64_t bytes = std::max({lowered_.data_bytes, lowered_.updates_bytes, lowered_.output_bytes, lowered_.indices_bytes});
         return bytes > 65535 ? bytes : 0;
     }
 
     // The banner's line on how the kernel runs: the unroll setting and what it made of the copies and checks.
     std::string note() const {
         std::string setting;
-        switch (spec_.unroll.kind) {
+        switch (lowered_.unroll.kind) {
             case Unroll::Kind::Auto: setting = "auto"; break;
             case Unroll::Kind::Full: setting = "full"; break;
             case Unroll::Kind::None: setting = "none"; break;
-            case Unroll::Kind::Factor: setting = std::to_string(spec_.unroll.factor); break;
+            case Unroll::Kind::Factor: setting = std::to_string(lowered_.unroll.factor); break;
         }
-        const std::string count_loop = "a loop over the run-time count of " +
-                                       std::string(spec_.count_leads == CountLeads::Data ? "data" : "index") +
-                                       " rows (at most " + std::to_string(copy_.count_bound) + ")";
+        const std::string& count_loop = lowered_.count_loop_note;
         if (copy_.runs) {
             const std::string runs = std::to_string(copy_.runs->size()) + (copy_.runs->size() == 1 ? " run" : " runs");
             return "unroll " + setting + ": constant indices resolved into " + runs + ", " +
                    (decided_.runs_straight ? "written out" : "copied from a table") +
                    (copy_.loops.empty() || decided_.straight ? ""
-                    : spec_.runtime_count                    ? " inside " + count_loop
+                    : copy_.count_bound                      ? " inside " + count_loop
                                                              : " inside constant-bound loops");
         }
         std::string checks = ", no index checks";
-        if (spec_.index_check == IndexCheck::Checked) {
-            checks = decided_.checks_straight ? ", straight-line index checks" : ", a loop of index checks";
-        }
-        if (copy_.data_count_bound) {
-            checks += " (along axis 0 against the run-time data count, at most " + std::to_string(copy_.data_count_bound) + ")";
-        }
+        if (lowered_.checked) checks = decided_.checks_straight ? ", straight-line index checks" : ", a loop of index checks";
+        checks += lowered_.runtime_bound_note;
         const std::string prefetch = decided_.prefetch_distance
                                          ? ", prefetch " + std::to_string(decided_.prefetch_distance) + " tuples ahead"
                                          : "";
-        const std::string copies = spec_.runtime_count ? count_loop
+        const std::string copies = copy_.count_bound ? count_loop
                                    : decided_.straight  ? "straight-line copies"
                                                         : "loops over the index tuples";
         return "unroll " + setting + ": " + copies + checks + prefetch;
@@ -515,9 +286,9 @@ private:
                                               decided_.prefetch_distance};
         }
         if (copy_.runs && !decided_.runs_straight && copies) plan_run_tables();
-        if (spec_.quantization && copies) helpers.dequantize = plan_dequantize(spec_);
+        helpers.row_function = std::move(lowered_.row_function);
         if (reduce_ && copies) {
-            const DTypeInfo& type = info(spec_.dtype);
+            const DTypeInfo& type = info(lowered_.element);
             helpers.combine = CombineHelper{copy_.reduction,
                                             type.category == Category::Complex && copy_.reduction == Reduction::Mul};
         }
@@ -558,15 +329,14 @@ private:
     void plan_body() {
         Statements& body = body_;
         std::vector<Tensor> parameters;
-        if (!spec_.constant_data) parameters.push_back(Tensor::Data);
-        if (!spec_.constant_indices) parameters.push_back(Tensor::Indices);
-        if (is_scatter(spec_.op) && !spec_.constant_updates) parameters.push_back(Tensor::Updates);
-        parameters.push_back(Tensor::Output);
-        if (spec_.constant_indices && copy_.data_count_bound && copy_.indices_size > 0) {
-            body.push_back(wrap(ConstantIndices{*spec_.constant_indices}));
+        for (const Parameter& parameter : lowered_.face.parameters) {
+            if (parameter.tensor) parameters.push_back(parameter.which);
         }
-        if (copy_.data_count_bound) body.push_back(wrap(CheckCount{copy_.data_count_bound, true}));
-        if (copy_.count_bound) body.push_back(wrap(CheckCount{copy_.count_bound, false}));
+        auto parameter = [&](Tensor tensor) { return std::find(parameters.begin(), parameters.end(), tensor) != parameters.end(); };
+        if (lowered_.held_indices) body.push_back(wrap(ConstantIndices{*lowered_.held_indices, lowered_.held_indices_comment}));
+        for (const RuntimeCount& count : lowered_.face.counts) {
+            body.push_back(wrap(CheckCount{count.parameter, count.max_macro, count.error_macro, count.check_comment}));
+        }
         if (always_out_of_range()) {
             body.push_back(wrap(Unused{parameters}));
             body.push_back(wrap(Comment{"An axis of size 0: no index value is in range, and there are indices."}));
@@ -575,33 +345,32 @@ private:
         }
         const bool checks = any_check();
         const bool copies = copy_.copy_count() > 0;
-        const bool data_copy = copy_.copy_data_first && copy_.data_size > 0;
+        const FirstCopy& first = lowered_.first_copy;
+        const bool data_copy = first.from != FirstCopy::From::None;
         std::vector<Tensor> unused;
-        if (!(copies && copy_.indexed == IndexedCopy::Indexed::Source) && !data_copy && !spec_.constant_data) {
+        if (parameter(Tensor::Data) && !(copies && copy_.indexed == IndexedCopy::Indexed::Source) && !data_copy) {
             unused.push_back(Tensor::Data);
         }
-        if (!copies && !checks && !spec_.constant_indices) unused.push_back(Tensor::Indices);
-        if (is_scatter(spec_.op) && !copies && !spec_.constant_updates) unused.push_back(Tensor::Updates);
+        if (parameter(Tensor::Indices) && !copies && !checks) unused.push_back(Tensor::Indices);
+        if (parameter(Tensor::Updates) && !copies) unused.push_back(Tensor::Updates);
         if (!copies && !data_copy) unused.push_back(Tensor::Output);
         if (!unused.empty()) body.push_back(wrap(Unused{unused}));
         if (checks) body.push_back(wrap(plan_checks()));
-        if (data_copy && spec_.constant_data) {
+        if (first.from == FirstCopy::From::Table || first.from == FirstCopy::From::Zeros) {
             // Constant data: one copy out of flash, or, when every byte of it is 0, one memset (no table).
-            const bool zeros = !data_table();
             uses_memcpy_ = true;  // memset, or the copy out of flash (memcpy where flash is memory)
-            body.push_back(wrap(CopyData{false, copy_.data_size, 0, zeros ? CopyData::From::Zeros : CopyData::From::Table}));
+            const auto from = first.from == FirstCopy::From::Zeros ? CopyData::From::Zeros : CopyData::From::Table;
+            body.push_back(wrap(CopyData{false, copy_.data_size, "", 0, from}));
         } else if (data_copy) {
             // unroll none: the least code, one element loop (which an in-place update may run too); otherwise
-            // the faster of the two (kElementLoopCopyLimit).
-            // TensorScatter's cache is the largest buffer of its model, updated in place: never an element loop,
-            // which would run over all of it in place too.
+            // the faster of the two (kElementLoopCopyLimit). A buffer updated in place as a rule (a cache) is never
+            // walked by an element loop, which would run over all of it in place too.
             const bool words = element_bytes() >= kElementLoopCopyWordBytes;
-            const bool element_loop = spec_.op != Op::TensorScatter &&
-                                      (spec_.unroll.kind == Unroll::Kind::None ||
+            const bool element_loop = first.element_loop_allowed &&
+                                      (lowered_.unroll.kind == Unroll::Kind::None ||
                                        (copy_.data_size <= kElementLoopCopyLimit && words) || element_bytes() >= 8);
             uses_memcpy_ = uses_memcpy_ || !element_loop;
-            const uint64_t row = copy_.data_count_bound ? copy_.data_size / copy_.data_count_bound : 0;
-            body.push_back(wrap(CopyData{element_loop, copy_.data_size, row, CopyData::From::Data}));
+            body.push_back(wrap(CopyData{element_loop, copy_.data_size, first.rows_parameter, first.row_elements, CopyData::From::Data}));
         }
         if (copies) {
             body.push_back(wrap(Comment{copy_.formula}));
@@ -625,23 +394,23 @@ private:
         if (!checks.loop) {
             for (uint64_t t = 0; t < copy_.tuple_count; ++t) {
                 for (size_t j = 0; j < k; ++j) {
-                    if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
+                    if (!needs_check(copy_.components[j], lowered_.index_type)) continue;
                     checks.checks.push_back(check({IndexValue::Kind::Element, t * k + j}, copy_.components[j]));
                 }
             }
             return checks;
         }
-        checks.accumulate = spec_.unroll.kind == Unroll::Kind::Factor;
+        checks.accumulate = lowered_.unroll.kind == Unroll::Kind::Factor;
         // Where every value has one range, under "none" a loop over the values, fewer instructions and bytes than
         // over the tuples. Under the faster settings, for int32 values, a constant count and a power-of-two range,
         // the values' offsets ORed (CheckIndices::ored_bound; under "none" the compares returning at the first
         // failure take 6 bytes less); else the loop over the tuples, with less loop overhead, which compilers write
         // out when it is short.
-        const uint64_t bound = shared_bound(copy_, spec_);
-        const bool ored = spec_.unroll.kind != Unroll::Kind::None && spec_.index_dtype == IndexType::Int32 &&
+        const uint64_t bound = shared_bound(lowered_);
+        const bool ored = lowered_.unroll.kind != Unroll::Kind::None && lowered_.index_type == IndexType::Int32 &&
                           !copy_.counts_index_rows() && bound != 0 && bound <= (uint64_t{1} << 30) &&
                           (bound & (bound - 1)) == 0;
-        if (ored || (checks_per_turn(copy_, spec_, spec_.unroll.kind) == 1 && k > 1)) {
+        if (ored || (checks_per_turn(lowered_, lowered_.unroll.kind) == 1 && k > 1)) {
             checks.ored_bound = ored ? bound : 0;
             checks.accumulate = checks.accumulate && !ored;
             checks.tuple_end = copy_.counts_index_rows() ? count_times(copy_.tuples_per_count * k)
@@ -654,7 +423,7 @@ private:
         checks.tuple_end = copy_.counts_index_rows() ? count_times(copy_.tuples_per_count) : Expr{{}, copy_.tuple_count};
         checks.tuple_length = k;
         for (size_t j = 0; j < k; ++j) {
-            if (!needs_check(copy_.components[j], spec_.index_dtype)) continue;
+            if (!needs_check(copy_.components[j], lowered_.index_type)) continue;
             const auto kind = k == 1 ? IndexValue::Kind::Local : IndexValue::Kind::TupleElement;
             checks.checks.push_back(check({kind, j}, copy_.components[j]));
         }
@@ -662,10 +431,10 @@ private:
     }
 
     Check check(IndexValue value, const IndexComponent& component) const {
-        const bool by_words = component.kind == IndexComponent::Kind::Wrapped && !component.runtime_bound &&
-                              spec_.index_dtype == IndexType::Int64 && component.bound >= 1 &&
+        const bool by_words = component.kind == IndexComponent::Kind::Wrapped && component.bound_parameter.empty() &&
+                              lowered_.index_type == IndexType::Int64 && component.bound >= 1 &&
                               component.bound <= (uint64_t{1} << 31);
-        const bool by_count = component.kind == IndexComponent::Kind::Wrapped && component.runtime_bound &&
+        const bool by_count = component.kind == IndexComponent::Kind::Wrapped && !component.bound_parameter.empty() &&
                               component.bound < (uint64_t{1} << 31);
         return Check{value, component, by_words, by_count};
     }
@@ -736,7 +505,7 @@ private:
     }
 
     // The offset of the indexed side's block: its loops' part plus every index value, wrapped, times its stride.
-    // The position of the sequence loop (TensorScatter, circular): its variable plus its offset, or 0 where the
+    // The position of the sequence loop (a circular write): its variable plus its offset, or 0 where the
     // sequence has one position (no loop).
     Expr sequence_position(const std::vector<Position>& positions) const {
         for (size_t level = 0; level < copy_.loops.size(); ++level) {
@@ -761,7 +530,7 @@ private:
             index.position = {tuple.plus(component.offset)};
             if (component.kind == IndexComponent::Kind::Circular) index.position.push_back(sequence_position(positions));
             index.bound = component.bound;
-            index.runtime_bound = component.runtime_bound;
+            index.bound_parameter = component.bound_parameter;
             out.terms.push_back(std::move(index));
         }
         return out;
@@ -778,9 +547,9 @@ private:
         const bool source_indexed = copy_.indexed == IndexedCopy::Indexed::Source;
         Expr& indexed = source_indexed ? source : destination;
         indexed = indexed_offset(positions, place);
-        // Name the indexed offset once for the elements of a short block (a reduction reads and writes it); a
-        // quantized table's row is one call, which takes the offset as it is (its row, divided exactly).
-        if (!spec_.quantization && (reduce_ || copy_.block > 1) && (reduce_ || copy_.block <= 4)) {
+        // Name the indexed offset once for the elements of a short block (a reduction reads and writes it); a row
+        // function's call takes the offset as it is (its row, divided exactly).
+        if (!lowered_.row_function && (reduce_ || copy_.block > 1) && (reduce_ || copy_.block <= 4)) {
             Local local{source_indexed ? "from" : "to", indexed, {}};
             indexed = variable(local.name);
             plan_block(local.body, place, destination, source, Expr{{}, copy_.block});
@@ -821,10 +590,14 @@ private:
         const bool variable_length = !length.terms.empty();
         // From constant data (or updates), every block is one copy out of flash (its bytes, whatever their type);
         // a reduction reads each element out of flash before it combines it.
-        const bool from_table = (place.source.tensor == Tensor::Data && data_table()) ||
-                                (place.source.tensor == Tensor::Updates && updates_table());
+        const bool from_table = (place.source.tensor == Tensor::Data && lowered_.data_table) ||
+                                (place.source.tensor == Tensor::Updates && lowered_.updates_table);
         if (!reduce_ && (variable_length || length.constant > 4 || from_table)) {
-            out.push_back(wrap(BlockCopy{Access{place.output, to}, Access{place.source, from}, length}));
+            if (from_table && helpers_.row_function) {
+                out.push_back(wrap(row_call(Access{place.output, to}, Access{place.source, from})));
+            } else {
+                out.push_back(wrap(BlockCopy{Access{place.output, to}, Access{place.source, from}, length}));
+            }
             uses_memcpy_ = true;
             return;
         }
@@ -833,7 +606,7 @@ private:
         // forced inline (helpers.c.mustache), so even a float16 add, which converts through float32 and back, is
         // faster written out than in a loop on every target class (docs/generated-code.md).
         // (A plain copy reaches here with at most 4 elements, which stay written out.)
-        const uint64_t written_out = reduce_ && spec_.unroll.kind == Unroll::Kind::None ? 1 : 4;
+        const uint64_t written_out = reduce_ && lowered_.unroll.kind == Unroll::Kind::None ? 1 : 4;
         if (variable_length || (length.constant > written_out && !decided_.straight)) {
             For loop{"e", length, 1, {}};
             loop.body.push_back(wrap(Assign{Access{place.output, to.plus(variable("e"))},
@@ -844,6 +617,25 @@ private:
         for (uint64_t e = 0; e < length.constant; ++e) {
             out.push_back(wrap(Assign{Access{place.output, to.plus(e)}, Access{place.source, from.plus(e)}, reduce_}));
         }
+    }
+
+    // A block of the row function's table: the call that writes its row. The row is the block's element offset
+    // divided by the row's elements, term by term where each is a multiple of it (a Gather along axis 0 reads whole
+    // rows), else at run time.
+    RowCall row_call(const Access& to, const Access& from) const {
+        const uint64_t row = helpers_.row_function->row_elements;
+        RowCall call{helpers_.row_function->role, to, std::nullopt, from, row};
+        Expr divided = from.at;
+        bool exact = !from.view.slice && row != 0 && divided.constant % row == 0;
+        for (Term& t : divided.terms) {
+            exact = exact && t.coefficient % row == 0;
+            if (exact) t.coefficient /= row;
+        }
+        if (exact) {
+            divided.constant /= row;
+            call.row = divided;
+        }
+        return call;
     }
 
     // Constant indices: every run written out, or a loop over the tables of runs.
@@ -868,7 +660,7 @@ private:
         uint64_t prefetch_distance = 0;
     };
 
-    const KernelSpec& spec_;
+    Lowered lowered_;
     const IndexedCopy& copy_;
     Decisions decided_;
     Helpers helpers_;
@@ -885,7 +677,16 @@ private:
 
 }  // namespace
 
-Schedule plan(const KernelSpec& spec, const IndexedCopy& copy) { return Planner(spec, copy).run(); }
+Schedule plan(Lowered lowered) { return Planner(std::move(lowered)).run(); }
+
+const std::vector<std::string>& helper_roles() {
+    static const std::vector<std::string> roles = [] {
+        std::vector<std::string> out{"combine", "prefetch", "sources", "destinations", "lengths", "data", "updates"};
+        out.insert(out.end(), row_function_roles().begin(), row_function_roles().end());
+        return out;
+    }();
+    return roles;
+}
 
 }  // namespace schedule
 }  // namespace kernelgen

@@ -1,4 +1,4 @@
-#include "codegen/reductions.h"
+#include "codegen/print/reductions.h"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "codegen/templates.h"
+#include "codegen/print/templates.h"
 
 #include <kainjow/mustache.hpp>
 #include <set>

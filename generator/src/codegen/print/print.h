@@ -1,13 +1,11 @@
-// The C printer: a kernel's finished Schedule (schedule.h) printed as a C99 header and source through the
-// templates, each node one way; the printer decides nothing.
+// The C printer: a kernel's finished Schedule (plan/schedule.h), its whole input, printed as a C99 header and
+// source (and its data file) through the templates, each node one way; the printer decides nothing.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "codegen/indexed_copy.h"
-#include "codegen/schedule.h"
-#include "kernelgen/spec.h"
+#include "codegen/plan/schedule.h"
 
 namespace kernelgen {
 
@@ -16,15 +14,19 @@ struct GeneratedKernel {
     std::string header;
     std::string source_name;  // "<name>.c"
     std::string source;
-    // Constant data (KernelSpec::constant_data): its table, in a file of its own that the source includes.
-    std::string data_name;  // "<name>_data.inc", or "" for a kernel without constant data
+    // A kernel's constant tensors (DataFile): its tables, in a file of its own that the source includes.
+    std::string data_name;  // "<name>_data.inc", or "" for a kernel that holds none
     std::string data;
 };
 
 // The file that holds a kernel's constant data table, which its source includes.
 std::string data_include_name(const std::string& kernel);
 
-GeneratedKernel print_kernel(const KernelSpec& spec, const IndexedCopy& copy, const schedule::Schedule& schedule);
+GeneratedKernel print_kernel(const schedule::Schedule& schedule);
+
+// <name>_data.inc of a kernel (data_file.cpp): `kernel` the values its source renders with (its version, name,
+// spec file).
+std::string print_data_file(const DataFile& file, const TemplateValues& kernel);
 
 // The support code every kernel's source includes: the index wrap, the complex types, the float16/bfloat16
 // conversions (kernelgen_support.h), and the functions defined once for a whole program (kernelgen_support.c).

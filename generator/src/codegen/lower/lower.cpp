@@ -1,17 +1,11 @@
+// Each operator as an IndexedCopy (its row of the operator table, its spec rules in spec/onnx_rules.cpp and this
+// lowering are all an operator's own code), and lower(): the operator's copy, then each feature's part.
 #include <algorithm>
 
-#include "codegen/indexed_copy.h"
+#include "codegen/lower/lowered.h"
 #include "common/shape_math.h"
 
 namespace kernelgen {
-
-uint64_t IndexedCopy::point_count() const {
-    uint64_t count = 1;
-    for (const auto& loop : loops) count *= loop.extent;
-    return count;
-}
-
-uint64_t IndexedCopy::copy_count() const { return point_count() * (runs ? runs->size() : 1); }
 
 namespace {
 
@@ -34,21 +28,17 @@ void simplify(IndexedCopy& copy) {
         copy.block = 0;
         return;
     }
-    std::vector<Loop> merged;
+    std::vector<Loop> kept;
     for (const auto& loop : copy.loops) {
-        if (loop.extent == 1 && loop.runtime_scale == 0) continue;  // the count's loop stays, even for a bound of 1
-        if (!merged.empty() && loop.runtime_scale == 0 && !loop.sequence && !merged.back().sequence) {
-            Loop& outer = merged.back();
-            if (outer.indices_stride == loop.indices_stride * loop.extent &&
-                outer.source_stride == loop.source_stride * loop.extent &&
-                outer.destination_stride == loop.destination_stride * loop.extent) {
-                outer = Loop{outer.extent * loop.extent, loop.indices_stride, loop.source_stride, loop.destination_stride,
-                             outer.runtime_scale * loop.extent};
-                continue;
-            }
-        }
-        merged.push_back(loop);
+        if (loop.extent != 1 || loop.runtime_scale != 0) kept.push_back(loop);  // the count's loop stays, even for a bound of 1
     }
+    std::vector<Loop> merged = merged_loops(
+        kept, [](const Loop& l) { return std::vector<uint64_t>{l.indices_stride, l.source_stride, l.destination_stride}; },
+        [](const Loop& outer, const Loop& inner) { return inner.runtime_scale == 0 && !inner.sequence && !outer.sequence; },
+        [](const Loop& outer, const Loop& inner) {
+            return Loop{outer.extent * inner.extent, inner.indices_stride, inner.source_stride, inner.destination_stride,
+                        outer.runtime_scale * inner.extent};
+        });
     while (!merged.empty()) {
         const Loop& inner = merged.back();
         if (inner.runtime_scale != 0) break;  // the count's loop: its extent is not known until run time
@@ -57,66 +47,6 @@ void simplify(IndexedCopy& copy) {
         merged.pop_back();
     }
     copy.loops = merged;
-}
-
-// Constant indices: resolves every point of the loops that walk the indices into a run of the block, merging
-// a run into the one before when both sides continue it, so an identity gather becomes one copy.
-void fold_constant_indices(IndexedCopy& copy, const std::vector<int64_t>& values) {
-    size_t outer = 0;  // leading loops that do not walk the indices stay loops
-    // (The sequence loop of a circular TensorScatter is resolved too: the positions it writes depend on it.)
-    while (outer < copy.loops.size() && copy.loops[outer].indices_stride == 0 && !copy.loops[outer].sequence) ++outer;
-    std::vector<Run> runs;
-    if (copy.point_count() > 0 && copy.block > 0) {
-        const std::vector<Loop> walked(copy.loops.begin() + static_cast<std::ptrdiff_t>(outer), copy.loops.end());
-        std::vector<uint64_t> counter(walked.size(), 0);
-        for (bool more = true; more;) {
-            uint64_t tuple = 0, source = 0, destination = 0;
-            for (size_t level = 0; level < walked.size(); ++level) {
-                tuple += counter[level] * walked[level].indices_stride;
-                source += counter[level] * walked[level].source_stride;
-                destination += counter[level] * walked[level].destination_stride;
-            }
-            uint64_t& indexed = copy.indexed == IndexedCopy::Indexed::Source ? source : destination;
-            uint64_t step = 0;  // the sequence loop's position (TensorScatter, circular)
-            for (size_t level = 0; level < walked.size(); ++level) {
-                if (walked[level].sequence) step = counter[level];
-            }
-            for (const auto& component : copy.components) {
-                const int64_t value = values[tuple + component.offset];  // in its range, checked when read
-                uint64_t position = value < 0 ? component.bound - static_cast<uint64_t>(-value) : static_cast<uint64_t>(value);
-                if (component.kind == IndexComponent::Kind::Circular) position = (position % component.bound + step) % component.bound;
-                indexed += position * component.stride;
-            }
-            if (!runs.empty() && runs.back().source + runs.back().length == source &&
-                runs.back().destination + runs.back().length == destination) {
-                runs.back().length += copy.block;
-            } else {
-                runs.push_back(Run{source, destination, copy.block});
-            }
-            // The next point, innermost level fastest.
-            more = false;
-            for (size_t level = walked.size(); level-- > 0;) {
-                if (++counter[level] < walked[level].extent) {
-                    more = true;
-                    break;
-                }
-                counter[level] = 0;
-            }
-        }
-        copy.loops.resize(outer);
-        // One run that the innermost loop left repeats contiguously on both sides folds into it (unless that
-        // loop is the count's, whose extent is not known until run time).
-        while (runs.size() == 1 && !copy.loops.empty() && copy.loops.back().runtime_scale == 0 &&
-               copy.loops.back().source_stride == runs[0].length && copy.loops.back().destination_stride == runs[0].length) {
-            runs[0].length *= copy.loops.back().extent;
-            copy.loops.pop_back();
-        }
-    } else {
-        copy.loops.clear();
-    }
-    copy.components.clear();
-    copy.tuple_count = 0;
-    copy.runs = std::move(runs);
 }
 
 std::string dims(const char* prefix, size_t count) {
@@ -274,6 +204,7 @@ IndexedCopy lower_tensor_scatter(const KernelSpec& spec) {
     IndexedCopy copy;
     copy.indexed = IndexedCopy::Indexed::Destination;
     copy.copy_data_first = true;
+    copy.in_place_as_a_rule = true;  // the cache, the largest buffer of its model
     copy.loops = {Loop{cache[0], 1, middle * length * inner, middle * max * inner}, Loop{middle, 0, length * inner, max * inner}};
     IndexComponent write{0, max, inner};
     const std::string prefix = axis > 1 ? "b, " + dims("a", axis - 1) : "b";
@@ -296,54 +227,87 @@ IndexedCopy lower_tensor_scatter(const KernelSpec& spec) {
     return copy;
 }
 
+// What a scatter does where updates meet at one position.
+std::string duplicates_wording(const KernelSpec& spec) {
+    return std::string(spec.op == Op::ScatterND ? "Duplicate index tuples apply in the order of indices"
+                                                : "Updates that meet at one position apply in the (row-major) order of updates") +
+           (spec.reduction == Reduction::None ? " (the last one wins)." : ".");
+}
+
 }  // namespace
 
-IndexedCopy lower(const KernelSpec& spec) {
+IndexedCopy lower_operator(const KernelSpec& spec, TemplateValues& contract) {
     IndexedCopy copy;
+    std::string attribute;  // how the contract names the operator with its attributes: "Gather along axis 1"
+    std::string& duplicates = contract.text["duplicates"];
+    std::string& write_range = contract.text["write_range"];
+    write_range = "";
     switch (spec.op) {
-        case Op::Gather: copy = lower_gather(spec); break;
-        case Op::GatherElements: copy = lower_gather_elements(spec); break;
-        case Op::GatherND: copy = lower_gather_nd(spec); break;
-        case Op::ScatterND: copy = lower_scatter_nd(spec); break;
-        case Op::ScatterElements: copy = lower_scatter_elements(spec); break;
-        case Op::TensorScatter: copy = lower_tensor_scatter(spec); break;
+        case Op::Gather:
+            copy = lower_gather(spec);
+            attribute = " along axis " + std::to_string(spec.axis);
+            break;
+        case Op::GatherElements:
+            copy = lower_gather_elements(spec);
+            attribute = " along axis " + std::to_string(spec.axis);
+            break;
+        case Op::GatherND:
+            copy = lower_gather_nd(spec);
+            attribute = spec.batch_dims ? " with batch_dims " + std::to_string(spec.batch_dims) : "";
+            break;
+        case Op::ScatterND:
+            copy = lower_scatter_nd(spec);
+            attribute = " with reduction " + std::string(name(spec.reduction));
+            duplicates = duplicates_wording(spec);
+            break;
+        case Op::ScatterElements:
+            copy = lower_scatter_elements(spec);
+            attribute = " along axis " + std::to_string(spec.axis) + " with reduction " + std::string(name(spec.reduction));
+            duplicates = duplicates_wording(spec);
+            break;
+        case Op::TensorScatter: {
+            copy = lower_tensor_scatter(spec);
+            const bool circular = spec.mode == KernelSpec::WriteMode::Circular;
+            attribute = std::string(circular ? ", circular," : ", linear,") + " along sequence axis " +
+                        std::to_string(spec.axis) + " (data is past_cache, indices write_indices, updates update)";
+            duplicates = circular ? "Each batch row's sequence is written from its write index on, wrapping to 0 at the end."
+                                  : "Each batch row's sequence is written from its write index on.";
+            const auto axis = static_cast<size_t>(spec.axis);
+            write_range = circular ? "[0, " + std::string(spec.index_dtype == IndexType::Int32 ? "INT32_MAX" : "INT64_MAX") + "]"
+                                   : "[0, " + std::to_string(spec.data_shape[axis] - spec.updates_shape[axis]) +
+                                         "] (max_sequence_length - sequence_length)";
+            break;
+        }
     }
+    contract.text["operator"] = std::string(name(spec.op)) + attribute;
+    contract.flags["write_indices"] = !write_range.empty();
     copy.data_size = element_count(spec.data_shape);
     copy.indices_size = element_count(spec.indices_shape);
     copy.updates_size = is_scatter(spec.op) ? element_count(spec.updates_shape) : 0;
     copy.output_size = element_count(spec.output_shape);
     copy.tuple_count = copy.components.empty() ? 0 : copy.indices_size / copy.components.size();
-    if (spec.runtime_count && spec.count_leads == CountLeads::Data) {
-        // Gather's outer loop, over data's dimensions before the axis, the first of which is the count.
-        copy.count_leads = CountLeads::Data;
-        copy.count_bound = spec.data_shape[0];
-        Loop& outer = copy.loops.front();
-        outer.runtime_scale = outer.extent / copy.count_bound;
-    } else if (spec.runtime_count) {
-        // The loop over the leading dimension of indices: the first that walks them (Gather's outer loop, over
-        // data's dimensions before the axis, has extent 1 then).
-        const uint64_t bound = spec.indices_shape[0];
-        copy.count_bound = bound;
-        copy.tuples_per_count = copy.tuple_count / bound;
-        for (Loop& loop : copy.loops) {
-            if (loop.indices_stride == 0) continue;
-            loop.runtime_scale = loop.extent / bound;
-            break;
-        }
-    }
-    if (spec.runtime_data_count) {
-        // The index along data's axis 0: Gather's and GatherElements' (axis 0), GatherND's first tuple entry
-        // (batch_dims 0).
-        copy.data_count_bound = spec.data_shape[0];
-        copy.components.front().runtime_bound = true;
-    }
-    simplify(copy);
-    // Constant indices beside a run-time data count stay indices, which the kernel holds: the rows they select,
-    // and whether they are in range, depend on the count.
-    if (spec.constant_indices && !(spec.runtime_data_count && copy.indices_size > 0)) {
-        fold_constant_indices(copy, *spec.constant_indices);
-    }
     return copy;
+}
+
+Lowered lower(const KernelSpec& spec) {
+    Lowered out;
+    out.unroll = spec.unroll;
+    out.prefetch = spec.prefetch;
+    out.checked = spec.index_check == IndexCheck::Checked;
+    out.index_type = spec.index_dtype;
+    out.element = spec.dtype;
+    out.copy = lower_operator(spec, out.face.contract);
+    lower_counts(spec, out);
+    simplify(out.copy);
+    const uint64_t element = spec.dtype == DType::String ? 8 : info(spec.dtype).bits / 8;  // a pointer at most 8 bytes
+    out.data_bytes = out.copy.data_size * element;
+    out.indices_bytes = out.copy.indices_size * (spec.index_dtype == IndexType::Int32 ? 4 : 8);
+    out.updates_bytes = out.copy.updates_size * element;
+    out.output_bytes = out.copy.output_size * element;
+    lower_constants(spec, out);
+    lower_table_rows(spec, out);
+    lower_interface(spec, out);
+    return out;
 }
 
 }  // namespace kernelgen

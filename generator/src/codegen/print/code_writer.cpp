@@ -1,4 +1,4 @@
-#include "codegen/code_writer.h"
+#include "codegen/print/code_writer.h"
 
 namespace kernelgen {
 

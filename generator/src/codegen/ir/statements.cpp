@@ -1,0 +1,43 @@
+#include "codegen/ir/statements.h"
+
+namespace kernelgen {
+namespace schedule {
+
+Expr Expr::plus(uint64_t value) const {
+    Expr out = *this;
+    out.constant += value;
+    return out;
+}
+
+Expr Expr::plus(const Expr& other) const {
+    Expr out = *this;
+    out.terms.insert(out.terms.end(), other.terms.begin(), other.terms.end());
+    out.constant += other.constant;
+    return out;
+}
+
+Expr variable(const std::string& name, uint64_t coefficient) {
+    Term term;
+    term.name = name;
+    term.coefficient = coefficient;
+    return Expr{{term}, 0};
+}
+
+Expr count_times(uint64_t coefficient) {
+    Term term;
+    term.kind = Term::Kind::Count;
+    term.coefficient = coefficient;
+    return Expr{{term}, 0};
+}
+
+Expr quotient(const std::string& name, uint64_t divisor, uint64_t coefficient) {
+    Term term;
+    term.kind = Term::Kind::Quotient;
+    term.name = name;
+    term.divisor = divisor;
+    term.coefficient = coefficient;
+    return Expr{{term}, 0};
+}
+
+}  // namespace schedule
+}  // namespace kernelgen

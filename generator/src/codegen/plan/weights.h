@@ -1,0 +1,72 @@
+// What "auto" weighs (weights.cpp), for the planner (schedule.cpp): the budgets, measured on every target class,
+// which index values need a check, the statements a copy takes written out, and an estimate of a kernel's flash.
+#pragma once
+
+#include <cstdint>
+
+#include "codegen/lower/lowered.h"
+
+namespace kernelgen {
+namespace schedule {
+
+// The "auto" unroll setting, chosen from instructions and flash measured on Cortex-M4F (docs/generated-code.md,
+// "How auto is chosen"). Its budget counts weighted statements: a block copy (or one element assignment) weighs
+// 1, a reduction's combine of one element kReductionWeight (it takes several times a copy's code, and every
+// combine written out is inlined code: helpers.c.mustache forces it inline). Loop levels are written out, innermost
+// first, while a loop body stays within kUnrollBudget (a kernel whose copies all fit has no loop at all), then
+// the next level is unrolled by the largest factor that fits.
+constexpr uint64_t kUnrollBudget = 12;
+constexpr uint64_t kReductionWeight = 8;
+// A row copy of more than 4 elements is inline code (kernelgen_support.h's kernelgen_copy) that grows with its
+// size: "auto" counts one of kRowCopyBlockBytes or more (one ldm/stm block or more) as kRowCopyStatements, and
+// one more per kRowCopyBytesPerStatement bytes (a 1 KB row: 10, so such rows stay in a loop of one copy).
+constexpr uint64_t kRowCopyBlockBytes = 32;
+constexpr uint64_t kRowCopyStatements = 2;
+constexpr uint64_t kRowCopyBytesPerStatement = 128;
+// Index values checked without a loop under "auto" (docs/generated-code.md, "How auto is chosen": 4 measured
+// against 2 and 6 on every target class).
+constexpr uint64_t kCheckStraightLineBudget = 4;
+// "auto"'s flash limit: whatever the budget above allows, a kernel's code stays within kFlashRatio times the code
+// of its loop form ("unroll": "none"), by an estimate of both in Thumb-2 instructions (weights.cpp's
+// FlashEstimate): fewer copies are written out where the estimate would pass it.
+constexpr uint64_t kFlashRatio = 3;
+// ScatterND's copy of data into output, in every mode but "none" (always an element loop): an element loop
+// for at most kElementLoopCopyLimit elements of kElementLoopCopyWordBytes or more, or for elements of 8 bytes or
+// more (whose element loop moves as many bytes per instruction as memcpy does on a 32-bit core, without the
+// call), else the in-place test and one row copy (kernelgen_copy, which moves words: elements of 1 or 2 bytes
+// one at a time took up to twice its instructions, docs/generated-code.md).
+constexpr uint64_t kElementLoopCopyLimit = 32;
+constexpr uint64_t kElementLoopCopyWordBytes = 4;
+
+// Prefetching: the "auto" setting's rule, and the hint's shape. "auto" prefetches a kernel that copies blocks
+// of at least a cache line, from (gathers) or to (scatters) a tensor of at least kPrefetchTensorBytes, in
+// loops; it fetches about kPrefetchAheadBytes ahead. A hint covers at most kPrefetchLines lines of a block:
+// the CPU's own prefetcher follows a contiguous block once it has begun.
+constexpr uint64_t kCacheLineBytes = 64;
+constexpr uint64_t kPrefetchTensorBytes = uint64_t{64} << 10;
+constexpr uint64_t kPrefetchAheadBytes = 4096;
+constexpr uint64_t kPrefetchLines = 16;
+
+// Straight-line statements "full" unrolling of this kernel would take: the pipeline (generate.cpp) checks it
+// against kMaxFullUnroll after lowering, so that planning and printing never fail.
+uint64_t full_unroll_statements(const Lowered& lowered);
+
+// Whether the index type can leave [-s, s-1] for the component's size s (a write index, or a size passed at run
+// time, always can).
+bool needs_check(const IndexComponent& component, IndexType index_type);
+// The s of ONNX's range [-s, s-1] when every component of a tuple checks its value against that one literal
+// range; else 0.
+uint64_t shared_bound(const Lowered& lowered);
+// The checks a loop of index checks makes per turn under the unroll setting `kind`.
+uint64_t checks_per_turn(const Lowered& lowered, Unroll::Kind kind);
+// Index values the kernel compares with their bounds.
+uint64_t checked_values(const Lowered& lowered);
+// "auto"'s statements of the copies at one point of the loops, elements of `element_bytes`.
+uint64_t auto_statements_per_point(const IndexedCopy& copy, uint64_t element_bytes);
+// The most bodies (the copies at one point of the loops) "auto" may write out within kFlashRatio times the loop
+// form's code: with the checks written out or not (`checks_straight`), against the loop form's own checks.
+uint64_t most_bodies_in_flash(const Lowered& lowered, uint64_t element_bytes, bool checks_straight,
+                              bool loop_form_checks_straight);
+
+}  // namespace schedule
+}  // namespace kernelgen
