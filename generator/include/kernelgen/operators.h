@@ -22,7 +22,7 @@ struct SpecKey {
 enum class KernelInput { Data, Indices, Updates };
 
 // One input of an ONNX operator, in ONNX's order: its name in ONNX's documentation (and in import's messages), the
-// kernel's tensor it becomes, and whether a node may leave it out (TensorScatter's write_indices: zeros then).
+// kernel's tensor it becomes, and whether a node may leave it out (a cache's write_indices: zeros then).
 struct OnnxInput {
     std::string_view name;
     KernelInput tensor;
@@ -45,8 +45,8 @@ struct OperatorInfo {
     // A scatter reads updates (a third input, its shape the key "updates_shape") and writes a copy of data, or
     // data itself in place; a gather reads data and indices only.
     bool scatter;
-    // Whether it takes run-time counts (the common keys count, count_leads and data_count): TensorScatter, whose
-    // every batch row is written and whose cache keeps all its rows, does not.
+    // Whether it takes run-time counts (the common keys of counts): not a cache's write, whose every batch row is
+    // written and whose cache keeps all its rows.
     bool counts;
     std::vector<SpecKey> keys;       // the keys it takes beside the common ones, in the order messages list them
     std::vector<OnnxOperator> onnx;  // the ONNX operators that import as it

@@ -72,8 +72,8 @@ struct KernelSpec {
     int64_t axis = 0;     // normalized to 0..r-1
     int64_t batch_dims = 0;
     Reduction reduction = Reduction::None;
-    // TensorScatter's "mode": linear (each batch row's write index in 0..max - sequence length) or circular (the
-    // write position wraps modulo the sequence axis' size, max; only that coordinate wraps).
+    // "mode" of a write into a cache: linear (each batch row's write index in 0..max - sequence length) or circular
+    // (the write position wraps modulo the sequence axis' size, max; only that coordinate wraps).
     enum class WriteMode { Linear, Circular } mode = WriteMode::Linear;
     // Unrolling and prefetching as the spec says them: nothing where it leaves the key out to the run.
     std::optional<Unroll> unroll_in_spec;
@@ -137,6 +137,9 @@ struct KernelSpec {
         std::string scales_file, scales_path, zero_points_file, zero_points_path;
     };
     std::optional<Quantization> quantization;
+    // The files its constant tensors were read from, as the run opened them (a run's dependencies): data's, a
+    // quantized table's scales and zero points, a scatter's updates; none when inline.
+    std::vector<std::string> files_read() const;
     // Whether a count is passed at run time (of rows, or of data's valid rows).
     bool counted() const { return runtime_count || runtime_data_count; }
     std::string spec_file;  // the file as named on the command line

@@ -125,20 +125,11 @@ GenerateResult generate_files(const std::vector<std::string>& spec_paths, const 
     }
     for (auto& kernel : kernels) apply_run_options(kernel, options);
     GenerateResult result = generate(kernels, std::move(diagnostics));
+    // The files the run read: the specs, then the files their constant tensors come from, each once.
     result.inputs = spec_paths;
-    // The files a kernel's constant tensors come from: data's values (a quantized table's scales and zero points
-    // too), and a scatter's updates.
-    auto input = [&](const std::string& path) {
-        if (!path.empty() && std::find(result.inputs.begin(), result.inputs.end(), path) == result.inputs.end()) {
-            result.inputs.push_back(path);
-        }
-    };
     for (const auto& kernel : kernels) {
-        if (kernel.constant_data) input(kernel.constant_data->path);
-        if (kernel.constant_updates) input(kernel.constant_updates->path);
-        if (kernel.quantization) {
-            input(kernel.quantization->scales_path);
-            input(kernel.quantization->zero_points_path);
+        for (const auto& path : kernel.files_read()) {
+            if (std::find(result.inputs.begin(), result.inputs.end(), path) == result.inputs.end()) result.inputs.push_back(path);
         }
     }
     if (!options.support_files) {

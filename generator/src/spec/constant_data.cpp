@@ -1,19 +1,9 @@
-// Constant data in a spec: "data" (the values inline) or "data_file" (a NumPy .npy file), resolved into the exact
-// bytes the kernel holds.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+// Constant tensors in a spec: "data" (the values inline) or "data_file" (a NumPy .npy file), a scatter's "updates"
+// or "updates_file", resolved into the exact bytes the kernel holds; and a quantized table: "quantization" beside
+// "data" or "data_file" (a Gather along axis 0), its values, scales and zero points.
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
-#include <cstdio>
-#include <cstdint>
-#include <cstring>
-#include <filesystem>
 
 #include "common/hints.h"
-#include "common/npy.h"
 #include "common/shape_math.h"
 #include "spec/kernel_reader.h"
 
@@ -21,346 +11,358 @@ namespace kernelgen {
 
 using nlohmann::json;
 
+std::vector<std::string> KernelSpec::files_read() const {
+    std::vector<std::string> out;
+    auto add = [&](const std::string& path) {
+        if (!path.empty()) out.push_back(path);
+    };
+    if (constant_data) add(constant_data->path);
+    if (constant_updates) add(constant_updates->path);
+    if (quantization) {
+        add(quantization->scales_path);
+        add(quantization->zero_points_path);
+    }
+    return out;
+}
+
 bool KernelSpec::ConstantData::all_zero_bytes() const {
     return std::all_of(bytes.begin(), bytes.end(), [](uint8_t byte) { return byte == 0; });
 }
 
 namespace {
 
-// The IEEE binary format with `mantissa_bits` and `exponent_bits` nearest to `value` (ties to even), as bits;
-// nothing when a finite value rounds beyond the largest finite one. NaN gives the quiet NaN with its sign.
-std::optional<uint64_t> ieee_bits(double value, int mantissa_bits, int exponent_bits) {
-    const uint64_t sign = std::signbit(value) ? uint64_t{1} << (mantissa_bits + exponent_bits) : 0;
-    const int bias = (1 << (exponent_bits - 1)) - 1;
-    const uint64_t all_ones = (uint64_t{1} << exponent_bits) - 1;
-    if (std::isnan(value)) return sign | all_ones << mantissa_bits | uint64_t{1} << (mantissa_bits - 1);
-    if (std::isinf(value)) return sign | all_ones << mantissa_bits;
-    const double magnitude = std::fabs(value);
-    if (magnitude == 0) return sign;
-    int exponent = 0;
-    std::frexp(magnitude, &exponent);  // magnitude = f * 2^exponent, f in [0.5, 1)
-    int unbiased = std::max(exponent - 1, 1 - bias);  // subnormals share the least normal exponent's scale
-    // The significand in units of the last place, rounded to nearest even (exact scaling by a power of two).
-    auto units = static_cast<uint64_t>(std::nearbyint(std::ldexp(magnitude, mantissa_bits - unbiased)));
-    if (units >> (mantissa_bits + 1)) {  // rounded up to the next power of two
-        units >>= 1;
-        ++unbiased;
-    }
-    const bool normal = units >> mantissa_bits;
-    const auto field = static_cast<uint64_t>(normal ? unbiased + bias : 0);
-    if (field >= all_ones) return std::nullopt;
-    return sign | field << mantissa_bits | (units & ((uint64_t{1} << mantissa_bits) - 1));
-}
+using Quantization = KernelSpec::Quantization;
+using QuantizedType = KernelSpec::QuantizedType;
 
-// The widths of a floating-point part: float32, float64, float16, bfloat16; complex parts are float32 or float64.
-struct FloatFormat {
-    int mantissa_bits, exponent_bits;
-    const char* largest;  // its largest finite value, for messages
+struct QuantizedTypeInfo {
+    QuantizedType id;
+    const char* name;
+    unsigned bits;
+    bool is_signed;
 };
-FloatFormat float_format(unsigned part_bits, DType type) {
-    if (type == DType::BFloat16) return {7, 8, "3.3895314e+38"};
-    if (part_bits == 16) return {10, 5, "65504"};
-    if (part_bits == 32) return {23, 8, "3.4028235e+38"};
-    return {52, 11, "1.7976931348623157e+308"};
+
+const std::vector<QuantizedTypeInfo>& quantized_types() {
+    static const std::vector<QuantizedTypeInfo> table{{QuantizedType::Int8, "int8", 8, true},
+                                                      {QuantizedType::UInt8, "uint8", 8, false},
+                                                      {QuantizedType::Int4, "int4", 4, true},
+                                                      {QuantizedType::UInt4, "uint4", 4, false}};
+    return table;
 }
 
-void append_le(std::vector<uint8_t>& out, uint64_t bits, unsigned bytes) {
-    for (unsigned b = 0; b < bytes; ++b) out.push_back(static_cast<uint8_t>((bits >> (8 * b)) & 0xFF));
+const QuantizedTypeInfo& info_of(QuantizedType type) {
+    for (const auto& row : quantized_types()) {
+        if (row.id == type) return row;
+    }
+    return quantized_types().front();
 }
 
-// One floating-point value of the spec: a number, or "NaN", "Infinity", "-Infinity" (JSON has no literal for them).
-std::optional<uint64_t> float_value(const json& item, unsigned part_bits, DType type, std::string& problem) {
-    const FloatFormat format = float_format(part_bits, type);
-    const std::string allowed = std::string("a number, or \"NaN\", \"Infinity\", \"-Infinity\"");
-    double value = 0;
-    if (item.is_string()) {
-        const auto text = item.get<std::string>();
-        if (text == "NaN") value = std::nan("");
-        else if (text == "Infinity") value = HUGE_VAL;
-        else if (text == "-Infinity") value = -HUGE_VAL;
-        else {
-            problem = "unknown value " + in_quotes(text) + " (" + allowed + ")" +
-                      did_you_mean_value(text, {"NaN", "Infinity", "-Infinity"},
-                                         {{"nan", "NaN"}, {"inf", "Infinity"}, {"-inf", "-Infinity"},
-                                          {"infinity", "Infinity"}, {"-infinity", "-Infinity"}});
-            return std::nullopt;
-        }
-    } else if (item.is_number()) {
-        value = item.get<double>();
-    } else {
-        problem = "expected a number, got " + json_type(item) + " " + item.dump() + " (" + allowed + ")";
-        return std::nullopt;
-    }
-    if (part_bits == 64) {
-        uint64_t bits;
-        std::memcpy(&bits, &value, sizeof bits);
-        return bits;
-    }
-    auto bits = ieee_bits(value, format.mantissa_bits, format.exponent_bits);
-    if (!bits) {
-        problem = "value " + item.dump() + " is out of range for " + std::string(info(type).name) + " (largest " +
-                  format.largest + "; \"Infinity\" for infinity)";
-    }
-    return bits;
+// The byte type that holds one value when the spec or a file gives them one a byte.
+DType byte_type(const QuantizedTypeInfo& type) { return type.is_signed ? DType::Int8 : DType::UInt8; }
+
+int64_t lowest(const QuantizedTypeInfo& type) { return type.is_signed ? -(int64_t{1} << (type.bits - 1)) : 0; }
+int64_t highest(const QuantizedTypeInfo& type) {
+    return type.is_signed ? (int64_t{1} << (type.bits - 1)) - 1 : (int64_t{1} << type.bits) - 1;
 }
 
-// One integer value of the spec, in the range of `type`.
-std::optional<uint64_t> integer_value(const json& item, DType type, std::string& problem) {
-    const DTypeInfo& t = info(type);
-    const bool is_signed = t.category == Category::SignedInt;
-    const unsigned bits = t.bits;
-    const int64_t low = !is_signed ? 0 : bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
-    const uint64_t high = is_signed ? (uint64_t{1} << (bits - 1)) - 1 : bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
-    const std::string allowed = "an integer from " + std::to_string(low) + " to " + std::to_string(high);
-    if (!item.is_number_integer()) {
-        problem = "expected an integer, got " + json_type(item) + " " + item.dump() + " (" + allowed + ")";
-        return std::nullopt;
-    }
-    const bool fits = item.is_number_unsigned() ? item.get<uint64_t>() <= high : item.get<int64_t>() >= low;
-    if (!fits) {
-        problem = "value " + item.dump() + " is out of range for " + std::string(t.name) + " (" + allowed + ")";
-        return std::nullopt;
-    }
-    return item.is_number_unsigned() ? item.get<uint64_t>() : static_cast<uint64_t>(item.get<int64_t>());
-}
+int32_t byte_value(uint8_t byte, bool is_signed) { return is_signed ? static_cast<int8_t>(byte) : byte; }
 
-// A value of a complex type: [real, imaginary].
-bool complex_leaf(const json& item) { return item.is_array() && item.size() == 2 && !item[0].is_array(); }
-bool plain_leaf(const json& item) { return !item.is_array(); }
+const char* const kKeys[] = {"type", "axis", "block_size", "scales", "scales_file", "zero_points", "zero_points_file"};
 
 }  // namespace
 
-uint64_t max_constant_data_bytes(uint64_t element_bytes) {
-    return element_bytes >= 4 ? uint64_t{64} << 20 : element_bytes == 2 ? uint64_t{32} << 20 : uint64_t{16} << 20;
-}
+std::string quantized_type_name(KernelSpec::QuantizedType type) { return info_of(type).name; }
+unsigned quantized_type_bits(KernelSpec::QuantizedType type) { return info_of(type).bits; }
+bool quantized_type_signed(KernelSpec::QuantizedType type) { return info_of(type).is_signed; }
 
-void KernelReader::read_constant_data(KernelSpec& spec) {
-    const json* quantization = find("quantization");
-    if (!find("data") && !find("data_file") && quantization) {
-        fail("quantization", "a quantized table needs its values: give \"data\" (inline) or \"data_file\" (a NumPy .npy file)");
+namespace {
+
+void read_quantized_data(KernelReader& r, KernelSpec& spec, const json& object, const json* inline_values,
+                                       const std::optional<std::string>& file) {
+    const std::string allowed_keys = "type, and axis, block_size, scales or scales_file, zero_points or zero_points_file";
+    if (!object.is_object()) {
+        r.fail("quantization", "expected an object, got " + json_type(object) + " (with " + allowed_keys + ")");
+        return;
     }
-    spec.constant_data = read_constant_tensor(spec, "data", spec.data_shape, "data_shape");
-    if (is_scatter(spec.op)) spec.constant_updates = read_constant_tensor(spec, "updates", spec.updates_shape, "updates_shape");
+    const size_t mark = r.problems();
+    const std::vector<std::string> keys(std::begin(kKeys), std::end(kKeys));
+    for (const auto& item : object.items()) {
+        if (std::find(keys.begin(), keys.end(), item.key()) == keys.end()) {
+            r.fail("quantization/" + pointer_token(item.key()), "unknown key " + in_quotes(item.key()) + " (allowed: " +
+                                                                  join(keys) + ")" + did_you_mean(item.key(), keys));
+        }
+    }
+    const std::string dequantized = "float32, float16 or bfloat16";
+    if (spec.dtype != DType::Float32 && spec.dtype != DType::Float16 && spec.dtype != DType::BFloat16) {
+        r.fail("dtype", "a quantized table dequantizes to " + dequantized + " (dtype is the scales' type), not " +
+                          std::string(info(spec.dtype).name));
+    }
+    if (spec.axis != 0) {
+        r.fail("axis", "a quantized table is gathered along axis 0, its rows (axis is " + std::to_string(spec.axis) +
+                         "); gather along another axis from a float table");
+    }
+    if (spec.constant_indices) {
+        r.fail("indices", "constant indices of a quantized table select constant rows: dequantize them beforehand "
+                        "(a float \"data\"), or pass the indices at run time");
+    }
+    r.no_prefetch_with(spec, "a quantized table", "its rows are read a byte at a time as they are dequantized");
+    Quantization q;
+    // "type"
+    const auto found = [&](const char* key) -> const json* {
+        auto it = object.find(key);
+        return it == object.end() ? nullptr : &*it;
+    };
+    std::vector<std::string> type_names;
+    for (const auto& row : quantized_types()) type_names.emplace_back(row.name);
+    const std::string types = join(type_names);
+    const QuantizedTypeInfo* type = nullptr;
+    if (const json* value = found("type")) {
+        if (!value->is_string()) {
+            r.fail("quantization/type", "expected a string, got " + json_type(*value) + " (one of " + types + ")");
+        } else {
+            const auto text = value->get<std::string>();
+            for (const auto& row : quantized_types()) {
+                if (text == row.name) type = &row;
+            }
+            if (!type) {
+                r.fail("quantization/type", "unknown quantized type " + in_quotes(text) + " (one of " + types + ")" +
+                                              did_you_mean_value(text, type_names, {{"uint4x2", "uint4"}, {"int4x2", "int4"},
+                                                                                    {"INT8", "int8"}, {"UINT8", "uint8"}}));
+            }
+        }
+    } else {
+        r.fail("quantization/type", "required key \"type\" is missing (one of " + types + ")");
+    }
+    // "axis" and "block_size"
+    const auto rank = static_cast<int64_t>(spec.data_shape.size());
+    if (const json* value = found("axis")) {
+        const std::string range = "an integer from " + std::to_string(-rank) + " to " + std::to_string(rank - 1) +
+                                  ", data's axis whose scales differ; leave it out for one scale";
+        if (!value->is_number_integer()) {
+            r.fail("quantization/axis", "expected an integer, got " + json_type(*value) + " (" + range + ")");
+        } else if (value->is_number_unsigned() ? value->get<uint64_t>() >= static_cast<uint64_t>(rank)
+                                               : value->get<int64_t>() < -rank) {
+            r.fail("quantization/axis", "axis " + value->dump() + " is out of range for data of rank " + std::to_string(rank) +
+                                          " (" + range + ")");
+        } else {
+            const int64_t axis = value->get<int64_t>();
+            q.axis = axis < 0 ? axis + rank : axis;
+        }
+    }
+    if (const json* value = found("block_size")) {
+        const std::string rule = "a count of elements along the quantization axis that share a scale, at least 1; 0 or "
+                                 "none: one scale per index along the axis";
+        if (!value->is_number_integer() || (!value->is_number_unsigned() && value->get<int64_t>() < 0)) {
+            r.fail("quantization/block_size", "expected a non-negative integer, got " + json_type(*value) + " " + value->dump() +
+                                                " (" + rule + ")");
+        } else if (value->get<uint64_t>() > 0 && !found("axis")) {
+            r.fail("quantization/block_size", "blocks lie along the quantization axis: give \"axis\" too (" + rule + ")");
+        } else {
+            q.block_size = value->get<uint64_t>();
+        }
+    }
+    if (!r.clean_since(mark) || !type) return;
+    q.type = type->id;
+    if (q.axis < 0) {
+        q.scales_shape = {};
+    } else if (q.block_size == 0) {
+        q.scales_shape = {spec.data_shape[static_cast<size_t>(q.axis)]};
+    } else {
+        // A block longer than the axis is one block: kept at the axis's size (at least 1), so that no arithmetic
+        // on it can overflow (block_size may be up to 2^64 - 1).
+        q.scales_shape = spec.data_shape;
+        auto& size = q.scales_shape[static_cast<size_t>(q.axis)];
+        q.block_size = std::min(q.block_size, std::max<uint64_t>(size, 1));
+        size = size / q.block_size + (size % q.block_size != 0 ? 1 : 0);
+    }
+    const std::string mode = q.axis < 0 ? "one scale (no axis)"
+                             : q.block_size == 0 ? "one per index along axis " + std::to_string(q.axis)
+                                                 : "blocks of " + std::to_string(q.block_size) + " along axis " + std::to_string(q.axis);
+
+    // The scales, of dtype.
+    const json* scales_inline = found("scales");
+    const json* scales_file = found("scales_file");
+    const uint64_t scale_count = element_count(q.scales_shape);
+    const unsigned scale_width = info(spec.dtype).bits / 8;
+    if (scales_inline && scales_file) {
+        r.fail("quantization/scales_file", "the scales are given twice: keep \"scales\" (inline) or \"scales_file\" (a NumPy .npy file), not both");
+    } else if (!scales_inline && !scales_file) {
+        r.fail("quantization", "required key \"scales\" (inline) or \"scales_file\" (a NumPy .npy file) is missing: " +
+                                 format_shape(q.scales_shape) + " " + std::string(info(spec.dtype).name) + " values, " + mode);
+    } else if (r.within_table_limit(scales_inline ? "quantization/scales" : "quantization/scales_file", scale_count * scale_width,
+                                  scale_width, "scales " + format_shape(q.scales_shape))) {
+        if (scales_inline) {
+            auto values = r.read_inline_values(*scales_inline, "quantization/scales", spec.dtype, q.scales_shape,
+                                             "the scales' shape");
+            if (values) q.scales = std::move(*values);
+        } else if (auto name = r.file_name("quantization/scales_file", *scales_file)) {
+            auto array = r.read_npy_file("quantization/scales_file", *name, spec.dtype,
+                                       "dtype is " + std::string(info(spec.dtype).name), scale_count);
+            if (array) {
+                if (array->shape != q.scales_shape && !(q.axis < 0 && element_count(array->shape) == 1)) {
+                    r.fail("quantization/scales_file", in_quotes(*name) + " holds an array of shape " + format_shape(array->shape) +
+                                                         ", and the scales' shape is " + format_shape(q.scales_shape) + " (" + mode + ")");
+                } else {
+                    q.scales = std::move(array->bytes);
+                    q.scales_file = *name;
+                    q.scales_path = array->path;
+                }
+            }
+        }
+    }
+
+    // The zero points: one, or one per scale; values of the quantized type, one a byte.
+    const json* zeros_inline = found("zero_points");
+    const json* zeros_file = found("zero_points_file");
+    const std::string zero_range = "integers from " + std::to_string(lowest(*type)) + " to " + std::to_string(highest(*type)) +
+                                   ", one for every element or one per scale, " + format_shape(q.scales_shape);
+    auto check_zero_points = [&](const std::vector<uint8_t>& bytes, const std::string& key) {
+        for (size_t i = 0; i < bytes.size(); ++i) {
+            const int32_t value = byte_value(bytes[i], type->is_signed);
+            if (value < lowest(*type) || value > highest(*type)) {
+                r.fail(key, "zero point " + std::to_string(value) + " at element " + std::to_string(i) + " is out of range for " +
+                              type->name + " (" + zero_range + ")");
+                return;
+            }
+            q.zero_points.push_back(value);
+        }
+    };
+    if (zeros_inline && zeros_file) {
+        r.fail("quantization/zero_points_file", "the zero points are given twice: keep \"zero_points\" (inline) or "
+                                              "\"zero_points_file\" (a NumPy .npy file), not both");
+    } else if (zeros_inline) {
+        const bool one = !zeros_inline->is_array();
+        const KernelReader::IntegerRange range{lowest(*type), highest(*type), type->name};
+        auto values = r.read_inline_values(*zeros_inline, "quantization/zero_points", byte_type(*type), one ? Shape{} : q.scales_shape,
+                                         "the scales' shape", &range);
+        if (values) check_zero_points(*values, "quantization/zero_points");
+    } else if (zeros_file) {
+        if (auto name = r.file_name("quantization/zero_points_file", *zeros_file)) {
+            auto array = r.read_npy_file("quantization/zero_points_file", *name, byte_type(*type),
+                                       "the zero points are " + std::string(type->name) + " values, one a byte", std::max<uint64_t>(scale_count, 1));
+            if (array) {
+                if (array->shape != q.scales_shape && element_count(array->shape) != 1) {
+                    r.fail("quantization/zero_points_file", in_quotes(*name) + " holds an array of shape " + format_shape(array->shape) +
+                                                              ", and the scales' shape is " + format_shape(q.scales_shape) +
+                                                              " (one zero point, or one per scale)");
+                } else {
+                    check_zero_points(array->bytes, "quantization/zero_points_file");
+                    q.zero_points_file = *name;
+                    q.zero_points_path = array->path;
+                }
+            }
+        }
+    }
+
+    // The quantized values.
+    const uint64_t count = element_count(spec.data_shape);
+    const uint64_t table_bytes = type->bits == 8 ? count : (count + 1) / 2;
+    const std::string data_key = inline_values ? "data" : "data_file";
+    if (!r.within_table_limit(data_key, table_bytes, 1, format_shape(spec.data_shape) + " " + type->name)) return;
+    std::vector<uint8_t> values;  // one a byte
+    std::string name, path;
+    if (inline_values) {
+        const KernelReader::IntegerRange range{lowest(*type), highest(*type), type->name};
+        auto read = r.read_inline_values(*inline_values, "data", byte_type(*type), spec.data_shape, "data_shape", &range);
+        if (!read) return;
+        values = std::move(*read);
+    } else {
+        name = *file;
+        // 4-bit values come packed as ONNX Runtime stores them: two a byte along the last axis (element 2k in the
+        // low nibble of byte k), each row of the last axis padded to whole bytes.
+        Shape stored = spec.data_shape;
+        if (type->bits == 4) stored.back() = (stored.back() + 1) / 2;
+        const DType file_type = type->bits == 4 ? DType::UInt8 : byte_type(*type);
+        const std::string type_rule = type->bits == 4 ? "the quantization type is " + std::string(type->name) +
+                                                            " (its values packed two a byte, as uint8)"
+                                                      : "the quantization type is " + std::string(type->name);
+        auto array = r.read_npy_file("data_file", name, file_type, type_rule, element_count(stored));
+        if (!array) return;
+        if (array->shape != stored) {
+            r.fail("data_file", in_quotes(name) + " holds an array of shape " + format_shape(array->shape) + ", and " +
+                                  (type->bits == 4 ? "data_shape " + format_shape(spec.data_shape) + " packs into " +
+                                                         format_shape(stored) + " (two " + type->name + " values a byte along the last axis)"
+                                                   : "data_shape is " + format_shape(spec.data_shape) + " (they must be equal)"));
+            return;
+        }
+        path = array->path;
+        if (type->bits == 8) {
+            values = std::move(array->bytes);
+        } else {
+            const uint64_t last = spec.data_shape.back(), packed = stored.back();
+            values.reserve(count);
+            for (uint64_t e = 0; e < count; ++e) {
+                const uint8_t byte = array->bytes[(e / last) * packed + (e % last) / 2];
+                const auto nibble = static_cast<uint8_t>((e % last) % 2 ? byte >> 4 : byte & 15);
+                values.push_back(type->is_signed && nibble >= 8 ? static_cast<uint8_t>(nibble | 0xF0) : nibble);
+            }
+        }
+    }
+    if (!r.clean_since(mark)) return;
+    // The kernel's table: one a byte, or two (element 2k in the low nibble of byte k of the flat order).
+    std::vector<uint8_t> table;
+    if (type->bits == 8) {
+        table = std::move(values);
+    } else {
+        table.assign(table_bytes, 0);
+        for (size_t e = 0; e < values.size(); ++e) {
+            table[e / 2] = static_cast<uint8_t>(table[e / 2] | (values[e] & 15) << (e % 2 ? 4 : 0));
+        }
+    }
+    spec.constant_data = KernelSpec::ConstantData{std::move(table), name, path};
+    spec.quantization = std::move(q);
 }
 
-std::optional<KernelSpec::ConstantData> KernelReader::read_constant_tensor(KernelSpec& spec, const std::string& tensor,
+std::optional<KernelSpec::ConstantData> read_constant_tensor(KernelReader& r, KernelSpec& spec, const std::string& tensor,
                                                                           const Shape& shape, const std::string& shape_name) {
     const std::string file_key = tensor + "_file";
-    const json* inline_values = find(tensor);
-    const json* file = find(file_key);
+    const json* inline_values = r.find(tensor);
+    const json* file = r.find(file_key);
     if (!inline_values && !file) return std::nullopt;
     const std::string key = inline_values ? tensor : file_key;
     if (inline_values && file) {
-        fail(file_key, "the constant " + tensor + (tensor == "data" ? " is" : " are") + " given twice: keep " + in_quotes(tensor) + " (the values inline) or " +
+        r.fail(file_key, "the constant " + tensor + (tensor == "data" ? " is" : " are") + " given twice: keep " + in_quotes(tensor) + " (the values inline) or " +
                            in_quotes(file_key) + " (a NumPy .npy file), not both");
         return std::nullopt;
     }
     if (spec.dtype == DType::String) {
-        fail(key, "string " + tensor + " cannot be constant (its elements are pointers to characters); remove " + in_quotes(key));
-        return std::nullopt;
-    }
-    if (tensor == "data" && spec.runtime_data_count) {
-        fail(key, "constant data has all its rows: \"data_count\": \"runtime\" does not apply (remove one of them)");
+        r.fail(key, "string " + tensor + " cannot be constant (its elements are pointers to characters); remove " + in_quotes(key));
         return std::nullopt;
     }
     std::optional<std::string> name;
-    if (file && !(name = file_name(file_key, *file))) return std::nullopt;
-    if (const json* quantization = find("quantization"); quantization && tensor == "data") {
-        read_quantized_data(spec, *quantization, inline_values, name);
+    if (file && !(name = r.file_name(file_key, *file))) return std::nullopt;
+    if (const json* quantization = r.find("quantization"); quantization && tensor == "data") {
+        read_quantized_data(r, spec, *quantization, inline_values, name);
         return std::move(spec.constant_data);
     }
     const uint64_t width = info(spec.dtype).bits / 8;
-    if (!within_table_limit(key, element_count(shape) * width, width,
+    if (!r.within_table_limit(key, element_count(shape) * width, width,
                             format_shape(shape) + " " + std::string(info(spec.dtype).name))) {
         return std::nullopt;
     }
     if (inline_values) {
-        auto values = read_inline_values(*inline_values, tensor, spec.dtype, shape, shape_name);
+        auto values = r.read_inline_values(*inline_values, tensor, spec.dtype, shape, shape_name);
         if (!values) return std::nullopt;
         return KernelSpec::ConstantData{std::move(*values), "", ""};
     }
-    auto array = read_npy_file(file_key, *name, spec.dtype, "dtype is " + std::string(info(spec.dtype).name), element_count(shape));
+    auto array = r.read_npy_file(file_key, *name, spec.dtype, "dtype is " + std::string(info(spec.dtype).name), element_count(shape));
     if (!array) return std::nullopt;
     if (array->shape != shape) {
-        fail(file_key, in_quotes(*name) + " holds an array of shape " + format_shape(array->shape) + ", and " + shape_name +
+        r.fail(file_key, in_quotes(*name) + " holds an array of shape " + format_shape(array->shape) + ", and " + shape_name +
                            " is " + format_shape(shape) + " (they must be equal)");
         return std::nullopt;
     }
     return KernelSpec::ConstantData{std::move(array->bytes), *name, array->path};
 }
 
-std::optional<std::string> KernelReader::file_name(const std::string& key, const json& value) {
-    if (value.is_string() && !value.get<std::string>().empty()) {
-        // A control character (a NUL ends the name the system sees; a newline would end a depfile's line): refused.
-        const std::string name = value.get<std::string>();
-        const auto control = std::find_if(name.begin(), name.end(), [](char c) {
-            return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-        });
-        if (control == name.end()) return name;
-        char code[8];
-        std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(static_cast<unsigned char>(*control)));
-        fail(key, "the file name holds the control character " + std::string(code) + " at byte " +
-                      std::to_string(control - name.begin()) +
-                      " (a NumPy .npy file's path, without control characters)");
-        return std::nullopt;
-    }
-    fail(key, "expected the name of a NumPy .npy file, got " + (value.is_string() ? std::string("\"\"") : json_type(value)) +
-                  " (a path relative to the spec's folder, or an absolute one)");
-    return std::nullopt;
-}
+}  // namespace
 
-bool KernelReader::within_table_limit(const std::string& key, uint64_t bytes, uint64_t width, const std::string& what) {
-    if (bytes <= max_constant_data_bytes(width)) return true;
-    fail(key, "constant data of " + what + " takes " + std::to_string(bytes) + " bytes (at most " +
-                  std::to_string(max_constant_data_bytes(width)) + " bytes of " + std::to_string(width) +
-                  "-byte elements in one kernel)");
-    return false;
-}
-
-std::optional<std::vector<uint8_t>> KernelReader::read_inline_values(const json& value, const std::string& key, DType dtype,
-                                                                     const Shape& shape, const std::string& shape_name,
-                                                                     const IntegerRange* range) {
-    const DTypeInfo& type = info(dtype);
-    const bool complex = type.category == Category::Complex;
-    const std::string one = complex ? "[real, imaginary] pairs" : type.category == Category::Bool ? "true or false"
-                            : type.category == Category::SignedInt || type.category == Category::UnsignedInt
-                                ? "integers" : "numbers";
-    const std::string layout = shape.empty() ? "one value, as " + shape_name + " is []"
-                                             : "arrays nested as " + shape_name + " " + format_shape(shape) + ", or a flat array of " +
-                                                   std::to_string(element_count(shape)) + " " + one;
-    auto located = nested_values(value, key, shape, complex ? complex_leaf : plain_leaf, layout);
-    if (!located) return std::nullopt;
-    std::vector<uint8_t> out;
-    out.reserve(located->size() * (type.bits / 8));
-    size_t bad = 0;
-    constexpr size_t kShown = 8;  // problems listed one by one; the rest are counted
-    for (const auto& [item, where] : *located) {
-        std::string problem;
-        if (complex) {
-            if (!complex_leaf(*item)) {
-                problem = "expected [real, imaginary], got " + json_type(*item) + " " + item->dump() + " (" + layout + ")";
-            } else {
-                const unsigned part = type.bits / 2;
-                auto re = float_value((*item)[0], part, dtype, problem);
-                auto im = re ? float_value((*item)[1], part, dtype, problem) : std::nullopt;
-                if (re && im) {
-                    append_le(out, *re, part / 8);
-                    append_le(out, *im, part / 8);
-                    continue;
-                }
-            }
-        } else if (type.category == Category::Bool) {
-            if (item->is_boolean()) {
-                out.push_back(item->get<bool>() ? 1 : 0);
-                continue;
-            }
-            problem = "expected true or false, got " + json_type(*item) + " " + item->dump();
-        } else {
-            const bool integer = type.category == Category::SignedInt || type.category == Category::UnsignedInt;
-            auto bits = integer ? integer_value(*item, dtype, problem) : float_value(*item, type.bits, dtype, problem);
-            if (range && integer && item->is_number_integer()) {
-                const std::string allowed = "an integer from " + std::to_string(range->low) + " to " + std::to_string(range->high);
-                const bool fits = item->is_number_unsigned() ? item->get<uint64_t>() <= static_cast<uint64_t>(range->high)
-                                                             : item->get<int64_t>() >= range->low && item->get<int64_t>() <= range->high;
-                if (!fits) {
-                    bits.reset();
-                    problem = "value " + item->dump() + " is out of range for " + range->name + " (" + allowed + ")";
-                }
-            }
-            if (bits) {
-                append_le(out, *bits, type.bits / 8);
-                continue;
-            }
-        }
-        if (++bad <= kShown) fail(where, problem);
+void read_constant_tensors(KernelReader& r, KernelSpec& spec) {
+    const json* quantization = r.find("quantization");
+    if (!r.find("data") && !r.find("data_file") && quantization) {
+        r.fail("quantization", "a quantized table needs its values: give \"data\" (inline) or \"data_file\" (a NumPy .npy file)");
     }
-    if (bad > kShown) fail(key, std::to_string(bad - kShown) + " more constant data values are invalid (" + std::to_string(bad) + " in all)");
-    if (bad) return std::nullopt;
-    return out;
-}
-
-std::optional<KernelReader::NpyValues> KernelReader::read_npy_file(const std::string& key, const std::string& name, DType dtype,
-                                                                   const std::string& type_rule, uint64_t most_elements) {
-    namespace fs = std::filesystem;
-    const fs::path given(name);
-    const fs::path path = given.is_absolute() ? given : fs::path(file_).parent_path() / given;
-    const std::string shown = in_quotes(name);
-    const auto descr = npy_descr(dtype);
-    const uint64_t data_bytes = most_elements * (info(dtype).bits / 8);
-    // Opened without blocking and examined through the descriptor, so that what is read is what was examined (a
-    // FIFO put in the file's place is refused, not waited on).
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) {
-        fail(key, "cannot read " + shown + ": " + std::string(errno == ENOENT ? "no such file" : std::strerror(errno)) +
-                      " (a NumPy .npy file, relative to the spec's folder)");
-        return std::nullopt;
-    }
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
-    struct stat status {};
-    if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
-        fail(key, "cannot read " + shown + ": not a regular file (a NumPy .npy file, relative to the spec's folder)");
-        return std::nullopt;
-    }
-    // A header (at most 64 KiB as NumPy writes it) and the data: anything larger cannot be this table.
-    const auto size = static_cast<uint64_t>(status.st_size);
-    if (size > data_bytes + (uint64_t{1} << 16) + 16) {
-        fail(key, "cannot use " + shown + ": it takes " + std::to_string(size) + " bytes, more than a .npy file of " +
-                      std::to_string(most_elements) + " " + std::string(info(dtype).name) + " elements can");
-        return std::nullopt;
-    }
-    // Read to the end (at most one byte past the size examined: a file that grew is caught below).
-    std::string bytes(static_cast<size_t>(size) + 1, '\0');
-    size_t got = 0;
-    while (got < bytes.size()) {
-        const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            fail(key, "cannot read " + shown + ": " + std::strerror(errno));
-            return std::nullopt;
-        }
-        if (n == 0) break;
-        got += static_cast<size_t>(n);
-    }
-    if (got != size) {
-        fail(key, "cannot read " + shown + " (it changed while being read)");
-        return std::nullopt;
-    }
-    bytes.resize(got);
-    std::string problem;
-    const auto array = parse_npy(bytes, problem);
-    if (!array) {
-        fail(key, "cannot use " + shown + ": " + problem);
-        return std::nullopt;
-    }
-    bool big_endian = false;
-    if (!npy_descr_matches(array->descr, dtype, big_endian)) {
-        fail(key, shown + " holds '" + array->descr + "' elements, and " + type_rule + " (a .npy file of '" + *descr + "'" +
-                      (dtype == DType::BFloat16 ? ", the bfloat16 bit patterns as uint16" : "") + ")");
-        return std::nullopt;
-    }
-    NpyValues values{std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(array->data_offset), bytes.end()),
-                     path.string(), array->shape};
-    // Big-endian elements: each part (a complex element has two) reversed into little-endian order.
-    const size_t part = info(dtype).category == Category::Complex ? info(dtype).bits / 16 : info(dtype).bits / 8;
-    if (big_endian && part > 1) {
-        for (size_t at = 0; at < values.bytes.size(); at += part) {
-            std::reverse(values.bytes.begin() + static_cast<std::ptrdiff_t>(at),
-                         values.bytes.begin() + static_cast<std::ptrdiff_t>(at + part));
-        }
-    }
-    if (dtype == DType::Bool) {
-        for (size_t at = 0; at < values.bytes.size(); ++at) {
-            if (values.bytes[at] > 1) {
-                fail(key, shown + " holds " + std::to_string(values.bytes[at]) + " at element " + std::to_string(at) +
-                              ", which is not a bool (0 or 1)");
-                return std::nullopt;
-            }
-        }
-    }
-    return values;
+    spec.constant_data = read_constant_tensor(r, spec, "data", spec.data_shape, "data_shape");
+    if (is_scatter(spec.op)) spec.constant_updates = read_constant_tensor(r, spec, "updates", spec.updates_shape, "updates_shape");
 }
 
 }  // namespace kernelgen

@@ -52,14 +52,7 @@ std::optional<KernelSpec> KernelReader::read() {
     spec.data_shape = *data;
     spec.indices_shape = *indices;
     const size_t before_rules = problems_;
-    switch (spec.op) {
-        case Op::Gather: resolve_gather(spec); break;
-        case Op::GatherElements: resolve_gather_elements(spec); break;
-        case Op::GatherND: resolve_gather_nd(spec); break;
-        case Op::ScatterND: resolve_scatter_nd(spec); break;
-        case Op::ScatterElements: resolve_scatter_elements(spec); break;
-        case Op::TensorScatter: resolve_tensor_scatter(spec); break;
-    }
+    apply_operator_rules(*this, spec);
     if (clean_since(before_rules) && !bounded_count(spec.output_shape)) {
         fail("", "output shape " + format_shape(spec.output_shape) + " has too many elements (at most 2^40)");
     }
@@ -67,10 +60,9 @@ std::optional<KernelSpec> KernelReader::read() {
         fail("", "updates shape " + format_shape(spec.updates_shape) + " has too many elements (at most 2^40)");
     }
     // (An operator that takes no counts has had them refused as keys it does not take.)
-    if (clean_since(before_rules) && info(spec.op).counts) read_count(spec);
-    if (clean_since(before_rules) && info(spec.op).counts) read_data_count(spec);
-    if (clean_since(before_rules)) read_constant_indices(spec);
-    if (clean_since(before_rules)) read_constant_data(spec);
+    if (clean_since(before_rules) && info(spec.op).counts) read_counts(*this, spec);
+    if (clean_since(before_rules)) read_constant_indices(*this, spec);
+    if (clean_since(before_rules)) read_constant_tensors(*this, spec);
     if (!ok_) return std::nullopt;
     apply_run_options(spec, RunOptions{});
     return spec;
@@ -81,10 +73,6 @@ void KernelReader::fail(const std::string& key, const std::string& message) {
     ok_ = false;
     ++problems_;
 }
-
-// True while no problem was found since `mark` (a value of problems_): independent keys are all checked,
-// and a rule is skipped only when something it builds on is wrong.
-bool KernelReader::clean_since(size_t mark) const { return problems_ == mark; }
 
 const json* KernelReader::find(const std::string& key) const {
     auto it = object_.find(key);
@@ -298,6 +286,42 @@ std::optional<Shape> KernelReader::read_shape(const std::string& key) {
         }
     }
     return shape;
+}
+
+bool KernelReader::no_prefetch_with(const KernelSpec& spec, const std::string& what, const std::string& why) {
+    if (!spec.prefetch_in_spec || spec.prefetch_in_spec->kind == Prefetch::Kind::None) return true;
+    fail("prefetch", "\"prefetch\" does not combine with " + what + ": " + why +
+                         " (remove \"prefetch\", or set it to \"none\")");
+    return false;
+}
+
+std::optional<KernelReader::Located> KernelReader::nested_values(const json& value, const std::string& key,
+                                                                const Shape& shape, bool (*leaf)(const json&),
+                                                                const std::string& layout) {
+    const uint64_t count = element_count(shape);
+    Located values;
+    const bool flat = value.is_array() && value.size() == count &&
+                      std::all_of(value.begin(), value.end(), leaf);
+    if (flat) {
+        for (size_t i = 0; i < value.size(); ++i) values.emplace_back(&value[i], key + "/" + std::to_string(i));
+        return values;
+    }
+    // Breadth-first through the nesting: level d holds the arrays of dimension d.
+    Located level{{&value, key}};
+    for (uint64_t dim : shape) {
+        Located next;
+        for (const auto& [array, where] : level) {
+            if (!array->is_array() || array->size() != dim) {
+                fail(where, "expected an array of " + std::to_string(dim) + ", got " +
+                                (array->is_array() ? "an array of " + std::to_string(array->size()) : json_type(*array)) +
+                                " (" + layout + ")");
+                return std::nullopt;
+            }
+            for (size_t i = 0; i < array->size(); ++i) next.emplace_back(&(*array)[i], where + "/" + std::to_string(i));
+        }
+        level = std::move(next);
+    }
+    return level;
 }
 
 }  // namespace kernelgen

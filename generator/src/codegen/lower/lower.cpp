@@ -49,6 +49,15 @@ void simplify(IndexedCopy& copy) {
     copy.loops = merged;
 }
 
+// An index component of ONNX's indices with a literal bound.
+IndexComponent component(uint64_t offset, uint64_t bound, uint64_t stride) {
+    IndexComponent out;
+    out.offset = offset;
+    out.bound = bound;
+    out.stride = stride;
+    return out;
+}
+
 std::string dims(const char* prefix, size_t count) {
     std::string out;
     for (size_t i = 0; i < count; ++i) out += std::string(out.empty() ? "" : ", ") + prefix + std::to_string(i);
@@ -83,7 +92,7 @@ IndexedCopy lower_gather(const KernelSpec& spec) {
     IndexedCopy copy;
     copy.indexed = IndexedCopy::Indexed::Source;
     copy.loops = {Loop{outer, 0, size * inner, count * inner}, Loop{count, 1, 0, inner}};
-    copy.components = {IndexComponent{0, size, inner}};
+    copy.components = {component(0, size, inner)};
     copy.block = inner;
     const std::string before = dims("a", axis), after = axis + 1 < data.size() ? ":" : "";
     const std::string positions = dims("i", spec.indices_shape.size());
@@ -105,7 +114,7 @@ IndexedCopy lower_elements(const KernelSpec& spec, IndexedCopy::Indexed indexed)
         if (indexed == IndexedCopy::Indexed::Source) copy.loops.push_back(Loop{spec.indices_shape[i], index_strides[i], data_stride, index_strides[i]});
         else copy.loops.push_back(Loop{spec.indices_shape[i], index_strides[i], index_strides[i], data_stride});
     }
-    copy.components = {IndexComponent{0, spec.data_shape[axis], data_strides[axis]}};
+    copy.components = {component(0, spec.data_shape[axis], data_strides[axis])};
     return copy;
 }
 
@@ -156,7 +165,7 @@ TupleLayout tuple_layout(const KernelSpec& spec, size_t batch_dims, bool gather)
         if (gather) layout.loops.push_back(Loop{indices[i], index_strides[i], data_stride, dense_stride});
         else layout.loops.push_back(Loop{indices[i], index_strides[i], dense_stride, data_stride});
     }
-    for (size_t j = 0; j < k; ++j) layout.components.push_back(IndexComponent{j, data[batch_dims + j], data_strides[batch_dims + j]});
+    for (size_t j = 0; j < k; ++j) layout.components.push_back(component(j, data[batch_dims + j], data_strides[batch_dims + j]));
     return layout;
 }
 
@@ -206,7 +215,7 @@ IndexedCopy lower_tensor_scatter(const KernelSpec& spec) {
     copy.copy_data_first = true;
     copy.in_place_as_a_rule = true;  // the cache, the largest buffer of its model
     copy.loops = {Loop{cache[0], 1, middle * length * inner, middle * max * inner}, Loop{middle, 0, length * inner, max * inner}};
-    IndexComponent write{0, max, inner};
+    IndexComponent write = component(0, max, inner);
     const std::string prefix = axis > 1 ? "b, " + dims("a", axis - 1) : "b";
     const std::string rest = axis + 1 < cache.size() ? ", :" : "";
     if (spec.mode == KernelSpec::WriteMode::Circular) {
