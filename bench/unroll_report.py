@@ -18,6 +18,7 @@ which each kernel's own object inlines.)
 Usage: bench/unroll_report.py --kernelgen build/kernelgen [--out report.md] [--per-kernel] specs/*.json
 """
 import argparse
+import difflib
 import json
 import os
 import re
@@ -260,7 +261,12 @@ def doc_table(doc, marker, table, update):
         with open(doc, "w") as f:
             f.write(head + table + tail)
     elif current != table:
-        sys.exit(f"the {marker} table in {doc} is stale; refresh it with --doc {doc} --update")
+        rows = [line for line in difflib.unified_diff(current.splitlines(), table.splitlines(), "published", "measured",
+                                                      lineterm="", n=0) if not line.startswith("@@")]
+        sys.exit(f"the {marker} table in {doc} differs from what this run measured:\n" + "\n".join(rows) +
+                 "\nThe figures do not depend on the machine that measures them. When a change to kernelgen, its "
+                 "templates or bench/ explains the difference, rerun this command with --update added and commit the "
+                 "page with that change; otherwise the difference is a bug to report.")
 
 
 def arguments(doc):
