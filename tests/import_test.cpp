@@ -1347,14 +1347,27 @@ TEST(ImportCli, ConcurrentRunsIntoOneFolderDoNotInterleave) {
     }
 }
 
-// Many --dim options cost time in proportion to their number (the report's "dims" once took quadratic time).
+// Many --dim options cost time in proportion to their number (the report's "dims" once took quadratic time): here
+// 100,000 dimensions a value_info of the model names (a rank no kernel takes, which inference never sees), then as
+// many that the model does not name, each a usage error.
 TEST(ImportOptions, ManyDimsAndTheInputAsGiven) {
     kernelgen::ImportOptions options;
     for (int k = 0; k < 100000; ++k) options.dims.emplace("d" + std::to_string(k), 1);
-    const auto started = std::chrono::steady_clock::now();
-    const auto result = kernelgen::import_model(multi_node_model().bytes(), "m.onnx", options);
+    Model named = multi_node_model();
+    auto* many = named.proto().mutable_graph()->add_value_info();
+    Model::set_type(many, "many", kFloat, {});
+    for (int k = 0; k < 100000; ++k) {
+        many->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("d" + std::to_string(k));
+    }
+    auto started = std::chrono::steady_clock::now();
+    const auto result = kernelgen::import_model(named.bytes(), "m.onnx", options);
     EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
-    EXPECT_EQ(result.notes.size(), 100000u);
+    ASSERT_TRUE(result.usage_errors.empty()) << result.usage_errors.front();
+    EXPECT_EQ(json::parse(result.report)["dims"].size(), 100000u);
+    started = std::chrono::steady_clock::now();
+    const auto unknown = kernelgen::import_model(multi_node_model().bytes(), "m.onnx", options);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+    EXPECT_EQ(unknown.usage_errors.size(), 100000u);
     // An --input is shown as given: "scalar" stays "scalar".
     Model m(17);
     m.input("x", kFloat, {2});
@@ -3986,8 +3999,8 @@ TEST(ImportReport, MatchesItsSchemaAndIsLeftAloneWhenUnchanged) {
     }
 }
 
-// --dim and --input: malformed values and values that do not fit the model are usage errors (exit 2) naming them;
-// a --dim that names no dimension is a note.
+// --dim and --input: malformed values, values that do not fit the model and names the model lacks are usage errors
+// (exit 2) naming them, with the name meant for a near miss.
 TEST(ImportOptions, DimAndInputMessages) {
     std::string problem;
     EXPECT_FALSE(kernelgen::parse_dim_option("batch", problem));
@@ -4023,6 +4036,9 @@ TEST(ImportOptions, DimAndInputMessages) {
     auto errors = [](const kernelgen::ImportResult& r) { return r.usage_errors; };
     EXPECT_EQ(errors(import({}, {"z=1"})),
               std::vector<std::string>{"--input z=1: the model has no input \"z\" (its inputs: \"x\", \"y\", \"idx\")"});
+    EXPECT_EQ(errors(import({}, {"Idx=2"})),
+              std::vector<std::string>{"--input Idx=2: the model has no input \"Idx\" (its inputs: \"x\", \"y\", \"idx\"); "
+                                       "did you mean \"idx\"?"});
     EXPECT_EQ(errors(import({}, {"x=4"})),
               std::vector<std::string>{"--input x=4: input \"x\" has rank 2 in the model ([\"N\", 3]), not 1"});
     EXPECT_EQ(errors(import({}, {"x=4x5"})), std::vector<std::string>{"--input x=4x5: dimension 1 of \"x\" is 3 in the model"});
@@ -4032,13 +4048,19 @@ TEST(ImportOptions, DimAndInputMessages) {
               std::vector<std::string>{"--input y=2x5x7 gives dimension \"N\" the value 5, but --input x=4x3"});
     EXPECT_EQ(errors(import({}, {"x=4x3", "x=4x3"})), std::vector<std::string>{"--input x is given more than once"});
 
-    // --input binds the dims it names for every tensor, and fixes unnamed ones; a --dim used nowhere is a note.
-    const auto bound = import({{"batch", 9}}, {"y=2x4x7"});
+    // A --dim that names no dimension of the model binds nothing: a usage error, which names the model's dimensions
+    // and, for a near miss (another letter case, a typo), the one meant; "M" is not "N".
+    EXPECT_EQ(errors(import({{"batch", 9}}, {"y=2x4x7"})),
+              std::vector<std::string>{"--dim batch=9: no dimension of the model is called \"batch\" (its dimensions: \"N\")"});
+    EXPECT_EQ(errors(import({{"n", 4}}, {"y=2x4x7"})),
+              std::vector<std::string>{"--dim n=4: no dimension of the model is called \"n\" (its dimensions: \"N\"); did "
+                                       "you mean \"N\"?"});
+    EXPECT_EQ(errors(import({{"M", 4}, {"N", 4}}, {})),
+              std::vector<std::string>{"--dim M=4: no dimension of the model is called \"M\" (its dimensions: \"N\")"});
+    // --input binds the dims it names for every tensor, and fixes unnamed ones.
+    const auto bound = import({}, {"y=2x4x7"});
     EXPECT_TRUE(bound.usage_errors.empty());
-    EXPECT_EQ(bound.notes, std::vector<std::string>{"--dim batch=9: no dimension of the model is called \"batch\""});
-    // A near miss (another letter case, or a typo in a long name) names the dimension meant; "M" is not "N".
-    EXPECT_EQ(import({{"n", 4}}, {"y=2x4x7"}).notes,
-              std::vector<std::string>{"--dim n=4: no dimension of the model is called \"n\"; did you mean \"N\"?"});
+    EXPECT_TRUE(bound.notes.empty());
     ASSERT_EQ(bound.kernels.size(), 2u);
     EXPECT_EQ(bound.kernels[0].spec.data_shape, (kernelgen::Shape{4, 3}));  // x's "N" through y's --input
     EXPECT_EQ(bound.kernels[1].spec.data_shape, (kernelgen::Shape{2, 4, 7}));
@@ -4061,10 +4083,58 @@ TEST(ImportOptions, DimAndInputMessages) {
     EXPECT_EQ(malformed.out, "kernelgen: --dim takes NAME=N (a dimension's name and its value), got \"N\"\nTry 'kernelgen --help'.\n");
     CliRun twice = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=2 --dim=N=3 2>&1");
     EXPECT_EQ(twice.out, "kernelgen: --dim N is given two values, 2 and 3\nTry 'kernelgen --help'.\n");
-    CliRun good = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=4 --input y=2x4x7 --dim M=1");
+    CliRun unknown = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=4 --input y=2x4x7 --dim M=1 2>&1");
+    EXPECT_EQ(unknown.status, 2);
+    EXPECT_EQ(unknown.out, "kernelgen: " + model + ": --dim M=1: no dimension of the model is called \"M\" (its dimensions: "
+                           "\"N\")\nTry 'kernelgen --help'.\n");
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    CliRun good = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=4 --input y=2x4x7");
     EXPECT_EQ(good.status, 0);
-    EXPECT_EQ(good.out, model + ": note: --dim M=1: no dimension of the model is called \"M\"\n" + model +
-                            ": 2 specs (0 in subgraphs), 0 folded, 0 skipped\n");
+    EXPECT_EQ(good.out, model + ": 2 specs (0 in subgraphs), 0 folded, 0 skipped\n");
+}
+
+// A --dim with a typo in a dimension's name (a letter missing, another case) is refused with the name meant, as a
+// GPT-style export's "seq" given as "sq" or "Seq": exit 2, nothing written. A model that names no dimension says so.
+TEST(ImportOptions, DimThatNamesNothingIsAUsageError) {
+    Model m(13);
+    auto* x = m.proto().mutable_graph()->add_input();
+    Model::set_type(x, "ids", kInt64, {1, 1});
+    x->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("batch");
+    x->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param("seq");
+    m.input("table", kFloat, {4, 2});
+    m.node("Gather", {"table", "ids"}, "rows", "rows");
+    const fs::path dir = fresh_dir("dim_names_nothing");
+    write_text(dir / "m.onnx", m.bytes());
+    const std::string model = (dir / "m.onnx").string();
+    const std::string out = (dir / "out").string();
+    for (const auto& [option, meant] : std::vector<std::pair<std::string, std::string>>{
+             {"sq=4", "seq"}, {"Seq=4", "seq"}, {"seqq=4", "seq"}, {"btach=1", "batch"}, {"BATCH=1", "batch"}}) {
+        CliRun run = kernelgen_run("import " + model + " -o " + out + " --dim " + option + " 2>&1");
+        EXPECT_EQ(run.status, 2) << option;
+        const std::string name = option.substr(0, option.find('='));
+        EXPECT_EQ(run.out, "kernelgen: " + model + ": --dim " + option + ": no dimension of the model is called \"" + name +
+                               "\" (its dimensions: \"batch\", \"seq\"); did you mean \"" + meant + "\"?\nTry 'kernelgen --help'.\n");
+        EXPECT_FALSE(fs::exists(dir / "out")) << option;
+    }
+    CliRun far = kernelgen_run("import " + model + " -o " + out + " --dim batch=1 --dim time=8 2>&1");
+    EXPECT_EQ(far.status, 2);
+    EXPECT_EQ(far.out, "kernelgen: " + model + ": --dim time=8: no dimension of the model is called \"time\" (its dimensions: "
+                       "\"batch\", \"seq\")\nTry 'kernelgen --help'.\n");
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    CliRun right = kernelgen_run("import " + model + " -o " + out + " --dim batch=1 --dim seq=4");
+    EXPECT_EQ(right.status, 0);
+    EXPECT_EQ(right.out, model + ": 1 spec (0 in subgraphs), 0 folded, 0 skipped\n");
+
+    Model fixed(13);
+    fixed.input("ids", kInt64, {1, 3});
+    fixed.input("table", kFloat, {4, 2});
+    fixed.node("Gather", {"table", "ids"}, "rows", "rows");
+    write_text(dir / "fixed.onnx", fixed.bytes());
+    CliRun none = kernelgen_run("import " + (dir / "fixed.onnx").string() + " -o " + (dir / "out2").string() + " --dim N=1 2>&1");
+    EXPECT_EQ(none.status, 2);
+    EXPECT_EQ(none.out, "kernelgen: " + (dir / "fixed.onnx").string() + ": --dim N=1: no dimension of the model is called "
+                        "\"N\" (it names none: give a whole input's shape with --input)\nTry 'kernelgen --help'.\n");
+    EXPECT_FALSE(fs::exists(dir / "out2"));
 }
 
 // --value: a graph input a deployment never changes becomes a constant, and what follows from it folds: here the
