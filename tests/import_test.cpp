@@ -37,6 +37,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "c_program.h"
@@ -1296,8 +1297,10 @@ TEST(ImportLimits, TimeAndMemoryStopAnImportCleanly) {
 
 // Two imports into one folder at once: each run writes its files while it holds the folder (an exclusive flock on
 // it), so the report left there always describes the specs beside it. First the lock itself: a run waits while
-// another holds the folder. Then the two at once, ten times: both models have nodes "g0".."g59", and their shapes
-// tell which run wrote what.
+// another holds the folder. Then two models at once, ten times: both have nodes "g0".."g59", so the specs of one
+// would replace the other's, and imports take turns for the check and the write (ImportTurn): one run writes, the
+// other refuses (exit 2, nothing written), and the one report left names 60 specs, all its own (their shapes tell
+// which run wrote what).
 TEST(ImportCli, ConcurrentRunsIntoOneFolderDoNotInterleave) {
     const fs::path dir = fresh_dir("concurrent");
     write_text(dir / "m.onnx", multi_node_model().bytes());
@@ -1327,24 +1330,102 @@ TEST(ImportCli, ConcurrentRunsIntoOneFolderDoNotInterleave) {
     for (int round = 0; round < 10; ++round) {
         const fs::path out = dir / ("out" + std::to_string(round));
         int status = 0;
-        cprogram::run_command("cd " + dir.string() + " && (" + KERNELGEN_EXECUTABLE_PATH + " import m3.onnx -o " +
-                                  out.string() + " & " + KERNELGEN_EXECUTABLE_PATH + " import m5.onnx -o " + out.string() +
-                                  " & wait) > /dev/null 2>&1",
-                              status);
-        for (const char* report_name : {"m3.import.json", "m5.import.json"}) {
-            const json report = json::parse(read_text(out / report_name));
-            const int64_t rows = std::string(report_name) == "m3.import.json" ? 3 : 5;
-            // The later report's specs are the ones in the folder: each report is either wholly current or wholly
-            // replaced, never half.
+        auto run = [&](const std::string& stem) {
+            return "(" + std::string(KERNELGEN_EXECUTABLE_PATH) + " import " + stem + ".onnx -o " + out.string() + " > " +
+                   stem + ".log 2>&1; echo $? > " + stem + ".status)";
+        };
+        cprogram::run_command("cd " + dir.string() + " && (" + run("m3") + " & " + run("m5") + " & wait)", status);
+        int reports = 0, refused = 0;
+        for (const std::string stem : {"m3", "m5"}) {
+            const std::string exit_status = read_text(dir / (stem + ".status"));
+            if (exit_status == "2\n") {
+                ++refused;
+                EXPECT_NE(read_text(dir / (stem + ".log")).find("would replace"), std::string::npos) << stem;
+                EXPECT_FALSE(fs::exists(out / (stem + ".import.json"))) << stem << " round " << round;
+                continue;
+            }
+            EXPECT_EQ(exit_status, "0\n") << stem << ": " << read_text(dir / (stem + ".log"));
+            ++reports;
+            const json report = json::parse(read_text(out / (stem + ".import.json")));
+            const int64_t rows = stem == "m3" ? 3 : 5;
             size_t matching = 0;
             for (const auto& node : report["nodes"]) {
                 const json spec = json::parse(read_text(out / node["spec"].get<std::string>()));
                 matching += spec["data_shape"][0] == rows;
             }
-            EXPECT_TRUE(matching == 0 || matching == report["nodes"].size()) << report_name << " round " << round << ": "
-                                                                              << matching << " of 60 specs its own";
+            EXPECT_EQ(matching, 60u) << stem << " round " << round << ": " << matching << " of 60 specs its own";
+        }
+        EXPECT_EQ(reports, 1) << "round " << round;
+        EXPECT_EQ(refused, 1) << "round " << round;
+    }
+}
+
+// Two models whose indexing nodes have the same names, imported into one folder one after the other: the second
+// would replace the first's specs and table, which the first's report names. It is refused, exit 2, with the
+// file, the report and what to do, and leaves the folder as it was; so is it with one --prefix for both. With a
+// prefix each, both are written and each report names its own files; the first model imported again, or the second
+// once the first's report is deleted, is written.
+TEST(ImportCli, SecondModelIntoOneFolderIsRefused) {
+    const fs::path dir = fresh_dir("two_models");
+    for (int64_t rows : {3, 5}) {
+        Model m(13);
+        m.input("data", kFloat, {rows, 2});
+        m.input("idx", kInt64, {4});
+        m.initializer("table", kFloat, {rows, 2}, std::vector<int64_t>(static_cast<size_t>(rows * 2), rows));
+        m.node("Gather", {"data", "idx"}, "o0", "g0");
+        m.node("Gather", {"data", "idx"}, "o1", "g1");
+        m.node("Gather", {"table", "idx"}, "o2", "lookup");
+        write_text(dir / ("m" + std::to_string(rows) + ".onnx"), m.bytes());
+    }
+    auto import = [&](const std::string& stem, const fs::path& out, const std::string& more = "") {
+        return kernelgen_run("import " + (dir / (stem + ".onnx")).string() + " -o " + out.string() + more + " 2>&1");
+    };
+    auto contents = [](const fs::path& folder) {
+        std::map<std::string, std::string> files;
+        for (const auto& entry : fs::directory_iterator(folder)) files[entry.path().filename().string()] = read_text(entry.path());
+        return files;
+    };
+    const fs::path out = dir / "specs";
+    ASSERT_EQ(import("m3", out).status, 0);
+    const auto first = contents(out);
+    EXPECT_EQ(first.size(), 5u);  // g0.json, g1.json, lookup.json, lookup.data.npy, m3.import.json
+    const CliRun second = import("m5", out);
+    EXPECT_EQ(second.status, 2);
+    const std::string m5 = (dir / "m5.onnx").string();
+    EXPECT_EQ(second.out, "kernelgen: importing " + m5 + " into " + out.string() + " would replace " + (out / "g0.json").string() +
+                              " and 3 more files of m3.onnx's import (" + (out / "m3.import.json").string() +
+                              " names them); nothing was written: import it into another folder or with another --prefix, "
+                              "or delete " + (out / "m3.import.json").string() + " first if m3.onnx's import is no longer "
+                              "wanted\n");
+    EXPECT_EQ(contents(out), first);
+
+    const fs::path prefixed = dir / "prefixed";
+    ASSERT_EQ(import("m3", prefixed, " --prefix p_").status, 0);
+    const auto prefixed_first = contents(prefixed);
+    const CliRun same_prefix = import("m5", prefixed, " --prefix p_");
+    EXPECT_EQ(same_prefix.status, 2);
+    EXPECT_NE(same_prefix.out.find(" would replace " + (prefixed / "p_g0.json").string() + " and 3 more files of m3.onnx's"),
+              std::string::npos) << same_prefix.out;
+    EXPECT_EQ(contents(prefixed), prefixed_first);
+
+    const fs::path both = dir / "both";
+    ASSERT_EQ(import("m3", both, " --prefix a_").status, 0);
+    ASSERT_EQ(import("m5", both, " --prefix b_").status, 0);
+    for (const auto& [stem, prefix, rows] : std::vector<std::tuple<std::string, std::string, int64_t>>{{"m3", "a_", 3}, {"m5", "b_", 5}}) {
+        const json report = json::parse(read_text(both / (stem + ".import.json")));
+        ASSERT_EQ(report["nodes"].size(), 3u);
+        for (const auto& node : report["nodes"]) {
+            const std::string spec_name = node["spec"].get<std::string>();
+            EXPECT_EQ(spec_name.rfind(prefix, 0), 0u) << spec_name;
+            EXPECT_EQ(json::parse(read_text(both / spec_name))["data_shape"][0], rows) << spec_name;
         }
     }
+
+    EXPECT_EQ(import("m3", out).status, 0);  // its own report names the files: an import again replaces them
+    fs::remove(out / "m3.import.json");
+    const CliRun after = import("m5", out);
+    EXPECT_EQ(after.status, 0) << after.out;
+    EXPECT_EQ(json::parse(read_text(out / "g0.json"))["data_shape"][0], 5);
 }
 
 // Many --dim options cost time in proportion to their number (the report's "dims" once took quadratic time): here

@@ -10,6 +10,7 @@
 #include "kernelgen/generate.h"
 #if KERNELGEN_HAVE_IMPORT
 #include "kernelgen/import.h"
+#include "kernelgen/import_folder.h"
 #endif
 #include "kernelgen/version.h"
 
@@ -269,6 +270,11 @@ int run_import(const std::vector<std::string>& args) {
     }
     const auto files = kernelgen::import_outputs(result, model);
     if (!files.empty()) {
+        const kernelgen::ImportTurn turn(out_dir);  // no other import checks or writes until this one has written
+        if (auto clash = kernelgen::other_import_clash(out_dir, files, model)) {
+            std::cerr << "kernelgen: " << kernelgen::terminal_safe(*clash) << "\n";
+            return 2;
+        }
         if (int status = write(out_dir, files)) return status;
     }
     std::cout << kernelgen::terminal_safe(kernelgen::import_summary(result, model)) << "\n";
