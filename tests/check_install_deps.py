@@ -38,7 +38,7 @@ def scenario(source, work, uid, with_sudo):
     (root / "tools").mkdir(parents=True)
     shutil.copy2(source / "tools" / "install-deps.sh", root / "tools" / "install-deps.sh")
     (root / "build" / "models").mkdir(parents=True)
-    (root / "build" / "models" / "silero_vad_v5.onnx").write_text("")  # already fetched: no npm pack
+    (root / "build" / "models" / "silero_vad_v5.onnx").write_text("")  # already downloaded: no npm pack
     bin_dir = root / "bin"
     bin_dir.mkdir()
     log = root / "log"
