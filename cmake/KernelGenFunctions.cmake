@@ -127,9 +127,16 @@ endfunction()
 # -Os). Such a
 # build compiles them with -Os, the size the documentation measures, unless CMAKE_C_FLAGS holds an -O flag of its
 # own; a build type (Release, MinSizeRel, Debug, ...) keeps its flags. For gcc and clang.
-function(_kernelgen_optimize_without_build_type target)
+function(_kernelgen_optimize_without_build_type me target)
   if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang" AND NOT CMAKE_C_FLAGS MATCHES "(^| )-O")
     target_compile_options(${target} PRIVATE $<$<CONFIG:>:-Os>)
+    get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+    get_property(said GLOBAL PROPERTY KERNELGEN_SAID_OS)
+    if(NOT CMAKE_BUILD_TYPE AND NOT multi_config AND NOT said)
+      set_property(GLOBAL PROPERTY KERNELGEN_SAID_OS ON)
+      message(STATUS "${me}: no CMAKE_BUILD_TYPE, so the kernels are compiled with -Os (set a build type, or an "
+                     "-O flag in CMAKE_C_FLAGS, to choose otherwise)")
+    endif()
   endif()
 endfunction()
 
@@ -158,7 +165,7 @@ function(_kernelgen_support_library me generator generator_depends)
   target_include_directories(kernelgen_support PUBLIC "${dir}")
   set_target_properties(kernelgen_support PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
                                                      KERNELGEN_SUPPORT_LIBRARY ON)
-  _kernelgen_optimize_without_build_type(kernelgen_support)
+  _kernelgen_optimize_without_build_type("${me}" kernelgen_support)
 endfunction()
 
 function(kernelgen_add_kernels target)
@@ -380,5 +387,5 @@ function(kernelgen_add_kernels target)
   target_link_libraries(${target} PUBLIC kernelgen_support)
   # LINKER_LANGUAGE: a library whose only spec kernelgen must first refuse (above) has no C source yet.
   set_target_properties(${target} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF LINKER_LANGUAGE C)
-  _kernelgen_optimize_without_build_type(${target})
+  _kernelgen_optimize_without_build_type("${me}" ${target})
 endfunction()
