@@ -5,8 +5,9 @@ Runs build/bench/count_calls under `valgrind --tool=callgrind --collect-atstart=
 of bench/specs/ once as kernelgen's kernel, once as the runtime-shaped kernel (bench/runtime_shaped.c) and once
 as memcpy of the bytes the kernel moves, each between callgrind client requests, and callgrind dumps the
 instructions of each call on its own. Counts are deterministic for one binary, so they can be compared on a
-noisy machine. (memcpy's count says little for large copies: glibc copies them with `rep movsb`, which callgrind
-counts once per byte; the time benchmark is the measure there.)
+noisy machine, and the same on every x86-64 machine: count_calls is compiled for baseline x86-64
+(bench/counted/CMakeLists.txt), and glibc is given its baseline SSE2 memcpy whatever the CPU
+(unroll_report.valgrind_env).
 
 Target (embedded-size cases): kernelgen at most half the runtime-shaped kernel's instructions, geometric mean.
 
@@ -32,12 +33,13 @@ EMBEDDED_PREFIX = "emb_"
 WAYS = ["kernelgen", "runtime_shaped", "memcpy"]
 
 
-def count(program):
-    """{case: {way: instructions}} from one callgrind run of count_calls."""
+def count(program, other_cpu=()):
+    """{case: {way: instructions}} from one callgrind run of count_calls, with glibc pinned to baseline x86-64's
+    copy (unroll_report.valgrind_env; `other_cpu` masks more of the CPU's features from glibc)."""
     with tempfile.TemporaryDirectory() as work:
         out = os.path.join(work, "callgrind.out")
         result = subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={out}",
-                                 program], capture_output=True, text=True)
+                                 program], capture_output=True, text=True, env=unroll_report.valgrind_env(other_cpu))
         if result.returncode != 0:
             sys.exit(f"count_calls failed under valgrind:\n{result.stdout}{result.stderr}")
         counts = {}

@@ -5,10 +5,11 @@ For each setting (none, 4, auto, full) every kernel is generated on its own with
 (its own "unroll" key removed, so the setting applies to all), then
   - flash: compiled for Cortex-M4F at -Os with arm-none-eabi-gcc and measured with arm-none-eabi-size
     (.text, which holds the code and the constant tables);
-  - speed: compiled for the host at -O2 as one translation unit (an amalgamation: one compiler run, not one per
+  - speed: compiled for baseline x86-64 at -O2 as one translation unit (an amalgamation: one compiler run, not one per
     kernel; the instructions are those of separate compiles), beside a driver (a unit of its own, so that no call
     is inlined) that calls each kernel once (indices all 0, in range for every axis that has elements), run under
-    callgrind; the instructions of each kernel's call, inclusive of memcpy, are read with callgrind_annotate.
+    callgrind; the instructions of each kernel's call, inclusive of memcpy (glibc's SSE2 copy, pinned: see
+    COUNT_FLAGS), are read with callgrind_annotate.
 (Flash is measured one object per kernel: in one unit, -Os keeps a helper that many kernels call out of line,
 which each kernel's own object inlines.)
 "full" is refused for kernels over its 4096-statement cap: those are left out of every setting's totals
@@ -17,6 +18,7 @@ which each kernel's own object inlines.)
 Usage: bench/unroll_report.py --kernelgen build/kernelgen [--out report.md] [--per-kernel] specs/*.json
 """
 import argparse
+import difflib
 import json
 import os
 import re
@@ -81,6 +83,24 @@ def runnable(kernel):
 
 def run(command, **kwargs):
     return subprocess.run(command, capture_output=True, text=True, **kwargs)
+
+
+# What x86 code the counts are of, whatever CPU compiles and runs them. The compiler's side: baseline x86-64 with
+# generic tuning (never -march=native). glibc's side: it picks memcpy by the CPU it sees (under valgrind, a CPU
+# valgrind makes up from the host's: one for every host with AVX2, others without) and sizes its copy paths by the
+# caches that CPU reports; these tunables give it baseline x86-64's SSE2 copy and fixed sizes on every machine.
+COUNT_FLAGS = ["-O2", "-march=x86-64", "-mtune=generic"]
+GLIBC_HWCAPS = ["-AVX512F", "-AVX_Fast_Unaligned_Load", "-ERMS", "-SSSE3"]
+GLIBC_SIZES = {"x86_non_temporal_threshold": "0x40000000", "x86_data_cache_size": "0x8000",
+               "x86_shared_cache_size": "0x100000"}
+
+
+def valgrind_env(other_cpu=()):
+    """The environment to run a counted program in: glibc pinned as above. `other_cpu`, tunables that describe
+    another CPU to glibc (features it lacks, its cache sizes), go first, as a test of the pin that follows them."""
+    tunables = list(other_cpu) + ["glibc.cpu.hwcaps=" + ",".join(GLIBC_HWCAPS)]
+    tunables += [f"glibc.cpu.{name}={value}" for name, value in GLIBC_SIZES.items()]
+    return dict(os.environ, GLIBC_TUNABLES=":".join(tunables))
 
 
 def generate(kernelgen, kernel, mode, out_dir):
@@ -190,11 +210,12 @@ def instructions(cc, kernels, source_dir, work):
         f.write("".join(f'#include "{os.path.join(os.path.abspath(source_dir), k["name"] + ".c")}"\n' for k in kernels))
     sources = [unity, os.path.join(source_dir, "kernelgen_support.c")]
     binary = os.path.join(work, "driver")
-    result = run([cc, "-std=c99", "-O2", "-g", "-fno-ipa-icf", "-I", source_dir, program, *sources, "-Wl,-z,now", "-o", binary])
+    result = run([cc, "-std=c99", *COUNT_FLAGS, "-g", "-fno-ipa-icf", "-I", source_dir, program, *sources, "-Wl,-z,now",
+                  "-o", binary])
     if result.returncode != 0:
         sys.exit(f"{cc} failed:\n{result.stderr}")
     out = os.path.join(work, "callgrind.out")
-    run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary], check=True)
+    run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary], check=True, env=valgrind_env())
     annotated = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out]).stdout
     counts = {}
     for line in annotated.splitlines():
@@ -240,7 +261,12 @@ def doc_table(doc, marker, table, update):
         with open(doc, "w") as f:
             f.write(head + table + tail)
     elif current != table:
-        sys.exit(f"the {marker} table in {doc} is stale; refresh it with --doc {doc} --update")
+        rows = [line for line in difflib.unified_diff(current.splitlines(), table.splitlines(), "published", "measured",
+                                                      lineterm="", n=0) if not line.startswith("@@")]
+        sys.exit(f"the {marker} table in {doc} differs from what this run measured:\n" + "\n".join(rows) +
+                 "\nThe figures do not depend on the machine that measures them. When a change to kernelgen, its "
+                 "templates or bench/ explains the difference, rerun this command with --update added and commit the "
+                 "page with that change; otherwise the difference is a bug to report.")
 
 
 def arguments(doc):

@@ -17,6 +17,9 @@
 # ${CMAKE_BINARY_DIR}/kernelgen_support, where one custom command writes both files; every kernel library
 # links it, so its code is compiled, and counted in flash, once per program.
 #
+# Both libraries are compiled with -Os when the project chose no build type (CMAKE_BUILD_TYPE empty, and no -O
+# flag in CMAKE_C_FLAGS), which would otherwise compile them unoptimized.
+#
 # The generator: the program named by KERNELGEN_EXECUTABLE when it is set (a host kernelgen for a cross
 # build), else the target KernelGen::kernelgen (imported by find_package(KernelGen), or built by
 # add_subdirectory() of a kernelgen checkout).
@@ -232,6 +235,24 @@ function(_kernelgen_read_kernels me spec text spec_dir names_var tables_var inpu
   set(${problem_var} "${problem}" PARENT_SCOPE)
 endfunction()
 
+# A project that chose no build type (single-configuration generators leave CMAKE_BUILD_TYPE empty unless told)
+# would compile the kernels without optimization (docs/cmake.md's Cortex-M4F lookup: 1,044 bytes of code, 180 at
+# -Os). Such a
+# build compiles them with -Os, the size the documentation measures, unless CMAKE_C_FLAGS holds an -O flag of its
+# own; a build type (Release, MinSizeRel, Debug, ...) keeps its flags. For gcc and clang.
+function(_kernelgen_optimize_without_build_type me target)
+  if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang" AND NOT CMAKE_C_FLAGS MATCHES "(^| )-O")
+    target_compile_options(${target} PRIVATE $<$<CONFIG:>:-Os>)
+    get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+    get_property(said GLOBAL PROPERTY KERNELGEN_SAID_OS)
+    if(NOT CMAKE_BUILD_TYPE AND NOT multi_config AND NOT said)
+      set_property(GLOBAL PROPERTY KERNELGEN_SAID_OS ON)
+      message(STATUS "${me}: no CMAKE_BUILD_TYPE, so the kernels are compiled with -Os (set a build type, or an "
+                     "-O flag in CMAKE_C_FLAGS, to choose otherwise)")
+    endif()
+  endif()
+endfunction()
+
 # Creates the library kernelgen_support once per build tree (see above), with the generator of the first call.
 function(_kernelgen_support_library me generator generator_depends)
   if(TARGET kernelgen_support)
@@ -257,6 +278,7 @@ function(_kernelgen_support_library me generator generator_depends)
   target_include_directories(kernelgen_support PUBLIC "${dir}")
   set_target_properties(kernelgen_support PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
                                                      KERNELGEN_SUPPORT_LIBRARY ON)
+  _kernelgen_optimize_without_build_type("${me}" kernelgen_support)
 endfunction()
 
 function(kernelgen_add_kernels target)
@@ -477,4 +499,5 @@ function(kernelgen_add_kernels target)
   target_link_libraries(${target} PUBLIC kernelgen_support)
   # LINKER_LANGUAGE: a library whose only spec kernelgen must first refuse (above) has no C source yet.
   set_target_properties(${target} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF LINKER_LANGUAGE C)
+  _kernelgen_optimize_without_build_type("${me}" ${target})
 endfunction()

@@ -37,6 +37,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "c_program.h"
@@ -1318,8 +1319,10 @@ TEST(ImportLimits, TimeAndMemoryStopAnImportCleanly) {
 
 // Two imports into one folder at once: each run writes its files while it holds the folder (an exclusive flock on
 // it), so the report left there always describes the specs beside it. First the lock itself: a run waits while
-// another holds the folder. Then the two at once, ten times: both models have nodes "g0".."g59", and their shapes
-// tell which run wrote what.
+// another holds the folder. Then two models at once, ten times: both have nodes "g0".."g59", so the specs of one
+// would replace the other's, and imports take turns for the check and the write (ImportTurn): one run writes, the
+// other refuses (exit 2, nothing written), and the one report left names 60 specs, all its own (their shapes tell
+// which run wrote what).
 TEST(ImportCli, ConcurrentRunsIntoOneFolderDoNotInterleave) {
     const fs::path dir = fresh_dir("concurrent");
     write_text(dir / "m.onnx", multi_node_model().bytes());
@@ -1349,34 +1352,125 @@ TEST(ImportCli, ConcurrentRunsIntoOneFolderDoNotInterleave) {
     for (int round = 0; round < 10; ++round) {
         const fs::path out = dir / ("out" + std::to_string(round));
         int status = 0;
-        cprogram::run_command("cd " + dir.string() + " && (" + KERNELGEN_EXECUTABLE_PATH + " import m3.onnx -o " +
-                                  out.string() + " & " + KERNELGEN_EXECUTABLE_PATH + " import m5.onnx -o " + out.string() +
-                                  " & wait) > /dev/null 2>&1",
-                              status);
-        for (const char* report_name : {"m3.import.json", "m5.import.json"}) {
-            const json report = json::parse(read_text(out / report_name));
-            const int64_t rows = std::string(report_name) == "m3.import.json" ? 3 : 5;
-            // The later report's specs are the ones in the folder: each report is either wholly current or wholly
-            // replaced, never half.
+        auto run = [&](const std::string& stem) {
+            return "(" + std::string(KERNELGEN_EXECUTABLE_PATH) + " import " + stem + ".onnx -o " + out.string() + " > " +
+                   stem + ".log 2>&1; echo $? > " + stem + ".status)";
+        };
+        cprogram::run_command("cd " + dir.string() + " && (" + run("m3") + " & " + run("m5") + " & wait)", status);
+        int reports = 0, refused = 0;
+        for (const std::string stem : {"m3", "m5"}) {
+            const std::string exit_status = read_text(dir / (stem + ".status"));
+            if (exit_status == "2\n") {
+                ++refused;
+                EXPECT_NE(read_text(dir / (stem + ".log")).find("would replace"), std::string::npos) << stem;
+                EXPECT_FALSE(fs::exists(out / (stem + ".import.json"))) << stem << " round " << round;
+                continue;
+            }
+            EXPECT_EQ(exit_status, "0\n") << stem << ": " << read_text(dir / (stem + ".log"));
+            ++reports;
+            const json report = json::parse(read_text(out / (stem + ".import.json")));
+            const int64_t rows = stem == "m3" ? 3 : 5;
             size_t matching = 0;
             for (const auto& node : report["nodes"]) {
                 const json spec = json::parse(read_text(out / node["spec"].get<std::string>()));
                 matching += spec["data_shape"][0] == rows;
             }
-            EXPECT_TRUE(matching == 0 || matching == report["nodes"].size()) << report_name << " round " << round << ": "
-                                                                              << matching << " of 60 specs its own";
+            EXPECT_EQ(matching, 60u) << stem << " round " << round << ": " << matching << " of 60 specs its own";
         }
+        EXPECT_EQ(reports, 1) << "round " << round;
+        EXPECT_EQ(refused, 1) << "round " << round;
     }
 }
 
-// Many --dim options cost time in proportion to their number (the report's "dims" once took quadratic time).
+// Two models whose indexing nodes have the same names, imported into one folder one after the other: the second
+// would replace the first's specs and table, which the first's report names. It is refused, exit 2, with the
+// file, the report and what to do, and leaves the folder as it was; so is it with one --prefix for both. With a
+// prefix each, both are written and each report names its own files; the first model imported again, or the second
+// once the first's report is deleted, is written.
+TEST(ImportCli, SecondModelIntoOneFolderIsRefused) {
+    const fs::path dir = fresh_dir("two_models");
+    for (int64_t rows : {3, 5}) {
+        Model m(13);
+        m.input("data", kFloat, {rows, 2});
+        m.input("idx", kInt64, {4});
+        m.initializer("table", kFloat, {rows, 2}, std::vector<int64_t>(static_cast<size_t>(rows * 2), rows));
+        m.node("Gather", {"data", "idx"}, "o0", "g0");
+        m.node("Gather", {"data", "idx"}, "o1", "g1");
+        m.node("Gather", {"table", "idx"}, "o2", "lookup");
+        write_text(dir / ("m" + std::to_string(rows) + ".onnx"), m.bytes());
+    }
+    auto import = [&](const std::string& stem, const fs::path& out, const std::string& more = "") {
+        return kernelgen_run("import " + (dir / (stem + ".onnx")).string() + " -o " + out.string() + more + " 2>&1");
+    };
+    auto contents = [](const fs::path& folder) {
+        std::map<std::string, std::string> files;
+        for (const auto& entry : fs::directory_iterator(folder)) files[entry.path().filename().string()] = read_text(entry.path());
+        return files;
+    };
+    const fs::path out = dir / "specs";
+    ASSERT_EQ(import("m3", out).status, 0);
+    const auto first = contents(out);
+    EXPECT_EQ(first.size(), 5u);  // g0.json, g1.json, lookup.json, lookup.data.npy, m3.import.json
+    const CliRun second = import("m5", out);
+    EXPECT_EQ(second.status, 2);
+    const std::string m5 = (dir / "m5.onnx").string();
+    EXPECT_EQ(second.out, "kernelgen: importing " + m5 + " into " + out.string() + " would replace " + (out / "g0.json").string() +
+                              " and 3 more files of m3.onnx's import (" + (out / "m3.import.json").string() +
+                              " names them); nothing was written: import it into another folder or with another --prefix, "
+                              "or delete " + (out / "m3.import.json").string() + " first if m3.onnx's import is no longer "
+                              "wanted\n");
+    EXPECT_EQ(contents(out), first);
+
+    const fs::path prefixed = dir / "prefixed";
+    ASSERT_EQ(import("m3", prefixed, " --prefix p_").status, 0);
+    const auto prefixed_first = contents(prefixed);
+    const CliRun same_prefix = import("m5", prefixed, " --prefix p_");
+    EXPECT_EQ(same_prefix.status, 2);
+    EXPECT_NE(same_prefix.out.find(" would replace " + (prefixed / "p_g0.json").string() + " and 3 more files of m3.onnx's"),
+              std::string::npos) << same_prefix.out;
+    EXPECT_EQ(contents(prefixed), prefixed_first);
+
+    const fs::path both = dir / "both";
+    ASSERT_EQ(import("m3", both, " --prefix a_").status, 0);
+    ASSERT_EQ(import("m5", both, " --prefix b_").status, 0);
+    for (const auto& [stem, prefix, rows] : std::vector<std::tuple<std::string, std::string, int64_t>>{{"m3", "a_", 3}, {"m5", "b_", 5}}) {
+        const json report = json::parse(read_text(both / (stem + ".import.json")));
+        ASSERT_EQ(report["nodes"].size(), 3u);
+        for (const auto& node : report["nodes"]) {
+            const std::string spec_name = node["spec"].get<std::string>();
+            EXPECT_EQ(spec_name.rfind(prefix, 0), 0u) << spec_name;
+            EXPECT_EQ(json::parse(read_text(both / spec_name))["data_shape"][0], rows) << spec_name;
+        }
+    }
+
+    EXPECT_EQ(import("m3", out).status, 0);  // its own report names the files: an import again replaces them
+    fs::remove(out / "m3.import.json");
+    const CliRun after = import("m5", out);
+    EXPECT_EQ(after.status, 0) << after.out;
+    EXPECT_EQ(json::parse(read_text(out / "g0.json"))["data_shape"][0], 5);
+}
+
+// Many --dim options cost time in proportion to their number (the report's "dims" once took quadratic time): here
+// 100,000 dimensions a value_info of the model names (a rank no kernel takes, which inference never sees), then as
+// many that the model does not name, each a usage error.
 TEST(ImportOptions, ManyDimsAndTheInputAsGiven) {
     kernelgen::ImportOptions options;
     for (int k = 0; k < 100000; ++k) options.dims.emplace("d" + std::to_string(k), 1);
-    const auto started = std::chrono::steady_clock::now();
-    const auto result = kernelgen::import_model(multi_node_model().bytes(), "m.onnx", options);
+    Model named = multi_node_model();
+    auto* many = named.proto().mutable_graph()->add_value_info();
+    Model::set_type(many, "many", kFloat, {});
+    for (int k = 0; k < 100000; ++k) {
+        many->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("d" + std::to_string(k));
+    }
+    auto started = std::chrono::steady_clock::now();
+    const auto result = kernelgen::import_model(named.bytes(), "m.onnx", options);
     EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
-    EXPECT_EQ(result.notes.size(), 100000u);
+    ASSERT_TRUE(result.usage_errors.empty()) << result.usage_errors.front();
+    EXPECT_EQ(json::parse(result.report)["dims"].size(), 100000u);
+    started = std::chrono::steady_clock::now();
+    const auto unknown = kernelgen::import_model(multi_node_model().bytes(), "m.onnx", options);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+    EXPECT_EQ(unknown.usage_errors.size(), 100000u);
     // An --input is shown as given: "scalar" stays "scalar".
     Model m(17);
     m.input("x", kFloat, {2});
@@ -4008,8 +4102,8 @@ TEST(ImportReport, MatchesItsSchemaAndIsLeftAloneWhenUnchanged) {
     }
 }
 
-// --dim and --input: malformed values and values that do not fit the model are usage errors (exit 2) naming them;
-// a --dim that names no dimension is a note.
+// --dim and --input: malformed values, values that do not fit the model and names the model lacks are usage errors
+// (exit 2) naming them, with the name meant for a near miss.
 TEST(ImportOptions, DimAndInputMessages) {
     std::string problem;
     EXPECT_FALSE(kernelgen::parse_dim_option("batch", problem));
@@ -4045,6 +4139,9 @@ TEST(ImportOptions, DimAndInputMessages) {
     auto errors = [](const kernelgen::ImportResult& r) { return r.usage_errors; };
     EXPECT_EQ(errors(import({}, {"z=1"})),
               std::vector<std::string>{"--input z=1: the model has no input \"z\" (its inputs: \"x\", \"y\", \"idx\")"});
+    EXPECT_EQ(errors(import({}, {"Idx=2"})),
+              std::vector<std::string>{"--input Idx=2: the model has no input \"Idx\" (its inputs: \"x\", \"y\", \"idx\"); "
+                                       "did you mean \"idx\"?"});
     EXPECT_EQ(errors(import({}, {"x=4"})),
               std::vector<std::string>{"--input x=4: input \"x\" has rank 2 in the model ([\"N\", 3]), not 1"});
     EXPECT_EQ(errors(import({}, {"x=4x5"})), std::vector<std::string>{"--input x=4x5: dimension 1 of \"x\" is 3 in the model"});
@@ -4054,13 +4151,19 @@ TEST(ImportOptions, DimAndInputMessages) {
               std::vector<std::string>{"--input y=2x5x7 gives dimension \"N\" the value 5, but --input x=4x3"});
     EXPECT_EQ(errors(import({}, {"x=4x3", "x=4x3"})), std::vector<std::string>{"--input x is given more than once"});
 
-    // --input binds the dims it names for every tensor, and fixes unnamed ones; a --dim used nowhere is a note.
-    const auto bound = import({{"batch", 9}}, {"y=2x4x7"});
+    // A --dim that names no dimension of the model binds nothing: a usage error, which names the model's dimensions
+    // and, for a near miss (another letter case, a typo), the one meant; "M" is not "N".
+    EXPECT_EQ(errors(import({{"batch", 9}}, {"y=2x4x7"})),
+              std::vector<std::string>{"--dim batch=9: no dimension of the model is called \"batch\" (its dimensions: \"N\")"});
+    EXPECT_EQ(errors(import({{"n", 4}}, {"y=2x4x7"})),
+              std::vector<std::string>{"--dim n=4: no dimension of the model is called \"n\" (its dimensions: \"N\"); did "
+                                       "you mean \"N\"?"});
+    EXPECT_EQ(errors(import({{"M", 4}, {"N", 4}}, {})),
+              std::vector<std::string>{"--dim M=4: no dimension of the model is called \"M\" (its dimensions: \"N\")"});
+    // --input binds the dims it names for every tensor, and fixes unnamed ones.
+    const auto bound = import({}, {"y=2x4x7"});
     EXPECT_TRUE(bound.usage_errors.empty());
-    EXPECT_EQ(bound.notes, std::vector<std::string>{"--dim batch=9: no dimension of the model is called \"batch\""});
-    // A near miss (another letter case, or a typo in a long name) names the dimension meant; "M" is not "N".
-    EXPECT_EQ(import({{"n", 4}}, {"y=2x4x7"}).notes,
-              std::vector<std::string>{"--dim n=4: no dimension of the model is called \"n\"; did you mean \"N\"?"});
+    EXPECT_TRUE(bound.notes.empty());
     ASSERT_EQ(bound.kernels.size(), 2u);
     EXPECT_EQ(bound.kernels[0].spec.data_shape, (kernelgen::Shape{4, 3}));  // x's "N" through y's --input
     EXPECT_EQ(bound.kernels[1].spec.data_shape, (kernelgen::Shape{2, 4, 7}));
@@ -4083,10 +4186,58 @@ TEST(ImportOptions, DimAndInputMessages) {
     EXPECT_EQ(malformed.out, "kernelgen: --dim takes NAME=N (a dimension's name and its value), got \"N\"\nTry 'kernelgen --help'.\n");
     CliRun twice = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=2 --dim=N=3 2>&1");
     EXPECT_EQ(twice.out, "kernelgen: --dim N is given two values, 2 and 3\nTry 'kernelgen --help'.\n");
-    CliRun good = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=4 --input y=2x4x7 --dim M=1");
+    CliRun unknown = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=4 --input y=2x4x7 --dim M=1 2>&1");
+    EXPECT_EQ(unknown.status, 2);
+    EXPECT_EQ(unknown.out, "kernelgen: " + model + ": --dim M=1: no dimension of the model is called \"M\" (its dimensions: "
+                           "\"N\")\nTry 'kernelgen --help'.\n");
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    CliRun good = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=4 --input y=2x4x7");
     EXPECT_EQ(good.status, 0);
-    EXPECT_EQ(good.out, model + ": note: --dim M=1: no dimension of the model is called \"M\"\n" + model +
-                            ": 2 specs (0 in subgraphs), 0 folded, 0 skipped\n");
+    EXPECT_EQ(good.out, model + ": 2 specs (0 in subgraphs), 0 folded, 0 skipped\n");
+}
+
+// A --dim with a typo in a dimension's name (a letter missing, another case) is refused with the name meant, as a
+// GPT-style export's "seq" given as "sq" or "Seq": exit 2, nothing written. A model that names no dimension says so.
+TEST(ImportOptions, DimThatNamesNothingIsAUsageError) {
+    Model m(13);
+    auto* x = m.proto().mutable_graph()->add_input();
+    Model::set_type(x, "ids", kInt64, {1, 1});
+    x->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("batch");
+    x->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param("seq");
+    m.input("table", kFloat, {4, 2});
+    m.node("Gather", {"table", "ids"}, "rows", "rows");
+    const fs::path dir = fresh_dir("dim_names_nothing");
+    write_text(dir / "m.onnx", m.bytes());
+    const std::string model = (dir / "m.onnx").string();
+    const std::string out = (dir / "out").string();
+    for (const auto& [option, meant] : std::vector<std::pair<std::string, std::string>>{
+             {"sq=4", "seq"}, {"Seq=4", "seq"}, {"seqq=4", "seq"}, {"btach=1", "batch"}, {"BATCH=1", "batch"}}) {
+        CliRun run = kernelgen_run("import " + model + " -o " + out + " --dim " + option + " 2>&1");
+        EXPECT_EQ(run.status, 2) << option;
+        const std::string name = option.substr(0, option.find('='));
+        EXPECT_EQ(run.out, "kernelgen: " + model + ": --dim " + option + ": no dimension of the model is called \"" + name +
+                               "\" (its dimensions: \"batch\", \"seq\"); did you mean \"" + meant + "\"?\nTry 'kernelgen --help'.\n");
+        EXPECT_FALSE(fs::exists(dir / "out")) << option;
+    }
+    CliRun far = kernelgen_run("import " + model + " -o " + out + " --dim batch=1 --dim time=8 2>&1");
+    EXPECT_EQ(far.status, 2);
+    EXPECT_EQ(far.out, "kernelgen: " + model + ": --dim time=8: no dimension of the model is called \"time\" (its dimensions: "
+                       "\"batch\", \"seq\")\nTry 'kernelgen --help'.\n");
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    CliRun right = kernelgen_run("import " + model + " -o " + out + " --dim batch=1 --dim seq=4");
+    EXPECT_EQ(right.status, 0);
+    EXPECT_EQ(right.out, model + ": 1 spec (0 in subgraphs), 0 folded, 0 skipped\n");
+
+    Model fixed(13);
+    fixed.input("ids", kInt64, {1, 3});
+    fixed.input("table", kFloat, {4, 2});
+    fixed.node("Gather", {"table", "ids"}, "rows", "rows");
+    write_text(dir / "fixed.onnx", fixed.bytes());
+    CliRun none = kernelgen_run("import " + (dir / "fixed.onnx").string() + " -o " + (dir / "out2").string() + " --dim N=1 2>&1");
+    EXPECT_EQ(none.status, 2);
+    EXPECT_EQ(none.out, "kernelgen: " + (dir / "fixed.onnx").string() + ": --dim N=1: no dimension of the model is called "
+                        "\"N\" (it names none: give a whole input's shape with --input)\nTry 'kernelgen --help'.\n");
+    EXPECT_FALSE(fs::exists(dir / "out2"));
 }
 
 // --value: a graph input a deployment never changes becomes a constant, and what follows from it folds: here the

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs everything kernelgen's build and tests use on Debian 12: the Debian packages (as root), and from the
-# npm registry ONNX Runtime into build/ort for the cross-checks and two published Silero VAD models into
-# build/models for the import tests (skipped if npm is missing).
+# Installs everything kernelgen's build and tests use on Debian 12: the Debian packages, and from the npm registry
+# ONNX Runtime into build/ort for the cross-checks and two published Silero VAD models into build/models for the
+# import tests (skipped if npm is missing). Run it as yourself or as root, without sudo: the Debian packages need
+# root, so apt-get runs through sudo unless the script already runs as root, and the rest (into build/) as the
+# user who started it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,16 +27,20 @@ if ! command -v npm > /dev/null; then
   packages+=(nodejs npm)                        # running ONNX Runtime (onnxruntime-node)
 fi
 
-if [ "$(id -u)" -ne 0 ]; then
-  echo "install-deps.sh: run as root (sudo tools/install-deps.sh) to install Debian packages" >&2
+step() { echo "install-deps.sh: $*"; }
+if [ "$(id -u)" -eq 0 ]; then
+  as_root() { "$@"; }
+elif command -v sudo > /dev/null; then
+  as_root() { sudo "$@"; }
+  step "the Debian packages need root: apt-get runs through sudo, which may ask for your password"
+else
+  echo "install-deps.sh: the Debian packages need root: run this as root, or install sudo" >&2
   exit 1
 fi
-step() { echo "install-deps.sh: $*"; }
-export DEBIAN_FRONTEND=noninteractive
 step "updating the Debian package lists (apt-get update)"
-apt-get update -qq
+as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 step "installing ${#packages[@]} Debian packages (several minutes on a fresh machine; apt-get is quiet until it is done)"
-apt-get install -y -qq --no-install-recommends "${packages[@]}" > /dev/null
+as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}" > /dev/null
 
 if command -v npm > /dev/null; then
   step "ONNX Runtime 1.30 (onnxruntime-node, from npm) into build/ort"

@@ -9,6 +9,7 @@
 #include "kernelgen/generate.h"
 #if KERNELGEN_HAVE_IMPORT
 #include "kernelgen/import.h"
+#include "kernelgen/import_folder.h"
 #endif
 #include "kernelgen/version.h"
 
@@ -26,8 +27,8 @@ constexpr const char* kUsage =
     "                        [--time-limit SECONDS] [--memory-limit MIB]\n"
     "\n"
     "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX\n"
-    "Gather, GatherElements, GatherND, ScatterND or ScatterElements kernel described in\n"
-    "the spec files; a kernel whose spec gives constant data holds it in flash, in\n"
+    "Gather, GatherElements, GatherND, ScatterND, ScatterElements or TensorScatter kernel\n"
+    "described in the spec files; a kernel whose spec gives constant data holds it in flash, in\n"
     "DIR/<name>_data.inc, which its .c includes. If any spec is invalid, every problem is printed as\n"
     "FILE: /json/pointer: message, nothing is written, and the exit status is 1. Files\n"
     "whose content is unchanged are left alone. Beside the kernels, every run writes the\n"
@@ -37,8 +38,8 @@ constexpr const char* kUsage =
     "(the files a run would write) and a line \"input PATH\" for every file the run reads.\n"
     "\n"
     "import writes one spec file, DIR/<kernel name>.json, for every Gather, GatherElements,\n"
-    "GatherND, ScatterND, ScatterElements (and deprecated Scatter) node of the model, in\n"
-    "its main graph and in every If, Loop and Scan body, whose shapes are static once the\n"
+    "GatherND, ScatterND, ScatterElements, TensorScatter (and deprecated Scatter) node of\n"
+    "the model, in its main graph and in every If, Loop and Scan body, whose shapes are static once the\n"
     "dimensions are bound and every value computable at import time is folded; a node\n"
     "whose value is known is folded (no kernel), and indices known at import time become\n"
     "constant indices. A node whose number of index rows is known only at run time (after\n"
@@ -247,6 +248,11 @@ int run_import(const std::vector<std::string>& args) {
     }
     const auto files = kernelgen::import_outputs(result, model);
     if (!files.empty()) {
+        const kernelgen::ImportTurn turn(out_dir);  // no other import checks or writes until this one has written
+        if (auto clash = kernelgen::other_import_clash(out_dir, files, model)) {
+            std::cerr << "kernelgen: " << kernelgen::terminal_safe(*clash) << "\n";
+            return 2;
+        }
         if (int status = report_written(kernelgen::write_outputs(out_dir, files, {model}))) return status;
     }
     std::cout << kernelgen::terminal_safe(kernelgen::import_summary(result, model)) << "\n";

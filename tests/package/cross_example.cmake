@@ -1,12 +1,14 @@
 # cmake -DSOURCE_DIR=<repo> -DPREFIX=<installed kernelgen> -DWORK_DIR=<scratch> -DARM_NM=<arm-none-eabi-nm>
-#       [-DARM_GCC=<arm-none-eabi-gcc> -DQEMU=<qemu-system-arm>] -P cross_example.cmake
+#       [-DARM_GCC=<arm-none-eabi-gcc> -DARM_SIZE=<arm-none-eabi-size> -DQEMU=<qemu-system-arm>] -P cross_example.cmake
 #
 # examples/firmware cross-built for Cortex-M4F with the installed toolchain file, the generator coming from
 # the host: (1) find_package(KernelGen) through KernelGen_DIR, with the toolchain's
 # CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY re-rooting every other search into an empty sysroot; (2)
 # add_subdirectory() of this checkout with KERNELGEN_EXECUTABLE. Either way no host package is looked for,
 # no generator is compiled, every compile command holds only the toolchain's, the project's and the
-# function's flags, and the program is an ARM ELF holding both kernels. (3) With qemu-system-arm, the program
+# function's flags, and the program is an ARM ELF holding both kernels. With no build type chosen (as here), the
+# kernels and the support code are compiled with -Os, and each kernel's object has exactly the .text of the same
+# source compiled by hand with the toolchain's CPU flags and -Os. (3) With qemu-system-arm, the program
 # linked for the mps2-an386 board (the installed boards/cortex-m start-up code and boards/mps2-an386 linker
 # script, with semihosting) runs its checks there.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
@@ -17,9 +19,19 @@ set(common_args -G Ninja "-DCMAKE_TOOLCHAIN_FILE=${toolchain}" -DCMAKE_EXPORT_CO
                 "-DCMAKE_FIND_ROOT_PATH=${WORK_DIR}/empty-sysroot")
 
 # Every flag a compile command may hold: the toolchain file's CPU flags, examples/firmware's warnings,
-# kernelgen_add_kernels()'s C99, and the include folder of the generated headers.
+# kernelgen_add_kernels()'s C99 and, without a build type, -Os, and the include folder of the generated headers.
 set(allowed_flags -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -Wall -Wextra -Wpedantic -Wconversion
-                  -Wsign-conversion -Werror -std=c99 -o -c)
+                  -Wsign-conversion -Werror -std=c99 -Os -o -c)
+include("${toolchain}")  # KERNELGEN_TARGET_CPU_FLAGS
+
+# The .text bytes of an object (arm-none-eabi-size -A).
+function(text_bytes out object)
+  kg_run(sizes "${ARM_SIZE}" -A "${object}")
+  if(NOT sizes MATCHES "\n\.text +([0-9]+)")
+    message(FATAL_ERROR "no .text in ${object}:\n${sizes}")
+  endif()
+  set(${out} ${CMAKE_MATCH_1} PARENT_SCOPE)
+endfunction()
 
 function(check_cross_build case build)
   file(READ "${build}/CMakeCache.txt" cache)
@@ -47,6 +59,28 @@ function(check_cross_build case build)
       endif()
     endforeach()
     kg_expect("${command}" MATCHES "-mcpu=cortex-m4 .*-mfpu=fpv4-sp-d16" "${case}: the toolchain's CPU flags")
+    if(file MATCHES "/main\\.c$")
+      kg_expect("${command}" NOT_MATCHES " -Os " "${case}: the project's own main.c keeps the project's flags")
+      continue()
+    endif()
+    kg_expect("${command}" MATCHES " -Os " "${case}: ${file} (no build type) is compiled for size")
+    if(ARM_GCC AND ARM_SIZE)
+      string(JSON directory GET "${commands_json}" ${i} directory)
+      list(FIND words -o at)
+      math(EXPR at "${at} + 1")
+      list(GET words ${at} object)
+      get_filename_component(object "${object}" ABSOLUTE BASE_DIR "${directory}")
+      get_filename_component(name "${file}" NAME_WE)
+      set(by_hand "${build}/by-hand-${name}.o")
+      kg_run(log "${ARM_GCC}" ${KERNELGEN_TARGET_CPU_FLAGS} -std=c99 -Os "-I${build}/model_kernels_kernels"
+                 "-I${build}/kernelgen_support" -c "${file}" -o "${by_hand}")
+      text_bytes(built "${object}")
+      text_bytes(expected "${by_hand}")
+      if(NOT built EQUAL expected)
+        message(FATAL_ERROR "${case}: ${file} holds ${built} bytes of .text in the build, ${expected} at -Os")
+      endif()
+      message(STATUS "${case}: ${name}: ${built} bytes of .text, as at -Os")
+    endif()
   endforeach()
   file(READ "${build}/firmware" header OFFSET 0 LIMIT 20 HEX)
   # ELF magic, 32-bit (EI_CLASS 1), little-endian; e_machine (offset 18) 0x28: ARM.
@@ -79,7 +113,6 @@ kg_expect_no_work("${build}" "add_subdirectory: after the first build")
 
 if(QEMU AND ARM_GCC)
   set(build "${WORK_DIR}/build-qemu")
-  include("${toolchain}")  # KERNELGEN_TARGET_CPU_FLAGS
   set(cpu ${KERNELGEN_TARGET_CPU_FLAGS})
   file(MAKE_DIRECTORY "${build}")
   set(boards "${PREFIX}/share/kernelgen/boards")

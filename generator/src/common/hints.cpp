@@ -40,6 +40,21 @@ std::string did_you_mean(std::string_view given, const std::vector<std::string>&
     return best.empty() ? "" : "; did you mean " + in_quotes(best) + "?";
 }
 
+std::string did_you_mean_name(std::string_view given, const std::vector<std::string>& candidates) {
+    if (given.empty()) return "";
+    std::string best;
+    size_t best_distance = 0;
+    for (const auto& candidate : candidates) {
+        const size_t distance = edit_distance(given, candidate);
+        const size_t most_edits = (std::max(given.size(), candidate.size()) - 1) / 2;
+        if (distance <= most_edits && (best.empty() || distance < best_distance)) {
+            best_distance = distance;
+            best = candidate;
+        }
+    }
+    return best.empty() ? "" : "; did you mean " + in_quotes(best) + "?";
+}
+
 // A hint for a misspelt value of a closed set, where edit distance would mislead ("int61" is not "int16"):
 // the value differing only in case, or the value another tool's spelling means ("fp16", ONNX's "FLOAT").
 std::string did_you_mean_value(std::string_view given, const std::vector<std::string>& values,

@@ -16,6 +16,11 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // not counted), or "" when none is that close.
 std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates, size_t most_edits = 2);
 
+// The same for a name the user typed for one of a model's (a dimension, an input): the closest candidate at most
+// (the longer name's length - 1) / 2 edits away, so that "Batch" finds "batch" and "sq" finds "seq", but "M" is
+// not taken for "N".
+std::string did_you_mean_name(std::string_view given, const std::vector<std::string>& candidates);
+
 // A hint for a misspelt value of a closed set, where edit distance would mislead ("int61" is not "int16"):
 // the value differing only in case, or the value another tool's spelling means ("fp16", ONNX's "FLOAT").
 std::string did_you_mean_value(std::string_view given, const std::vector<std::string>& values,

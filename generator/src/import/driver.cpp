@@ -321,7 +321,7 @@ private:
 // The import of a parsed model, into `result` (see import_model).
 void import_parsed(onnx::ModelProto model, int64_t opset, const std::string& file, const ImportOptions& options,
                    ResourceGuard& guard, ImportResult& result) {
-    const ModelAnalysis analysis = analyze_model(std::move(model), opset, options, guard, result.usage_errors, result.notes);
+    const ModelAnalysis analysis = analyze_model(std::move(model), opset, options, guard, result.usage_errors);
     if (!result.usage_errors.empty()) return;
     result.inference_ran = analysis.inference_ran;
     result.inference_note = analysis.inference_note;

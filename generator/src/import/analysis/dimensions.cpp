@@ -94,13 +94,15 @@ bool bind_values(onnx::ModelProto& model, const ImportOptions& options, std::vec
         }
         int position = -1;
         std::string names;
+        std::vector<std::string> input_names;
         for (int i = 0; i < inputs->size(); ++i) {
             names += (names.empty() ? "" : ", ") + in_quotes(inputs->Get(i).name());
+            input_names.push_back(inputs->Get(i).name());
             if (inputs->Get(i).name() == given.name) position = i;
         }
         if (position < 0) {
             usage_errors.push_back(given.text + ": the model has no input " + in_quotes(given.name) + " (its inputs: " +
-                                   names + ")");
+                                   names + ")" + did_you_mean_name(given.name, input_names));
             continue;
         }
         const onnx::ValueInfoProto& input = inputs->Get(position);
@@ -159,7 +161,7 @@ bool bind_values(onnx::ModelProto& model, const ImportOptions& options, std::vec
 
 // Gives the dimensions the caller names their values. Returns false when the options do not fit the model.
 bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, ModelAnalysis& analysis,
-                     std::vector<std::string>& usage_errors, std::vector<std::string>& notes) {
+                     std::vector<std::string>& usage_errors) {
     for_each_declared_shape(model.mutable_graph(), [&](onnx::TensorShapeProto* shape) {
         for (const auto& dim : shape->dim()) {
             if (dim.has_dim_param() && !dim.dim_param().empty()) analysis.declared_dim_params.insert(dim.dim_param());
@@ -184,12 +186,15 @@ bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, Mode
         }
         onnx::ValueInfoProto* input = nullptr;
         std::string names;
+        std::vector<std::string> input_names;
         for (auto& candidate : *model.mutable_graph()->mutable_input()) {
             names += (names.empty() ? "" : ", ") + in_quotes(candidate.name());
+            input_names.push_back(candidate.name());
             if (candidate.name() == given.name) input = &candidate;
         }
         if (!input) {
-            usage_errors.push_back(text + ": the model has no input " + in_quotes(given.name) + " (its inputs: " + names + ")");
+            usage_errors.push_back(text + ": the model has no input " + in_quotes(given.name) + " (its inputs: " + names +
+                                   ")" + did_you_mean_name(given.name, input_names));
             continue;
         }
         if (input->has_type() && !input->type().has_tensor_type()) {
@@ -237,14 +242,20 @@ bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, Mode
         shape->clear_dim();
         for (int64_t value : given.dims) shape->add_dim()->set_dim_value(value);
     }
-    if (!usage_errors.empty()) return false;
+    // A --dim that names no dimension binds nothing: a typo, which would leave nodes skipped and the run a success.
+    const std::vector<std::string> dim_names(analysis.declared_dim_params.begin(), analysis.declared_dim_params.end());
     for (const auto& [name, value] : options.dims) {
-        if (!analysis.declared_dim_params.count(name)) {
-            const std::vector<std::string> names(analysis.declared_dim_params.begin(), analysis.declared_dim_params.end());
-            notes.push_back("--dim " + name + "=" + std::to_string(value) + ": no dimension of the model is called " +
-                            in_quotes(name) + did_you_mean(name, names, (name.size() - 1) / 2));  // "M" is not "N"
-        }
+        if (analysis.declared_dim_params.count(name)) continue;
+        std::string known;
+        for (size_t i = 0; i < dim_names.size() && i < 20; ++i) known += (i ? ", " : "") + in_quotes(dim_names[i]);
+        if (dim_names.size() > 20) known += ", ... (" + std::to_string(dim_names.size()) + " in all)";
+        usage_errors.push_back("--dim " + name + "=" + std::to_string(value) + ": no dimension of the model is called " +
+                               in_quotes(name) +
+                               (dim_names.empty() ? " (it names none: give a whole input's shape with --input)"
+                                                  : " (its dimensions: " + known + ")") +
+                               did_you_mean_name(name, dim_names));
     }
+    if (!usage_errors.empty()) return false;
     for_each_declared_shape(model.mutable_graph(), [&](onnx::TensorShapeProto* shape) {
         for (auto& dim : *shape->mutable_dim()) {
             if (!dim.has_dim_param()) continue;

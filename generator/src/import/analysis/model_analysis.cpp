@@ -486,9 +486,9 @@ std::optional<uint64_t> rank_input_length(const GraphScope& scope, const std::st
 }
 
 ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportOptions& options, ResourceGuard& guard,
-                            std::vector<std::string>& usage_errors, std::vector<std::string>& notes) {
+                            std::vector<std::string>& usage_errors) {
     ModelAnalysis analysis;
-    if (!bind_dimensions(model, options, analysis, usage_errors, notes)) return analysis;
+    if (!bind_dimensions(model, options, analysis, usage_errors)) return analysis;
     analysis.bound = std::move(model);
     analysis.main = build_scope(analysis.bound.graph(), nullptr, "", "");
     std::set<std::string> domains{"", "ai.onnx"};

@@ -30,12 +30,12 @@ struct ModelAnalysis {
     int rounds = 0;
 };
 
-// Binds the caller's dimensions and analyses `model` (which it takes). Problems with --dim and --input that do
-// not fit the model are `usage_errors` (then the analysis is incomplete); remarks go to `notes`. The work checks
-// `guard` as it goes (which throws LimitExceeded past the import's limits); each round's inference gets at most the
-// time left.
+// Binds the caller's dimensions and analyses `model` (which it takes). Problems with --dim, --input and --value
+// that do not fit the model (one that names nothing in it among them) are `usage_errors` (then the analysis is
+// incomplete). The work checks `guard` as it goes (which throws LimitExceeded past the import's limits); each
+// round's inference gets at most the time left.
 ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportOptions& options, ResourceGuard& guard,
-                            std::vector<std::string>& usage_errors, std::vector<std::string>& notes);
+                            std::vector<std::string>& usage_errors);
 
 
 

@@ -1,0 +1,163 @@
+#include "kernelgen/import_folder.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "kernelgen/import.h"
+#include "kernelgen/spec.h"
+
+namespace kernelgen {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+// Largest report, or spec, read for the names it holds (a report of 10,000 nodes is a few MB).
+constexpr std::uintmax_t kMaxReadBytes = std::uintmax_t{256} << 20;
+
+// The nearest existing folder above `dir` (its parent when that exists).
+fs::path anchor_of(const fs::path& dir) {
+    std::error_code error;
+    fs::path path = fs::absolute(dir, error).lexically_normal();
+    if (error) return {};
+    if (!path.has_filename()) path = path.parent_path();  // "out/" is "out"
+    path = path.parent_path();
+    while (!path.empty() && !fs::is_directory(path, error)) {
+        if (path == path.root_path()) return {};
+        path = path.parent_path();
+    }
+    return path;
+}
+
+// The text of `path` when it is a regular file (not through a link) of at most kMaxReadBytes.
+std::optional<std::string> read_regular(const fs::path& path) {
+    std::error_code error;
+    const fs::file_status status = fs::symlink_status(path, error);
+    if (error || !fs::is_regular_file(status)) return std::nullopt;
+    const std::uintmax_t size = fs::file_size(path, error);
+    if (error || size > kMaxReadBytes) return std::nullopt;
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) return std::nullopt;
+    return text;
+}
+
+void add_name(std::set<std::string>& names, const Json& object, const char* key) {
+    if (!object.is_object()) return;
+    auto at = object.find(key);
+    if (at != object.end() && at->is_string()) {
+        const std::string name = at->get<std::string>();
+        if (!name.empty() && name.find('/') == std::string::npos) names.insert(name);
+    }
+}
+
+// The files of the import a report describes: what it names (specs, data files, folded values), and the files
+// those specs name (quantized tables' scales and zero points among them).
+std::set<std::string> files_of_report(const fs::path& dir, const Json& report) {
+    std::set<std::string> names;
+    auto nodes = report.find("nodes");
+    if (nodes == report.end() || !nodes->is_array()) return names;
+    for (const auto& node : *nodes) {
+        add_name(names, node, "spec");
+        add_name(names, node, "folded_file");
+        if (node.is_object() && node.contains("weights")) {
+            add_name(names, node["weights"], "data_file");
+            add_name(names, node["weights"], "updates_file");
+        }
+        if (!node.is_object() || !node.contains("spec") || !node["spec"].is_string()) continue;
+        const std::string spec_name = node["spec"].get<std::string>();
+        if (spec_name.find('/') != std::string::npos) continue;
+        const auto text = read_regular(dir / spec_name);
+        if (!text) continue;
+        const Json spec = Json::parse(*text, nullptr, false);
+        const Json kernels = spec.is_object() && spec.contains("kernels") ? spec["kernels"] : Json::array({spec});
+        if (!kernels.is_array()) continue;
+        for (const auto& kernel : kernels) {
+            add_name(names, kernel, "data_file");
+            add_name(names, kernel, "updates_file");
+            if (kernel.is_object() && kernel.contains("quantization")) {
+                add_name(names, kernel["quantization"], "scales_file");
+                add_name(names, kernel["quantization"], "zero_points_file");
+            }
+        }
+    }
+    return names;
+}
+
+}  // namespace
+
+ImportTurn::ImportTurn(const fs::path& dir) {
+    // The anchor can change while this waits (another import created the folders below it): then the lock is
+    // taken again on the new anchor, which every later import also locks.
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        const fs::path anchor = anchor_of(dir);
+        if (anchor.empty()) return;
+        const int fd = ::open(anchor.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) return;
+        int locked;
+        while ((locked = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+        }
+        if (locked != 0 || anchor_of(dir) == anchor) {
+            fd_ = fd;
+            return;
+        }
+        ::close(fd);
+    }
+}
+
+ImportTurn::~ImportTurn() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+std::optional<std::string> other_import_clash(const fs::path& dir, const std::vector<OutputFile>& files,
+                                              const std::string& model_path) {
+    const std::string own_report = report_file_name(model_path);
+    std::set<std::string> ours;
+    for (const auto& file : files) {
+        if (file.name != own_report) ours.insert(file.name);
+    }
+    std::error_code error;
+    if (ours.empty() || !fs::is_directory(dir, error)) return std::nullopt;
+    std::map<std::string, fs::path> reports;  // by name, so that the message does not depend on the listing's order
+    for (fs::directory_iterator entry(dir, error), end; !error && entry != end; entry.increment(error)) {
+        const std::string name = entry->path().filename().string();
+        const std::string suffix = ".import.json";
+        if (name != own_report && name.size() > suffix.size() &&
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            reports.emplace(name, entry->path());
+        }
+    }
+    for (const auto& [name, path] : reports) {
+        const auto text = read_regular(path);
+        if (!text || !starts_as_import_report(*text)) continue;
+        const Json report = Json::parse(*text, nullptr, false);
+        if (!report.is_object()) continue;
+        std::vector<std::string> clashes;
+        for (const auto& file : files_of_report(dir, report)) {
+            if (ours.count(file)) clashes.push_back(file);
+        }
+        if (clashes.empty()) continue;
+        const std::string other_model = report.contains("model") && report["model"].is_string()
+                                            ? report["model"].get<std::string>()
+                                            : name;
+        const std::string more = clashes.size() == 1 ? std::string()
+                                                     : " and " + std::to_string(clashes.size() - 1) +
+                                                           (clashes.size() == 2 ? " more file" : " more files");
+        const std::string other_report = (dir / name).string();
+        return "importing " + model_path + " into " + dir.string() + " would replace " + (dir / clashes.front()).string() +
+               more + " of " + other_model + "'s import (" + other_report + " names " +
+               (clashes.size() == 1 ? "it" : "them") + "); nothing was written: import it into another folder or with " +
+               "another --prefix, or delete " + other_report + " first if " + other_model + "'s import is no longer wanted";
+    }
+    return std::nullopt;
+}
+
+}  // namespace kernelgen
