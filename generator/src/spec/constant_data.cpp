@@ -76,14 +76,9 @@ bool quantized_type_signed(KernelSpec::QuantizedType type) { return info_of(type
 
 namespace {
 
-void read_quantized_data(KernelReader& r, KernelSpec& spec, const json& object, const json* inline_values,
-                                       const std::optional<std::string>& file) {
-    const std::string allowed_keys = "type, and axis, block_size, scales or scales_file, zero_points or zero_points_file";
-    if (!object.is_object()) {
-        r.fail("quantization", "expected an object, got " + json_type(object) + " (with " + allowed_keys + ")");
-        return;
-    }
-    const size_t mark = r.problems();
+// A quantized table's "quantization" object: its keys, and what the kernel around it must be (a float Gather along
+// axis 0 whose indices come at run time, without prefetching).
+void check_table_context(KernelReader& r, const KernelSpec& spec, const json& object) {
     const std::vector<std::string> keys(std::begin(kKeys), std::end(kKeys));
     for (const auto& item : object.items()) {
         if (std::find(keys.begin(), keys.end(), item.key()) == keys.end()) {
@@ -105,36 +100,42 @@ void read_quantized_data(KernelReader& r, KernelSpec& spec, const json& object, 
                         "(a float \"data\"), or pass the indices at run time");
     }
     r.no_prefetch_with(spec, "a quantized table", "its rows are read a byte at a time as they are dequantized");
-    Quantization q;
-    // "type"
-    const auto found = [&](const char* key) -> const json* {
-        auto it = object.find(key);
-        return it == object.end() ? nullptr : &*it;
-    };
+}
+
+// The member `key` of the "quantization" object, or nothing.
+const json* member(const json& object, const char* key) {
+    auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+}
+
+// "type": the quantized type, or nothing (reported).
+const QuantizedTypeInfo* read_quantized_type(KernelReader& r, const json& object) {
     std::vector<std::string> type_names;
     for (const auto& row : quantized_types()) type_names.emplace_back(row.name);
     const std::string types = join(type_names);
-    const QuantizedTypeInfo* type = nullptr;
-    if (const json* value = found("type")) {
-        if (!value->is_string()) {
-            r.fail("quantization/type", "expected a string, got " + json_type(*value) + " (one of " + types + ")");
-        } else {
-            const auto text = value->get<std::string>();
-            for (const auto& row : quantized_types()) {
-                if (text == row.name) type = &row;
-            }
-            if (!type) {
-                r.fail("quantization/type", "unknown quantized type " + in_quotes(text) + " (one of " + types + ")" +
-                                              did_you_mean_value(text, type_names, {{"uint4x2", "uint4"}, {"int4x2", "int4"},
-                                                                                    {"INT8", "int8"}, {"UINT8", "uint8"}}));
-            }
-        }
-    } else {
+    const json* value = member(object, "type");
+    if (!value) {
         r.fail("quantization/type", "required key \"type\" is missing (one of " + types + ")");
+        return nullptr;
     }
-    // "axis" and "block_size"
+    if (!value->is_string()) {
+        r.fail("quantization/type", "expected a string, got " + json_type(*value) + " (one of " + types + ")");
+        return nullptr;
+    }
+    const auto text = value->get<std::string>();
+    for (const auto& row : quantized_types()) {
+        if (text == row.name) return &row;
+    }
+    r.fail("quantization/type", "unknown quantized type " + in_quotes(text) + " (one of " + types + ")" +
+                                  did_you_mean_value(text, type_names, {{"uint4x2", "uint4"}, {"int4x2", "int4"},
+                                                                        {"INT8", "int8"}, {"UINT8", "uint8"}}));
+    return nullptr;
+}
+
+// "axis" and "block_size": where the scales lie (q.axis, q.block_size).
+void read_scale_layout(KernelReader& r, const KernelSpec& spec, const json& object, Quantization& q) {
     const auto rank = static_cast<int64_t>(spec.data_shape.size());
-    if (const json* value = found("axis")) {
+    if (const json* value = member(object, "axis")) {
         const std::string range = "an integer from " + std::to_string(-rank) + " to " + std::to_string(rank - 1) +
                                   ", data's axis whose scales differ; leave it out for one scale";
         if (!value->is_number_integer()) {
@@ -148,20 +149,22 @@ void read_quantized_data(KernelReader& r, KernelSpec& spec, const json& object, 
             q.axis = axis < 0 ? axis + rank : axis;
         }
     }
-    if (const json* value = found("block_size")) {
+    if (const json* value = member(object, "block_size")) {
         const std::string rule = "a count of elements along the quantization axis that share a scale, at least 1; 0 or "
                                  "none: one scale per index along the axis";
         if (!value->is_number_integer() || (!value->is_number_unsigned() && value->get<int64_t>() < 0)) {
             r.fail("quantization/block_size", "expected a non-negative integer, got " + json_type(*value) + " " + value->dump() +
                                                 " (" + rule + ")");
-        } else if (value->get<uint64_t>() > 0 && !found("axis")) {
+        } else if (value->get<uint64_t>() > 0 && !member(object, "axis")) {
             r.fail("quantization/block_size", "blocks lie along the quantization axis: give \"axis\" too (" + rule + ")");
         } else {
             q.block_size = value->get<uint64_t>();
         }
     }
-    if (!r.clean_since(mark) || !type) return;
-    q.type = type->id;
+}
+
+// The scales' shape (q.scales_shape), from data's and the layout; the words a message gives of the layout.
+std::string settle_scales_shape(const KernelSpec& spec, Quantization& q) {
     if (q.axis < 0) {
         q.scales_shape = {};
     } else if (q.block_size == 0) {
@@ -174,13 +177,15 @@ void read_quantized_data(KernelReader& r, KernelSpec& spec, const json& object, 
         q.block_size = std::min(q.block_size, std::max<uint64_t>(size, 1));
         size = size / q.block_size + (size % q.block_size != 0 ? 1 : 0);
     }
-    const std::string mode = q.axis < 0 ? "one scale (no axis)"
-                             : q.block_size == 0 ? "one per index along axis " + std::to_string(q.axis)
-                                                 : "blocks of " + std::to_string(q.block_size) + " along axis " + std::to_string(q.axis);
+    return q.axis < 0           ? "one scale (no axis)"
+           : q.block_size == 0 ? "one per index along axis " + std::to_string(q.axis)
+                               : "blocks of " + std::to_string(q.block_size) + " along axis " + std::to_string(q.axis);
+}
 
-    // The scales, of dtype.
-    const json* scales_inline = found("scales");
-    const json* scales_file = found("scales_file");
+// "scales" or "scales_file": the scales, of dtype.
+void read_scales(KernelReader& r, const KernelSpec& spec, const json& object, Quantization& q, const std::string& mode) {
+    const json* scales_inline = member(object, "scales");
+    const json* scales_file = member(object, "scales_file");
     const uint64_t scale_count = element_count(q.scales_shape);
     const unsigned scale_width = info(spec.dtype).bits / 8;
     if (scales_inline && scales_file) {
@@ -209,10 +214,14 @@ void read_quantized_data(KernelReader& r, KernelSpec& spec, const json& object, 
             }
         }
     }
+}
 
-    // The zero points: one, or one per scale; values of the quantized type, one a byte.
-    const json* zeros_inline = found("zero_points");
-    const json* zeros_file = found("zero_points_file");
+// "zero_points" or "zero_points_file": one, or one per scale; values of the quantized type, one a byte.
+void read_zero_points(KernelReader& r, const json& object, Quantization& q, const QuantizedTypeInfo& quantized) {
+    const QuantizedTypeInfo* type = &quantized;
+    const uint64_t scale_count = element_count(q.scales_shape);
+    const json* zeros_inline = member(object, "zero_points");
+    const json* zeros_file = member(object, "zero_points_file");
     const std::string zero_range = "integers from " + std::to_string(lowest(*type)) + " to " + std::to_string(highest(*type)) +
                                    ", one for every element or one per scale, " + format_shape(q.scales_shape);
     auto check_zero_points = [&](const std::vector<uint8_t>& bytes, const std::string& key) {
@@ -252,18 +261,24 @@ void read_quantized_data(KernelReader& r, KernelSpec& spec, const json& object, 
             }
         }
     }
+}
 
-    // The quantized values.
+// The quantized values, inline ("data") or in a file ("data_file", 4-bit values packed two a byte): the kernel's
+// table (one a byte, or two: element 2k in the low nibble of byte k of the flat order), or nothing (reported).
+std::optional<KernelSpec::ConstantData> read_quantized_values(KernelReader& r, const KernelSpec& spec,
+                                                             const QuantizedTypeInfo& quantized, const json* inline_values,
+                                                             const std::optional<std::string>& file) {
+    const QuantizedTypeInfo* type = &quantized;
     const uint64_t count = element_count(spec.data_shape);
     const uint64_t table_bytes = type->bits == 8 ? count : (count + 1) / 2;
     const std::string data_key = inline_values ? "data" : "data_file";
-    if (!r.within_table_limit(data_key, table_bytes, 1, format_shape(spec.data_shape) + " " + type->name)) return;
+    if (!r.within_table_limit(data_key, table_bytes, 1, format_shape(spec.data_shape) + " " + type->name)) return std::nullopt;
     std::vector<uint8_t> values;  // one a byte
     std::string name, path;
     if (inline_values) {
         const KernelReader::IntegerRange range{lowest(*type), highest(*type), type->name};
         auto read = r.read_inline_values(*inline_values, "data", byte_type(*type), spec.data_shape, "data_shape", &range);
-        if (!read) return;
+        if (!read) return std::nullopt;
         values = std::move(*read);
     } else {
         name = *file;
@@ -276,13 +291,13 @@ void read_quantized_data(KernelReader& r, KernelSpec& spec, const json& object, 
                                                             " (its values packed two a byte, as uint8)"
                                                       : "the quantization type is " + std::string(type->name);
         auto array = r.read_npy_file("data_file", name, file_type, type_rule, element_count(stored));
-        if (!array) return;
+        if (!array) return std::nullopt;
         if (array->shape != stored) {
             r.fail("data_file", in_quotes(name) + " holds an array of shape " + format_shape(array->shape) + ", and " +
                                   (type->bits == 4 ? "data_shape " + format_shape(spec.data_shape) + " packs into " +
                                                          format_shape(stored) + " (two " + type->name + " values a byte along the last axis)"
                                                    : "data_shape is " + format_shape(spec.data_shape) + " (they must be equal)"));
-            return;
+            return std::nullopt;
         }
         path = array->path;
         if (type->bits == 8) {
@@ -297,7 +312,6 @@ void read_quantized_data(KernelReader& r, KernelSpec& spec, const json& object, 
             }
         }
     }
-    if (!r.clean_since(mark)) return;
     // The kernel's table: one a byte, or two (element 2k in the low nibble of byte k of the flat order).
     std::vector<uint8_t> table;
     if (type->bits == 8) {
@@ -308,7 +322,31 @@ void read_quantized_data(KernelReader& r, KernelSpec& spec, const json& object, 
             table[e / 2] = static_cast<uint8_t>(table[e / 2] | (values[e] & 15) << (e % 2 ? 4 : 0));
         }
     }
-    spec.constant_data = KernelSpec::ConstantData{std::move(table), name, path};
+    return KernelSpec::ConstantData{std::move(table), name, path};
+}
+
+// "quantization" beside "data" or "data_file": the quantized values, with their scales and zero points.
+// `file`: the "data_file" name, when the values are in a file.
+void read_quantized_data(KernelReader& r, KernelSpec& spec, const json& object, const json* inline_values,
+                         const std::optional<std::string>& file) {
+    const std::string allowed_keys = "type, and axis, block_size, scales or scales_file, zero_points or zero_points_file";
+    if (!object.is_object()) {
+        r.fail("quantization", "expected an object, got " + json_type(object) + " (with " + allowed_keys + ")");
+        return;
+    }
+    const size_t mark = r.problems();
+    check_table_context(r, spec, object);
+    Quantization q;
+    const QuantizedTypeInfo* type = read_quantized_type(r, object);
+    read_scale_layout(r, spec, object, q);
+    if (!r.clean_since(mark) || !type) return;
+    q.type = type->id;
+    const std::string mode = settle_scales_shape(spec, q);
+    read_scales(r, spec, object, q, mode);
+    read_zero_points(r, object, q, *type);
+    auto table = read_quantized_values(r, spec, *type, inline_values, file);
+    if (!table || !r.clean_since(mark)) return;
+    spec.constant_data = std::move(*table);
     spec.quantization = std::move(q);
 }
 
