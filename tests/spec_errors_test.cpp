@@ -1397,7 +1397,7 @@ TEST(SpecAccepted, DataCount) {
 }
 
 // A block longer than its axis is one block, at any block_size up to 2^64 - 1: the size arithmetic once wrapped
-// (ceil((4 + 2^64 - 1 - 1) / (2^64 - 1)) was 0 scales) and the kernel did not compile.
+// (ceil((4 + 2^64 - 1 - 1) / (2^64 - 1)) was 0 scales) and the kernel did not compile. The spec keeps the size given.
 TEST(SpecAccepted, QuantizationBlockBeyondTheAxisIsOneBlock) {
     const std::string table = R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [4, 2],
         "indices_shape": [2], "data": [[1, 2], [3, 4], [5, 6], [7, 8]],
@@ -1411,10 +1411,14 @@ TEST(SpecAccepted, QuantizationBlockBeyondTheAxisIsOneBlock) {
     for (const char* block : {"4", "5", "18446744073709551615"}) {
         const KernelSpec spec = parse_one(spec_text(block, "[[0.5, 0.25]]"));
         ASSERT_TRUE(spec.quantization) << block;
-        EXPECT_EQ(spec.quantization->block_size, 4u) << block;
+        EXPECT_EQ(std::to_string(spec.quantization->block_size), block);
         EXPECT_EQ(spec.quantization->scales_shape, (Shape{1, 2})) << block;
         const kernelgen::GenerateResult generated = kernelgen::generate({spec});
         EXPECT_EQ(strings_of(generated.diagnostics), Problems{}) << block;
+        // Every row's scales are those of the one block: row 0..3 / 4 is 0, in 32-bit arithmetic.
+        ASSERT_EQ(generated.files.size(), 5u) << block;  // k.h, k.c, k_data.inc and the support files
+        EXPECT_NE(generated.files[1].content.find("const uint32_t scales = (row / 4u) * 2u;"), std::string::npos)
+            << generated.files[1].content;
     }
     EXPECT_EQ(rejected(spec_text("18446744073709551615", "[]")),
               Problems{"spec.json: /quantization/scales: expected an array of 1, got an array of 0 (arrays nested as the "

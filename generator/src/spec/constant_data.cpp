@@ -170,11 +170,10 @@ std::string settle_scales_shape(const KernelSpec& spec, Quantization& q) {
     } else if (q.block_size == 0) {
         q.scales_shape = {spec.data_shape[static_cast<size_t>(q.axis)]};
     } else {
-        // A block longer than the axis is one block: kept at the axis's size (at least 1), so that no arithmetic
-        // on it can overflow (block_size may be up to 2^64 - 1).
+        // ceil(size / block_size) without overflow (block_size may be up to 2^64 - 1: a block longer than the axis
+        // is one block).
         q.scales_shape = spec.data_shape;
         auto& size = q.scales_shape[static_cast<size_t>(q.axis)];
-        q.block_size = std::min(q.block_size, std::max<uint64_t>(size, 1));
         size = size / q.block_size + (size % q.block_size != 0 ? 1 : 0);
     }
     return q.axis < 0           ? "one scale (no axis)"

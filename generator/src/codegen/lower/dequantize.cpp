@@ -80,7 +80,7 @@ RowPlan plan_rows(const KernelSpec& spec) {
     if (q.axis < 0) {
         nests.push_back(RowNest{{{row, 1, 0}}, 0, 0, 0});
     } else if (q.axis == 0) {
-        out.row_divisor = q.block_size == 0 ? 1 : q.block_size;
+        out.row_divisor = q.block_size == 0 ? 1 : std::min(q.block_size, std::max<uint64_t>(d[0], 1));
         out.row_scale_stride = q.block_size == 0 ? 1 : row;
         nests.push_back(RowNest{{{row, 1, q.block_size == 0 ? 0u : 1u}}, 0, 0, 0});
     } else {
@@ -91,7 +91,9 @@ RowPlan plan_rows(const KernelSpec& spec) {
         if (q.block_size == 0) {
             nests.push_back(RowNest{{{p, da * qn, 0}, {da, qn, 1}, {qn, 1, 0}}, 0, 0, 0});
         } else {
-            const uint64_t b = q.block_size, blocks = da / b + (da % b != 0 ? 1 : 0), whole = da / b, tail = da % b;
+            // A block longer than the axis is one block of the axis' size (so that no product below overflows).
+            const uint64_t b = std::min(q.block_size, std::max<uint64_t>(da, 1));
+            const uint64_t blocks = da / b + (da % b != 0 ? 1 : 0), whole = da / b, tail = da % b;
             out.row_scale_stride = p * blocks * qn;
             if (whole > 0) {
                 nests.push_back(RowNest{{{p, da * qn, blocks * qn}, {whole, b * qn, qn}, {b, qn, 0}, {qn, 1, 1}}, 0, 0, 0});
