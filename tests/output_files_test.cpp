@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/output_files_hooks.h"
 #include "kernelgen/output_files.h"
 #include "text_files.h"
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernelgen/generate.h"
+#include "kernelgen/operators.h"
 #if KERNELGEN_HAVE_IMPORT
 #include "kernelgen/import.h"
 #include "kernelgen/import_folder.h"
@@ -15,7 +16,7 @@
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kSynopsis =
     "Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] [--prefetch MODE]\n"
     "                           [--no-support] [--depfile FILE] SPEC.json...\n"
     "       kernelgen support --out-dir DIR\n"
@@ -24,29 +25,28 @@ constexpr const char* kUsage =
     "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--value NAME=V,...]...\n"
     "                        [--max-count NODE=N]... [--accumulate NODE]...\n"
     "                        [--weights MODE]\n"
-    "                        [--time-limit SECONDS] [--memory-limit MIB]\n"
-    "\n"
-    "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX\n"
-    "Gather, GatherElements, GatherND, ScatterND, ScatterElements or TensorScatter kernel\n"
-    "described in the spec files; a kernel whose spec gives constant data holds it in flash, in\n"
-    "DIR/<name>_data.inc, which its .c includes. If any spec is invalid, every problem is printed as\n"
-    "FILE: /json/pointer: message, nothing is written, and the exit status is 1. Files\n"
-    "whose content is unchanged are left alone. Beside the kernels, every run writes the\n"
-    "support code they share, DIR/kernelgen_support.h and DIR/kernelgen_support.c: compile\n"
-    "kernelgen_support.c once per program. support writes only those two files. list writes\n"
-    "nothing: it prints, for build systems, a line \"kernel NAME FILE...\" for every kernel\n"
-    "(the files a run would write) and a line \"input PATH\" for every file the run reads.\n"
-    "\n"
-    "import writes one spec file, DIR/<kernel name>.json, for every Gather, GatherElements,\n"
-    "GatherND, ScatterND, ScatterElements, TensorScatter (and deprecated Scatter) node of\n"
-    "the model, in its main graph and in every If, Loop and Scan body, whose shapes are static once the\n"
-    "dimensions are bound and every value computable at import time is folded; a node\n"
-    "whose value is known is folded (no kernel), and indices known at import time become\n"
-    "constant indices. A node whose number of index rows is known only at run time (after\n"
-    "NonZero, NonMaxSuppression, Compress, TopK, Unique) gets a run-time count, bounded\n"
-    "by what its producer can select. DIR/<model>.import.json reports every indexing node.\n"
-    "Every node it cannot import is printed as MODEL: node \"name\" (Op, #position): reason.\n"
-    "\n"
+    "                        [--time-limit SECONDS] [--memory-limit MIB]\n";
+
+// What the forms do, a paragraph each; {operators} and {imported} stand for the operator table's lists.
+constexpr const char* kDescription[] = {
+    "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX {operators} kernel described "
+    "in the spec files; a kernel whose spec gives constant data holds it in flash, in DIR/<name>_data.inc, which its "
+    ".c includes. If any spec is invalid, every problem is printed as FILE: /json/pointer: message, nothing is "
+    "written, and the exit status is 1. Files whose content is unchanged are left alone. Beside the kernels, every "
+    "run writes the support code they share, DIR/kernelgen_support.h and DIR/kernelgen_support.c: compile "
+    "kernelgen_support.c once per program. support writes only those two files. list writes nothing: it prints, for "
+    "build systems, a line \"kernel NAME FILE...\" for every kernel (the files a run would write) and a line "
+    "\"input PATH\" for every file the run reads.",
+    "import writes one spec file, DIR/<kernel name>.json, for every {imported} node of the model, in its main graph "
+    "and in every If, Loop and Scan body, whose shapes are static once the dimensions are bound and every value "
+    "computable at import time is folded; a node whose value is known is folded (no kernel), and indices known at "
+    "import time become constant indices. A node whose number of index rows is known only at run time (after "
+    "NonZero, NonMaxSuppression, Compress, TopK, Unique) gets a run-time count, bounded by what its producer can "
+    "select. DIR/<model>.import.json reports every indexing node. Every node it cannot import is printed as MODEL: "
+    "node \"name\" (Op, #position): reason.",
+};
+
+constexpr const char* kOptions =
     "Options:\n"
     "  -o, --out-dir DIR  folder for the generated files (created when missing)\n"
     "      --unroll MODE  unrolling of every kernel whose spec has no \"unroll\":\n"
@@ -88,6 +88,50 @@ constexpr const char* kUsage =
     "Exit status: 0 on success, 1 for invalid specs (import: a file that is not an ONNX\n"
     "model, or --strict with nodes not imported), 2 for usage or file-system errors.\n";
 
+// `words` joined by ", " with `last` before the last one ("A, B or C").
+std::string joined(const std::vector<std::string>& words, const std::string& last) {
+    std::string out;
+    for (size_t i = 0; i < words.size(); ++i) out += (i == 0 ? "" : i + 1 == words.size() ? last : ", ") + words[i];
+    return out;
+}
+
+// `text` broken into lines of at most `width` characters at spaces.
+std::string wrapped(const std::string& text, size_t width) {
+    std::string out, line;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find(' ', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(start, end - start);
+        if (!line.empty() && line.size() + 1 + word.size() > width) {
+            out += line + "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+        start = end + 1;
+    }
+    return out + line + "\n";
+}
+
+// The help: the synopsis, what each form does with the operators of the operator table, the options.
+std::string usage() {
+    std::vector<std::string> kernels, imported, deprecated;
+    for (const auto& row : kernelgen::operators()) {
+        kernels.emplace_back(row.name);
+        for (const auto& onnx : row.onnx) (onnx.until == 0 ? imported : deprecated).emplace_back(onnx.op_type);
+    }
+    std::string text = std::string(kSynopsis) + "\n";
+    for (std::string paragraph : kDescription) {
+        const std::string imports = joined(imported, ", ") + (deprecated.empty() ? "" : " (and deprecated " + joined(deprecated, " and ") + ")");
+        for (const auto& [key, value] : {std::pair<std::string, std::string>{"{operators}", joined(kernels, " or ")},
+                                         std::pair<std::string, std::string>{"{imported}", imports}}) {
+            for (size_t at = paragraph.find(key); at != std::string::npos; at = paragraph.find(key)) paragraph.replace(at, key.size(), value);
+        }
+        text += wrapped(paragraph, 88) + "\n";
+    }
+    return text + kOptions;
+}
+
 int usage_error(const std::string& message) {
     std::cerr << "kernelgen: " << message << "\n" << "Try 'kernelgen --help'.\n";
     return 2;
@@ -117,7 +161,7 @@ bool shared_option(const std::vector<std::string>& args, size_t& i, bool& option
     if (arg == "--") {
         options_done = true;
     } else if (arg == "-h" || arg == "--help") {
-        std::cout << kUsage;
+        std::cout << usage();
         exit = 0;
     } else if (arg == "--version") {
         std::cout << "kernelgen " << KERNELGEN_VERSION_STRING << "\n";
@@ -148,25 +192,28 @@ std::optional<std::string> add_once(std::map<std::string, Value>& values, const 
            std::to_string(given.second);
 }
 
-// kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict] [--dim NAME=N]... [--input NAME=SHAPE]...
-// [--value NAME=V,...]... [--max-count NODE=N]... [--accumulate NODE]...;
-// `args` without the word "import".
-int run_import(const std::vector<std::string>& args) {
-#if !KERNELGEN_HAVE_IMPORT
-    (void)args;
-    std::cerr << "kernelgen: this kernelgen was built without the importer (KERNELGEN_IMPORT=OFF, or no libonnx-dev), "
-                 "so it cannot import models\n";
-    return 2;
-#else
+#if KERNELGEN_HAVE_IMPORT
+// What `kernelgen import` was asked.
+struct ImportCommand {
     std::string out_dir, model;
     kernelgen::ImportOptions options;
-    bool strict = false, options_done = false, missing = false;
+    bool strict = false;
+};
+
+// Reads the arguments of `kernelgen import` (without the word "import") into `command`: nothing, or the exit
+// status when they end the run (--help, --version, a usage error).
+std::optional<int> read_import_arguments(const std::vector<std::string>& args, ImportCommand& command) {
+    std::string& out_dir = command.out_dir;
+    std::string& model = command.model;
+    kernelgen::ImportOptions& options = command.options;
+    bool& strict = command.strict;
+    bool options_done = false, missing = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         std::optional<int> exit;
         std::string problem;
         if (shared_option(args, i, options_done, out_dir, exit)) {
-            if (exit) return *exit;
+            if (exit) return exit;
         } else if (auto prefix = options_done ? std::nullopt : option_value(args, i, "--prefix", "", missing)) {
             if (missing) return usage_error("--prefix needs a text");
             options.prefix = *prefix;
@@ -223,8 +270,12 @@ int run_import(const std::vector<std::string>& args) {
     }
     if (out_dir.empty()) return usage_error("--out-dir DIR is required");
     if (model.empty()) return usage_error("no model given (kernelgen import MODEL.onnx --out-dir DIR)");
+    return std::nullopt;
+}
 
-    const kernelgen::ImportResult result = kernelgen::import_model_file(model, options);
+// Prints what an import found and writes its files: the exit status.
+int finish_import(const kernelgen::ImportResult& result, const ImportCommand& command) {
+    const std::string& model = command.model;
     // Every line shows the model's own text (its path, names, ONNX's messages) escaped: one line each, no
     // escape sequences reach the terminal.
     auto line = [](const std::string& text) { std::cerr << kernelgen::terminal_safe(text) << "\n"; };
@@ -241,22 +292,29 @@ int run_import(const std::vector<std::string>& args) {
     for (const auto& note : result.notes) line(model + ": note: " + note);
     if (!result.inference_note.empty()) line(model + ": note: " + result.inference_note);
     for (const auto& skipped : result.skipped) line(model + ": " + skipped.node.str() + ": " + skipped.reason);
-    if (strict && !result.skipped.empty()) {
+    if (command.strict && !result.skipped.empty()) {
         std::cerr << "kernelgen: " << result.skipped.size() << (result.skipped.size() == 1 ? " node" : " nodes")
                   << " not imported (--strict); nothing was written\n";
         return 1;
     }
-    const auto files = kernelgen::import_outputs(result, model);
-    if (!files.empty()) {
-        const kernelgen::ImportTurn turn(out_dir);  // no other import checks or writes until this one has written
-        if (auto clash = kernelgen::other_import_clash(out_dir, files, model)) {
-            std::cerr << "kernelgen: " << kernelgen::terminal_safe(*clash) << "\n";
-            return 2;
-        }
-        if (int status = report_written(kernelgen::write_outputs(out_dir, files, {model}))) return status;
-    }
+    if (int status = report_written(kernelgen::write_import(command.out_dir, result, model))) return status;
     std::cout << kernelgen::terminal_safe(kernelgen::import_summary(result, model)) << "\n";
     return 0;
+}
+#endif
+
+// kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict] [--dim NAME=N]... [--input NAME=SHAPE]...
+// [--value NAME=V,...]... [--max-count NODE=N]... [--accumulate NODE]...; `args` without the word "import".
+int run_import(const std::vector<std::string>& args) {
+#if !KERNELGEN_HAVE_IMPORT
+    (void)args;
+    std::cerr << "kernelgen: this kernelgen was built without the importer (KERNELGEN_IMPORT=OFF, or no libonnx-dev), "
+                 "so it cannot import models\n";
+    return 2;
+#else
+    ImportCommand command;
+    if (auto exit = read_import_arguments(args, command)) return *exit;
+    return finish_import(kernelgen::import_model_file(command.model, command.options), command);
 #endif
 }
 

@@ -38,4 +38,10 @@ private:
 std::optional<std::string> other_import_clash(const std::filesystem::path& dir, const std::vector<OutputFile>& files,
                                               const std::string& model_path);
 
+struct ImportResult;
+
+// Writes the files of a successful import of `model_path` into `dir` (import_outputs()): in the import's turn, after
+// the check above, through write_outputs() with the model protected. The report's error says what failed.
+WriteReport write_import(const std::filesystem::path& dir, const ImportResult& result, const std::string& model_path);
+
 }  // namespace kernelgen

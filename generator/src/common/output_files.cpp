@@ -1,5 +1,7 @@
 #include "kernelgen/output_files.h"
 
+#include "common/output_files_hooks.h"
+
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -281,6 +283,91 @@ void set_temporary_name_source(NameSource next) { name_source.store(next); }
 void set_write_observer(WriteObserver observer) { write_observer.store(observer); }
 }  // namespace testing_hooks
 
+namespace {
+
+// Step 1: every target examined before anything is created, so that a refusal leaves the folder as it was. Fills
+// `pending` with the files to write (the others are unchanged, listed in the report); false on a refusal.
+bool examine_targets(int dir_fd, const fs::path& dir, const std::vector<OutputFile>& files,
+                     const std::vector<fs::path>& inputs, std::vector<const OutputFile*>& pending, WriteReport& report) {
+    const std::vector<InputIdentity> input_files = input_identities(inputs);
+    for (const auto& file : files) {
+        const std::string target = (dir / file.name).string();
+        if (!valid_file_name(file.name)) {
+            report.error = target + ": not a file name (internal error); nothing was written";
+            return false;
+        }
+        auto refuse = [&](const std::string& why) {
+            report.error = target + ": " + why + "; nothing was written";
+            report.unchanged.clear();
+            return false;
+        };
+        if (const InputIdentity* input = replaced_input(dir_fd, file.name, input_files)) {
+            return refuse("would replace " + input->shown + ", which this run reads (write the output elsewhere)");
+        }
+        int examine_error = 0;
+        switch (examine(dir_fd, file.name, file.content, examine_error)) {
+            case Target::Unchanged: report.unchanged.push_back(target); break;
+            case Target::Missing:
+            case Target::Changed: pending.push_back(&file); break;
+            case Target::NotRegular: return refuse("exists and is not a regular file");
+            case Target::LinkToNotRegular: return refuse("is a symbolic link to something that is not a regular file");
+            case Target::Unreadable: return refuse("cannot examine the file: " + errno_text(examine_error));
+        }
+    }
+    return true;
+}
+
+// Step 2: the run's private temporary folder, created exclusively under an unpredictable name; "" on failure
+// (reported).
+std::string make_temporary_folder(int dir_fd, const fs::path& dir, WriteReport& report) {
+    for (int attempt = 0;; ++attempt) {
+        std::string name = temporary_folder_name();
+        if (::mkdirat(dir_fd, name.c_str(), 0700) == 0) return name;
+        if (errno != EEXIST || attempt == 99) {
+            report.error = (dir / name).string() + ": cannot create a temporary folder: " + errno_text(errno) +
+                           "; nothing was written";
+            return "";
+        }
+    }
+}
+
+// Step 3: each pending file written into the temporary folder and flushed; the message of the first failure, or "".
+std::string write_temporaries(const fs::path& shown_folder, int temporary_fd, Cleanup& cleanup,
+                              const std::vector<const OutputFile*>& pending, const std::vector<std::string>& names) {
+    // Each file's writeback starts as soon as it is written; once all are written, one syncfs() waits for them
+    // all (on Linux; elsewhere, or if it fails, an fdatasync() of each). Both flush the data before any rename:
+    // one call for the whole run instead of one flush per file, which cost 0.3 ms a file here.
+    for (size_t i = 0; i < pending.size(); ++i) {
+        const std::string shown = (shown_folder / names[i]).string();
+        cleanup.created = static_cast<sig_atomic_t>(i + 1);
+        Descriptor out(::openat(temporary_fd, names[i].c_str(),
+                                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666));
+        if (out.get() < 0) return shown + ": cannot create the file: " + errno_text(errno) + "; nothing was written";
+        if (!write_all(out.get(), pending[i]->content)) {
+            return shown + ": cannot write the file: " + errno_text(errno) + "; nothing was written";
+        }
+#ifdef SYNC_FILE_RANGE_WRITE
+        ::sync_file_range(out.get(), 0, 0, SYNC_FILE_RANGE_WRITE);  // a head start only
+#endif
+        if (!out.close()) return shown + ": cannot write the file: " + errno_text(errno) + "; nothing was written";
+        if (auto observer = write_observer.load()) observer(shown_folder, i + 1);
+    }
+    bool flushed = false;
+#ifdef __linux__
+    flushed = ::syncfs(temporary_fd) == 0;
+#endif
+    for (size_t i = 0; i < pending.size() && !flushed; ++i) {
+        Descriptor in(::openat(temporary_fd, names[i].c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+        if (in.get() < 0 || ::fdatasync(in.get()) != 0) {
+            return (shown_folder / names[i]).string() + ": cannot write the file to disk: " + errno_text(errno) +
+                   "; nothing was written";
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
 WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& files, const std::vector<fs::path>& inputs) {
     WriteReport report;
     std::error_code error;
@@ -299,48 +386,12 @@ WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& fi
     // A file system without locks (some network ones) is written without.
     while (::flock(dir_fd.get(), LOCK_EX) != 0 && errno == EINTR) {
     }
-
-    // Every target is examined before anything is created, so a refusal leaves the folder as it was.
-    const std::vector<InputIdentity> input_files = input_identities(inputs);
     std::vector<const OutputFile*> pending;
-    for (const auto& file : files) {
-        const std::string target = (dir / file.name).string();
-        if (!valid_file_name(file.name)) {
-            report.error = target + ": not a file name (internal error); nothing was written";
-            return report;
-        }
-        auto refuse = [&](const std::string& why) {
-            report.error = target + ": " + why + "; nothing was written";
-            report.unchanged.clear();
-            return report;
-        };
-        if (const InputIdentity* input = replaced_input(dir_fd.get(), file.name, input_files)) {
-            return refuse("would replace " + input->shown + ", which this run reads (write the output elsewhere)");
-        }
-        int examine_error = 0;
-        switch (examine(dir_fd.get(), file.name, file.content, examine_error)) {
-            case Target::Unchanged: report.unchanged.push_back(target); break;
-            case Target::Missing:
-            case Target::Changed: pending.push_back(&file); break;
-            case Target::NotRegular: return refuse("exists and is not a regular file");
-            case Target::LinkToNotRegular: return refuse("is a symbolic link to something that is not a regular file");
-            case Target::Unreadable: return refuse("cannot examine the file: " + errno_text(examine_error));
-        }
-    }
-    if (pending.empty()) return report;
+    if (!examine_targets(dir_fd.get(), dir, files, inputs, pending, report) || pending.empty()) return report;
 
-    // The run's private temporary folder, created exclusively under an unpredictable name.
     HeldSignals held;
-    std::string temporary_name;
-    for (int attempt = 0;; ++attempt) {
-        temporary_name = temporary_folder_name();
-        if (::mkdirat(dir_fd.get(), temporary_name.c_str(), 0700) == 0) break;
-        if (errno != EEXIST || attempt == 99) {
-            report.error = (dir / temporary_name).string() + ": cannot create a temporary folder: " + errno_text(errno) +
-                           "; nothing was written";
-            return report;
-        }
-    }
+    const std::string temporary_name = make_temporary_folder(dir_fd.get(), dir, report);
+    if (temporary_name.empty()) return report;
     Descriptor temporary_fd(::openat(dir_fd.get(), temporary_name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (temporary_fd.get() < 0) {
         report.error = (dir / temporary_name).string() + ": cannot open the temporary folder: " + errno_text(errno) +
@@ -363,36 +414,9 @@ WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& fi
         remove_temporaries(cleanup);
         return report;
     };
-
-    // Each file's writeback starts as soon as it is written; once all are written, one syncfs() waits for them
-    // all (on Linux; elsewhere, or if it fails, an fdatasync() of each). Both flush the data before any rename:
-    // one call for the whole run instead of one flush per file, which cost 0.3 ms a file here.
-    for (size_t i = 0; i < pending.size(); ++i) {
-        const std::string shown = (dir / temporary_name / names[i]).string();
-        cleanup.created = static_cast<sig_atomic_t>(i + 1);
-        Descriptor out(::openat(temporary_fd.get(), names[i].c_str(),
-                                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666));
-        if (out.get() < 0) return fail(shown + ": cannot create the file: " + errno_text(errno) + "; nothing was written");
-        if (!write_all(out.get(), pending[i]->content)) {
-            return fail(shown + ": cannot write the file: " + errno_text(errno) + "; nothing was written");
-        }
-#ifdef SYNC_FILE_RANGE_WRITE
-        ::sync_file_range(out.get(), 0, 0, SYNC_FILE_RANGE_WRITE);  // a head start only
-#endif
-        if (!out.close()) return fail(shown + ": cannot write the file: " + errno_text(errno) + "; nothing was written");
-        if (auto observer = write_observer.load()) observer(dir / temporary_name, i + 1);
-    }
-    bool flushed = false;
-#ifdef __linux__
-    flushed = ::syncfs(temporary_fd.get()) == 0;
-#endif
-    for (size_t i = 0; i < pending.size() && !flushed; ++i) {
-        Descriptor in(::openat(temporary_fd.get(), names[i].c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-        if (in.get() < 0 || ::fdatasync(in.get()) != 0) {
-            return fail((dir / temporary_name / names[i]).string() + ": cannot write the file to disk: " +
-                        errno_text(errno) + "; nothing was written");
-        }
-    }
+    const std::string problem = write_temporaries(dir / temporary_name, temporary_fd.get(), cleanup, pending, names);
+    if (!problem.empty()) return fail(problem);
+    // Step 4: the renames, once every file is written and flushed.
     for (size_t i = 0; i < pending.size(); ++i) {
         const std::string target = (dir / names[i]).string();
         if (::renameat(temporary_fd.get(), names[i].c_str(), dir_fd.get(), names[i].c_str()) != 0) {

@@ -160,4 +160,16 @@ std::optional<std::string> other_import_clash(const fs::path& dir, const std::ve
     return std::nullopt;
 }
 
+WriteReport write_import(const fs::path& dir, const ImportResult& result, const std::string& model_path) {
+    const auto files = import_outputs(result, model_path);
+    if (files.empty()) return {};
+    const ImportTurn turn(dir);  // no other import checks or writes until this one has written
+    if (auto clash = other_import_clash(dir, files, model_path)) {
+        WriteReport refused;
+        refused.error = *clash;
+        return refused;
+    }
+    return write_outputs(dir, files, {model_path});
+}
+
 }  // namespace kernelgen
