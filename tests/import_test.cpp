@@ -482,6 +482,29 @@ TEST(ImportModel, OpsetRulesAndMalformedNodes) {
               }));
 }
 
+// Nodes with fewer inputs or outputs than their operator takes are valid protobuf: a TopK without its k (opset 10
+// on), with one output or none at all, once aborted the import (protobuf's CHECK on the k input it read, found by
+// graph_fuzzer). They make no count, and the Gather beside them imports.
+TEST(ImportModel, NodesOfTheWrongArityEndCleanly) {
+    Model m(17);
+    m.input("x", kFloat, {4, 6});
+    m.input("ids", kInt64, {2});
+    m.node("TopK", {"x"}, "v", "one_input_one_output");
+    m.node("TopK", {"x"}, "v2", "one_input").add_output("i2");
+    m.node("TopK", {}, "v3", "no_input");
+    m.node("Gather", {"x", "ids"}, "y", "g");
+    m.node("Gather", {"x", "i2"}, "z", "by_indices_of_a_topk_without_k");
+    const auto result = kernelgen::import_model(m.bytes(), "arity.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_EQ(result.kernels.size(), 1u);
+    EXPECT_EQ(result.kernels[0].name, "g");
+    EXPECT_EQ(result.kernels[0].spec.data_shape, (kernelgen::Shape{4, 6}));
+    EXPECT_EQ(result.kernels[0].spec.indices_shape, (kernelgen::Shape{2}));
+    ASSERT_EQ(result.skipped.size(), 1u);
+    EXPECT_EQ(result.skipped[0].node.name, "by_indices_of_a_topk_without_k");
+    EXPECT_FALSE(result.inference_ran);  // ONNX's inference refuses these TopK nodes too
+}
+
 // Each operator only at the opsets that have it, as ONNX's checker and ONNX Runtime accept it: GatherElements,
 // GatherND, ScatterND and ScatterElements from opset 11, the deprecated Scatter in opsets 9 and 10 only.
 TEST(ImportModel, OperatorsOnlyAtTheOpsetsThatHaveThem) {

@@ -386,7 +386,7 @@ struct NodeInputs {
     std::string onnx_name[3];
 
     const std::string& name(const onnx::NodeProto& node, KernelInput tensor) const {
-        return node.input(position[static_cast<int>(tensor)]);
+        return input_or_none(node, position[static_cast<int>(tensor)]);
     }
     // "updates \"u\"": the input as messages name it.
     std::string role(const onnx::NodeProto& node, KernelInput tensor) const {
