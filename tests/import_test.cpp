@@ -15,6 +15,7 @@
 #include <onnx/onnx_pb.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,6 +43,7 @@
 #include "c_program.h"
 #include "common/c_names.h"
 #include "import/analysis/child_process.h"
+#include "import/model/resource_guard.h"
 #include "import/operators/onnx_operators.h"
 #include "kernelgen/generate.h"
 #include "kernelgen/import.h"
@@ -1315,6 +1317,81 @@ TEST(ImportLimits, TimeAndMemoryStopAnImportCleanly) {
     EXPECT_EQ(words.status, 2);
     EXPECT_EQ(words.out, "kernelgen: --memory-limit lots: the limit must be a whole number of MiB from 1 to 1048576\n"
                          "Try 'kernelgen --help'.\n");
+}
+
+// Allocates `bytes` and writes every page (so that no compiler leaves the allocation out); true, or false when the
+// allocation is refused.
+bool allocate_and_touch(size_t bytes) {
+    try {
+        std::vector<char> block(bytes);
+        for (size_t at = 0; at < bytes; at += 4096) block[at] = static_cast<char>(at >> 12);
+        volatile char seen = block[bytes / 2];
+        (void)seen;
+        return true;
+    } catch (const std::bad_alloc&) {
+        return false;
+    }
+}
+
+// The memory limit is the process's own while an import runs (RLIMIT_DATA above what it holds, restored after): an
+// allocation past it fails at once, whatever the guard's polling of resident memory has seen, and the import ends
+// with the limit's message, exit 1, never a signal.
+TEST(ImportLimits, AllocationsPastTheMemoryLimitAreRefused) {
+    rlimit before{};
+    ASSERT_EQ(::getrlimit(RLIMIT_DATA, &before), 0);
+    ASSERT_TRUE(allocate_and_touch(size_t{256} << 20));
+    {
+        kernelgen::ProcessMemoryLimit limit(uint64_t{64} << 20);
+        EXPECT_FALSE(allocate_and_touch(size_t{256} << 20));
+        EXPECT_TRUE(allocate_and_touch(size_t{8} << 20));
+        rlimit during{};
+        ASSERT_EQ(::getrlimit(RLIMIT_DATA, &during), 0);
+        EXPECT_LE(during.rlim_cur, kernelgen::status_bytes("VmData") + (uint64_t{64} << 20));
+        EXPECT_EQ(during.rlim_max, before.rlim_max);
+        {
+            kernelgen::ProcessMemoryLimit inner(uint64_t{1} << 40);  // another import meanwhile: the first limit holds
+            EXPECT_FALSE(allocate_and_touch(size_t{256} << 20));
+        }
+        EXPECT_FALSE(allocate_and_touch(size_t{256} << 20));
+    }
+    rlimit after{};
+    ASSERT_EQ(::getrlimit(RLIMIT_DATA, &after), 0);
+    EXPECT_EQ(after.rlim_cur, before.rlim_cur);
+    EXPECT_TRUE(allocate_and_touch(size_t{256} << 20));
+
+    // An import that folds one value of 8 MB (a million int64 sevens) in a few steps: under a 4 MiB limit the
+    // allocation itself is refused. Without the process's limit, the guard's polling (every 64th check) does not
+    // see it in so short an import, and the import runs on.
+    Model m(17);
+    m.initializer("shape", kInt64, {2}, {1000, 1000});
+    m.node("ConstantOfShape", {"shape"}, "sevens");
+    m.input("x", kFloat, {4, 3});
+    m.input("i", kInt64, {2});
+    m.node("Gather", {"x", "i"}, "y", "g");
+    m.output("sevens", kFloat, {1000, 1000});
+    kernelgen::ImportOptions small;
+    small.limits.memory_bytes = uint64_t{4} << 20;
+    const auto refused = kernelgen::import_model(m.bytes(), "sevens.onnx", small);
+    ASSERT_EQ(refused.diagnostics.size(), 1u);
+    EXPECT_EQ(refused.diagnostics[0].message, "import stopped: it needed more than 4 MiB of memory (--memory-limit MIB "
+                                              "raises the limit)");
+    EXPECT_TRUE(refused.kernels.empty());
+    small.limits.limit_process = false;
+    const auto polled = kernelgen::import_model(m.bytes(), "sevens.onnx", small);
+    EXPECT_TRUE(polled.diagnostics.empty());
+    EXPECT_EQ(polled.kernels.size(), 1u);
+    ASSERT_EQ(::getrlimit(RLIMIT_DATA, &after), 0);
+    EXPECT_EQ(after.rlim_cur, before.rlim_cur);
+
+    // The command line, its message and exit status.
+    const fs::path dir = fresh_dir("limits_real");
+    write_text(dir / "sevens.onnx", m.bytes());
+    const CliRun run = kernelgen_run("import " + (dir / "sevens.onnx").string() + " --out-dir " + (dir / "out").string() +
+                                     " --memory-limit 4 2>&1");
+    EXPECT_EQ(run.status, 1);
+    EXPECT_EQ(run.out, (dir / "sevens.onnx").string() + ": import stopped: it needed more than 4 MiB of memory "
+                                                        "(--memory-limit MIB raises the limit)\nkernelgen: nothing was written\n");
+    EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
 // Two imports into one folder at once: each run writes its files while it holds the folder (an exclusive flock on
