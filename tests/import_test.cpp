@@ -571,6 +571,8 @@ TEST(ImportModel, TensorScatterNodesByOnnxRules) {
     m.initializer("axis0", kInt64, {1}, {0});
     m.node("Squeeze", {"nz", "axis0"}, "rows", "squeeze");                        // #10
     m.node("TensorScatter", {"past", "upd", "rows"}, "j", "counted");             // #11
+    m.input("wi32", kInt32, {2});
+    m.node("TensorScatter", {"past", "upd", "wi32"}, "k", "int32_write_indices");  // #12: ONNX takes int64 only
     const auto result = kernelgen::import_model(m.bytes(), "kv.onnx");
     std::vector<std::string> names;
     for (const auto& kernel : result.kernels) names.push_back(kernel.name);
@@ -590,6 +592,8 @@ TEST(ImportModel, TensorScatterNodesByOnnxRules) {
                   "node \"counted\" (TensorScatter, #11): data-dependent shape: write_indices \"rows\" dimension 0 is a "
                   "run-time count (through NonZero \"nonzero\": at most 6, the elements of its input [6]), and "
                   "TensorScatter's shapes are static (every batch row of its cache is written)",
+                  "node \"int32_write_indices\" (TensorScatter, #12): unsupported index type: write_indices \"wi32\" is "
+                  "INT32 (TensorScatter takes INT64 write indices)",
               }));
     // The spec of a node without write_indices holds them: zeros, one per batch row.
     EXPECT_EQ(result.kernels[1].spec.constant_indices, (std::vector<int64_t>{0, 0}));
