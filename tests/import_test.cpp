@@ -1677,6 +1677,12 @@ TEST(ImportModel, QuantizedTablesNotFusedSayWhy) {
     m.output("live", kFloat, {2, 6});
     m.output("five", kFloat, {2, 6});
     m.output("columns", kFloat, {4, 2});
+    // Constant indices: the rows could be folded, and a quantized table's kernel takes its indices at run time.
+    m.initializer("rows", kInt64, {2}, {0, 3});
+    auto& constant_rows = m.node("GatherBlockQuantized", {"q", "rows", "s2"}, "constant_rows", "constant_rows");
+    constant_rows.set_domain("com.microsoft");
+    Model::attribute(constant_rows, "block_size", int64_t{16});
+    m.output("constant_rows", kFloat, {2, 32});
     const auto result = kernelgen::import_model(m.bytes(), "quantized.onnx");
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
     std::map<std::string, std::string> skipped;
@@ -1686,7 +1692,9 @@ TEST(ImportModel, QuantizedTablesNotFusedSayWhy) {
     EXPECT_EQ(skipped["two_bits"], "bits is 2 (4 and 8 are imported)");
     EXPECT_EQ(skipped["axis1"], "uint8 data gathers along axis 0 and is quantized along its last axis (ONNX Runtime's rule); "
                                 "data is [4, 16], gather_axis 1, quantize_axis 1");
-    EXPECT_EQ(skipped.size(), 4u);
+    EXPECT_EQ(skipped["constant_rows"], "its indices are constant: the rows they select could be folded (a quantized "
+                                        "table takes indices at run time)");
+    EXPECT_EQ(skipped.size(), 5u);
     std::map<std::string, const kernelgen::ImportedKernel*> kernels;
     for (const auto& k : result.kernels) kernels[k.node.name] = &k;
     ASSERT_EQ(kernels.size(), 4u);
@@ -1706,7 +1714,7 @@ TEST(ImportModel, QuantizedTablesNotFusedSayWhy) {
     kernelgen::ImportOptions caller;
     caller.weights_in_kernel = false;
     const auto kept = kernelgen::import_model(m.bytes(), "quantized.onnx", caller);
-    EXPECT_EQ(kept.skipped.size(), 5u);
+    EXPECT_EQ(kept.skipped.size(), 6u);
     EXPECT_EQ(kept.kernels.size(), 3u);
     EXPECT_TRUE(kept.notes.empty());
 }
@@ -1785,6 +1793,9 @@ TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
         {"GatherBlockQuantized, 4 bits, 3 blocks a row and their zero points", 17, true, kUInt8, {10, 24}, kHalf, {10, 3}, {10, 2}, {{"bits", 4}, {"block_size", 16}}, kInt32, "uint4"},
         {"GatherBlockQuantized, 8 bits, a block longer than the row", 17, true, kUInt8, {10, 16}, kFloat, {10, 1}, {10, 1}, {{"bits", 8}, {"block_size", 32}}, kInt64, "uint8"},
         {"int8, one block longer than the columns", 21, false, kInt8, {10, 6}, kFloat, {10, 1}, {-1}, {{"axis", 1}, {"block_size", 8}}, kInt32, "int8"},
+        // One scale: the axis, 1 by default, is not used (ONNX and ONNX Runtime), even where the table has no axis 1.
+        {"int8, rank 1, one scale", 13, false, kInt8, {10}, kFloat, {}, {}, {}, kInt64, "int8"},
+        {"uint8, rank 1, a scale of one element", 19, false, kUInt8, {10}, kHalf, {1}, {1}, {}, kInt32, "uint8"},
     };
     size_t n = 0;
     std::vector<kernelgen::KernelSpec> kernels;  // compiled and run together at the end
