@@ -24,21 +24,26 @@ inline void import_and_check(const std::string& model) {
     if (!result.diagnostics.empty() && !result.kernels.empty()) __builtin_trap();  // all or nothing
     std::vector<kernelgen::KernelSpec> kernels;
     for (const auto& kernel : result.kernels) {
-        // Each spec file reads back to exactly the kernel import returned. A kernel that holds its data names the
-        // .npy file import writes beside the spec (not written here): its spec reads back without it (and without a
-        // quantized table's "quantization", whose files are not written either), and the table is the one import
-        // returned.
+        // Each spec file reads back to exactly the kernel import returned. A kernel that holds its data (or a
+        // scatter's updates) names the .npy file import writes beside the spec (not written here): its spec reads
+        // back without it (and without a quantized table's "quantization", whose files are not written either), and
+        // the table is the one import returned.
         std::vector<kernelgen::Diagnostic> diagnostics;
         auto text = nlohmann::ordered_json::parse(kernel.spec_text);
         if (kernel.spec.constant_data != std::nullopt) {
             if (text.value("data_file", "") != kernel.data_file || kernel.data_file.empty()) __builtin_trap();
             text.erase("data_file");
         }
+        if (kernel.spec.constant_updates != std::nullopt) {
+            if (text.value("updates_file", "") != kernel.updates_file || kernel.updates_file.empty()) __builtin_trap();
+            text.erase("updates_file");
+        }
         if (text.contains("quantization") != kernel.spec.quantization.has_value()) __builtin_trap();
         text.erase("quantization");
         auto parsed = kernelgen::parse_spec_text(text.dump(), kernel.name + ".json", diagnostics);
         if (parsed.size() != 1 || !diagnostics.empty() || parsed[0].name != kernel.name) __builtin_trap();
         parsed[0].constant_data = kernel.spec.constant_data;
+        parsed[0].constant_updates = kernel.spec.constant_updates;
         parsed[0].quantization = kernel.spec.quantization;
         kernels.push_back(parsed[0]);
     }
