@@ -11,7 +11,7 @@
 #                  node tests of the operators import reads or folds (about 130; with -DSEEDS=all every one of
 #                  them, 932, which takes a minute to load: for long runs). Regressions:
 #                  tests/fuzz/import_regressions/*.onnx and tests/import/hostile/.
-#   graph_fuzzer   bytes that it decodes into an ONNX graph; no seeds (it starts from nothing). Regressions:
+#   graph_fuzzer   bytes that it decodes into an ONNX graph; seeds: 32 random inputs of 1 KB. Regressions:
 #                  tests/fuzz/graph_regressions/*.input (its own inputs; the model each one makes, written with
 #                  KERNELGEN_GRAPH_FUZZER_MODEL, goes into import_regressions/, which keeps it whatever the decoder).
 # A fresh corpus each time: libFuzzer adds what it finds to it, and a corpus grown over many runs would make each
@@ -44,6 +44,12 @@ elseif(FUZZER STREQUAL "graph_fuzzer")
   set(regressions_dir "${SOURCE_DIR}/tests/fuzz/graph_regressions")
   set(seeds "")
   set(max_len 4096)
+  # Seeds: 32 random inputs of 1 KB (new ones each run: letters and digits, which decode as well as any bytes),
+  # each a graph of about seven nodes, so that a short run starts from graphs of that size rather than from nothing.
+  foreach(k RANGE 1 32)
+    string(RANDOM LENGTH 1024 random_input)
+    file(WRITE "${WORK_DIR}/corpus/random_${k}" "${random_input}")
+  endforeach()
   # Inputs of any length from the start: a few bytes decode to a graph of a node or two, and libFuzzer's slow
   # growth of the length would spend most of a short run on those.
   set(extra_options -len_control=0)
