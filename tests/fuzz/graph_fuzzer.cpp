@@ -323,7 +323,8 @@ private:
         const std::string prefix = depth == 0 ? "" : "b" + std::to_string(bodies_++) + "_";
         g->set_name(prefix + "graph");
         std::vector<std::string> names = outer;
-        // A Loop body takes the iteration and the condition, a Scan body its states and elements.
+        // A Loop body takes the iteration number and the condition first; an If branch takes none half the time (ONNX's
+        // take none); a Scan body up to 2, its states and elements.
         int inputs = in_.ConsumeIntegralInRange(0, depth == 0 ? 4 : 2);
         if (kind == GraphKind::loop_body) {
             value_info(g->add_input(), prefix + "iter");
