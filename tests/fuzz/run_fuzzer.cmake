@@ -3,7 +3,7 @@
 # report fails the test; the input that caused it is kept in WORK_DIR as crash-*/timeout-*/oom-*: copy it into
 # the regressions folder with the fix.
 #
-# cmake -DFUZZER=spec_fuzzer|import_fuzzer -DPROGRAM=<fuzzer> -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch>
+# cmake -DFUZZER=spec_fuzzer|import_fuzzer|graph_fuzzer -DPROGRAM=<fuzzer> -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch>
 #       -DSECONDS=<fuzzing time> [-DNODE_DIR=<ONNX node tests>] [-DSEEDS=all] -P run_fuzzer.cmake
 #
 #   spec_fuzzer    any bytes as a spec file; seeds: specs/*.json. Regressions: tests/fuzz/regressions/.
@@ -11,6 +11,9 @@
 #                  node tests of the operators import reads or folds (about 130; with -DSEEDS=all every one of
 #                  them, 932, which takes a minute to load: for long runs). Regressions:
 #                  tests/fuzz/import_regressions/*.onnx and tests/import/hostile/.
+#   graph_fuzzer   bytes that it decodes into an ONNX graph; seeds: 32 random inputs of 1 KB. Regressions:
+#                  tests/fuzz/graph_regressions/*.input (its own inputs; the model each one makes, written with
+#                  KERNELGEN_GRAPH_FUZZER_MODEL, goes into import_regressions/, which keeps it whatever the decoder).
 # A fresh corpus each time: libFuzzer adds what it finds to it, and a corpus grown over many runs would make each
 # later run slower (every input is executed before fuzzing starts).
 file(REMOVE_RECURSE "${WORK_DIR}/corpus")
@@ -37,8 +40,24 @@ elseif(FUZZER STREQUAL "import_fuzzer")
   endif()
   list(APPEND seeds ${node_seeds})
   set(max_len 16384)
+elseif(FUZZER STREQUAL "graph_fuzzer")
+  set(regressions_dir "${SOURCE_DIR}/tests/fuzz/graph_regressions")
+  set(seeds "")
+  set(max_len 4096)
+  # Seeds: 32 random inputs of 1 KB (new ones each run: letters and digits, which decode as well as any bytes),
+  # each a graph of about seven nodes, so that a short run starts from graphs of that size rather than from nothing.
+  foreach(k RANGE 1 32)
+    string(RANDOM LENGTH 1024 random_input)
+    file(WRITE "${WORK_DIR}/corpus/random_${k}" "${random_input}")
+  endforeach()
+  # Inputs of any length from the start: a few bytes decode to a graph of a node or two, and libFuzzer's slow
+  # growth of the length would spend most of a short run on those.
+  set(extra_options -len_control=0)
 else()
-  message(FATAL_ERROR "FUZZER must be spec_fuzzer or import_fuzzer")
+  message(FATAL_ERROR "FUZZER must be spec_fuzzer, import_fuzzer or graph_fuzzer")
+endif()
+if(NOT DEFINED extra_options)
+  set(extra_options "")
 endif()
 set(fuzzer "${PROGRAM}")
 set(n 0)
@@ -51,7 +70,7 @@ endforeach()
 # aborting the process.
 set(ENV{ASAN_OPTIONS} "allocator_may_return_null=1")
 # Regressions: inputs that once broke kernelgen or probe its limits, each run once, whatever its size.
-file(GLOB regressions "${regressions_dir}/*.json" "${regressions_dir}/*.onnx")
+file(GLOB regressions "${regressions_dir}/*.json" "${regressions_dir}/*.onnx" "${regressions_dir}/*.input")
 list(APPEND regressions ${hostile})
 if(regressions)
   execute_process(COMMAND "${fuzzer}" -timeout=20 -rss_limit_mb=2048 ${regressions} RESULT_VARIABLE status)
@@ -61,13 +80,13 @@ if(regressions)
 endif()
 # The regressions found by fuzzing seed the corpus too; the crafted hostile models do not (some take seconds each
 # under the sanitizers, and every input of the corpus runs before fuzzing starts).
-file(GLOB found "${regressions_dir}/*.json" "${regressions_dir}/*.onnx")
+file(GLOB found "${regressions_dir}/*.json" "${regressions_dir}/*.onnx" "${regressions_dir}/*.input")
 foreach(input IN LISTS found)
   get_filename_component(name "${input}" NAME)
   configure_file("${input}" "${WORK_DIR}/corpus/regression_${name}" COPYONLY)
 endforeach()
 execute_process(
-  COMMAND "${fuzzer}" -max_total_time=${SECONDS} -timeout=20 -rss_limit_mb=2048 -max_len=${max_len}
+  COMMAND "${fuzzer}" -max_total_time=${SECONDS} -timeout=20 -rss_limit_mb=2048 -max_len=${max_len} ${extra_options}
           "-artifact_prefix=${WORK_DIR}/" "${WORK_DIR}/corpus"
   RESULT_VARIABLE status)
 if(NOT status EQUAL 0)

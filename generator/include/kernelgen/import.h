@@ -43,9 +43,14 @@ struct InferenceLimits {
 // either, import stops with a diagnostic and nothing is written (--time-limit, --memory-limit).
 struct ImportLimits {
     unsigned seconds = 300;
-    // Memory import may add to what the process holds once the model is read (its resident memory, checked as the
-    // work goes; an allocation that fails ends the import the same way).
+    // Memory import may add to what the process holds once the model is read: its resident memory, checked as the
+    // work goes, and its data segment, which the system holds to it (an allocation beyond it fails and ends the
+    // import the same way).
     uint64_t memory_bytes = uint64_t{4} << 30;
+    // Whether memory_bytes is also the process's own limit while the import runs (RLIMIT_DATA, set above what the
+    // process holds then and restored after), so that no allocation passes it between two checks. false leaves the
+    // process's limits alone (a program that imports in several threads at once, or sets its own).
+    bool limit_process = true;
 };
 // The largest limits the command line takes: a day, and 1 TiB.
 constexpr unsigned kMaxTimeLimit = 86400;

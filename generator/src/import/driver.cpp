@@ -15,6 +15,7 @@
 #include "import/analysis/model_analysis.h"
 #include "import/names.h"
 #include "import/node_spec.h"
+#include "import/model/resource_guard.h"
 #include "import/report.h"
 #include "kernelgen/import.h"
 
@@ -392,14 +393,17 @@ ImportResult import_model(const std::string& bytes, const std::string& file, con
     if (!has_opset) return fatal("not a valid ONNX model: it imports no opset of the ai.onnx domain");
 
     ResourceGuard guard(options.limits);
+    std::optional<ProcessMemoryLimit> memory;
+    if (options.limits.limit_process) memory.emplace(options.limits.memory_bytes);
     try {
         import_parsed(std::move(model), opset, file, options, guard, result);
     } catch (const LimitExceeded& exceeded) {
         result = ImportResult();
         return fatal(exceeded.what());
     } catch (const std::bad_alloc&) {
+        // Refused by the memory limit, or by another (a ulimit -v closer to what the process held, the machine).
         result = ImportResult();
-        return fatal(ResourceGuard::allocation_failed());
+        return fatal(memory && memory->binding() ? guard.over_memory_limit() : ResourceGuard::allocation_failed());
     }
     return result;
 }

@@ -386,7 +386,7 @@ struct NodeInputs {
     std::string onnx_name[3];
 
     const std::string& name(const onnx::NodeProto& node, KernelInput tensor) const {
-        return node.input(position[static_cast<int>(tensor)]);
+        return input_or_none(node, position[static_cast<int>(tensor)]);
     }
     // "updates \"u\"": the input as messages name it.
     std::string role(const onnx::NodeProto& node, KernelInput tensor) const {
@@ -734,6 +734,12 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
         if (!bounded) return std::nullopt;
     }
     problem = element_type_problem(node, *inputs, data, indices, updates);
+    // ONNX's TensorScatter takes int64 write indices only (ONNX Runtime refuses int32 ones), though its kernel would
+    // take either.
+    if (problem.empty() && c.rule.op == Op::TensorScatter && indices.elem_type != onnx::TensorProto::INT64) {
+        problem = "unsupported index type: " + inputs->role(node, KernelInput::Indices) + " is " +
+                  onnx_type_name(indices.elem_type) + " (TensorScatter takes INT64 write indices)";
+    }
     if (!problem.empty()) return std::nullopt;
 
     Json spec;  // keys in insertion order

@@ -131,16 +131,21 @@ std::optional<QuantizedTable> dequantized_table(const GraphScope& scope, const s
     const auto output_type = int_attribute(dq, "output_dtype", 0);
     if (!axis_attribute || !block_attribute || !output_type) return refuse("an attribute is not an integer");
     if (*output_type != 0 && *output_type != scale->data_type()) return refuse("its output_dtype is not its scale's type");
-    if (*axis_attribute < -rank || *axis_attribute >= rank) return refuse("its axis " + std::to_string(*axis_attribute) + " is out of range");
-    const int64_t axis = *axis_attribute < 0 ? *axis_attribute + rank : *axis_attribute;
-    const uint64_t block = *block_attribute < 0 ? 0 : static_cast<uint64_t>(*block_attribute);
     if (*block_attribute < 0) return refuse("its block_size is negative");
+    const uint64_t block = static_cast<uint64_t>(*block_attribute);
+    const uint64_t count = element_count(scales);
+    // One scale (ONNX Runtime takes a 1-element vector so too) is for the whole table: the axis is not used, and may
+    // be one the table lacks (the default 1 of a rank-1 table).
+    const bool one_scale = block == 0 && count == 1 && scales.size() <= 1;
+    if (!one_scale && (*axis_attribute < -rank || *axis_attribute >= rank)) {
+        return refuse("its axis " + std::to_string(*axis_attribute) + " is out of range");
+    }
+    const int64_t axis = one_scale ? 0 : *axis_attribute < 0 ? *axis_attribute + rank : *axis_attribute;
     KernelSpec::Quantization& q = table.quantization;
     q.type = is_signed ? QuantizedType::Int8 : QuantizedType::UInt8;
-    const uint64_t count = element_count(scales);
     const auto a = static_cast<size_t>(axis);
-    if (block == 0 && count == 1 && scales.size() <= 1) {
-        q.axis = -1;  // one scale (ONNX Runtime takes a 1-element vector so too)
+    if (one_scale) {
+        q.axis = -1;
     } else if (block == 0 && scales.size() == 1 && scales[0] == shape[a]) {
         q.axis = axis;
     } else if (block > 0 && scales.size() == shape.size()) {

@@ -162,3 +162,13 @@ save("tensor_scatter_nodes",
               h.make_tensor_value_info("wi3", T.INT64, [2, 1, 1])],
      [h.make_tensor_value_info("y", T.FLOAT, None)], opset=24)
 print("wrote the round-three models", file=sys.stderr)
+
+# Round three, lengths the model declares (found by tests/fuzz/graph_fuzzer.cpp's kind of graph):
+#   slice_huge_starts  a Slice by run-time starts and ends declared int64[2^40]: the axes it slices were listed one
+#                      by one, 2^40 of them (16 GB and two minutes before "ran out of memory", under a 4 GiB
+#                      --memory-limit)
+save("slice_huge_starts",
+     [h.make_node("Slice", ["x", "starts", "ends"], ["sliced"], name="slice"), gather],
+     [x, i, h.make_tensor_value_info("starts", T.INT64, [2**40]), h.make_tensor_value_info("ends", T.INT64, [2**40])],
+     [y, h.make_tensor_value_info("sliced", T.FLOAT, None)])
+print("wrote the round-three length models", file=sys.stderr)

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <new>
 
+#include "import/model/resource_guard.h"
+
 namespace kernelgen {
 
 namespace {
@@ -42,6 +44,8 @@ void write_all(int fd, const char* data, size_t size) {
     // A fault ends the child plainly, whatever handlers the parent installed (a fuzzer's or a sanitizer's would
     // report the parent's "crash" from inside the child).
     for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGXCPU, SIGINT, SIGTERM}) ::signal(s, SIG_DFL);
+    // The import's own memory limit is its process's: the child has the limits below instead.
+    ProcessMemoryLimit::restore_in_child();
     const rlimit no_core{0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
     const rlimit cpu{limits.cpu_seconds, limits.cpu_seconds + 1};

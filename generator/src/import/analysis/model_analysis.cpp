@@ -160,13 +160,19 @@ bool adds_dims(const onnx::TensorShapeProto& shape, const onnx::TypeProto& type)
 }
 
 // Gives `name` (of type `type` so far) the shape `shape`, for this round and, as value_info, the next rounds'
-// inference.
-void declare_shape(GraphScope& scope, const std::string& name, const onnx::TypeProto& type,
+// inference. Whether that is new: the same declaration made again (where inference failed, each round starts from
+// the model's declarations) tells the next round nothing, and another round for it would be one more of 64.
+bool declare_shape(GraphScope& scope, const std::string& name, const onnx::TypeProto& type,
                    const onnx::TensorShapeProto& shape) {
     onnx::TypeProto declared = type;
     *declared.mutable_tensor_type()->mutable_shape() = shape;
     scope.types[name] = declared;
+    const auto before = scope.declared_ranks.find(name);
+    if (before != scope.declared_ranks.end() && before->second.SerializeAsString() == declared.SerializeAsString()) {
+        return false;
+    }
     scope.declared_ranks[name] = std::move(declared);
+    return true;
 }
 
 // Declares the shape of each Compress output, each Slice output by run-time starts or ends, and each TopK output by
@@ -200,8 +206,7 @@ size_t declare_selected_ranks(GraphScope& scope) {
             if (node.output(k).empty()) continue;
             const onnx::TypeProto* output = scope.type(node.output(k));
             if (!output || !output->has_tensor_type() || !adds_dims(*shape, *output)) continue;
-            declare_shape(scope, node.output(k), *output, *shape);
-            ++added;
+            if (declare_shape(scope, node.output(k), *output, *shape)) ++added;
         }
     }
     for (auto& [key, child] : scope.children) added += declare_selected_ranks(*child);
@@ -248,8 +253,7 @@ size_t declare_loop_scans(GraphScope& scope) {
             shape.add_dim()->set_dim_value(trip_count->ints[0]);
             for (const auto& dim : each->tensor_type().shape().dim()) *shape.add_dim() = dim;
             if (!adds_dims(shape, *output)) continue;
-            declare_shape(scope, node.output(k), *output, shape);
-            ++added;
+            if (declare_shape(scope, node.output(k), *output, shape)) ++added;
         }
     }
     for (auto& [key, child] : scope.children) added += declare_loop_scans(*child);
@@ -341,8 +345,7 @@ size_t declare_counted_shapes(GraphScope& scope, const CountBounds& bounds, int6
             if (d) dim->set_dim_value(*d);
         }
         if (!adds_dims(shape, *output)) continue;
-        declare_shape(scope, node.output(0), *output, shape);
-        ++added;
+        if (declare_shape(scope, node.output(0), *output, shape)) ++added;
     }
     for (auto& [key, child] : scope.children) added += declare_counted_shapes(*child, bounds, opset);
     return added;

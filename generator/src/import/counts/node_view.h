@@ -181,8 +181,9 @@ struct NodeView {
         return ints(1, true);
     }
 
-    // The identity of a count this node makes or changes (see CountedDim::identity): its first output.
-    const void* self() const { return &node.output(0); }
+    // The identity of a count this node makes or changes (see CountedDim::identity): its first output (the node
+    // itself when it has none).
+    const void* self() const { return node.output_size() > 0 ? static_cast<const void*>(&node.output(0)) : &node; }
 
     // A count produced here: at most `bound`, on `axis`, for the reason given.
     Counted source(size_t axis, uint64_t bound, const std::string& why) const {

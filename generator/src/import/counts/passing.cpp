@@ -184,7 +184,9 @@ std::optional<Dims> slice_axes(const GraphScope& scope, const onnx::NodeProto& n
     }
     if (node.input_size() < 2) return std::nullopt;
     const auto starts = static_shape(scope.type(node.input(1)));
-    if (!starts || starts->size() != 1) return std::nullopt;
+    // As many axes as starts has elements, which the model declares: never more than a rank import reads (a
+    // declared int64[2^40] once listed 2^40 axes, 16 GB).
+    if (!starts || starts->size() != 1 || static_cast<uint64_t>((*starts)[0]) > kMaxFoldRank) return std::nullopt;
     Dims axes;
     for (int64_t a = 0; a < (*starts)[0]; ++a) axes.push_back(a);
     return axes;

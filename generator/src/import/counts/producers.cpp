@@ -76,6 +76,7 @@ Counted top_k_output(const NodeView& v) {
         return std::nullopt;
     }
     if (input && input->axis != *axis) return std::nullopt;  // two counts
+    if (!v.has(1)) return std::nullopt;  // no k: not a valid TopK from opset 10 on
     const auto shape = v.bounded_shape(0);
     if (!shape) return std::nullopt;
     // k may be the minimum of a constant and the run-time size (torchvision's min(300, boxes.shape[0])).

@@ -20,6 +20,14 @@ inline bool known_domain(const onnx::NodeProto& node, const std::set<std::string
     return domains.count(node.domain()) > 0;
 }
 
+// Input `i` of `node`, or "" (ONNX's name for an input left out) where the node has no input i. A node with fewer
+// inputs or outputs than its operator takes is valid protobuf, and protobuf's own accessors abort the process out
+// of range: import reads a position by input(i) or output(i) only where it has checked the count.
+inline const std::string& input_or_none(const onnx::NodeProto& node, int i) {
+    static const std::string none;
+    return i >= 0 && i < node.input_size() ? node.input(i) : none;
+}
+
 inline const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name) {
     for (const auto& attribute : node.attribute()) {
         if (attribute.name() == name) return &attribute;

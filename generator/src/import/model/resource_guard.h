@@ -3,6 +3,8 @@
 // limit, check() throws LimitExceeded, which import_model turns into a diagnostic (nothing is written).
 #pragma once
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
@@ -31,6 +33,8 @@ public:
 
     // The message for an allocation that failed (std::bad_alloc: the system, or a ulimit, refused more memory).
     static std::string allocation_failed();
+    // The message for an import past its memory limit.
+    std::string over_memory_limit() const;
 
 private:
     ImportLimits limits_;
@@ -39,7 +43,37 @@ private:
     uint64_t calls_ = 0;
 };
 
+// The memory limit as the system enforces it, for the life of the object (an import): the process's data segment
+// (RLIMIT_DATA: the heap and every private writable mapping, which is where allocations come from) may grow by at
+// most `bytes` beyond what it holds when the object is made (VmData of /proc/self/status, which counts what a
+// sanitizer reserved up front too). An allocation past it fails at once (std::bad_alloc) rather than growing the
+// process, however the memory is used between two checks of the guard. The soft limit it found is restored when the
+// object ends; a lower limit already set (ulimit -d) is kept. The limit is the process's: while one import holds it,
+// another running at the same time in the process changes nothing. A forked child (inference) goes back to the
+// limit there was before (child_process.cpp), under limits of its own.
+class ProcessMemoryLimit {
+public:
+    explicit ProcessMemoryLimit(uint64_t bytes);
+    ~ProcessMemoryLimit();
+    ProcessMemoryLimit(const ProcessMemoryLimit&) = delete;
+    ProcessMemoryLimit& operator=(const ProcessMemoryLimit&) = delete;
+
+    // Whether this limit, rather than another one (an address-space limit such as ulimit -v closer to what the
+    // process holds), is what refuses an allocation first: what an allocation that failed is reported as.
+    bool binding() const { return binding_; }
+
+    // In a child just forked: the soft data limit there was before any import set one (async-signal-safe).
+    static void restore_in_child();
+
+private:
+    bool applied_ = false;
+    bool binding_ = false;
+};
+
 // The resident memory of this process in bytes (from /proc/self/statm), or 0 when it cannot be read.
 uint64_t resident_memory();
+
+// A field of /proc/self/status in bytes ("VmData", "VmSize"), or 0 when it cannot be read.
+uint64_t status_bytes(const std::string& field);
 
 }  // namespace kernelgen
