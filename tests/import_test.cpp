@@ -974,10 +974,13 @@ TEST(ImportModel, WeightsTravelWithTheKernel) {
     EXPECT_NE(rows.spec_text.find("\"data_file\": \"rows.data.npy\""), std::string::npos) << rows.spec_text;
     // The .npy file: NumPy's header for float32 [3, 2], then the very bytes.
     const std::string header_start = std::string("\x93NUMPY\x01\x00", 8);
-    EXPECT_EQ(rows.data_npy.substr(0, 8), header_start);
-    EXPECT_NE(rows.data_npy.find("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }"), std::string::npos);
-    EXPECT_EQ(rows.data_npy.size() % 64, 24u);  // a header padded to 64 bytes, then 6 floats
-    EXPECT_EQ(rows.data_npy.substr(rows.data_npy.size() - 24), std::string(reinterpret_cast<const char*>(bits.data()), 24));
+    ASSERT_FALSE(rows.table_files.empty());
+    const std::string& data_npy = rows.table_files.front().second;
+    EXPECT_EQ(rows.table_files.front().first, "rows.data.npy");
+    EXPECT_EQ(data_npy.substr(0, 8), header_start);
+    EXPECT_NE(data_npy.find("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }"), std::string::npos);
+    EXPECT_EQ(data_npy.size() % 64, 24u);  // a header padded to 64 bytes, then 6 floats
+    EXPECT_EQ(data_npy.substr(data_npy.size() - 24), std::string(reinterpret_cast<const char*>(bits.data()), 24));
     const auto& coded = result.kernels[1];
     ASSERT_TRUE(coded.spec.constant_data.has_value());
     EXPECT_EQ(coded.spec.constant_data->bytes, cprogram::bytes_of(std::vector<int16_t>{-32768, -1, 7, 32767}));
@@ -1026,7 +1029,7 @@ TEST(ImportModel, WeightsTravelWithTheKernel) {
     CliRun run = kernelgen_run("import " + (dir / "weights.onnx").string() + " --out-dir " + (dir / "out").string() + " 2>&1");
     EXPECT_EQ(run.status, 0) << run.out;
     EXPECT_TRUE(fs::exists(dir / "out" / "rows.data.npy"));
-    EXPECT_EQ(read_text(dir / "out" / "rows.data.npy"), rows.data_npy);
+    EXPECT_EQ(read_text(dir / "out" / "rows.data.npy"), data_npy);
     run = kernelgen_run("import " + (dir / "weights.onnx").string() + " --out-dir " + (dir / "caller").string() +
                         " --weights caller 2>&1");
     EXPECT_EQ(run.status, 0) << run.out;

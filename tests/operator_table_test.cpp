@@ -83,9 +83,10 @@ TEST(OperatorTable, RowsAreConsistent) {
         for (const auto& onnx : row.onnx) {
             EXPECT_TRUE(onnx_types.emplace(onnx.op_type).second) << onnx.op_type << " imports as two operators";
             same_name = same_name || onnx.op_type == row.name;
-            // Import reads each attribute as the spec key of its name.
+            // Import reads each attribute of a default-domain operator as the spec key of its name (another domain's
+            // operator, ONNX Runtime's GatherBlockQuantized, has rules of its own).
             for (const auto& attribute : onnx.attributes) {
-                EXPECT_TRUE(keys.count(std::string(attribute)))
+                EXPECT_TRUE(!onnx.domain.empty() || keys.count(std::string(attribute)))
                     << onnx.op_type << "'s " << attribute << " is no key of " << row.name;
             }
             EXPECT_EQ(onnx.until == 0, onnx.replaced_by.empty())

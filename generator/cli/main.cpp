@@ -118,7 +118,10 @@ std::string usage() {
     std::vector<std::string> kernels, imported, deprecated;
     for (const auto& row : kernelgen::operators()) {
         kernels.emplace_back(row.name);
-        for (const auto& onnx : row.onnx) (onnx.until == 0 ? imported : deprecated).emplace_back(onnx.op_type);
+        for (const auto& onnx : row.onnx) {
+            const std::string qualified = (onnx.domain.empty() ? "" : std::string(onnx.domain) + ".") + std::string(onnx.op_type);
+            (onnx.until == 0 ? imported : deprecated).push_back(qualified);
+        }
     }
     std::string text = std::string(kSynopsis) + "\n";
     for (std::string paragraph : kDescription) {

@@ -136,6 +136,8 @@ struct BoundedCount {
     // "data_count": "runtime": the valid rows of data, among which the indices select along axis 0; alone, or
     // beside a count of index rows.
     std::optional<Count> data_count;
+    // The count a --max-count bounds: that of rows where there is one, else that of data's valid rows.
+    const Count& bounded_by_option() const { return count ? *count : *data_count; }
 };
 
 struct ImportedKernel {
@@ -146,13 +148,12 @@ struct ImportedKernel {
     KernelSpec spec;        // spec_text as kernelgen's spec reader resolved it
     // A kernel whose data is a constant of the model (a weight, a scatter's starting tensor) holds it: the spec's
     // "data_file", written beside it ("<kernel name>.data.npy", or "<kernel name>.data_2.npy" where a folded
-    // value's file has that name), and that file's content. Empty with --weights caller, or data not constant.
+    // value's file has that name). Empty with --weights caller, or data not constant.
     std::string data_file;
-    std::string data_npy;
-    // A scatter's constant updates: the spec's "updates_file" ("<kernel name>.updates.npy"), also in table_files.
+    // A scatter's constant updates: the spec's "updates_file" ("<kernel name>.updates.npy").
     std::string updates_file;
-    // A quantized table's scales and zero points, when too many to give inline, and a scatter's updates: each
-    // file's name and content.
+    // The files of the tensors the kernel holds, as its spec names them (its data's first, then the other parts of
+    // its table, a scatter's updates): each file's name and content.
     std::vector<std::pair<std::string, std::string>> table_files;
 };
 

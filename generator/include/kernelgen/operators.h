@@ -1,6 +1,6 @@
 // The operators: the one table every other part of kernelgen reads for what an operator is called, which spec
-// keys it takes and which ONNX operators import as it. A new operator adds an Op, a row, and its rules (the
-// reader's resolve_ function, lower.cpp); tests/operator_table_test.cpp holds the JSON Schema to the table.
+// keys it takes and which ONNX operators import as it. A new operator adds an Op, a row, and its rules
+// (spec/onnx_rules.cpp, codegen/lower/lower.cpp); tests/operator_table_test.cpp holds the JSON Schema to the table.
 #pragma once
 
 #include <cstdint>
@@ -29,14 +29,18 @@ struct OnnxInput {
     bool optional = false;
 };
 
-// An ONNX operator (of the default domain, ai.onnx) that import reads as a kernelgen operator.
+// An ONNX operator that import reads as a kernelgen operator: of the default domain (ai.onnx), its opsets, or of
+// another (ONNX Runtime's com.microsoft, whose opsets the model's default one does not number).
 struct OnnxOperator {
     std::string_view op_type;
     std::vector<std::string_view> attributes;  // the attributes it takes
     int64_t since;                             // the first opset that has it
     int64_t until;                             // the last one, or 0: every later opset
     std::string_view replaced_by;              // after `until`: the operator that replaces it
-    std::vector<OnnxInput> inputs;             // its inputs, in ONNX's order
+    std::vector<OnnxInput> inputs;             // its inputs, in ONNX's order (those the kernel's tensors take)
+    std::string_view domain = "";              // "" for ai.onnx
+    int64_t default_axis = 0;                  // "axis" where a node leaves it out
+    bool int64_indices = false;                // ONNX allows only int64 indices (the kernel would take int32 too)
 };
 
 struct OperatorInfo {

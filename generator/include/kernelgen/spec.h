@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -170,10 +171,15 @@ struct RunOptions {
 // so a parsed spec can be emitted as it is; generate_files() applies the run's.
 void apply_run_options(KernelSpec& spec, const RunOptions& run);
 
-// Parses and checks one spec document. `file` names it in diagnostics and banners.
+// Files a spec names given in memory rather than on disk, by the name the spec gives them: an import's tables,
+// read as the spec that names them is checked, before they are written.
+using SpecFiles = std::map<std::string, std::string>;
+
+// Parses and checks one spec document. `file` names it in diagnostics and banners; the files it names are read
+// from `files` where given there (their path then ""), else from disk, relative to `file`'s folder.
 // Problems are appended to `diagnostics`; only kernels without problems are returned.
 std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,
-                                        std::vector<Diagnostic>& diagnostics);
+                                        std::vector<Diagnostic>& diagnostics, const SpecFiles& files = {});
 
 // Reads `path` and parses it; an unreadable file is a diagnostic.
 std::vector<KernelSpec> parse_spec_file(const std::string& path, std::vector<Diagnostic>& diagnostics);

@@ -12,9 +12,12 @@ const std::vector<OperatorInfo>& operators() {
     static const std::vector<OnnxInput> gather{{"data", KernelInput::Data}, {"indices", KernelInput::Indices}};
     static const std::vector<OnnxInput> scatter{{"data", KernelInput::Data}, {"indices", KernelInput::Indices}, {"updates", KernelInput::Updates}};
     static const std::vector<OperatorInfo> table{
+        // ONNX Runtime's com.microsoft.GatherBlockQuantized is a Gather along axis 0 from the quantized table it holds
+        // (its data, scales and zero points), its indices passed at run time.
         {Op::Gather, "Gather", false, true,
          {{"axis", false}, {"data", false}, {"data_file", false}, {"quantization", false}},
-         {{"Gather", {"axis"}, 1, 0, "", gather}}},
+         {{"Gather", {"axis"}, 1, 0, "", gather},
+          {"GatherBlockQuantized", {"bits", "block_size", "gather_axis", "quantize_axis"}, 1, 0, "", gather, "com.microsoft"}}},
         {Op::GatherElements, "GatherElements", false, true, {{"axis", false}, {"data", false}, {"data_file", false}},
          {{"GatherElements", {"axis"}, 11, 0, "", gather}}},
         {Op::GatherND, "GatherND", false, true, {{"batch_dims", false}, {"data", false}, {"data_file", false}},
@@ -29,13 +32,14 @@ const std::vector<OperatorInfo>& operators() {
          {{"ScatterElements", {"axis", "reduction"}, 11, 0, "", scatter},
           {"Scatter", {"axis"}, 9, 10, "ScatterElements", scatter}}},
         // TensorScatter (opset 24): a KV cache's update. Its "indices" are write_indices, one per batch row (a node
-        // may leave them out: zeros); its "data" past_cache and its "updates" update, whose shape it needs (the
-        // sequence length is not derived).
+        // may leave them out: zeros), int64 only in ONNX; its "data" past_cache and its "updates" update, whose shape
+        // it needs (the sequence length is not derived); its "axis" the sequence axis, -2 unless given.
         {Op::TensorScatter, "TensorScatter", true, false,
          {{"axis", false}, {"mode", false}, {"updates_shape", true}, {"data", false}, {"data_file", false},
           {"updates", false}, {"updates_file", false}},
          {{"TensorScatter", {"axis", "mode"}, 24, 0, "",
-           {{"past_cache", KernelInput::Data}, {"update", KernelInput::Updates}, {"write_indices", KernelInput::Indices, true}}}}},
+           {{"past_cache", KernelInput::Data}, {"update", KernelInput::Updates}, {"write_indices", KernelInput::Indices, true}},
+           "", -2, true}}},
     };
     return table;
 }

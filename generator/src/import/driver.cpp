@@ -45,8 +45,6 @@ public:
             const onnx::NodeProto& node = scope.graph->node(n);
             const auto position = static_cast<size_t>(n);
             if (const auto rule = find_rule(node)) visit(scope, node, position, *rule, not_run);
-            // ONNX Runtime's GatherBlockQuantized: a Gather from the quantized table it holds.
-            if (is_gather_block_quantized(node)) visit(scope, node, position, gather_rule(), not_run);
             const auto taken = taken_branch(scope, node, n);
             const auto keys = scope.body_keys.find(n);
             if (keys == scope.body_keys.end()) continue;
@@ -93,12 +91,7 @@ private:
                const std::string& not_run) {
         guard_.check();
         const NodeRef ref{node.name(), node.op_type(), position, scope.path};
-        Json entry;
-        entry["path"] = ref.path();
-        entry["graph"] = scope.path;
-        entry["position"] = position;
-        entry["name"] = node.name();
-        entry["op"] = node.op_type();
+        Json entry = node_entry(ref);
         // --accumulate and --max-count name the node by its path (its name, for a node of the main graph).
         const std::string accumulate_key = option_key(ref, node, [&](const std::string& key) {
             return options_.accumulate.count(key) > 0;
@@ -135,14 +128,11 @@ private:
         FoldedNode folded{ref, element_type_name(value.type), value.dims, nullptr, "", ""};
         if (value.count() <= kMaxReportedElements) {
             folded.value = value_json(value);
-            entry["folded"] = folded.value;
         } else {
             folded.file = npy_names_.allocate(ref.path());
             folded.npy = npy_file(value);
-            entry["folded_file"] = folded.file;
         }
-        entry["dtype"] = folded.dtype;
-        entry["shape"] = folded.shape;
+        report_folded(entry, folded);
         result_.folded.push_back(std::move(folded));
     }
 
@@ -179,114 +169,61 @@ private:
         return accumulate;
     }
 
-    // A spec for the node, checked by kernelgen's own reader (once, under a scratch name, so that a refused node
-    // takes no name), then named; or the node skipped with the reason.
+    // A spec for the node, made by kernelgen's own reader from its text and the files it names (in memory, not yet
+    // written), under the name it would take: the name and the files' names are taken only when the reader
+    // accepts it (a refused node takes no name); or the node skipped with the reason.
     void record_spec(const GraphScope& scope, const onnx::NodeProto& node, const NodeRef& ref, const OpRule& rule,
                      const std::string& accumulate_key, Json& entry) {
         const NodeContext context{node, rule, opset_, scope, analysis_, counts_, max_count_for(ref, node), ref.path(),
                                   options_.weights_in_kernel};
         const bool accumulate = index_put(scope, node, ref, accumulate_key, entry);
-        std::string problem;
         std::optional<BoundedCount> bounded;
-        ConstantTable table;
-        auto spec = node_spec(context, bounded, table, problem);
-        if (!table.note.empty()) result_.notes.push_back(ref.str() + ": " + table.note);
+        HeldTables held;
+        auto spec = node_spec(context, bounded, held);
+        if (!held.note.empty()) result_.notes.push_back(ref.str() + ": " + held.note);
         if (spec && accumulate) (*spec)["reduction"] = "add";
         if (context.max_count && spec) max_count_notes(*context.max_count, ref, bounded);
-        std::vector<KernelSpec> kernels;
-        if (spec) {
-            std::vector<Diagnostic> diagnostics;
-            (*spec)["name"] = "imported_kernel";
-            // The spec is checked without its table, whose file is not written yet: the table is the model's
-            // tensor, of data's type and shape (constant_table), within the size a kernel holds.
-            Json checked = *spec;
-            checked.erase("data_file");
-            checked.erase("updates_file");
-            checked.erase("quantization");  // checked by quantized_tables.cpp as it read the model's tensors
-            kernels = parse_spec_text(checked.dump(), file_, diagnostics);
-            if (kernels.empty()) problem = "kernelgen refuses it: " + strip_file_prefix(diagnostics.front().str(), file_);
-        }
-        if (kernels.size() != 1) {
-            entry["skipped"] = problem;
-            result_.skipped.push_back({ref, problem});
+        if (!spec) {
+            skip(ref, spec.problem(), entry);
             return;
         }
         ImportedKernel kernel;
         kernel.node = ref;
-        kernel.name = names_.allocate(scope.name_prefix, node, ref.position);
+        kernel.name = names_.next(scope.name_prefix, node, ref.position);
         (*spec)["name"] = kernel.name;
+        SpecFiles files;
+        std::vector<std::string> file_names;
+        for (const HeldFile& held_file : held.files) {
+            const std::string file = npy_names_.next_part(kernel.name, held_file.part);
+            Json* at = &*spec;
+            for (const auto& key : held_file.key) at = &(*at)[key];
+            *at = file;
+            files[file] = held_file.npy;
+            file_names.push_back(file);
+            kernel.table_files.push_back({file, held_file.npy});
+        }
         kernel.spec_text = spec_text(*spec);
-        kernel.spec = kernels.front();
-        kernel.spec.name = kernel.name;
-        kernel.spec.spec_file = kernel.name + ".json";
-        if (spec->contains("data_file")) {
-            kernel.data_file = npy_names_.allocate_table(kernel.name);
-            (*spec)["data_file"] = kernel.data_file;
-            kernel.spec_text = spec_text(*spec);
-            kernel.data_npy = npy_header(*npy_descr(kernel.spec.dtype), kernel.spec.data_shape) + table.bytes;
-            kernel.spec.constant_data =
-                KernelSpec::ConstantData{std::vector<uint8_t>(table.bytes.begin(), table.bytes.end()), kernel.data_file, ""};
+        std::vector<Diagnostic> diagnostics;
+        const std::string spec_file = kernel.name + ".json";
+        auto kernels = parse_spec_text(kernel.spec_text, spec_file, diagnostics, files);
+        if (kernels.size() != 1) {
+            skip(ref, "kernelgen refuses it: " + strip_file_prefix(diagnostics.front().str(), spec_file), entry);
+            return;
         }
-        if (spec->contains("updates_file")) {
-            kernel.updates_file = npy_names_.allocate_table_part(kernel.name, "updates");
-            (*spec)["updates_file"] = kernel.updates_file;
-            kernel.spec_text = spec_text(*spec);
-            kernel.table_files.push_back({kernel.updates_file, npy_header(*npy_descr(kernel.spec.dtype), kernel.spec.updates_shape) +
-                                                                   table.updates_bytes});
-            kernel.spec.constant_updates = KernelSpec::ConstantData{
-                std::vector<uint8_t>(table.updates_bytes.begin(), table.updates_bytes.end()), kernel.updates_file, ""};
-        }
-        if (table.quantized) quantized_files(*table.quantized, *spec, kernel);
+        names_.take(kernel.name);
+        for (const auto& file : file_names) npy_names_.take(file);
+        kernel.spec = std::move(kernels.front());
+        if (kernel.spec.constant_data) kernel.data_file = kernel.spec.constant_data->file;
+        if (kernel.spec.constant_updates) kernel.updates_file = kernel.spec.constant_updates->file;
         parsed_.push_back(kernel.spec);
-        entry["spec"] = kernel.spec.spec_file;
-        entry["kernel"] = kernel.name;
-        if (!kernel.data_file.empty()) entry["weights"] = {{"tensor", table.tensor}, {"data_file", kernel.data_file}};
-        if (!kernel.updates_file.empty()) {
-            entry["weights"]["updates_tensor"] = table.updates_tensor;
-            entry["weights"]["updates_file"] = kernel.updates_file;
-        }
-        if (table.quantized) {
-            entry["weights"]["quantized"] = {{"type", quantized_type_name(table.quantized->quantization.type)},
-                                             {"dequantized_by", table.quantized->source}};
-        }
-        if (bounded) {
-            entry["bounded"] = Json::object();
-            if (bounded->count) {
-                entry["bounded"] = {{"bound", bounded->count->bound}, {"count_leads", bounded->leads}, {"through", bounded->count->through}};
-            }
-            if (bounded->data_count) {
-                entry["bounded"]["data_count"] = {{"bound", bounded->data_count->bound}, {"through", bounded->data_count->through}};
-            }
-            kernel.bounded = std::move(bounded);
-        }
+        kernel.bounded = std::move(bounded);
+        report_spec(entry, kernel, held);
         result_.kernels.push_back(std::move(kernel));
     }
 
-    // A quantized table's files: its values as the model stores them (one a byte, or 4-bit values two a byte along
-    // the last axis, as the spec's data_file takes them), and its scales and zero points where too many to give
-    // inline; the kernel's spec gets the table.
-    void quantized_files(const QuantizedTable& quantized, Json& spec, ImportedKernel& kernel) {
-        KernelSpec::Quantization q = quantized.quantization;
-        const bool four = quantized_type_bits(q.type) == 4, is_signed = quantized_type_signed(q.type);
-        Shape stored = quantized.data_shape;
-        if (four) stored.back() = (stored.back() + 1) / 2;
-        kernel.data_npy = npy_header(is_signed && !four ? "|i1" : "|u1", stored) + quantized.bytes;
-        Json& object = spec["quantization"];
-        if (object.contains("scales_file")) {
-            q.scales_file = npy_names_.allocate_table_part(kernel.name, "scales");
-            object["scales_file"] = q.scales_file;
-            kernel.table_files.push_back({q.scales_file, npy_header(*npy_descr(quantized.dtype), q.scales_shape) +
-                                                             std::string(q.scales.begin(), q.scales.end())});
-        }
-        if (object.contains("zero_points_file")) {
-            q.zero_points_file = npy_names_.allocate_table_part(kernel.name, "zero_points");
-            object["zero_points_file"] = q.zero_points_file;
-            std::string bytes;
-            for (int32_t zero : q.zero_points) bytes += static_cast<char>(static_cast<uint8_t>(zero & 0xFF));
-            kernel.table_files.push_back({q.zero_points_file, npy_header(is_signed ? "|i1" : "|u1", q.scales_shape) + bytes});
-        }
-        kernel.spec_text = spec_text(spec);
-        kernel.spec.quantization = std::move(q);
+    void skip(const NodeRef& ref, const std::string& problem, Json& entry) {
+        entry["skipped"] = problem;
+        result_.skipped.push_back({ref, problem});
     }
 
     // A --max-count that cannot apply: the node's counts are fixed, or derived lower already.
@@ -295,7 +232,7 @@ private:
             result_.notes.push_back(max_count.option + ": " + ref.str() + " has a fixed count; the option is not used");
             return;
         }
-        const auto& count = bounded->count ? *bounded->count : *bounded->data_count;
+        const auto& count = bounded->bounded_by_option();
         if (max_count.bound > count.bound) {
             result_.notes.push_back(max_count.option + ": the count of " + ref.str() + " is at most " +
                                     std::to_string(count.bound) + " already (" + count.through.front() +
@@ -449,7 +386,6 @@ std::vector<OutputFile> import_outputs(const ImportResult& result, const std::st
         if (!folded.file.empty()) files.push_back({folded.file, folded.npy});
     }
     for (const auto& kernel : result.kernels) {
-        if (!kernel.data_file.empty()) files.push_back({kernel.data_file, kernel.data_npy});
         for (const auto& [name, content] : kernel.table_files) files.push_back({name, content});
     }
     files.push_back({report_file_name(model_path), result.report});

@@ -59,8 +59,18 @@ void add_name(std::set<std::string>& names, const Json& object, const char* key)
     }
 }
 
+// Every file a spec's kernel object names: the value of each key "..._file", at any depth (a table's parts too).
+void add_file_names(std::set<std::string>& names, const Json& value) {
+    if (!value.is_object()) return;
+    for (const auto& item : value.items()) {
+        const std::string& key = item.key();
+        if (key.size() > 5 && key.compare(key.size() - 5, 5, "_file") == 0) add_name(names, value, key.c_str());
+        add_file_names(names, item.value());
+    }
+}
+
 // The files of the import a report describes: what it names (specs, data files, folded values), and the files
-// those specs name (quantized tables' scales and zero points among them).
+// those specs name.
 std::set<std::string> files_of_report(const fs::path& dir, const Json& report) {
     std::set<std::string> names;
     auto nodes = report.find("nodes");
@@ -80,14 +90,7 @@ std::set<std::string> files_of_report(const fs::path& dir, const Json& report) {
         const Json spec = Json::parse(*text, nullptr, false);
         const Json kernels = spec.is_object() && spec.contains("kernels") ? spec["kernels"] : Json::array({spec});
         if (!kernels.is_array()) continue;
-        for (const auto& kernel : kernels) {
-            add_name(names, kernel, "data_file");
-            add_name(names, kernel, "updates_file");
-            if (kernel.is_object() && kernel.contains("quantization")) {
-                add_name(names, kernel["quantization"], "scales_file");
-                add_name(names, kernel["quantization"], "zero_points_file");
-            }
-        }
+        for (const auto& kernel : kernels) add_file_names(names, kernel);
     }
     return names;
 }

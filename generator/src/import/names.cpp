@@ -51,7 +51,7 @@ std::string identifier_chars(const std::string& text) {
     return out;
 }
 
-std::string NameAllocator::allocate(const std::string& scope_prefix, const onnx::NodeProto& node, size_t position) {
+std::string NameAllocator::next(const std::string& scope_prefix, const onnx::NodeProto& node, size_t position) const {
     std::string own = identifier_chars(scope_prefix + node.name());
     if (identifier_chars(node.name()).empty()) {
         own = identifier_chars(scope_prefix + snake_case(node.op_type()) + "_" + std::to_string(position));
@@ -72,7 +72,6 @@ std::string NameAllocator::allocate(const std::string& scope_prefix, const onnx:
             const std::string candidate = cut(variant, kMaxNameLength - suffix.size()) + suffix;
             if (name_problem(candidate)) continue;
             if (clashes(candidate)) break;
-            take(candidate);
             return candidate;
         }
     }
@@ -94,19 +93,17 @@ void NameAllocator::take(const std::string& name) {
 }
 
 std::string FileNames::allocate(const std::string& path) {
-    return unique(stem_ + "." + cut(identifier_chars(path), kMaxNameLength));
+    std::string name = unique(stem_ + "." + cut(identifier_chars(path), kMaxNameLength));
+    take(name);
+    return name;
 }
 
-std::string FileNames::allocate_table(const std::string& kernel) { return unique(kernel + ".data"); }
+std::string FileNames::next_part(const std::string& kernel, const std::string& part) const { return unique(kernel + "." + part); }
 
-std::string FileNames::allocate_table_part(const std::string& kernel, const std::string& part) {
-    return unique(kernel + "." + part);
-}
-
-std::string FileNames::unique(const std::string& base) {
+std::string FileNames::unique(const std::string& base) const {
     for (uint64_t number = 1;; ++number) {
         std::string name = base + (number == 1 ? "" : "_" + std::to_string(number)) + ".npy";
-        if (used_.insert(name).second) return name;
+        if (!used_.count(name)) return name;
     }
 }
 

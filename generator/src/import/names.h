@@ -18,31 +18,33 @@ class NameAllocator {
 public:
     explicit NameAllocator(std::string prefix) : prefix_(std::move(prefix)) {}
 
-    // `scope_prefix` names the graph that holds the node ("" for the main graph, "If_0_then_" ...).
-    std::string allocate(const std::string& scope_prefix, const onnx::NodeProto& node, size_t position);
+    // The name the node would get, taking nothing: `scope_prefix` names the graph that holds the node ("" for the
+    // main graph, "If_0_then_" ...).
+    std::string next(const std::string& scope_prefix, const onnx::NodeProto& node, size_t position) const;
+    // The name taken: no later kernel shares an identifier with it.
+    void take(const std::string& name);
 
 private:
     static std::vector<std::string> identifiers(const std::string& name);
     bool clashes(const std::string& name) const;
-    void take(const std::string& name);
 
     std::string prefix_;
     std::set<std::string> used_;
 };
 
 // The names of the .npy files import writes, all unique ("_2", "_3", ... added to a name taken): those that hold
-// large folded values, "<model stem>.<node path as letters, digits and '_'>.npy", and kernels' tables,
-// "<kernel name>.data.npy" (a quantized table's scales and zero points "<kernel name>.scales.npy",
-// "<kernel name>.zero_points.npy").
+// large folded values, "<model stem>.<node path as letters, digits and '_'>.npy", and the files of the tables a
+// kernel holds, "<kernel name>.<part>.npy" (its data's "<kernel name>.data.npy").
 class FileNames {
 public:
     explicit FileNames(std::string stem) : stem_(std::move(stem)) {}
-    std::string allocate(const std::string& path);           // a folded value's
-    std::string allocate_table(const std::string& kernel);   // a kernel's table
-    std::string allocate_table_part(const std::string& kernel, const std::string& part);  // "scales", "zero_points"
+    std::string allocate(const std::string& path);  // a folded value's, taken
+    // The name of a kernel's table file (`part`: "data", "updates", ...), taking nothing; then take() it.
+    std::string next_part(const std::string& kernel, const std::string& part) const;
+    void take(const std::string& name) { used_.insert(name); }
 
 private:
-    std::string unique(const std::string& base);  // base + ".npy", or base + "_N.npy" when that is taken
+    std::string unique(const std::string& base) const;  // base + ".npy", or base + "_N.npy" when that is taken
 
     std::string stem_;
     std::set<std::string> used_;

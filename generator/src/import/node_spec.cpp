@@ -1,5 +1,8 @@
 #include "import/node_spec.h"
 
+#include "common/npy.h"
+#include "import/quantized_tables.h"
+
 #include <algorithm>
 #include <set>
 
@@ -10,6 +13,18 @@ namespace kernelgen {
 using Json = nlohmann::ordered_json;
 
 namespace {
+
+// A node's tensors known at import time, as node_spec() finds them: a gather's data (a weight: an embedding table),
+// which the kernel holds (its bytes, KernelSpec::ConstantData's, and the tensor's name), or a quantized table; a
+// scatter's constant updates. `note` says why a constant tensor stays a parameter.
+struct ConstantTable {
+    std::string tensor;
+    std::string bytes;
+    std::string note;
+    std::optional<QuantizedTable> quantized;
+    std::string updates_tensor;
+    std::string updates_bytes;
+};
 
 // "data, indices, updates": names as a node's message lists them.
 template <typename Names>
@@ -331,17 +346,14 @@ std::optional<BoundedCount> place_count(Op op, int64_t axis, int64_t batch_dims,
 }  // namespace
 
 std::optional<OpRule> find_rule(const onnx::NodeProto& node) {
-    if (!default_domain(node.domain())) return std::nullopt;
     for (const auto& row : operators()) {
         for (const auto& onnx : row.onnx) {
-            if (node.op_type() == onnx.op_type) return OpRule{onnx, row.id};
+            const bool domain = onnx.domain.empty() ? default_domain(node.domain()) : node.domain() == onnx.domain;
+            if (domain && node.op_type() == onnx.op_type) return OpRule{onnx, row.id};
         }
     }
     return std::nullopt;
 }
-
-
-OpRule gather_rule() { return OpRule{info(Op::Gather).onnx.front(), Op::Gather}; }
 
 std::string opset_problem(const OpRule& rule, int64_t opset) {
     const OnnxOperator& onnx = rule.onnx;
@@ -431,7 +443,7 @@ std::optional<NodeInputs> node_inputs(const onnx::NodeProto& node, const OnnxOpe
 std::optional<NodeAttributes> read_attributes(const onnx::NodeProto& node, const OpRule& rule, int64_t opset,
                                               std::string& problem) {
     NodeAttributes out;
-    if (rule.op == Op::TensorScatter) out.axis = -2;  // ONNX's default: the sequence axis of (batch, heads, seq, dim)
+    out.axis = rule.onnx.default_axis;  // ONNX's default where the node leaves it out
     std::set<std::string> seen;
     for (const auto& attribute : node.attribute()) {
         const std::string& key = attribute.name();
@@ -674,10 +686,8 @@ std::optional<Json> block_quantized_spec(const NodeContext& c, std::optional<Bou
     return spec;
 }
 
-}  // namespace
-
-std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, ConstantTable& table,
-                              std::string& problem) {
+std::optional<Json> node_spec_json(const NodeContext& c, std::optional<BoundedCount>& bounded, ConstantTable& table,
+                                   std::string& problem) {
     problem = opset_problem(c.rule, c.opset);
     if (!problem.empty()) return std::nullopt;
     const onnx::NodeProto& node = c.node;
@@ -701,7 +711,7 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
         if (!read_tensors(c, *inputs, tensors, problem)) return std::nullopt;
     }
     StaticTensor& data = *tensors[0];
-    // A TensorScatter without write_indices writes at 0 in every batch row: constant int64 zeros, one per row.
+    // Indices a node may leave out (a cache's write_indices): 0 in every batch row, constant int64 zeros, one per row.
     const bool zero_indices = inputs->position[1] < 0;
     if (zero_indices) {
         const uint64_t batch = data.shape.empty() ? 0 : data.shape[0];
@@ -715,13 +725,13 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     }
     StaticTensor& indices = *tensors[1];
     std::optional<StaticTensor>& updates = tensors[2];
-    if (c.rule.op == Op::TensorScatter) {
+    if (!info(c.rule.op).counts) {  // an operator that takes no run-time count (a cache's write)
         for (size_t k = 0; k < 3; ++k) {
             if (!tensors[k] || !tensors[k]->count) continue;
             problem = "data-dependent shape: " + inputs->role(node, static_cast<KernelInput>(k)) + " dimension " +
                       std::to_string(tensors[k]->count->axis) + " is a run-time count (through " +
-                      tensors[k]->count->through.front() + "), and TensorScatter's shapes are static (every batch "
-                      "row of its cache is written)";
+                      tensors[k]->count->through.front() + "), and " + std::string(name(c.rule.op)) +
+                      "'s shapes are static (every batch row of its cache is written)";
             return std::nullopt;
         }
     }
@@ -734,11 +744,16 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
         if (!bounded) return std::nullopt;
     }
     problem = element_type_problem(node, *inputs, data, indices, updates);
-    // ONNX's TensorScatter takes int64 write indices only (ONNX Runtime refuses int32 ones), though its kernel would
-    // take either.
-    if (problem.empty() && c.rule.op == Op::TensorScatter && indices.elem_type != onnx::TensorProto::INT64) {
+    // An operator ONNX gives int64 indices only (ONNX Runtime refuses int32 ones), though its kernel would take
+    // either.
+    if (problem.empty() && c.rule.onnx.int64_indices && indices.elem_type != onnx::TensorProto::INT64) {
+        std::string input;  // ONNX's name of the indices input, in words ("write indices")
+        for (const OnnxInput& given : c.rule.onnx.inputs) {
+            if (given.tensor == KernelInput::Indices) input = std::string(given.name);
+        }
+        std::replace(input.begin(), input.end(), '_', ' ');
         problem = "unsupported index type: " + inputs->role(node, KernelInput::Indices) + " is " +
-                  onnx_type_name(indices.elem_type) + " (TensorScatter takes INT64 write indices)";
+                  onnx_type_name(indices.elem_type) + " (" + std::string(name(c.rule.op)) + " takes INT64 " + input + ")";
     }
     if (!problem.empty()) return std::nullopt;
 
@@ -805,4 +820,34 @@ std::optional<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>&
     }
     return spec;
 }
+
+// The tensors the kernel of `spec` holds, as files the spec names.
+HeldTables held_tables(const Json& spec, ConstantTable& table) {
+    HeldTables held;
+    if (table.quantized) {
+        held = quantized_held_tables(*table.quantized);
+    } else if (spec.contains("data_file")) {
+        const auto descr = npy_descr(*parse_dtype(spec["dtype"].get<std::string>()));
+        held.files.push_back({"data", {"data_file"}, npy_header(*descr, spec["data_shape"].get<Shape>()) + table.bytes, table.tensor});
+    }
+    if (spec.contains("updates_file")) {
+        const auto descr = npy_descr(*parse_dtype(spec["dtype"].get<std::string>()));
+        held.files.push_back({"updates", {"updates_file"},
+                              npy_header(*descr, spec["updates_shape"].get<Shape>()) + table.updates_bytes, table.updates_tensor});
+    }
+    return held;
+}
+
+}  // namespace
+
+Result<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, HeldTables& held) {
+    ConstantTable table;
+    std::string problem;
+    auto spec = node_spec_json(c, bounded, table, problem);
+    if (spec) held = held_tables(*spec, table);
+    held.note = table.note;
+    if (!spec) return Problem{problem};
+    return std::move(*spec);
+}
+
 }  // namespace kernelgen

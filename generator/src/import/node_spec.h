@@ -12,8 +12,9 @@
 
 #include "import/analysis/count_bounds.h"
 #include "import/analysis/model_analysis.h"
-#include "import/quantized_tables.h"
+#include "import/held_tables.h"
 #include "kernelgen/import.h"
+#include "kernelgen/result.h"
 
 namespace kernelgen {
 
@@ -25,9 +26,6 @@ struct OpRule {
 
 // The rule of a node of the default domain that is an indexing operator, or nothing.
 std::optional<OpRule> find_rule(const onnx::NodeProto& node);
-
-// The rule of ONNX's Gather: what a com.microsoft.GatherBlockQuantized node imports as.
-OpRule gather_rule();
 
 // Why the model's opset does not have the rule's operator, or "" when it does.
 std::string opset_problem(const OpRule& rule, int64_t opset);
@@ -54,26 +52,10 @@ struct NodeContext {
     bool weights_in_kernel = true;  // a gather's constant data becomes the kernel's table (--weights kernel)
 };
 
-// A gather's data known at import time (a weight: an embedding table), which the kernel holds: its elements'
-// bytes (KernelSpec::ConstantData), and the tensor's name. `note` says why a constant data stays a parameter.
-struct ConstantTable {
-    std::string tensor;
-    std::string bytes;
-    std::string note;
-    // A quantized table (quantized_tables.h): its values, scales and zero points; `bytes` then holds the values.
-    std::optional<QuantizedTable> quantized;
-    // A scatter's constant updates, which the kernel holds too ("updates_file"): the tensor's name and its bytes.
-    std::string updates_tensor;
-    std::string updates_bytes;
-};
-
-// The spec of one node (keys in the README's order, "name" empty for the caller to set), or nothing with
-// `problem` set. A node with a run-time count gets its bound in `bounded`. A gather whose data is a constant the
-// kernel holds gets "data_file": "" (in its place among the keys, for the caller to name) and the values in `table`
-// (a scatter's constant data likewise, and its constant updates "updates_file": "");
-// a quantized table (a DequantizeLinear's, or a com.microsoft.GatherBlockQuantized node's) gets "quantization" too,
-// with "scales_file" and "zero_points_file" "" where they are too many to give inline.
-std::optional<nlohmann::ordered_json> node_spec(const NodeContext& context, std::optional<BoundedCount>& bounded,
-                                                ConstantTable& table, std::string& problem);
+// The spec of one node (keys in the README's order, "name" empty for the caller to set), or why there is none. A
+// node with a run-time count gets its bound in `bounded`. The tensors its kernel holds are `held`'s files, each named
+// by a key of the spec set to "" for the caller to name (HeldFile::key); `held`'s note says why a constant one stays
+// a parameter, whether or not there is a spec.
+Result<nlohmann::ordered_json> node_spec(const NodeContext& context, std::optional<BoundedCount>& bounded, HeldTables& held);
 
 }  // namespace kernelgen

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/c_names.h"
+#include "common/npy.h"
 #include "common/shape_math.h"
 #include "import/model/node_attributes.h"
 #include "import/model/tensor_value.h"
@@ -302,6 +303,29 @@ Json quantization_json(const QuantizedTable& table) {
     else if (!zeros.empty() && zeros.size() <= kMaxInlineScales) out["zero_points"] = zeros;
     else if (!zeros.empty()) out["zero_points_file"] = "";
     return out;
+}
+
+HeldTables quantized_held_tables(const QuantizedTable& table) {
+    const KernelSpec::Quantization& q = table.quantization;
+    const bool four = quantized_type_bits(q.type) == 4, is_signed = quantized_type_signed(q.type);
+    Shape stored = table.data_shape;
+    if (four) stored.back() = (stored.back() + 1) / 2;
+    HeldTables held;
+    held.files.push_back({"data", {"data_file"}, npy_header(is_signed && !four ? "|i1" : "|u1", stored) + table.bytes, table.tensor});
+    const Json quantization = quantization_json(table);
+    if (quantization.contains("scales_file")) {
+        held.files.push_back({"scales", {"quantization", "scales_file"},
+                              npy_header(*npy_descr(table.dtype), q.scales_shape) + std::string(q.scales.begin(), q.scales.end()),
+                              ""});
+    }
+    if (quantization.contains("zero_points_file")) {
+        std::string bytes;
+        for (int32_t zero : q.zero_points) bytes += static_cast<char>(static_cast<uint8_t>(zero & 0xFF));
+        held.files.push_back({"zero_points", {"quantization", "zero_points_file"},
+                              npy_header(is_signed ? "|i1" : "|u1", q.scales_shape) + bytes, ""});
+    }
+    held.form["quantized"] = {{"type", quantized_type_name(q.type)}, {"dequantized_by", table.source}};
+    return held;
 }
 
 }  // namespace kernelgen

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "import/held_tables.h"
 #include "import/model/graph_scope.h"
 #include "kernelgen/spec.h"
 
@@ -43,5 +44,10 @@ std::optional<QuantizedTable> block_quantized_table(const GraphScope& scope, con
 // The spec's "quantization" object for `table`: scales and zero points inline when at most kMaxInlineScales, else
 // "scales_file" / "zero_points_file" as "" for the caller to name.
 nlohmann::ordered_json quantization_json(const QuantizedTable& table);
+
+// What the kernel of `table` holds, as files its spec names: the values as the model stores them ("data_file": one a
+// byte, or 4-bit values two a byte along the last axis, as the spec reads them), and the scales and zero points
+// where quantization_json() leaves them to files; the report's words on its form (its type, and what dequantized it).
+HeldTables quantized_held_tables(const QuantizedTable& table);
 
 }  // namespace kernelgen

@@ -35,8 +35,8 @@ std::string spec_text(const Json& spec) {
                 out += "    " + compact(value[row]) + (row + 1 < value.size() ? ",\n" : "\n");
             }
             out += "  ]";
-        } else if (item.key() == "quantization" && value.is_object()) {
-            // A quantized table's object: one key a line.
+        } else if (value.is_object()) {
+            // An object (a table's form): one key a line.
             out += "{\n";
             size_t k = 0;
             for (const auto& part : value.items()) {
@@ -49,6 +49,48 @@ std::string spec_text(const Json& spec) {
         out += ++i < spec.size() ? ",\n" : "\n";
     }
     return out + "}\n";
+}
+
+Json node_entry(const NodeRef& node) {
+    Json entry;
+    entry["path"] = node.path();
+    entry["graph"] = node.graph;
+    entry["position"] = node.position;
+    entry["name"] = node.name;
+    entry["op"] = node.op_type;
+    return entry;
+}
+
+void report_folded(Json& entry, const FoldedNode& folded) {
+    if (folded.file.empty()) entry["folded"] = folded.value;
+    else entry["folded_file"] = folded.file;
+    entry["dtype"] = folded.dtype;
+    entry["shape"] = folded.shape;
+}
+
+void report_spec(Json& entry, const ImportedKernel& kernel, const HeldTables& held) {
+    entry["spec"] = kernel.spec.spec_file;
+    entry["kernel"] = kernel.name;
+    for (size_t i = 0; i < held.files.size(); ++i) {
+        const HeldFile& file = held.files[i];
+        const std::string& name = kernel.table_files[i].first;
+        if (file.part == "data") entry["weights"] = {{"tensor", file.tensor}, {"data_file", name}};
+        if (file.part == "updates") {
+            entry["weights"]["updates_tensor"] = file.tensor;
+            entry["weights"]["updates_file"] = name;
+        }
+    }
+    for (const auto& item : held.form.items()) entry["weights"][item.key()] = item.value();
+    if (kernel.bounded) {
+        const BoundedCount& bounded = *kernel.bounded;
+        entry["bounded"] = Json::object();
+        if (bounded.count) {
+            entry["bounded"] = {{"bound", bounded.count->bound}, {"count_leads", bounded.leads}, {"through", bounded.count->through}};
+        }
+        if (bounded.data_count) {
+            entry["bounded"]["data_count"] = {{"bound", bounded.data_count->bound}, {"through", bounded.data_count->through}};
+        }
+    }
 }
 
 std::string make_report(const ImportResult& result, const ModelAnalysis& analysis, const ImportOptions& options,

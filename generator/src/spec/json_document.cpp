@@ -116,7 +116,7 @@ bool starts_as_import_report(std::string_view text) {
 }
 
 std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::string& file,
-                                        std::vector<Diagnostic>& diagnostics) {
+                                        std::vector<Diagnostic>& diagnostics, const SpecFiles& files) {
     if (starts_as_import_report(text)) return {};
     if (auto where = too_deep(text, kMaxJsonDepth)) {
         diagnostics.push_back({file, "", "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep at " +
@@ -169,7 +169,7 @@ std::vector<KernelSpec> parse_spec_text(const std::string& text, const std::stri
     }
     std::vector<KernelSpec> kernels;
     auto read_one = [&](const json& object, const std::string& pointer) {
-        if (auto spec = KernelReader(object, file, pointer, diagnostics).read()) kernels.push_back(std::move(*spec));
+        if (auto spec = KernelReader(object, file, pointer, diagnostics, files).read()) kernels.push_back(std::move(*spec));
     };
     if (document.is_object() && document.contains("kernels")) {
         const json& list = document["kernels"];

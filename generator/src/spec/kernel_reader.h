@@ -27,8 +27,9 @@ class KernelReader {
 public:
     using json = nlohmann::json;
 
-    KernelReader(const json& object, std::string file, std::string pointer, std::vector<Diagnostic>& diagnostics)
-        : object_(object), file_(std::move(file)), base_(std::move(pointer)), diagnostics_(diagnostics) {}
+    KernelReader(const json& object, std::string file, std::string pointer, std::vector<Diagnostic>& diagnostics,
+                 const SpecFiles& files)
+        : object_(object), file_(std::move(file)), base_(std::move(pointer)), diagnostics_(diagnostics), files_(files) {}
 
     std::optional<KernelSpec> read();
 
@@ -70,9 +71,9 @@ public:
                                                            const Shape& shape, const std::string& shape_name,
                                                            const IntegerRange* range = nullptr);
 
-    // A NumPy .npy file named at `key`, relative to the spec's folder, of `type` elements (`type_rule` says why,
-    // "dtype is float32"), at most `most_elements` of them: its elements little-endian, its shape (the caller
-    // checks it), the path as opened (values.cpp).
+    // A NumPy .npy file named at `key`, relative to the spec's folder (or given in memory), of `type` elements
+    // (`type_rule` says why, "dtype is float32"), at most `most_elements` of them: its elements little-endian, its
+    // shape (the caller checks it), the path as opened ("" from memory) (values.cpp).
     struct NpyValues {
         std::vector<uint8_t> bytes;
         std::string path;
@@ -113,11 +114,16 @@ private:
     void read_unroll(KernelSpec& spec);
     void read_prefetch(KernelSpec& spec);
     void read_index_check(KernelSpec& spec);
+    // The bytes of the .npy file `name` (at `key`), at most `most_bytes` of them, from memory or disk (`path` set
+    // to the path opened); nothing when it cannot be read (reported).
+    std::optional<std::string> npy_file_bytes(const std::string& key, const std::string& name, uint64_t most_bytes,
+                                              uint64_t most_elements, DType type, std::string& path);
 
     const json& object_;
     std::string file_;
     std::string base_;
     std::vector<Diagnostic>& diagnostics_;
+    const SpecFiles& files_;
     bool ok_ = true;
     bool dtype_known_ = false;
     std::optional<Op> op_;  // once read: which keys it requires

@@ -220,14 +220,25 @@ std::optional<std::vector<uint8_t>> KernelReader::read_inline_values(const json&
     return out;
 }
 
-std::optional<KernelReader::NpyValues> KernelReader::read_npy_file(const std::string& key, const std::string& name, DType dtype,
-                                                                   const std::string& type_rule, uint64_t most_elements) {
-    namespace fs = std::filesystem;
-    const fs::path given(name);
-    const fs::path path = given.is_absolute() ? given : fs::path(file_).parent_path() / given;
+std::optional<std::string> KernelReader::npy_file_bytes(const std::string& key, const std::string& name,
+                                                       uint64_t most_bytes, uint64_t most_elements, DType dtype,
+                                                       std::string& path) {
     const std::string shown = in_quotes(name);
-    const auto descr = npy_descr(dtype);
-    const uint64_t data_bytes = most_elements * (info(dtype).bits / 8);
+    auto too_large = [&](uint64_t size) {
+        // A header (at most 64 KiB as NumPy writes it) and the data: anything larger cannot be this table.
+        if (size <= most_bytes) return false;
+        fail(key, "cannot use " + shown + ": it takes " + std::to_string(size) + " bytes, more than a .npy file of " +
+                      std::to_string(most_elements) + " " + std::string(info(dtype).name) + " elements can");
+        return true;
+    };
+    if (const auto given = files_.find(name); given != files_.end()) {
+        path.clear();
+        if (too_large(given->second.size())) return std::nullopt;
+        return given->second;
+    }
+    namespace fs = std::filesystem;
+    const fs::path named(name);
+    path = (named.is_absolute() ? named : fs::path(file_).parent_path() / named).string();
     // Opened without blocking and examined through the descriptor, so that what is read is what was examined (a
     // FIFO put in the file's place is refused, not waited on).
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -245,13 +256,8 @@ std::optional<KernelReader::NpyValues> KernelReader::read_npy_file(const std::st
         fail(key, "cannot read " + shown + ": not a regular file (a NumPy .npy file, relative to the spec's folder)");
         return std::nullopt;
     }
-    // A header (at most 64 KiB as NumPy writes it) and the data: anything larger cannot be this table.
     const auto size = static_cast<uint64_t>(status.st_size);
-    if (size > data_bytes + (uint64_t{1} << 16) + 16) {
-        fail(key, "cannot use " + shown + ": it takes " + std::to_string(size) + " bytes, more than a .npy file of " +
-                      std::to_string(most_elements) + " " + std::string(info(dtype).name) + " elements can");
-        return std::nullopt;
-    }
+    if (too_large(size)) return std::nullopt;
     // Read to the end (at most one byte past the size examined: a file that grew is caught below).
     std::string bytes(static_cast<size_t>(size) + 1, '\0');
     size_t got = 0;
@@ -270,6 +276,18 @@ std::optional<KernelReader::NpyValues> KernelReader::read_npy_file(const std::st
         return std::nullopt;
     }
     bytes.resize(got);
+    return bytes;
+}
+
+std::optional<KernelReader::NpyValues> KernelReader::read_npy_file(const std::string& key, const std::string& name, DType dtype,
+                                                                   const std::string& type_rule, uint64_t most_elements) {
+    const std::string shown = in_quotes(name);
+    const auto descr = npy_descr(dtype);
+    const uint64_t data_bytes = most_elements * (info(dtype).bits / 8);
+    std::string path;
+    const auto read = npy_file_bytes(key, name, data_bytes + (uint64_t{1} << 16) + 16, most_elements, dtype, path);
+    if (!read) return std::nullopt;
+    const std::string& bytes = *read;
     std::string problem;
     const auto array = parse_npy(bytes, problem);
     if (!array) {
@@ -283,7 +301,7 @@ std::optional<KernelReader::NpyValues> KernelReader::read_npy_file(const std::st
         return std::nullopt;
     }
     NpyValues values{std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(array->data_offset), bytes.end()),
-                     path.string(), array->shape};
+                     path, array->shape};
     // Big-endian elements: each part (a complex element has two) reversed into little-endian order.
     const size_t part = info(dtype).category == Category::Complex ? info(dtype).bits / 16 : info(dtype).bits / 8;
     if (big_endian && part > 1) {

@@ -175,7 +175,7 @@ void append_nodes(const GraphScope& scope, onnx::GraphProto* out, WorkBuild& bui
         map[static_cast<size_t>(n)] = out->node_size();
         onnx::NodeProto* copy = out->add_node();
         *copy = node;
-        // An operator newer than inference knows (TensorScatter): an Identity of the input whose type it has.
+        // An operator newer than inference knows (of opset 24): an Identity of the input whose type it has.
         if (const int same = same_type_as_input(node); same >= 0 && same < node.input_size() && node.output_size() > 0) {
             copy->Clear();
             copy->set_op_type("Identity");
