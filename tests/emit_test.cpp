@@ -276,7 +276,7 @@ TEST(Emit, HelperNamesCannotClashAcrossKernels) {
             EXPECT_FALSE(a.size() > b.size() && a.compare(a.size() - b.size() - 1, b.size() + 1, "_" + b) == 0) << a << " / " << b;
         }
     }
-    EXPECT_TRUE(name_problem("kernelgen_k").has_value());
+    EXPECT_FALSE(check_name("kernelgen_k"));
     // Every static definition of every kernel in generated/ is one of its helpers.
     size_t helpers = 0;
     for (const auto& entry : std::filesystem::directory_iterator(std::string(KERNELGEN_SOURCE_DIR) + "/generated")) {

@@ -8,6 +8,7 @@
 
 #include "kernelgen/generate.h"
 #include "kernelgen/operators.h"
+#include "kernelgen/result.h"
 #if KERNELGEN_HAVE_IMPORT
 #include "kernelgen/import.h"
 #include "kernelgen/import_folder.h"
@@ -185,14 +186,14 @@ int report_written(const kernelgen::WriteReport& report) {
     return 2;
 }
 
-// Adds NAME=N from a repeatable option to `values`; the message when NAME already has another value.
+// Adds NAME=N from a repeatable option to `values`; the problem when NAME already has another value.
 template <typename Value>
-std::optional<std::string> add_once(std::map<std::string, Value>& values, const std::pair<std::string, Value>& given,
-                                    const std::string& option) {
+kernelgen::Result<kernelgen::Ok> add_once(std::map<std::string, Value>& values, const std::pair<std::string, Value>& given,
+                                          const std::string& option) {
     auto [at, inserted] = values.emplace(given);
-    if (inserted || at->second == given.second) return std::nullopt;
-    return option + " " + given.first + " is given two values, " + std::to_string(at->second) + " and " +
-           std::to_string(given.second);
+    if (inserted || at->second == given.second) return kernelgen::ok();
+    return kernelgen::Problem{option + " " + given.first + " is given two values, " + std::to_string(at->second) + " and " +
+                              std::to_string(given.second)};
 }
 
 #if KERNELGEN_HAVE_IMPORT
@@ -214,45 +215,44 @@ std::optional<int> read_import_arguments(const std::vector<std::string>& args, I
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         std::optional<int> exit;
-        std::string problem;
         if (shared_option(args, i, options_done, out_dir, exit)) {
             if (exit) return exit;
         } else if (auto prefix = options_done ? std::nullopt : option_value(args, i, "--prefix", "", missing)) {
             if (missing) return usage_error("--prefix needs a text");
             options.prefix = *prefix;
-            if (auto problem_text = kernelgen::prefix_problem(options.prefix)) return usage_error(*problem_text);
+            if (auto prefix_ok = kernelgen::check_prefix(options.prefix); !prefix_ok) return usage_error(prefix_ok.problem());
         } else if (auto dim = options_done ? std::nullopt : option_value(args, i, "--dim", "", missing)) {
             if (missing) return usage_error("--dim needs NAME=N");
-            auto parsed = kernelgen::parse_dim_option(*dim, problem);
-            if (!parsed) return usage_error(problem);
-            if (auto clash = add_once(options.dims, *parsed, "--dim")) return usage_error(*clash);
+            auto parsed = kernelgen::parse_dim_option(*dim);
+            if (!parsed) return usage_error(parsed.problem());
+            if (auto once = add_once(options.dims, *parsed, "--dim"); !once) return usage_error(once.problem());
         } else if (auto input = options_done ? std::nullopt : option_value(args, i, "--input", "", missing)) {
             if (missing) return usage_error("--input needs NAME=SHAPE");
-            auto parsed = kernelgen::parse_input_option(*input, problem);
-            if (!parsed) return usage_error(problem);
+            auto parsed = kernelgen::parse_input_option(*input);
+            if (!parsed) return usage_error(parsed.problem());
             options.inputs.push_back(*parsed);
         } else if (auto value = options_done ? std::nullopt : option_value(args, i, "--value", "", missing)) {
             if (missing) return usage_error("--value needs NAME=V[,V...]");
-            auto parsed = kernelgen::parse_value_option(*value, problem);
-            if (!parsed) return usage_error(problem);
+            auto parsed = kernelgen::parse_value_option(*value);
+            if (!parsed) return usage_error(parsed.problem());
             options.values.push_back(*parsed);
         } else if (auto max_count = options_done ? std::nullopt : option_value(args, i, "--max-count", "", missing)) {
             if (missing) return usage_error("--max-count needs NODE=N");
-            auto parsed = kernelgen::parse_max_count_option(*max_count, problem);
-            if (!parsed) return usage_error(problem);
-            if (auto clash = add_once(options.max_counts, *parsed, "--max-count")) return usage_error(*clash);
+            auto parsed = kernelgen::parse_max_count_option(*max_count);
+            if (!parsed) return usage_error(parsed.problem());
+            if (auto once = add_once(options.max_counts, *parsed, "--max-count"); !once) return usage_error(once.problem());
         } else if (auto node = options_done ? std::nullopt : option_value(args, i, "--accumulate", "", missing)) {
             if (missing || node->empty()) return usage_error("--accumulate needs NODE (a ScatterND node's name)");
             options.accumulate.insert(*node);
         } else if (auto seconds = options_done ? std::nullopt : option_value(args, i, "--time-limit", "", missing)) {
             if (missing) return usage_error("--time-limit needs a number of seconds");
-            const auto value = kernelgen::parse_limit_option("--time-limit", *seconds, "seconds", kernelgen::kMaxTimeLimit, problem);
-            if (!value) return usage_error(problem);
+            const auto value = kernelgen::parse_limit_option("--time-limit", *seconds, "seconds", kernelgen::kMaxTimeLimit);
+            if (!value) return usage_error(value.problem());
             options.limits.seconds = static_cast<unsigned>(*value);
         } else if (auto mib = options_done ? std::nullopt : option_value(args, i, "--memory-limit", "", missing)) {
             if (missing) return usage_error("--memory-limit needs a number of MiB");
-            const auto value = kernelgen::parse_limit_option("--memory-limit", *mib, "MiB", kernelgen::kMaxMemoryLimitMiB, problem);
-            if (!value) return usage_error(problem);
+            const auto value = kernelgen::parse_limit_option("--memory-limit", *mib, "MiB", kernelgen::kMaxMemoryLimitMiB);
+            if (!value) return usage_error(value.problem());
             options.limits.memory_bytes = *value << 20;
         } else if (auto mode = options_done ? std::nullopt : option_value(args, i, "--weights", "", missing)) {
             if (missing) return usage_error("--weights needs a mode (kernel or caller)");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernelgen/output_files.h"
+#include "kernelgen/result.h"
 #include "kernelgen/spec.h"
 
 namespace kernelgen {
@@ -34,8 +35,8 @@ struct GenerateResult {
 // A depfile (a Makefile rule, as compilers' -MD and protoc's --dependency_out write): every file of `result` in
 // `out_dir` depends on every one of its inputs. Spaces, '#', '$' and ':' are escaped as make and Ninja read
 // them; a path with a character that one of them cannot read (a control character, a quote, a backslash,
-// ; = | % * ? and the shell's < > & ` ^) gives nothing, and `problem` says which path and character.
-std::optional<std::string> depfile(const std::string& out_dir, const GenerateResult& result, std::string& problem);
+// ; = | % * ? and the shell's < > & ` ^) gives the problem, which names the path and the character.
+Result<std::string> depfile(const std::string& out_dir, const GenerateResult& result);
 
 // What `kernelgen list` prints of a successful run, for build systems: the line "# kernelgen list, format 1", then
 // a line "kernel NAME FILE..." per kernel

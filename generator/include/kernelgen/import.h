@@ -18,18 +18,14 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/generate.h"
+#include "kernelgen/output_files.h"
+#include "kernelgen/result.h"
 #include "kernelgen/spec.h"
 
 namespace kernelgen {
 
 // Largest model file import reads (protobuf's own limit for one message is 2 GiB).
 constexpr uint64_t kMaxModelBytes = (uint64_t{2} << 30) - 1;
-// Most constant index values one imported spec may carry (beyond it the spec file would pass kernelgen's
-// 16 MiB limit for a spec file).
-constexpr uint64_t kMaxConstantIndices = uint64_t{1} << 20;
-// Most rounds of shape inference and folding (each round folds what the last inference made known).
-constexpr int kMaxFoldRounds = 64;
 
 // How far ONNX's shape inference may go on one model: it runs in a child process under these limits, so that a
 // model that crashes it, or makes it allocate or loop without end, ends the child and never kernelgen.
@@ -97,16 +93,15 @@ struct ImportOptions {
 // The largest bound --max-count takes: a kernel's run-time count is a uint32_t.
 constexpr uint64_t kMaxCountBound = 0xFFFFFFFFu;
 
-// Parses the text of `--dim NAME=N` (N from 0 to 2^40) or `--input NAME=SHAPE`; nothing, with `problem` set,
-// when it is malformed.
-std::optional<std::pair<std::string, int64_t>> parse_dim_option(const std::string& text, std::string& problem);
-std::optional<InputShape> parse_input_option(const std::string& text, std::string& problem);
-std::optional<InputValue> parse_value_option(const std::string& text, std::string& problem);
+// Parses the text of `--dim NAME=N` (N from 0 to 2^40), `--input NAME=SHAPE` or `--value NAME=V[,V...]`; the
+// problem when it is malformed.
+Result<std::pair<std::string, int64_t>> parse_dim_option(const std::string& text);
+Result<InputShape> parse_input_option(const std::string& text);
+Result<InputValue> parse_value_option(const std::string& text);
 // `--time-limit SECONDS` or `--memory-limit MIB` (`option`): a whole number of `unit` from 1 to `most`.
-std::optional<uint64_t> parse_limit_option(const std::string& option, const std::string& text, const std::string& unit,
-                                           uint64_t most, std::string& problem);
+Result<uint64_t> parse_limit_option(const std::string& option, const std::string& text, const std::string& unit, uint64_t most);
 // `--max-count NODE=N` (N from 1 to kMaxCountBound; NODE may itself hold '=': the last one splits).
-std::optional<std::pair<std::string, uint64_t>> parse_max_count_option(const std::string& text, std::string& problem);
+Result<std::pair<std::string, uint64_t>> parse_max_count_option(const std::string& text);
 
 // A node of the model, as messages name it: its name (may be empty), operator, position in its graph, and the
 // graph: "" for the main graph, else the path of the node and branch that hold it ("If_0/then", "loop/body").
@@ -201,8 +196,8 @@ struct ImportResult {
     size_t bounded_kernels() const;       // the kernels with a run-time count
 };
 
-// Why `prefix` cannot begin kernel names, or nothing when it can ("" always can).
-std::optional<std::string> prefix_problem(const std::string& prefix);
+// Whether `prefix` can begin kernel names ("" always can): the problem when it cannot.
+Result<Ok> check_prefix(const std::string& prefix);
 
 // Imports a model held in memory; `file` names it in diagnostics and the report. `options.prefix` must be valid.
 ImportResult import_model(const std::string& bytes, const std::string& file, const ImportOptions& options = {});

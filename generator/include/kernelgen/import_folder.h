@@ -9,39 +9,18 @@
 #pragma once
 
 #include <filesystem>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include "kernelgen/output_files.h"
 
 namespace kernelgen {
 
-// The turn of an import that writes into `dir`: an exclusive lock (flock) on the nearest existing folder above
-// `dir`, held until destroyed, so that imports into one folder (and into folders beside it) check and write one
-// at a time. A folder that cannot be opened or locked (some network file systems) is used without the lock.
-class ImportTurn {
-public:
-    explicit ImportTurn(const std::filesystem::path& dir);
-    ~ImportTurn();
-    ImportTurn(const ImportTurn&) = delete;
-    ImportTurn& operator=(const ImportTurn&) = delete;
-
-private:
-    int fd_ = -1;
-};
-
-// Why `files`, an import of `model_path` into `dir` (import_outputs()), must not be written: a message naming a
-// file that another model's report in `dir` names, that report and its model, and what to do instead; or nothing
-// when no other report names any of them. Reports are the files *.import.json that start as one
-// (starts_as_import_report()); this model's own report, and files that are not regular files, are not read.
-std::optional<std::string> other_import_clash(const std::filesystem::path& dir, const std::vector<OutputFile>& files,
-                                              const std::string& model_path);
-
 struct ImportResult;
 
-// Writes the files of a successful import of `model_path` into `dir` (import_outputs()): in the import's turn, after
-// the check above, through write_outputs() with the model protected. The report's error says what failed.
+// Writes the files of a successful import of `model_path` into `dir` (import_outputs()): in the import's turn (an
+// exclusive lock on the nearest existing folder above `dir`), after checking that no other model's report there
+// names any of them (the rule above), through write_outputs() with the model protected. The report's error says
+// what failed.
 WriteReport write_import(const std::filesystem::path& dir, const ImportResult& result, const std::string& model_path);
 
 }  // namespace kernelgen

@@ -45,7 +45,7 @@ struct Unroll {
     unsigned factor = 1;  // with Kind::Factor
 };
 
-// Software prefetching of the blocks a kernel's indices select (a hint where the compiler has one, see emit.h):
+// Software prefetching of the blocks a kernel's indices select (a hint where the compiler has one, see codegen/print/print.cpp):
 // Auto decides by the tensor and block sizes, None never prefetches, Distance prefetches the block of the
 // index tuple `distance` tuples ahead.
 struct Prefetch {

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <optional>
-
 #include <map>
 
 #include "codegen/plan/schedule.h"
@@ -17,16 +15,16 @@ namespace {
 
 // The limit that needs the lowering: "unroll": "full" (the spec's, or the run's --unroll) may take at most
 // kMaxFullUnroll statements. Checked before planning, so that planning and printing never fail.
-std::optional<Diagnostic> full_unroll_problem(const KernelSpec& kernel, const Lowered& lowered) {
-    if (kernel.unroll.kind != Unroll::Kind::Full) return std::nullopt;
+void check_full_unroll(const KernelSpec& kernel, const Lowered& lowered, std::vector<Diagnostic>& diagnostics) {
+    if (kernel.unroll.kind != Unroll::Kind::Full) return;
     const uint64_t statements = schedule::full_unroll_statements(lowered);
-    if (statements <= kMaxFullUnroll) return std::nullopt;
+    if (statements <= kMaxFullUnroll) return;
     // The setting is the spec's own, or the run's --unroll for a spec without one.
     const bool own = kernel.unroll_in_spec.has_value();
-    return Diagnostic{kernel.spec_file, kernel.pointer + (own ? "/unroll" : ""),
-                      "\"full\" unrolling" + std::string(own ? "" : " (--unroll full)") + " would take " +
-                          std::to_string(statements) + " statements (at most " + std::to_string(kMaxFullUnroll) +
-                          "; use \"auto\", \"none\" or a factor)"};
+    diagnostics.push_back({kernel.spec_file, kernel.pointer + (own ? "/unroll" : ""),
+                           "\"full\" unrolling" + std::string(own ? "" : " (--unroll full)") + " would take " +
+                               std::to_string(statements) + " statements (at most " + std::to_string(kMaxFullUnroll) +
+                               "; use \"auto\", \"none\" or a factor)"});
 }
 
 // The run-wide name rule, on each kernel's identifiers (`identifiers(k)`: those of kernels[k]).
@@ -77,7 +75,7 @@ GenerateResult generate(const std::vector<KernelSpec>& kernels, std::vector<Diag
     for (const auto& spec : kernels) lowered.push_back(lower(spec));                         // lower
     check_names(kernels, [&](size_t k) { return lowered[k].face.identifiers(); }, diagnostics);  // check
     for (size_t k = 0; k < kernels.size(); ++k) {
-        if (auto problem = full_unroll_problem(kernels[k], lowered[k])) diagnostics.push_back(*problem);
+        check_full_unroll(kernels[k], lowered[k], diagnostics);
     }
     if (!diagnostics.empty()) {
         result.diagnostics = std::move(diagnostics);

@@ -25,8 +25,8 @@ bool literal_in_rule(unsigned char ch) {
 bool escaped_in_rule(char ch) { return ch == ' ' || ch == '#' || ch == '$' || ch == ':'; }
 
 // `path` as make and Ninja read it in a rule ('$' doubled, a space, '#' and ':' after a backslash), or nothing when
-// it holds a character they cannot carry: `problem` then names it.
-std::optional<std::string> rule_path(const std::string& path, std::string& problem) {
+// the problem naming a character they cannot carry.
+Result<std::string> rule_path(const std::string& path) {
     std::string out;
     for (const char ch : path) {
         if (literal_in_rule(static_cast<unsigned char>(ch))) {
@@ -39,10 +39,9 @@ std::optional<std::string> rule_path(const std::string& path, std::string& probl
             const std::string shown = code < 0x20 || code == 0x7f
                                           ? std::string("the control character U+00") + kHex[code >> 4] + kHex[code & 15]
                                           : std::string("'") + ch + "'";
-            problem = "the depfile cannot name \"" + path + "\": make or Ninja cannot read " + shown +
-                      " in a rule (a depfile's paths may hold letters, digits, bytes from 0x80, spaces and "
-                      "_ . / + , - ~ ( ) { } [ ] @ ! # $ :)";
-            return std::nullopt;
+            return Problem{"the depfile cannot name \"" + path + "\": make or Ninja cannot read " + shown +
+                           " in a rule (a depfile's paths may hold letters, digits, bytes from 0x80, spaces and "
+                           "_ . / + , - ~ ( ) { } [ ] @ ! # $ :)"};
         }
     }
     return out;
@@ -59,18 +58,18 @@ fs::path comparable(const fs::path& path) {
 
 }  // namespace
 
-std::optional<std::string> depfile(const std::string& out_dir, const GenerateResult& result, std::string& problem) {
+Result<std::string> depfile(const std::string& out_dir, const GenerateResult& result) {
     const fs::path dir(out_dir);
     std::string text;
     for (const auto& file : result.files) {
-        const auto path = rule_path((dir / file.name).string(), problem);
-        if (!path) return std::nullopt;
+        const auto path = rule_path((dir / file.name).string());
+        if (!path) return path;
         text += (text.empty() ? "" : " \\\n ") + *path;
     }
     text += ":";
     for (const auto& input : result.inputs) {
-        const auto path = rule_path(input, problem);
-        if (!path) return std::nullopt;
+        const auto path = rule_path(input);
+        if (!path) return path;
         text += " \\\n " + *path;
     }
     return text + "\n";
@@ -93,10 +92,9 @@ WriteReport write_run(const std::string& out_dir, const GenerateResult& result, 
     if (depfile_path.empty()) return write_outputs(out_dir, result.files, inputs);
 
     // The depfile, checked before anything is written.
-    std::string problem;
-    const auto text = depfile(out_dir, result, problem);
+    const auto text = depfile(out_dir, result);
     if (!text) {
-        report.error = "--depfile " + depfile_path + ": " + problem + "; nothing was written";
+        report.error = "--depfile " + depfile_path + ": " + text.problem() + "; nothing was written";
         return report;
     }
     const fs::path given(depfile_path);

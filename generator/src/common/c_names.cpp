@@ -74,23 +74,23 @@ std::string macro_case(std::string name) {
     return name;
 }
 
-std::optional<std::string> name_problem(const std::string& n) {
+Result<Ok> check_name(const std::string& n) {
     const std::string allowed = kNameRules;
     const bool identifier = !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_') &&
                             std::all_of(n.begin(), n.end(), [](char ch) {
                                 return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
                             });
     if (!identifier) {
-        return in_quotes(n) + " is not a C identifier (" + allowed + ": letters, digits and '_', not starting with a digit)";
+        return Problem{in_quotes(n) + " is not a C identifier (" + allowed + ": letters, digits and '_', not starting with a digit)"};
     }
-    if (n.size() > kMaxNameLength) return "name is " + std::to_string(n.size()) + " characters long (" + allowed + ")";
-    if (reserved_words().count(n)) return in_quotes(n) + " is a C or C++ keyword (" + allowed + ")";
-    if (n[0] == '_') return in_quotes(n) + " starts with '_', which C reserves for the implementation (" + allowed + ")";
+    if (n.size() > kMaxNameLength) return Problem{"name is " + std::to_string(n.size()) + " characters long (" + allowed + ")"};
+    if (reserved_words().count(n)) return Problem{in_quotes(n) + " is a C or C++ keyword (" + allowed + ")"};
+    if (n[0] == '_') return Problem{in_quotes(n) + " starts with '_', which C reserves for the implementation (" + allowed + ")"};
     if (n.find("__") != std::string::npos) {
-        return in_quotes(n) + " contains \"__\", which C++ reserves for the implementation (" + allowed + ")";
+        return Problem{in_quotes(n) + " contains \"__\", which C++ reserves for the implementation (" + allowed + ")"};
     }
-    if (auto clash = standard_name_clash(n)) return in_quotes(n) + " " + *clash + " (" + allowed + ")";
-    return std::nullopt;
+    if (auto clash = standard_name_clash(n)) return Problem{in_quotes(n) + " " + *clash + " (" + allowed + ")"};
+    return ok();
 }
 
 }  // namespace kernelgen

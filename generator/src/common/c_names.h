@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "kernelgen/result.h"
+
 namespace kernelgen {
 
 constexpr size_t kMaxNameLength = 63;
@@ -13,9 +15,9 @@ constexpr size_t kMaxNameLength = 63;
 // What a kernel name may be, as messages say it.
 constexpr const char* kNameRules = "a C identifier of at most 63 characters, not a C or C++ keyword";
 
-// Why `name` cannot name a kernel (not a C identifier, too long, a keyword, reserved, a C library or
-// standard header name, ...), as the spec checker says it; nothing when it can.
-std::optional<std::string> name_problem(const std::string& name);
+// Whether `name` can name a kernel; the problem when it cannot (not a C identifier, too long, a keyword, reserved, a
+// C library or standard header name, ...), as the spec checker says it.
+Result<Ok> check_name(const std::string& name);
 
 // The upper-cased kernel name its macros use.
 std::string macro_case(std::string name);

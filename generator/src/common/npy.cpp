@@ -15,48 +15,45 @@ class HeaderReader {
 public:
     explicit HeaderReader(std::string text) : text_(std::move(text)) {}
 
-    bool read(NpyArray& array, bool& fortran, std::string& problem) {
+    Result<Ok> read(NpyArray& array, bool& fortran) {
         bool have_descr = false, have_order = false, have_shape = false;
         std::set<std::string> seen;
-        if (!expect('{')) return fail(problem, "its header is not a Python dict");
+        if (!expect('{')) return fail("its header is not a Python dict");
         while (true) {
             skip();
             if (at_('}')) break;
             std::string key;
-            if (!string(key) || !expect(':')) return fail(problem, "its header is not a Python dict");
-            if (!seen.insert(key).second) return fail(problem, "its header gives '" + key + "' twice");
+            if (!string(key) || !expect(':')) return fail("its header is not a Python dict");
+            if (!seen.insert(key).second) return fail("its header gives '" + key + "' twice");
             if (key == "descr") {
-                if (!string(array.descr)) return fail(problem, "its header's 'descr' is not a string");
+                if (!string(array.descr)) return fail("its header's 'descr' is not a string");
                 have_descr = true;
             } else if (key == "fortran_order") {
                 skip();
                 if (word("True")) fortran = true;
                 else if (word("False")) fortran = false;
-                else return fail(problem, "its header's 'fortran_order' is not True or False");
+                else return fail("its header's 'fortran_order' is not True or False");
                 have_order = true;
             } else if (key == "shape") {
-                if (!shape(array.shape)) return fail(problem, "its header's 'shape' is not a tuple of integers");
+                if (!shape(array.shape)) return fail("its header's 'shape' is not a tuple of integers");
                 have_shape = true;
             } else {
-                return fail(problem, "its header has the unknown key '" + key + "' (NumPy writes descr, fortran_order, shape)");
+                return fail("its header has the unknown key '" + key + "' (NumPy writes descr, fortran_order, shape)");
             }
             skip();
             if (at_(',')) continue;
             skip();
             if (at_('}')) break;
-            return fail(problem, "its header is not a Python dict");
+            return fail("its header is not a Python dict");
         }
         if (!have_descr || !have_order || !have_shape) {
-            return fail(problem, "its header lacks " + std::string(!have_descr ? "'descr'" : !have_order ? "'fortran_order'" : "'shape'"));
+            return fail("its header lacks " + std::string(!have_descr ? "'descr'" : !have_order ? "'fortran_order'" : "'shape'"));
         }
-        return true;
+        return ok();
     }
 
 private:
-    static bool fail(std::string& problem, const std::string& message) {
-        problem = message;
-        return false;
-    }
+    static Problem fail(const std::string& message) { return Problem{message}; }
     void skip() {
         while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t')) ++pos_;
     }
@@ -166,54 +163,44 @@ std::string npy_header(const std::string& descr, const std::vector<uint64_t>& sh
     return out + header;
 }
 
-std::optional<NpyArray> parse_npy(const std::string& bytes, std::string& problem) {
+Result<NpyArray> parse_npy(const std::string& bytes) {
     if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
-        problem = "it is not a NumPy .npy file (no \\x93NUMPY magic)";
-        return std::nullopt;
+        return Problem{"it is not a NumPy .npy file (no \\x93NUMPY magic)"};
     }
     const auto byte = [&](size_t i) { return static_cast<uint64_t>(static_cast<unsigned char>(bytes[i])); };
     const uint64_t major = byte(6);
     if (major < 1 || major > 3) {
-        problem = "its format version " + std::to_string(major) + "." + std::to_string(byte(7)) +
-                  " is not one NumPy writes (1.0, 2.0 or 3.0)";
-        return std::nullopt;
+        return Problem{"its format version " + std::to_string(major) + "." + std::to_string(byte(7)) +
+                  " is not one NumPy writes (1.0, 2.0 or 3.0)"};
     }
     const size_t length_bytes = major == 1 ? 2 : 4;
     if (bytes.size() < 8 + length_bytes) {
-        problem = "it ends inside its header";
-        return std::nullopt;
+        return Problem{"it ends inside its header"};
     }
     uint64_t length = 0;
     for (size_t i = 0; i < length_bytes; ++i) length |= byte(8 + i) << (8 * i);
     const uint64_t offset = 8 + length_bytes + length;
     if (offset > bytes.size()) {
-        problem = "it ends inside its header";
-        return std::nullopt;
+        return Problem{"it ends inside its header"};
     }
     NpyArray array;
     bool fortran = false;
     HeaderReader reader(bytes.substr(8 + length_bytes, length));
-    if (!reader.read(array, fortran, problem)) return std::nullopt;
-    if (fortran) {
-        problem = "it holds its array in Fortran (column-major) order; save it in C order (numpy.ascontiguousarray)";
-        return std::nullopt;
-    }
+    if (auto header = reader.read(array, fortran); !header) return Problem{header.problem()};
+    if (fortran) return Problem{"it holds its array in Fortran (column-major) order; save it in C order (numpy.ascontiguousarray)"};
     const size_t width = element_bytes(array.descr);
     if (width == 0) {
-        problem = "its element type '" + array.descr + "' is not a fixed-size number or bool";
-        return std::nullopt;
+        return Problem{"its element type '" + array.descr + "' is not a fixed-size number or bool"};
     }
     array.big_endian = array.descr[0] == '>' && width > 1;
     const auto count = bounded_count(array.shape);
     if (!count) {
-        problem = "its shape " + format_shape(array.shape) + " has too many elements (at most 2^40)";
-        return std::nullopt;
+        return Problem{"its shape " + format_shape(array.shape) + " has too many elements (at most 2^40)"};
     }
     const uint64_t data_bytes = *count * width;
     if (bytes.size() - offset != data_bytes) {
-        problem = "it holds " + std::to_string(bytes.size() - offset) + " bytes of data where its header's shape " +
-                  format_shape(array.shape) + " of '" + array.descr + "' takes " + std::to_string(data_bytes);
-        return std::nullopt;
+        return Problem{"it holds " + std::to_string(bytes.size() - offset) + " bytes of data where its header's shape " +
+                  format_shape(array.shape) + " of '" + array.descr + "' takes " + std::to_string(data_bytes)};
     }
     array.data_offset = static_cast<size_t>(offset);
     return array;

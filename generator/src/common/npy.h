@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernelgen/dtype.h"
+#include "kernelgen/result.h"
 
 namespace kernelgen {
 
@@ -29,9 +30,9 @@ struct NpyArray {
     size_t data_offset = 0;
 };
 
-// Reads the header of the .npy file `bytes`. Nothing, with `problem` set, when it is not one, holds Fortran order,
-// or its data does not fill the file exactly (element bytes are counted from the descr's size).
-std::optional<NpyArray> parse_npy(const std::string& bytes, std::string& problem);
+// Reads the header of the .npy file `bytes`; the problem when it is not one, holds Fortran order, or its data does
+// not fill the file exactly (element bytes are counted from the descr's size).
+Result<NpyArray> parse_npy(const std::string& bytes);
 
 // Whether `descr` (as read: '<', '>', '=' or '|' order) names the elements of `type`; `big_endian` is set from its
 // order.

@@ -14,14 +14,33 @@
 #include "import/index_put.h"
 #include "import/analysis/model_analysis.h"
 #include "import/names.h"
-#include "import/node_spec.h"
+#include "import/node/spec.h"
 #include "import/model/resource_guard.h"
 #include "import/report.h"
+#include "kernelgen/generate.h"
 #include "kernelgen/import.h"
+#include "kernelgen/operators.h"
 
 namespace kernelgen {
 
 namespace {
+
+// "a Gather, ... or ScatterElements": the ONNX operators whose kernels take a run-time count (--max-count's nodes),
+// from the operator table.
+std::string counted_operators() {
+    std::vector<std::string> names;
+    for (const auto& row : operators()) {
+        if (!row.counts) continue;
+        for (const auto& onnx : row.onnx) {
+            if (onnx.until == 0) names.emplace_back(onnx.op_type);
+        }
+    }
+    std::string text = "a";
+    for (size_t i = 0; i < names.size(); ++i) {
+        text += std::string(i == 0 ? " " : i + 1 == names.size() ? " or " : ", ") + names[i];
+    }
+    return text;
+}
 
 using Json = nlohmann::ordered_json;
 
@@ -67,8 +86,7 @@ public:
             if (max_counts_used_.count(node)) continue;
             result_.usage_errors.push_back("--max-count " + node + "=" + std::to_string(bound) +
                                            ": the model has no indexing node " + in_quotes(node) +
-                                           " (name a Gather, GatherElements, GatherND, ScatterND or ScatterElements node "
-                                           "by its name, or by its path in a body)");
+                                           " (name " + counted_operators() + " node by its name, or by its path in a body)");
         }
         for (const auto& node : options_.accumulate) {
             const auto seen = accumulate_seen_.find(node);
@@ -101,7 +119,7 @@ private:
             entry["not_run"] = not_run;
             result_.not_run.push_back({ref, not_run});
         } else if (const TensorValue* value = node.output_size() > 0 ? scope.value(node.output(0)) : nullptr;
-                   value && opset_problem(rule, opset_).empty()) {
+                   value && check_opset(rule, opset_)) {
             // Folded: its value is known, no kernel needed (the opset rule still applies: an invalid node is not).
             refuse_accumulate(accumulate_key, ref, "is folded (its value is known at import time): it has no kernel");
             record_folded(ref, *value, entry);
@@ -315,7 +333,7 @@ ImportResult import_model(const std::string& bytes, const std::string& file, con
         result.diagnostics.push_back({file, "", message});
         return result;
     };
-    if (auto problem = prefix_problem(options.prefix)) return fatal(*problem);
+    if (auto prefix = check_prefix(options.prefix); !prefix) return fatal(prefix.problem());
     if (bytes.empty()) return fatal("the file is empty (expected an ONNX model)");
     onnx::ModelProto model;
     if (!model.ParseFromString(bytes)) {

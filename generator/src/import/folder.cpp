@@ -95,7 +95,19 @@ std::set<std::string> files_of_report(const fs::path& dir, const Json& report) {
     return names;
 }
 
-}  // namespace
+// The turn of an import that writes into `dir`: an exclusive lock (flock) on the nearest existing folder above
+// `dir`, held until destroyed, so that imports into one folder (and into folders beside it) check and write one
+// at a time. A folder that cannot be opened or locked (some network file systems) is used without the lock.
+class ImportTurn {
+public:
+    explicit ImportTurn(const std::filesystem::path& dir);
+    ~ImportTurn();
+    ImportTurn(const ImportTurn&) = delete;
+    ImportTurn& operator=(const ImportTurn&) = delete;
+
+private:
+    int fd_ = -1;
+};
 
 ImportTurn::ImportTurn(const fs::path& dir) {
     // The anchor can change while this waits (another import created the folders below it): then the lock is
@@ -120,15 +132,18 @@ ImportTurn::~ImportTurn() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-std::optional<std::string> other_import_clash(const fs::path& dir, const std::vector<OutputFile>& files,
-                                              const std::string& model_path) {
+// Whether `files`, an import of `model_path` into `dir` (import_outputs()), may be written: the problem names a
+// file that another model's report in `dir` names, that report and its model, and what to do instead; none when
+// no other report names any of them. Reports are the files *.import.json that start as one
+// (starts_as_import_report()); this model's own report, and files that are not regular files, are not read.
+Result<Ok> check_other_imports(const fs::path& dir, const std::vector<OutputFile>& files, const std::string& model_path) {
     const std::string own_report = report_file_name(model_path);
     std::set<std::string> ours;
     for (const auto& file : files) {
         if (file.name != own_report) ours.insert(file.name);
     }
     std::error_code error;
-    if (ours.empty() || !fs::is_directory(dir, error)) return std::nullopt;
+    if (ours.empty() || !fs::is_directory(dir, error)) return ok();
     std::map<std::string, fs::path> reports;  // by name, so that the message does not depend on the listing's order
     for (fs::directory_iterator entry(dir, error), end; !error && entry != end; entry.increment(error)) {
         const std::string name = entry->path().filename().string();
@@ -155,21 +170,24 @@ std::optional<std::string> other_import_clash(const fs::path& dir, const std::ve
                                                      : " and " + std::to_string(clashes.size() - 1) +
                                                            (clashes.size() == 2 ? " more file" : " more files");
         const std::string other_report = (dir / name).string();
-        return "importing " + model_path + " into " + dir.string() + " would replace " + (dir / clashes.front()).string() +
-               more + " of " + other_model + "'s import (" + other_report + " names " +
-               (clashes.size() == 1 ? "it" : "them") + "); nothing was written: import it into another folder or with " +
-               "another --prefix, or delete " + other_report + " first if " + other_model + "'s import is no longer wanted";
+        return Problem{"importing " + model_path + " into " + dir.string() + " would replace " +
+                       (dir / clashes.front()).string() + more + " of " + other_model + "'s import (" + other_report +
+                       " names " + (clashes.size() == 1 ? "it" : "them") + "); nothing was written: import it into " +
+                       "another folder or with another --prefix, or delete " + other_report + " first if " + other_model +
+                       "'s import is no longer wanted"};
     }
-    return std::nullopt;
+    return ok();
 }
+
+}  // namespace
 
 WriteReport write_import(const fs::path& dir, const ImportResult& result, const std::string& model_path) {
     const auto files = import_outputs(result, model_path);
     if (files.empty()) return {};
     const ImportTurn turn(dir);  // no other import checks or writes until this one has written
-    if (auto clash = other_import_clash(dir, files, model_path)) {
+    if (auto alone = check_other_imports(dir, files, model_path); !alone) {
         WriteReport refused;
-        refused.error = *clash;
+        refused.error = alone.problem();
         return refused;
     }
     return write_outputs(dir, files, {model_path});

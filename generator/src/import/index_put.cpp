@@ -24,8 +24,8 @@ bool all_zeros(const GraphScope& scope, const std::string& name) {
     if (node.op_type() != "ConstantOfShape" || !default_domain(node.domain())) return false;
     for (const auto& attribute : node.attribute()) {
         if (attribute.name() != "value") continue;
-        std::string problem;
-        const auto value = attribute.has_t() ? read_tensor(attribute.t(), problem) : std::nullopt;
+        if (!attribute.has_t()) return false;
+        const auto value = read_tensor(attribute.t());
         return value && value->count() == 1 && zero(*value);
     }
     return true;

@@ -70,7 +70,7 @@ std::string NameAllocator::next(const std::string& scope_prefix, const onnx::Nod
         const std::string suffix = number == 1 ? "" : "_" + std::to_string(number);
         for (const auto& variant : variants) {
             const std::string candidate = cut(variant, kMaxNameLength - suffix.size()) + suffix;
-            if (name_problem(candidate)) continue;
+            if (!check_name(candidate)) continue;
             if (clashes(candidate)) break;
             return candidate;
         }

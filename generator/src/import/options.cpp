@@ -8,26 +8,21 @@
 
 namespace kernelgen {
 
-std::optional<std::pair<std::string, int64_t>> parse_dim_option(const std::string& text, std::string& problem) {
+Result<std::pair<std::string, int64_t>> parse_dim_option(const std::string& text) {
     const size_t equals = text.find('=');
     if (equals == std::string::npos || equals == 0) {
-        problem = "--dim takes NAME=N (a dimension's name and its value), got " + in_quotes(text);
-        return std::nullopt;
+        return Problem{"--dim takes NAME=N (a dimension's name and its value), got " + in_quotes(text)};
     }
     const auto value = parse_decimal(text.substr(equals + 1), 0, kMaxElements);
-    if (!value) {
-        problem = "--dim " + text + ": the value must be a whole number from 0 to 2^40";
-        return std::nullopt;
-    }
+    if (!value) return Problem{"--dim " + text + ": the value must be a whole number from 0 to 2^40"};
     return std::make_pair(text.substr(0, equals), static_cast<int64_t>(*value));
 }
 
-std::optional<InputShape> parse_input_option(const std::string& text, std::string& problem) {
+Result<InputShape> parse_input_option(const std::string& text) {
     const size_t equals = text.find('=');
     if (equals == std::string::npos || equals == 0) {
-        problem = "--input takes NAME=SHAPE (an input's name and its shape, as 1x16000, or [] for rank 0), got " +
-                  in_quotes(text);
-        return std::nullopt;
+        return Problem{"--input takes NAME=SHAPE (an input's name and its shape, as 1x16000, or [] for rank 0), got " +
+                       in_quotes(text)};
     }
     InputShape input;
     input.name = text.substr(0, equals);
@@ -39,9 +34,8 @@ std::optional<InputShape> parse_input_option(const std::string& text, std::strin
         const size_t end = std::min(shape.find('x', at), shape.size());
         const auto dim = parse_decimal(shape.substr(at, end - at), 0, kMaxElements);
         if (!dim || input.dims.size() == kMaxRank) {
-            problem = "--input " + text + ": SHAPE is dimensions from 0 to 2^40 joined by 'x' (1x16000), at most " +
-                      std::to_string(kMaxRank) + " of them, or [] for rank 0";
-            return std::nullopt;
+            return Problem{"--input " + text + ": SHAPE is dimensions from 0 to 2^40 joined by 'x' (1x16000), at most " +
+                           std::to_string(kMaxRank) + " of them, or [] for rank 0"};
         }
         input.dims.push_back(static_cast<int64_t>(*dim));
         if (end == shape.size()) break;
@@ -50,14 +44,11 @@ std::optional<InputShape> parse_input_option(const std::string& text, std::strin
     return input;
 }
 
-std::optional<InputValue> parse_value_option(const std::string& text, std::string& problem) {
+Result<InputValue> parse_value_option(const std::string& text) {
     const size_t equals = text.find('=');
     const std::string usage = "--value takes NAME=V[,V...] (a graph input's name and the values it holds at every "
                               "call, as sr=16000), got " + in_quotes(text);
-    if (equals == std::string::npos || equals == 0) {
-        problem = usage;
-        return std::nullopt;
-    }
+    if (equals == std::string::npos || equals == 0) return Problem{usage};
     InputValue input;
     input.name = text.substr(0, equals);
     input.text = "--value " + text;
@@ -70,59 +61,57 @@ std::optional<InputValue> parse_value_option(const std::string& text, std::strin
                                 return std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.' ||
                                        c == 'e' || c == 'E';
                             });
-        if (!number || input.values.size() == kMaxInputValues) {
-            problem = input.values.size() == kMaxInputValues
-                          ? input.text.substr(0, 64) + "...: at most " + std::to_string(kMaxInputValues) + " values"
-                          : usage + ": each value is a number (16000, -1, 0.5)";
-            return std::nullopt;
+        if (input.values.size() == kMaxInputValues) {
+            return Problem{input.text.substr(0, 64) + "...: at most " + std::to_string(kMaxInputValues) + " values"};
         }
+        if (!number) return Problem{usage + ": each value is a number (16000, -1, 0.5)"};
         input.values.push_back(item);
         at = end + 1;
     }
     return input;
 }
 
-std::optional<uint64_t> parse_limit_option(const std::string& option, const std::string& text, const std::string& unit,
-                                           uint64_t most, std::string& problem) {
+Result<uint64_t> parse_limit_option(const std::string& option, const std::string& text, const std::string& unit,
+                                    uint64_t most) {
     const auto value = parse_decimal(text, 1, most);
-    if (!value) {
-        problem = option + " " + text + ": the limit must be a whole number of " + unit + " from 1 to " + std::to_string(most);
-    }
-    return value;
+    if (!value) return Problem{option + " " + text + ": the limit must be a whole number of " + unit + " from 1 to " + std::to_string(most)};
+    return *value;
 }
 
-std::optional<std::pair<std::string, uint64_t>> parse_max_count_option(const std::string& text, std::string& problem) {
+Result<std::pair<std::string, uint64_t>> parse_max_count_option(const std::string& text) {
     const size_t equals = text.rfind('=');
     if (equals == std::string::npos || equals == 0) {
-        problem = "--max-count takes NODE=N (an indexing node's name and the most rows its run-time count has), got " +
-                  in_quotes(text);
-        return std::nullopt;
+        return Problem{"--max-count takes NODE=N (an indexing node's name and the most rows its run-time count has), got " +
+                       in_quotes(text)};
     }
     const auto value = parse_decimal(text.substr(equals + 1), 1, kMaxCountBound);
     if (!value) {
-        problem = "--max-count " + text + ": the bound must be a whole number from 1 to " + std::to_string(kMaxCountBound) +
-                  " (a kernel's count is a uint32_t)";
-        return std::nullopt;
+        return Problem{"--max-count " + text + ": the bound must be a whole number from 1 to " + std::to_string(kMaxCountBound) +
+                       " (a kernel's count is a uint32_t)"};
     }
     return std::make_pair(text.substr(0, equals), *value);
 }
 
-std::optional<std::string> prefix_problem(const std::string& prefix) {
-    if (prefix.empty()) return std::nullopt;
+Result<Ok> check_prefix(const std::string& prefix) {
+    if (prefix.empty()) return ok();
     const bool identifier = std::isalpha(static_cast<unsigned char>(prefix[0])) &&
                             std::all_of(prefix.begin(), prefix.end(), [](char ch) {
                                 return (std::isalnum(static_cast<unsigned char>(ch)) && static_cast<unsigned char>(ch) < 0x80) || ch == '_';
                             });
-    if (!identifier) return "prefix " + in_quotes(prefix) + " is not the start of a C identifier (a letter, then letters, digits and '_')";
-    if (prefix.find("__") != std::string::npos) return "prefix " + in_quotes(prefix) + " contains \"__\"";
+    if (!identifier) {
+        return Problem{"prefix " + in_quotes(prefix) + " is not the start of a C identifier (a letter, then letters, digits and '_')"};
+    }
+    if (prefix.find("__") != std::string::npos) return Problem{"prefix " + in_quotes(prefix) + " contains \"__\""};
     constexpr size_t kMaxPrefix = 32;
     if (prefix.size() > kMaxPrefix) {
-        return "prefix " + in_quotes(prefix) + " is " + std::to_string(prefix.size()) + " characters long (at most " +
-               std::to_string(kMaxPrefix) + ")";
+        return Problem{"prefix " + in_quotes(prefix) + " is " + std::to_string(prefix.size()) + " characters long (at most " +
+                       std::to_string(kMaxPrefix) + ")"};
     }
     // The worst case for the rules on beginnings ("mem" or "str" and a lowercase letter, "kernelgen...").
-    if (auto problem = name_problem(prefix + "x")) return "prefix " + in_quotes(prefix) + " makes invalid names: " + *problem;
-    return std::nullopt;
+    if (auto name = check_name(prefix + "x"); !name) {
+        return Problem{"prefix " + in_quotes(prefix) + " makes invalid names: " + name.problem()};
+    }
+    return ok();
 }
 
 }  // namespace kernelgen

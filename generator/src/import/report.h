@@ -5,7 +5,7 @@
 #include <string>
 
 #include "import/analysis/model_analysis.h"
-#include "import/held_tables.h"
+#include "import/node/held_tables.h"
 #include "kernelgen/import.h"
 
 namespace kernelgen {

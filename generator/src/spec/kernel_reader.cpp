@@ -153,7 +153,7 @@ void KernelReader::check_keys() {
 void KernelReader::read_name(KernelSpec& spec) {
     auto text = read_string("name", kNameRules);
     if (!text) return;
-    if (auto problem = name_problem(*text)) fail("name", *problem);
+    if (auto checked = check_name(*text); !checked) fail("name", checked.problem());
     else spec.name = *text;
 }
 

@@ -65,7 +65,7 @@ void append_le(std::vector<uint8_t>& out, uint64_t bits, unsigned bytes) {
 }
 
 // One floating-point value of the spec: a number, or "NaN", "Infinity", "-Infinity" (JSON has no literal for them).
-std::optional<uint64_t> float_value(const json& item, unsigned part_bits, DType type, std::string& problem) {
+Result<uint64_t> float_value(const json& item, unsigned part_bits, DType type) {
     const FloatFormat format = float_format(part_bits, type);
     const std::string allowed = std::string("a number, or \"NaN\", \"Infinity\", \"-Infinity\"");
     double value = 0;
@@ -75,17 +75,15 @@ std::optional<uint64_t> float_value(const json& item, unsigned part_bits, DType 
         else if (text == "Infinity") value = HUGE_VAL;
         else if (text == "-Infinity") value = -HUGE_VAL;
         else {
-            problem = "unknown value " + in_quotes(text) + " (" + allowed + ")" +
-                      did_you_mean_value(text, {"NaN", "Infinity", "-Infinity"},
-                                         {{"nan", "NaN"}, {"inf", "Infinity"}, {"-inf", "-Infinity"},
-                                          {"infinity", "Infinity"}, {"-infinity", "-Infinity"}});
-            return std::nullopt;
+            return Problem{"unknown value " + in_quotes(text) + " (" + allowed + ")" +
+                           did_you_mean_value(text, {"NaN", "Infinity", "-Infinity"},
+                                              {{"nan", "NaN"}, {"inf", "Infinity"}, {"-inf", "-Infinity"},
+                                               {"infinity", "Infinity"}, {"-infinity", "-Infinity"}})};
         }
     } else if (item.is_number()) {
         value = item.get<double>();
     } else {
-        problem = "expected a number, got " + json_type(item) + " " + item.dump() + " (" + allowed + ")";
-        return std::nullopt;
+        return Problem{"expected a number, got " + json_type(item) + " " + item.dump() + " (" + allowed + ")"};
     }
     if (part_bits == 64) {
         uint64_t bits;
@@ -94,14 +92,14 @@ std::optional<uint64_t> float_value(const json& item, unsigned part_bits, DType 
     }
     auto bits = ieee_bits(value, format.mantissa_bits, format.exponent_bits);
     if (!bits) {
-        problem = "value " + item.dump() + " is out of range for " + std::string(info(type).name) + " (largest " +
-                  format.largest + "; \"Infinity\" for infinity)";
+        return Problem{"value " + item.dump() + " is out of range for " + std::string(info(type).name) + " (largest " +
+                       format.largest + "; \"Infinity\" for infinity)"};
     }
-    return bits;
+    return *bits;
 }
 
 // One integer value of the spec, in the range of `type`.
-std::optional<uint64_t> integer_value(const json& item, DType type, std::string& problem) {
+Result<uint64_t> integer_value(const json& item, DType type) {
     const DTypeInfo& t = info(type);
     const bool is_signed = t.category == Category::SignedInt;
     const unsigned bits = t.bits;
@@ -109,13 +107,11 @@ std::optional<uint64_t> integer_value(const json& item, DType type, std::string&
     const uint64_t high = is_signed ? (uint64_t{1} << (bits - 1)) - 1 : bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
     const std::string allowed = "an integer from " + std::to_string(low) + " to " + std::to_string(high);
     if (!item.is_number_integer()) {
-        problem = "expected an integer, got " + json_type(item) + " " + item.dump() + " (" + allowed + ")";
-        return std::nullopt;
+        return Problem{"expected an integer, got " + json_type(item) + " " + item.dump() + " (" + allowed + ")"};
     }
     const bool fits = item.is_number_unsigned() ? item.get<uint64_t>() <= high : item.get<int64_t>() >= low;
     if (!fits) {
-        problem = "value " + item.dump() + " is out of range for " + std::string(t.name) + " (" + allowed + ")";
-        return std::nullopt;
+        return Problem{"value " + item.dump() + " is out of range for " + std::string(t.name) + " (" + allowed + ")"};
     }
     return item.is_number_unsigned() ? item.get<uint64_t>() : static_cast<uint64_t>(item.get<int64_t>());
 }
@@ -175,45 +171,41 @@ std::optional<std::vector<uint8_t>> KernelReader::read_inline_values(const json&
     out.reserve(located->size() * (type.bits / 8));
     size_t bad = 0;
     constexpr size_t kShown = 8;  // problems listed one by one; the rest are counted
-    for (const auto& [item, where] : *located) {
-        std::string problem;
+    // One value appended to `out` as its bytes; the problem when it is refused.
+    auto append = [&](const json& item) -> Result<Ok> {
         if (complex) {
-            if (!complex_leaf(*item)) {
-                problem = "expected [real, imaginary], got " + json_type(*item) + " " + item->dump() + " (" + layout + ")";
-            } else {
-                const unsigned part = type.bits / 2;
-                auto re = float_value((*item)[0], part, dtype, problem);
-                auto im = re ? float_value((*item)[1], part, dtype, problem) : std::nullopt;
-                if (re && im) {
-                    append_le(out, *re, part / 8);
-                    append_le(out, *im, part / 8);
-                    continue;
-                }
+            if (!complex_leaf(item)) {
+                return Problem{"expected [real, imaginary], got " + json_type(item) + " " + item.dump() + " (" + layout + ")"};
             }
-        } else if (type.category == Category::Bool) {
-            if (item->is_boolean()) {
-                out.push_back(item->get<bool>() ? 1 : 0);
-                continue;
-            }
-            problem = "expected true or false, got " + json_type(*item) + " " + item->dump();
-        } else {
-            const bool integer = type.category == Category::SignedInt || type.category == Category::UnsignedInt;
-            auto bits = integer ? integer_value(*item, dtype, problem) : float_value(*item, type.bits, dtype, problem);
-            if (range && integer && item->is_number_integer()) {
-                const std::string allowed = "an integer from " + std::to_string(range->low) + " to " + std::to_string(range->high);
-                const bool fits = item->is_number_unsigned() ? item->get<uint64_t>() <= static_cast<uint64_t>(range->high)
-                                                             : item->get<int64_t>() >= range->low && item->get<int64_t>() <= range->high;
-                if (!fits) {
-                    bits.reset();
-                    problem = "value " + item->dump() + " is out of range for " + range->name + " (" + allowed + ")";
-                }
-            }
-            if (bits) {
-                append_le(out, *bits, type.bits / 8);
-                continue;
-            }
+            const unsigned part = type.bits / 2;
+            auto re = float_value(item[0], part, dtype);
+            if (!re) return Problem{re.problem()};
+            auto im = float_value(item[1], part, dtype);
+            if (!im) return Problem{im.problem()};
+            append_le(out, *re, part / 8);
+            append_le(out, *im, part / 8);
+            return ok();
         }
-        if (++bad <= kShown) fail(where, problem);
+        if (type.category == Category::Bool) {
+            if (!item.is_boolean()) return Problem{"expected true or false, got " + json_type(item) + " " + item.dump()};
+            out.push_back(item.get<bool>() ? 1 : 0);
+            return ok();
+        }
+        const bool integer = type.category == Category::SignedInt || type.category == Category::UnsignedInt;
+        auto bits = integer ? integer_value(item, dtype) : float_value(item, type.bits, dtype);
+        if (range && integer && item.is_number_integer()) {
+            const std::string allowed = "an integer from " + std::to_string(range->low) + " to " + std::to_string(range->high);
+            const bool fits = item.is_number_unsigned() ? item.get<uint64_t>() <= static_cast<uint64_t>(range->high)
+                                                        : item.get<int64_t>() >= range->low && item.get<int64_t>() <= range->high;
+            if (!fits) return Problem{"value " + item.dump() + " is out of range for " + range->name + " (" + allowed + ")"};
+        }
+        if (!bits) return Problem{bits.problem()};
+        append_le(out, *bits, type.bits / 8);
+        return ok();
+    };
+    for (const auto& [item, where] : *located) {
+        const auto appended = append(*item);
+        if (!appended && ++bad <= kShown) fail(where, appended.problem());
     }
     if (bad > kShown) fail(key, std::to_string(bad - kShown) + " more constant data values are invalid (" + std::to_string(bad) + " in all)");
     if (bad) return std::nullopt;
@@ -288,10 +280,9 @@ std::optional<KernelReader::NpyValues> KernelReader::read_npy_file(const std::st
     const auto read = npy_file_bytes(key, name, data_bytes + (uint64_t{1} << 16) + 16, most_elements, dtype, path);
     if (!read) return std::nullopt;
     const std::string& bytes = *read;
-    std::string problem;
-    const auto array = parse_npy(bytes, problem);
+    const auto array = parse_npy(bytes);
     if (!array) {
-        fail(key, "cannot use " + shown + ": " + problem);
+        fail(key, "cannot use " + shown + ": " + array.problem());
         return std::nullopt;
     }
     bool big_endian = false;

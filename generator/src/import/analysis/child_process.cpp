@@ -71,6 +71,40 @@ void write_all(int fd, const char* data, size_t size) {
 
 std::string megabytes(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
+// What the parent read of the child's result: its bytes, and whether the reading stopped at a limit.
+struct Received {
+    std::string bytes;
+    bool timed_out = false;
+    bool too_large = false;
+};
+
+// Reads `fd` until the child closes its end, the output grows too large, or the wall time is up.
+Received receive(int fd, const ChildLimits& limits) {
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::seconds(limits.wall_seconds);
+    Received received;
+    char buffer[1 << 16];
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            received.timed_out = true;
+            return received;
+        }
+        pollfd wait_for{fd, POLLIN, 0};
+        const int ready = ::poll(&wait_for, 1, static_cast<int>(std::min<long long>(left, 1000)));
+        if (ready < 0 && errno != EINTR) return received;
+        if (ready <= 0) continue;
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (got <= 0) return received;
+        received.bytes.append(buffer, static_cast<size_t>(got));
+        if (received.bytes.size() > limits.max_output_bytes + 1) {
+            received.too_large = true;
+            return received;
+        }
+    }
+}
+
 }  // namespace
 
 ChildOutcome run_contained(const std::function<std::string()>& work, const ChildLimits& limits) {
@@ -93,31 +127,9 @@ ChildOutcome run_contained(const std::function<std::string()>& work, const Child
     }
     ::close(fds[1]);
 
-    // Read until the child closes its end, the output grows too large, or the wall time is up.
-    using Clock = std::chrono::steady_clock;
-    const auto deadline = Clock::now() + std::chrono::seconds(limits.wall_seconds);
-    std::string received;
-    bool timed_out = false, too_large = false;
-    char buffer[1 << 16];
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) {
-            timed_out = true;
-            break;
-        }
-        pollfd wait_for{fds[0], POLLIN, 0};
-        const int ready = ::poll(&wait_for, 1, static_cast<int>(std::min<long long>(left, 1000)));
-        if (ready < 0 && errno != EINTR) break;
-        if (ready <= 0) continue;
-        const ssize_t got = ::read(fds[0], buffer, sizeof buffer);
-        if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (got <= 0) break;
-        received.append(buffer, static_cast<size_t>(got));
-        if (received.size() > limits.max_output_bytes + 1) {
-            too_large = true;
-            break;
-        }
-    }
+    const Received received_from_child = receive(fds[0], limits);
+    const std::string& received = received_from_child.bytes;
+    const bool timed_out = received_from_child.timed_out, too_large = received_from_child.too_large;
     ::close(fds[0]);
     if (timed_out || too_large) ::kill(child, SIGKILL);
     int status = 0;

@@ -8,6 +8,7 @@
 
 #include "common/hints.h"
 #include "import/model/bodies.h"
+#include "kernelgen/result.h"
 #include "kernelgen/spec.h"
 
 namespace kernelgen {
@@ -159,6 +160,86 @@ bool bind_values(onnx::ModelProto& model, const ImportOptions& options, std::vec
     return usage_errors.empty();
 }
 
+namespace {
+
+// The declared shape of an input as the messages show it: "[1, \"seq\", ?]".
+std::string shown_shape(const onnx::TensorShapeProto& declared) {
+    std::string shown = "[";
+    for (int d = 0; d < declared.dim_size(); ++d) {
+        const auto& dim = declared.dim(d);
+        shown += (d ? ", " : "") + (dim.has_dim_value() ? std::to_string(dim.dim_value())
+                                                         : dim.dim_param().empty() ? std::string("?") : in_quotes(dim.dim_param()));
+    }
+    return shown + "]";
+}
+
+// One --input's shape (`text`, the option as the user gave it) given to the model's input: its dimensions bound in
+// `analysis` (`source`: the option that bound each), its declared shape replaced; or the problem.
+Result<Ok> bind_input_shape(onnx::ModelProto& model, const InputShape& given, const std::string& text,
+                            ModelAnalysis& analysis, std::map<std::string, std::string>& source) {
+    onnx::ValueInfoProto* input = nullptr;
+    std::string names;
+    std::vector<std::string> input_names;
+    for (auto& candidate : *model.mutable_graph()->mutable_input()) {
+        names += (names.empty() ? "" : ", ") + in_quotes(candidate.name());
+        input_names.push_back(candidate.name());
+        if (candidate.name() == given.name) input = &candidate;
+    }
+    if (!input) {
+        return Problem{text + ": the model has no input " + in_quotes(given.name) + " (its inputs: " + names + ")" +
+                       did_you_mean_name(given.name, input_names)};
+    }
+    if (input->has_type() && !input->type().has_tensor_type()) {
+        return Problem{text + ": input " + in_quotes(given.name) + " is not a tensor"};
+    }
+    auto* tensor = input->mutable_type()->mutable_tensor_type();
+    if (tensor->has_shape()) {
+        const auto& declared = tensor->shape();
+        if (declared.dim_size() != static_cast<int>(given.dims.size())) {
+            return Problem{text + ": input " + in_quotes(given.name) + " has rank " + std::to_string(declared.dim_size()) +
+                           " in the model (" + shown_shape(declared) + "), not " + std::to_string(given.dims.size())};
+        }
+        for (int d = 0; d < declared.dim_size(); ++d) {
+            const auto& dim = declared.dim(d);
+            const int64_t value = given.dims[static_cast<size_t>(d)];
+            if (dim.has_dim_value() && dim.dim_value() != value) {
+                return Problem{text + ": dimension " + std::to_string(d) + " of " + in_quotes(given.name) + " is " +
+                               std::to_string(dim.dim_value()) + " in the model"};
+            }
+            if (!dim.has_dim_param() || dim.dim_param().empty()) continue;
+            auto bound = analysis.bindings.find(dim.dim_param());
+            if (bound != analysis.bindings.end() && bound->second != value) {
+                return Problem{text + " gives dimension " + in_quotes(dim.dim_param()) + " the value " +
+                               std::to_string(value) + ", but " + source[dim.dim_param()]};
+            }
+            analysis.bindings[dim.dim_param()] = value;
+            source[dim.dim_param()] = text;
+        }
+    }
+    auto* shape = tensor->mutable_shape();
+    shape->clear_dim();
+    for (int64_t value : given.dims) shape->add_dim()->set_dim_value(value);
+    return ok();
+}
+
+// A --dim that names no dimension binds nothing: a typo, which would leave nodes skipped and the run a success.
+void check_dim_names(const ImportOptions& options, const ModelAnalysis& analysis, std::vector<std::string>& usage_errors) {
+    const std::vector<std::string> dim_names(analysis.declared_dim_params.begin(), analysis.declared_dim_params.end());
+    for (const auto& [name, value] : options.dims) {
+        if (analysis.declared_dim_params.count(name)) continue;
+        std::string known;
+        for (size_t i = 0; i < dim_names.size() && i < 20; ++i) known += (i ? ", " : "") + in_quotes(dim_names[i]);
+        if (dim_names.size() > 20) known += ", ... (" + std::to_string(dim_names.size()) + " in all)";
+        usage_errors.push_back("--dim " + name + "=" + std::to_string(value) + ": no dimension of the model is called " +
+                               in_quotes(name) +
+                               (dim_names.empty() ? " (it names none: give a whole input's shape with --input)"
+                                                  : " (its dimensions: " + known + ")") +
+                               did_you_mean_name(name, dim_names));
+    }
+}
+
+}  // namespace
+
 // Gives the dimensions the caller names their values. Returns false when the options do not fit the model.
 bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, ModelAnalysis& analysis,
                      std::vector<std::string>& usage_errors) {
@@ -184,77 +265,9 @@ bool bind_dimensions(onnx::ModelProto& model, const ImportOptions& options, Mode
             usage_errors.push_back("--input " + given.name + " is given more than once");
             continue;
         }
-        onnx::ValueInfoProto* input = nullptr;
-        std::string names;
-        std::vector<std::string> input_names;
-        for (auto& candidate : *model.mutable_graph()->mutable_input()) {
-            names += (names.empty() ? "" : ", ") + in_quotes(candidate.name());
-            input_names.push_back(candidate.name());
-            if (candidate.name() == given.name) input = &candidate;
-        }
-        if (!input) {
-            usage_errors.push_back(text + ": the model has no input " + in_quotes(given.name) + " (its inputs: " + names +
-                                   ")" + did_you_mean_name(given.name, input_names));
-            continue;
-        }
-        if (input->has_type() && !input->type().has_tensor_type()) {
-            usage_errors.push_back(text + ": input " + in_quotes(given.name) + " is not a tensor");
-            continue;
-        }
-        auto* tensor = input->mutable_type()->mutable_tensor_type();
-        if (tensor->has_shape()) {
-            const auto& declared = tensor->shape();
-            if (declared.dim_size() != static_cast<int>(given.dims.size())) {
-                std::string shown = "[";
-                for (int d = 0; d < declared.dim_size(); ++d) {
-                    const auto& dim = declared.dim(d);
-                    shown += (d ? ", " : "") + (dim.has_dim_value() ? std::to_string(dim.dim_value())
-                                                                     : dim.dim_param().empty() ? std::string("?") : in_quotes(dim.dim_param()));
-                }
-                usage_errors.push_back(text + ": input " + in_quotes(given.name) + " has rank " +
-                                       std::to_string(declared.dim_size()) + " in the model (" + shown + "]), not " +
-                                       std::to_string(given.dims.size()));
-                continue;
-            }
-            bool fits = true;
-            for (int d = 0; d < declared.dim_size() && fits; ++d) {
-                const auto& dim = declared.dim(d);
-                const int64_t value = given.dims[static_cast<size_t>(d)];
-                if (dim.has_dim_value() && dim.dim_value() != value) {
-                    usage_errors.push_back(text + ": dimension " + std::to_string(d) + " of " + in_quotes(given.name) +
-                                           " is " + std::to_string(dim.dim_value()) + " in the model");
-                    fits = false;
-                } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
-                    auto bound = analysis.bindings.find(dim.dim_param());
-                    if (bound != analysis.bindings.end() && bound->second != value) {
-                        usage_errors.push_back(text + " gives dimension " + in_quotes(dim.dim_param()) + " the value " +
-                                               std::to_string(value) + ", but " + source[dim.dim_param()]);
-                        fits = false;
-                    } else {
-                        analysis.bindings[dim.dim_param()] = value;
-                        source[dim.dim_param()] = text;
-                    }
-                }
-            }
-            if (!fits) continue;
-        }
-        auto* shape = tensor->mutable_shape();
-        shape->clear_dim();
-        for (int64_t value : given.dims) shape->add_dim()->set_dim_value(value);
+        if (auto bound = bind_input_shape(model, given, text, analysis, source); !bound) usage_errors.push_back(bound.problem());
     }
-    // A --dim that names no dimension binds nothing: a typo, which would leave nodes skipped and the run a success.
-    const std::vector<std::string> dim_names(analysis.declared_dim_params.begin(), analysis.declared_dim_params.end());
-    for (const auto& [name, value] : options.dims) {
-        if (analysis.declared_dim_params.count(name)) continue;
-        std::string known;
-        for (size_t i = 0; i < dim_names.size() && i < 20; ++i) known += (i ? ", " : "") + in_quotes(dim_names[i]);
-        if (dim_names.size() > 20) known += ", ... (" + std::to_string(dim_names.size()) + " in all)";
-        usage_errors.push_back("--dim " + name + "=" + std::to_string(value) + ": no dimension of the model is called " +
-                               in_quotes(name) +
-                               (dim_names.empty() ? " (it names none: give a whole input's shape with --input)"
-                                                  : " (its dimensions: " + known + ")") +
-                               did_you_mean_name(name, dim_names));
-    }
+    check_dim_names(options, analysis, usage_errors);
     if (!usage_errors.empty()) return false;
     for_each_declared_shape(model.mutable_graph(), [&](onnx::TensorShapeProto* shape) {
         for (auto& dim : *shape->mutable_dim()) {

@@ -14,6 +14,9 @@
 
 namespace kernelgen {
 
+// Most rounds of shape inference and folding (each round folds what the last inference made known).
+constexpr int kMaxFoldRounds = 64;
+
 namespace {
 
 using Dims = std::vector<int64_t>;

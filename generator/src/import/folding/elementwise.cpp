@@ -167,8 +167,7 @@ Outputs cast(const onnx::NodeProto& node, const TensorValue& a) {
                 probe.reals[0] = v;
                 onnx::TensorProto bits;
                 write_tensor(probe, &bits);
-                std::string problem;
-                auto back = read_tensor(bits, problem);
+                auto back = read_tensor(bits);
                 if (!back || (back->reals[0] != v && !(std::isnan(v) && std::isnan(back->reals[0])))) return std::nullopt;
             }
             out.reals[i] = v;

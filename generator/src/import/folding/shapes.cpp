@@ -289,8 +289,7 @@ Outputs constant_of_shape(const onnx::NodeProto& node, const TensorValue* shape_
     TensorValue fill = make(TensorProto::FLOAT, {1});  // ONNX's default: a float 0
     if (const auto* attribute = find_attribute(node, "value")) {
         if (attribute->type() != onnx::AttributeProto::TENSOR) return std::nullopt;
-        std::string problem;
-        auto given = read_tensor(attribute->t(), problem);
+        auto given = read_tensor(attribute->t());
         if (!given || given->count() != 1) return std::nullopt;
         fill = *given;
     }
@@ -342,11 +341,10 @@ Outputs range(const TensorValue& start, const TensorValue& end, const TensorValu
 Outputs constant(const onnx::NodeProto& node) {
     if (node.attribute_size() != 1) return std::nullopt;
     const auto& attribute = node.attribute(0);
-    std::string problem;
     if (attribute.name() == "value" && attribute.type() == onnx::AttributeProto::TENSOR) {
-        auto value = read_tensor(attribute.t(), problem);
+        auto value = read_tensor(attribute.t());
         if (!value) return std::nullopt;
-        return std::vector<TensorValue>{*value};
+        return std::vector<TensorValue>{value.take()};
     }
     if (attribute.name() == "value_int" && attribute.type() == onnx::AttributeProto::INT) {
         return std::vector<TensorValue>{scalar_int64(attribute.i())};

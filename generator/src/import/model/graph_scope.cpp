@@ -22,8 +22,8 @@ const TensorValue* GraphScope::value(const std::string& name) const {
     if (initializer == scope->initializers.end()) return nullptr;
     auto cached = scope->read.find(name);
     if (cached == scope->read.end()) {
-        std::string problem;
-        cached = scope->read.emplace(name, read_tensor(*initializer->second, problem)).first;
+        auto value = read_tensor(*initializer->second);
+        cached = scope->read.emplace(name, value ? std::optional<TensorValue>(value.take()) : std::nullopt).first;
     }
     return cached->second ? &*cached->second : nullptr;
 }

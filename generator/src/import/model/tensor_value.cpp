@@ -240,23 +240,16 @@ int64_t wrap_integer(int32_t type, uint64_t value) {
     return static_cast<int64_t>(narrow);
 }
 
-std::optional<std::string> tensor_bytes(const TensorProto& tensor, uint64_t max_bytes, std::string& problem) {
+Result<std::string> tensor_bytes(const TensorProto& tensor, uint64_t max_bytes) {
     const auto type = dtype_of_onnx(tensor.data_type());
     if (!type || *type == DType::String) {
-        problem = "its element type " + onnx_type_name(tensor.data_type()) + " cannot be a kernel's table";
-        return std::nullopt;
+        return Problem{"its element type " + onnx_type_name(tensor.data_type()) + " cannot be a kernel's table"};
     }
-    if (tensor.data_location() == TensorProto::EXTERNAL) {
-        problem = "its values are stored in an external file";
-        return std::nullopt;
-    }
+    if (tensor.data_location() == TensorProto::EXTERNAL) return Problem{"its values are stored in an external file"};
     const std::vector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
     const uint64_t width = info(*type).bits / 8;
     const auto count = checked_count(dims, max_bytes / width);
-    if (!count) {
-        problem = "it takes more than " + std::to_string(max_bytes) + " bytes";
-        return std::nullopt;
-    }
+    if (!count) return Problem{"it takes more than " + std::to_string(max_bytes) + " bytes"};
     std::string out;
     // The typed fields: the parts of each element (a complex one has two), each `part` bytes wide.
     const uint64_t parts = info(*type).category == Category::Complex ? 2 : 1, part = width / parts;
@@ -273,8 +266,7 @@ std::optional<std::string> tensor_bytes(const TensorProto& tensor, uint64_t max_
         if (given == *count) for_each_typed_value(tensor, append);
     }
     if (given != *count || out.size() != *count * width) {
-        problem = "it holds data for " + std::to_string(out.size() / width) + " elements, and its dims make " + std::to_string(*count);
-        return std::nullopt;
+        return Problem{"it holds data for " + std::to_string(out.size() / width) + " elements, and its dims make " + std::to_string(*count)};
     }
     if (*type == DType::Bool) {
         for (char& byte : out) byte = byte != 0 ? 1 : 0;  // ONNX's bool: any nonzero byte is true
@@ -282,33 +274,20 @@ std::optional<std::string> tensor_bytes(const TensorProto& tensor, uint64_t max_
     return out;
 }
 
-std::optional<TensorValue> read_tensor(const TensorProto& tensor, std::string& problem) {
-    if (!element_kind(tensor.data_type())) {
-        problem = "its element type is not folded";
-        return std::nullopt;
-    }
-    if (tensor.data_location() == TensorProto::EXTERNAL) {
-        problem = "its values are stored in an external file";
-        return std::nullopt;
-    }
+Result<TensorValue> read_tensor(const TensorProto& tensor) {
+    if (!element_kind(tensor.data_type())) return Problem{"its element type is not folded"};
+    if (tensor.data_location() == TensorProto::EXTERNAL) return Problem{"its values are stored in an external file"};
     if (static_cast<size_t>(tensor.dims_size()) > kMaxFoldRank) {
-        problem = "its rank " + std::to_string(tensor.dims_size()) + " is above " + std::to_string(kMaxFoldRank);
-        return std::nullopt;
+        return Problem{"its rank " + std::to_string(tensor.dims_size()) + " is above " + std::to_string(kMaxFoldRank)};
     }
     TensorValue value;
     value.type = tensor.data_type();
     value.dims.assign(tensor.dims().begin(), tensor.dims().end());
     for (int64_t dim : value.dims) {
-        if (dim < 0) {
-            problem = "its dimension " + std::to_string(dim) + " is negative";
-            return std::nullopt;
-        }
+        if (dim < 0) return Problem{"its dimension " + std::to_string(dim) + " is negative"};
     }
     const auto count = checked_count(value.dims);
-    if (!count) {
-        problem = "it holds more than " + std::to_string(kMaxFoldElements) + " values";
-        return std::nullopt;
-    }
+    if (!count) return Problem{"it holds more than " + std::to_string(kMaxFoldElements) + " values"};
     const size_t width = byte_width(value.type);
     const std::string& raw = tensor.raw_data();
     uint64_t given = 0;
@@ -326,8 +305,7 @@ std::optional<TensorValue> read_tensor(const TensorProto& tensor, std::string& p
         if (given == *count) for_each_typed_value(tensor, [&](uint64_t bits) { append_raw(value, bits); });
     }
     if (given != *count || value.count() != *count) {
-        problem = "it has " + std::to_string(given) + " values for " + std::to_string(*count) + " elements";
-        return std::nullopt;
+        return Problem{"it has " + std::to_string(given) + " values for " + std::to_string(*count) + " elements"};
     }
     return value;
 }

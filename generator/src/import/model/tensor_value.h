@@ -3,6 +3,7 @@
 #pragma once
 
 #include <onnx/onnx_pb.h>
+#include "kernelgen/result.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -60,16 +61,16 @@ std::optional<uint64_t> foldable_count(const std::vector<int64_t>& dims);
 // `value` made an element of `type`: integers wrapped to its width (two's complement), bool to 0 or 1.
 int64_t wrap_integer(int32_t type, uint64_t value);
 
-// Reads a TensorProto's value (raw_data or the typed field), or nothing with `problem` saying why: a type that is
-// not folded, data stored outside the file, a count that does not match the dims, more than kMaxFoldElements
-// elements or kMaxFoldRank dimensions.
-std::optional<TensorValue> read_tensor(const onnx::TensorProto& tensor, std::string& problem);
+// Reads a TensorProto's value (raw_data or the typed field), or the problem: a type that is not folded, data stored
+// outside the file, a count that does not match the dims, more than kMaxFoldElements elements or kMaxFoldRank
+// dimensions.
+Result<TensorValue> read_tensor(const onnx::TensorProto& tensor);
 
 // The elements of a tensor of any size (a weight: an embedding table) as the bytes a kernel's constant data holds:
 // each element little-endian (complex: real, then imaginary part), from raw_data or the typed field ONNX keeps them
-// in. Nothing, with `problem` set, for a string or unknown type, data stored outside the model file, a count that
-// does not match the dims, or more than `max_bytes` bytes.
-std::optional<std::string> tensor_bytes(const onnx::TensorProto& tensor, uint64_t max_bytes, std::string& problem);
+// in. The problem for a string or unknown type, data stored outside the model file, a count that does not match
+// the dims, or more than `max_bytes` bytes.
+Result<std::string> tensor_bytes(const onnx::TensorProto& tensor, uint64_t max_bytes);
 
 // Writes `value` into `tensor` (raw_data, little-endian), replacing its type, dims and data.
 void write_tensor(const TensorValue& value, onnx::TensorProto* tensor);

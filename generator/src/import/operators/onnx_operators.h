@@ -1,6 +1,7 @@
-// Every ONNX operator import reads beyond the five it imports, in one table (onnx_operators.cpp): how constant
-// folding computes its value (folding/), how a run-time count goes through it or is made by it (counts/), which
-// input's length becomes its output's rank, and the shape rule of an operator newer than ONNX 1.12's inference.
+// Every ONNX operator import reads beyond the indexing operators it imports (kernelgen/operators.h), in one
+// table (onnx_operators.cpp): how constant folding computes its value (folding/), how a run-time count goes through
+// it or is made by it (counts/), which input's length becomes its output's rank, and the shape rule of an
+// operator newer than ONNX 1.12's inference.
 // Folding, the count analysis, inference's work graph and the import's messages all ask this table; nothing else
 // lists operators.
 #pragma once

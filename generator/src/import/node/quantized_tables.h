@@ -10,8 +10,9 @@
 #include <optional>
 #include <string>
 
-#include "import/held_tables.h"
+#include "import/node/held_tables.h"
 #include "import/model/graph_scope.h"
+#include "kernelgen/result.h"
 #include "kernelgen/spec.h"
 
 namespace kernelgen {
@@ -30,16 +31,16 @@ struct QuantizedTable {
 };
 
 // Data that a DequantizeLinear of constants makes (its x, x_scale and x_zero_point initializers, Constants or
-// folded values), for a Gather along `gather_axis` (as the node gives it): the table, or nothing. `note` says why a DequantizeLinear
-// that is there cannot be fused (the gather then reads the float data it makes, a parameter).
-std::optional<QuantizedTable> dequantized_table(const GraphScope& scope, const std::string& data, int64_t gather_axis,
-                                                std::string& note);
+// folded values), for a Gather along `gather_axis` (as the node gives it): the table, or nothing where no such
+// DequantizeLinear makes it. The problem says why one that is there cannot be fused (the gather then reads the
+// float data it makes, a parameter).
+Result<std::optional<QuantizedTable>> dequantized_table(const GraphScope& scope, const std::string& data, int64_t gather_axis);
 
 // Whether `node` is ONNX Runtime's com.microsoft.GatherBlockQuantized.
 bool is_gather_block_quantized(const onnx::NodeProto& node);
 
-// A GatherBlockQuantized node's table (its data, scales and zero points, constants), or nothing with `problem` set.
-std::optional<QuantizedTable> block_quantized_table(const GraphScope& scope, const onnx::NodeProto& node, std::string& problem);
+// A GatherBlockQuantized node's table (its data, scales and zero points, constants), or why it cannot be one.
+Result<QuantizedTable> block_quantized_table(const GraphScope& scope, const onnx::NodeProto& node);
 
 // The spec's "quantization" object for `table`: scales and zero points inline when at most kMaxInlineScales, else
 // "scales_file" / "zero_points_file" as "" for the caller to name.
