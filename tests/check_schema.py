@@ -38,6 +38,7 @@ NOT_EXPRESSIBLE = {
     "ScatterElements: ranks differ": "needs the lengths of two arrays compared",
     "ScatterElements: an indices dimension exceeds data's off the axis": "needs two shapes and the axis",
     "ScatterElements: updates_shape does not match": "needs two shapes compared",
+    "TensorScatter: axis -r, the batch counted from the back": "needs the data rank (axis -r is axis 0)",
     "TensorScatter: ranks differ": "needs the lengths of two arrays compared",
     "TensorScatter: a dimension off the sequence axis differs": "needs two shapes and the axis",
     "TensorScatter: a sequence longer than the cache": "needs two shapes and the axis",

@@ -8,6 +8,9 @@ Usage: check_scripts_test.py SOURCE_DIR WORK_DIR   (Debian's /usr/bin/python3, w
 - A README session that writes outside build/ fails, naming what it left; one that writes under build/ passes.
 - check_schema.py skips an import report in specs/ (as kernelgen and kernelgen_add_kernels() do), and checks it
   against the report's schema instead.
+- tests/mutants/run_mutants.py, on a toy project: a mutant the unit tier kills, one only a named test beyond it
+  kills, one nothing kills, one whose text is gone and one whose text occurs twice are each reported as such, the
+  edits undone; and the real catalogue, tests/mutants/mutants.json, is well formed.
 """
 import json
 import pathlib
@@ -103,6 +106,58 @@ del report["rounds"]
 result = run(sys.executable, str(TESTS / "check_schema.py"), str(copy))
 expect(result.returncode != 0 and "specs/decoder.import.json" in result.stdout,
        "check_schema.py does not check an import report against its schema:\n" + result.stdout)
+
+# --- the mutation run: a toy project, one test in the unit tier and one beyond it ------------------------------------
+mutants = TESTS / "mutants" / "run_mutants.py"
+toy = WORK / "mutants_toy"
+git_checkout(toy, {
+    ".gitignore": "/build*/\n",
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.16)\nproject(toy NONE)\nenable_testing()\n"
+                      "foreach(name IN ITEMS value other)\n"
+                      "  add_test(NAME ${name}_is_good COMMAND ${CMAKE_COMMAND} -DFILE=${CMAKE_SOURCE_DIR}/${name}.txt\n"
+                      "           -P ${CMAKE_SOURCE_DIR}/check.cmake)\n"
+                      "endforeach()\n"
+                      "set_tests_properties(value_is_good PROPERTIES LABELS unit)\n"
+                      "set_tests_properties(other_is_good PROPERTIES LABELS slow)\n",
+    "check.cmake": 'file(READ "${FILE}" text)\nif(NOT text MATCHES "good")\n  message(FATAL_ERROR "${FILE}: ${text}")\nendif()\n',
+    "value.txt": "good\n", "other.txt": "good\n", "notes.txt": "nothing tests this\n"})
+edit = lambda file, find, replace: [{"file": file, "find": find, "replace": replace}]  # noqa: E731
+catalogue = {"unit_targets": [], "mutants": [
+    {"id": "unit-kills", "reason": "r", "edits": edit("value.txt", "good", "bad"), "tests": ["^value_is_good$"]},
+    {"id": "beyond-kills", "reason": "r", "edits": edit("other.txt", "good", "bad"), "tests": ["^other_is_good$"]},
+    {"id": "survives", "reason": "r", "edits": edit("notes.txt", "nothing", "no test"), "tests": ["^value_is_good$"]},
+    {"id": "gone", "reason": "r", "edits": edit("value.txt", "excellent", "bad"), "tests": []},
+    {"id": "twice", "reason": "r", "edits": edit("check.cmake", "text", "words"), "tests": []}]}
+(WORK / "toy_mutants.json").write_text(json.dumps(catalogue))
+results_file = WORK / "toy_results.json"
+result = run(sys.executable, str(mutants), str(toy), str(WORK / "mutants_run"), "--catalogue",
+             str(WORK / "toy_mutants.json"), "--results", str(results_file), "--jobs", "1")
+expect(result.returncode == 1, f"run_mutants.py exits {result.returncode} with mutants not killed:\n{result.stdout}")
+found = {r["id"]: r for r in json.loads(results_file.read_text())["mutants"]} if results_file.exists() else {}
+expected = {"unit-kills": ("killed", ["value_is_good"], []), "beyond-kills": ("killed", [], ["other_is_good"]),
+            "survives": ("survived", [], []), "gone": ("not applicable", [], []), "twice": ("ambiguous", [], [])}
+for mutant_id, (status, unit, other) in expected.items():
+    got = found.get(mutant_id, {})
+    expect((got.get("status"), got.get("unit_killers"), got.get("other_killers")) == (status, unit, other),
+           f"run_mutants.py reports {mutant_id} as {got}, not {status} by {unit + other}:\n{result.stdout}")
+expect(found.get("survives", {}).get("expected_not_failing") == ["^value_is_good$"],
+       "run_mutants.py does not say which named test failed to kill a mutant")
+copy = WORK / "mutants_run" / "source"
+expect(all((copy / name).read_text() == (toy / name).read_text() for name in ("value.txt", "other.txt", "notes.txt")),
+       "run_mutants.py leaves a mutant's edit in its copy")
+expect((toy / "value.txt").read_text() == "good\n", "run_mutants.py edits the checkout itself")
+result = run(sys.executable, str(mutants), str(toy), str(WORK / "mutants_run"), "--catalogue",
+             str(WORK / "toy_mutants.json"), "--only", "beyond-kills", "--unit-only")
+expect(result.returncode == 1 and "  survived" in result.stdout,
+       f"with --unit-only, a mutant only a test beyond the unit tier kills survives:\n{result.stdout}")
+result = run(sys.executable, str(mutants), str(SOURCE), str(WORK / "unused"), "--check")
+expect(result.returncode == 0, f"tests/mutants/mutants.json is malformed:\n{result.stdout}")
+broken = json.loads((TESTS / "mutants" / "mutants.json").read_text())
+broken["mutants"].append(dict(broken["mutants"][0]))
+(WORK / "broken_mutants.json").write_text(json.dumps(broken))
+result = run(sys.executable, str(mutants), str(SOURCE), str(WORK / "unused"), "--check", "--catalogue",
+             str(WORK / "broken_mutants.json"))
+expect(result.returncode != 0 and "given twice" in result.stdout, f"a mutant id given twice passes:\n{result.stdout}")
 
 for failure in failures:
     print("FAIL:", failure)

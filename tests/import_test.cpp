@@ -218,6 +218,32 @@ TEST(ImportNodeTestsFound, EveryIndexingNodeTest) {
     EXPECT_EQ(node_tests().size(), 19u);
 }
 
+// The unit tier's filter of this program (tests/CMakeLists.txt) names only tests that exist: a test renamed or split
+// would leave it naming nothing, and drop out of the edit loop without a word (as Folding.HandWorkedValues once did,
+// split into four tests that then ran only in the kernels tier).
+TEST(ImportTiers, TheUnitFilterNamesTestsThatExist) {
+    const ::testing::UnitTest& tests = *::testing::UnitTest::GetInstance();
+    auto exists = [&](const std::string& suite, const std::string& name) {
+        for (int i = 0; i < tests.total_test_suite_count(); ++i) {
+            const ::testing::TestSuite& s = *tests.GetTestSuite(i);
+            if (s.name() != suite) continue;
+            for (int j = 0; j < s.total_test_count(); ++j) {
+                if (name == "*" || s.GetTestInfo(j)->name() == name) return true;
+            }
+        }
+        return false;
+    };
+    std::istringstream filter(KERNELGEN_IMPORT_UNIT_FILTER);
+    size_t named = 0;
+    for (std::string pattern; std::getline(filter, pattern, ':'); ++named) {
+        const size_t dot = pattern.find('.');
+        ASSERT_NE(dot, std::string::npos) << pattern;
+        EXPECT_TRUE(exists(pattern.substr(0, dot), pattern.substr(dot + 1))) << "the unit filter names " << pattern
+                                                                            << ", which is no test of import_test";
+    }
+    EXPECT_GE(named, 10u);
+}
+
 // --- building models --------------------------------------------------------------------------------------
 
 constexpr int64_t kDynamic = -1;  // a dimension given as dim_param "N"
@@ -3404,6 +3430,11 @@ TEST(Folding, Shapes) {
     const TensorValue ones = ints_value(kInt64, {1, 2, 1}, {4, 5});
     EXPECT_EQ(fold("Squeeze", {}, {&ones}), "[2]: [4,5]");
     EXPECT_EQ(fold("Shape", {{"start", -1}}, {&six}), "[1]: [3]");
+    // Shape's end counts from the back too, and both ends are clamped to [0, rank]; an end before the start is empty.
+    EXPECT_EQ(fold("Shape", {{"end", -1}}, {&ones}), "[2]: [1,2]");
+    EXPECT_EQ(fold("Shape", {{"start", -2}, {"end", -1}}, {&ones}), "[1]: [2]");
+    EXPECT_EQ(fold("Shape", {{"start", -9}, {"end", 9}}, {&ones}), "[3]: [1,2,1]");
+    EXPECT_EQ(fold("Shape", {{"start", 2}, {"end", -2}}, {&ones}), "[0]: []");
     EXPECT_EQ(fold("Size", {}, {&six}), "[]: 6");
     const TensorValue shape = ints_value(kInt64, {2}, {2, 1});
     EXPECT_EQ(fold("ConstantOfShape", {}, {&shape}), "[2,1]: [[0.0],[0.0]]");  // a float 0 by default

@@ -9,6 +9,7 @@
 // KERNELGEN_CASES_ONLY=1 the RandomKernels tests only write them (no kernel compiled or run).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -172,6 +173,24 @@ public:
         static const std::array<F, 4> special{std::numeric_limits<F>::quiet_NaN(), std::numeric_limits<F>::infinity(),
                                               -std::numeric_limits<F>::infinity(), F(-0.0)};
         return chance(0.08) ? special[static_cast<size_t>(uniform(0, 3))] : static_cast<F>(uniform(-12, 12)) / F(2);
+    }
+
+    // Elements of a float type made NaN, each with chance `share`, with any sign and payload (floats compare
+    // NaN-aware); other types are left alone.
+    template <typename T>
+    void nans(std::vector<T>& values, double share) {
+        if constexpr (std::is_same_v<T, reference::Float16> || std::is_same_v<T, reference::BFloat16>) {
+            const halfref::Format format = std::is_same_v<T, reference::Float16> ? halfref::kFloat16 : halfref::kBFloat16;
+            for (T& v : values) {
+                if (!chance(share)) continue;
+                const auto payload = static_cast<uint16_t>(uniform(1, (int64_t{1} << format.mantissa_bits) - 1));
+                v.bits = static_cast<uint16_t>((chance(0.5) ? 0x8000u : 0u) | halfref::infinity_bits(format) | payload);
+            }
+        } else if constexpr (std::is_floating_point_v<T>) {
+            for (T& v : values) {
+                if (chance(share)) v = std::copysign(std::numeric_limits<T>::quiet_NaN(), chance(0.5) ? T(-1) : T(1));
+            }
+        }
     }
 
     // Random elements; `tag` makes strings unique per tensor, so equal text means the same element.
@@ -387,11 +406,12 @@ std::vector<int64_t> data_count_indices(Generator& h, const reference::Problem& 
 // instead: the reference sees its first `count` rows and every index, and the case passes the kernel only those
 // rows (an exactly-sized buffer, so that AddressSanitizer catches a read beyond them). A run-time data count
 // ("data_count") cuts data too, to its first `data_count` rows, the problem the reference sees (then the count of
-// index rows, if any, cuts indices); one above its bound is refused first (-3), before the count (-2).
+// index rows, if any, cuts indices); one above its bound is refused first (-3), before the count (-2). With
+// `nan_share`, that share of data's and the updates' elements of a float type are NaN.
 cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& spec, const TypeRow& type,
                          const std::vector<int64_t>& indices, bool int32, bool in_place,
                          std::optional<uint32_t> count = std::nullopt, std::optional<uint32_t> data_count = std::nullopt,
-                         bool zero_data = false) {
+                         bool zero_data = false, double nan_share = 0, bool* nan_update_meets_a_number = nullptr) {
     cprogram::Case c;
     c.count = count;
     c.data_count = data_count;
@@ -421,6 +441,10 @@ cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& 
         }
         std::vector<T> updates;
         if (c.has_updates) updates = g.values<T>(static_cast<size_t>(reference::count(reference::updates_shape(p))), "u");
+        if (nan_share > 0) {
+            g.nans(data, nan_share);
+            g.nans(updates, nan_share);
+        }
         std::vector<T> output;
         const auto size = static_cast<size_t>(reference::count(reference::output_shape(p)));
         bool ok = false;
@@ -450,6 +474,31 @@ cprogram::Case make_case(Generator& g, const reference::Problem& p, const json& 
             c.expected_status = -2;
         }
         if (ok) c.expected_status = 0;
+        if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, reference::Float16> ||
+                      std::is_same_v<T, reference::BFloat16>) {
+            // Whether a NaN update meets a number: with every NaN update made the reduction's identity (-inf for max,
+            // +inf for min), some element NaN in the output is not.
+            if (nan_update_meets_a_number && ok) {
+                *nan_update_meets_a_number = false;
+                std::vector<T> tamed = updates, other;
+                for (T& v : tamed) {
+                    if constexpr (std::is_floating_point_v<T>) {
+                        if (std::isnan(v)) v = p.reduction == "max" ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+                    } else {
+                        const halfref::Format format = std::is_same_v<T, reference::Float16> ? halfref::kFloat16 : halfref::kBFloat16;
+                        if (halfref::is_nan(v.bits, format)) {
+                            v.bits = static_cast<uint16_t>((p.reduction == "max" ? 0x8000u : 0u) | halfref::infinity_bits(format));
+                        }
+                    }
+                }
+                reference::run(seen, data, indices, tamed, other);
+                auto nan = [](const T& v) {
+                    if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+                    else return halfref::is_nan(v.bits, std::is_same_v<T, reference::Float16> ? halfref::kFloat16 : halfref::kBFloat16);
+                };
+                for (size_t i = 0; i < output.size(); ++i) *nan_update_meets_a_number |= nan(output[i]) && !nan(other[i]);
+            }
+        }
         if constexpr (std::is_same_v<T, std::string>) {
             c.data_strings = data;
             c.updates_strings = updates;
@@ -712,6 +761,51 @@ void run_random_cases(const std::string& op) {
         if (op == "Gather") {
             EXPECT_GT(data_counted_cases, n / 40) << "too few cases with a run-time count of data rows";
             EXPECT_GT(data_counted_constant_cases, 0u) << "no case with a count of data rows and constant indices";
+        }
+    }
+
+    // NaN in max and min: 16 scatters more, drawn from a generator of their own (the cases above stay as they were),
+    // one for each float type, reduction (max, min) and call (into a new output, in place), each index in range and
+    // about a third of data and of the updates NaN: a NaN update meets a number in each (drawn again until it does),
+    // numbers meet NaN, NaN meets NaN where indices repeat. A kernel dropping the NaN rule of either operand gives a
+    // number where NaN is expected.
+    if (op == "ScatterND" || op == "ScatterElements") {
+        Generator v(seed_for(op + " NaN"));
+        auto in_range = [](const reference::Problem& p, const std::vector<int64_t>& indices) {
+            const std::vector<int64_t> bounds = index_bounds(p);
+            for (size_t i = 0; i < indices.size(); ++i) {
+                if (indices[i] < -bounds[i] || indices[i] >= bounds[i]) return false;
+            }
+            return true;
+        };
+        for (const std::string dtype : {"float32", "float64", "float16", "bfloat16"}) {
+            const TypeRow& type = *std::find_if(kTypes.begin(), kTypes.end(), [&](const TypeRow& row) { return row.name == dtype; });
+            for (const std::string reduction : {"max", "min"}) {
+                for (const bool in_place : {false, true}) {
+                    // Drawn again until a NaN update meets a number somewhere.
+                    json spec;
+                    cprogram::Case c;
+                    for (bool meets = false; !meets;) {
+                        const bool int32 = v.chance(0.5);
+                        reference::Problem p = v.problem(op);
+                        std::vector<int64_t> indices = v.indices(p, int32);
+                        if (reference::count(reference::updates_shape(p)) == 0 || !in_range(p, indices)) continue;
+                        p.reduction = reduction;
+                        spec = json{{"name", "random_" + op + "_nan_" + std::to_string(kernels.size() - n)}, {"op", op},
+                                    {"dtype", dtype}, {"data_shape", p.data_shape}, {"indices_shape", p.indices_shape},
+                                    {"reduction", reduction}};
+                        if (int32) spec["index_dtype"] = "int32";
+                        if (op == "ScatterElements") spec["axis"] = p.axis;
+                        unroll_choice(v, spec);
+                        c = make_case(v, p, spec, type, indices, int32, in_place, std::nullopt, std::nullopt, false, 1.0 / 3, &meets);
+                    }
+                    cases.push_back(std::move(c));
+                    std::vector<kernelgen::Diagnostic> diagnostics;
+                    auto parsed = kernelgen::parse_spec_text(spec.dump(), "random.json", diagnostics);
+                    ASSERT_TRUE(diagnostics.empty()) << spec.dump() << "\n" << diagnostics.front().str();
+                    kernels.push_back(parsed.front());
+                }
+            }
         }
     }
 

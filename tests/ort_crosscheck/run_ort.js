@@ -43,9 +43,10 @@
 //   - Gather on strings where each gathered slice of data has more than one element: ORT's output is exactly
 //     the first string of each slice, the others empty (its string branch copies one std::string per
 //     slice); ONNX gathers the whole slice.
-//   - ScatterND max/min on float32/float64 where ORT's output is exactly its rule's (see ortScatterMaxMin)
-//     and differs only by dropping a NaN the output already held; ONNX's reference np.maximum/np.minimum
-//     propagates it. A -0/+0 tie, where ONNX's reference sides with ORT, still fails, with a note.
+//   - ScatterND and ScatterElements max/min on float32/float64 (and ScatterElements' on float16) where ORT's
+//     output is exactly its rule's (see ortScatterMaxMin) and differs only by dropping a NaN the output already
+//     held; ONNX's reference np.maximum/np.minimum propagates it. A -0/+0 tie, where ONNX's reference sides with
+//     ORT, still fails, with a note.
 //
 // Prints each disagreement with its spec, then counts per operator and per element type, the skip reasons,
 // and last the line "ort_crosscheck: N passed, N passed within 1 ulp, N failed, N skipped". Exits 1 if any
@@ -320,12 +321,14 @@ function scatterWith(spec, data, indices, updates, combine) {
   return out;
 }
 
-// ScatterND max/min on float32/float64 as ORT's CPU provider computes them: current = current > update ?
-// current : update (max; < for min). Unlike ONNX's reference implementation, np.maximum / np.minimum, this
-// drops a NaN already in the output when an update arrives.
-function ortScatterMaxMin(spec, data, indices, updates) {
+// ScatterND and ScatterElements max/min on float32/float64 (and ScatterElements' on float16, compared by value)
+// as ORT's CPU provider computes them: current = current > update ? current : update (max; < for min). Unlike
+// ONNX's reference implementation, np.maximum / np.minimum, this drops a NaN already in the output when an update
+// arrives (a NaN update it keeps, as the reference does).
+function ortScatterMaxMin(spec, type, data, indices, updates) {
   const max = spec.reduction === 'max';
-  return scatterWith(spec, data, indices, updates, (a, b) => ((max ? a > b : a < b) ? a : b));
+  const value = type.kind === 'half' ? (x) => halfValue(x, type.format) : (x) => x;
+  return scatterWith(spec, data, indices, updates, (a, b) => ((max ? value(a) > value(b) : value(a) < value(b)) ? a : b));
 }
 
 // A short, case-independent form of an ORT error message, to group skip reasons.
@@ -494,20 +497,21 @@ async function runCase(ort, options, opDir, testCase, entry, widen) {
     }
   }
 
-  // ScatterND max/min on float32/float64: ORT's rule (see ortScatterMaxMin) differs from
-  // np.maximum/np.minimum on NaN and on ties between -0 and +0. When ORT's output is exactly what its rule
-  // gives, say which.
-  if (scatter && ['max', 'min'].includes(reduction) && type.kind === 'float') {
-    const ortRule = ortScatterMaxMin(spec, elementsOf(type, testCase, 'data'), indexValues, updates);
+  // Scatter max/min on float types: ORT's rule (see ortScatterMaxMin) differs from np.maximum/np.minimum on NaN
+  // and on ties between -0 and +0. When ORT's output is exactly what its rule gives, say which.
+  if (scatter && ['max', 'min'].includes(reduction) && ['float', 'half'].includes(type.kind)) {
+    const ortRule = ortScatterMaxMin(spec, type, elementsOf(type, testCase, 'data'), indexValues, updates);
     if (actual.every((v, i) => sameElement(type, v, ortRule[i]))) {
-      const nanDropped = (i) => Number.isNaN(expected[i]) && !Number.isNaN(actual[i]);
+      const nanOf = type.kind === 'half' ? (x) => isHalfNaN(x, type.format) : Number.isNaN;
+      const nanDropped = (i) => nanOf(expected[i]) && !nanOf(actual[i]);
       if (differing.every(nanDropped)) {
         // ONNX's reference implementation propagates NaN, as the expected output does: ORT deviates.
         return { outcome: 'skip', widened, known: note,
                  reason: `known ORT difference: ${spec.op} ${reduction} replaces a NaN already in the output ` +
                          `(ONNX's reference np.${reduction}imum(output, update) keeps it)` };
       }
-      const signedZero = (i) => expected[i] === 0 && actual[i] === 0;
+      const value = type.kind === 'half' ? (x) => halfValue(x, type.format) : (x) => x;
+      const signedZero = (i) => value(expected[i]) === 0 && value(actual[i]) === 0;
       if (differing.every((i) => signedZero(i) || nanDropped(i))) {
         // Not tolerated: ONNX's reference implementation np.maximum(output, update) returns its second
         // operand, the update, on a tie (numpy 1.24), as ORT does; the expected output keeps the current value.
