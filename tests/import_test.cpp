@@ -2783,9 +2783,14 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
         ASSERT_NE(expected, nullptr) << node.output(0);
         const bool constant = kernel.spec.constant_indices.has_value();
         const bool scatter = kernelgen::is_scatter(kernel.spec.op);
-        std::vector<uint8_t> data = bytes_of_value(node.input(0));
-        std::vector<uint8_t> indices = constant ? std::vector<uint8_t>{} : bytes_of_value(node.input(1));
-        std::vector<uint8_t> updates = scatter ? bytes_of_value(node.input(2)) : std::vector<uint8_t>{};
+        // The tensors the kernel's call names (the report's "call"): the node's, or the tensor its indices are made of.
+        const kernelgen::KernelTensors& call = kernel.tensors;
+        EXPECT_EQ(call.data, node.input(0)) << label;
+        EXPECT_EQ(call.output, node.output(0)) << label;
+        if (!constant) EXPECT_EQ(call.indices == node.input(1), call.indices_through.empty()) << label;
+        std::vector<uint8_t> data = bytes_of_value(call.data);
+        std::vector<uint8_t> indices = constant ? std::vector<uint8_t>{} : bytes_of_value(call.indices);
+        std::vector<uint8_t> updates = scatter ? bytes_of_value(call.updates) : std::vector<uint8_t>{};
         std::vector<uint8_t> output = cprogram::unhex(expected->at("hex").get<std::string>());
         auto seen_dims = expected->at("dims").get<kernelgen::Shape>();
         std::optional<uint32_t> count, data_count;
@@ -2797,7 +2802,7 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
             };
             if (kernel.bounded->count) {
                 const bool data_leads = kernel.bounded->leads == "data";
-                const json* counted = captured(node.input(data_leads ? 0 : 1));
+                const json* counted = captured(data_leads ? call.data : call.indices);
                 ASSERT_NE(counted, nullptr) << kernel.name;
                 count = counted->at("dims").at(0).get<uint32_t>();
                 EXPECT_LE(*count, kernel.bounded->count->bound) << kernel.name;
@@ -2836,7 +2841,7 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
 // ONNX Runtime's output bit for bit.
 TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     const json manifest = json::parse(read_text(dir_ / "manifest.json"));
-    ASSERT_EQ(manifest.size(), 8u);
+    ASSERT_EQ(manifest.size(), 9u);
     ExportCheck checked;
     for (const auto& [model_name, entry] : manifest.items()) check_export(dir_, model_name, entry, true, checked);
     EXPECT_GE(checked.shape_gathers, 7u);
@@ -2856,8 +2861,27 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
         }
     }
     EXPECT_EQ(tables, (std::vector<std::string>{"embedding_tables_tables_0_Gather", "embedding_tables_tables_1_Gather",
-                                                "embedding_tables_tables_2_Gather", "token_embedding_tokens_Gather"}));
+                                                "embedding_tables_tables_2_Gather", "int32_ids_emb_Gather",
+                                                "token_embedding_tokens_Gather"}));
     EXPECT_EQ(zeros, (std::vector<std::string>{"index_put_accumulate_ScatterND", "segment_sum_ScatterElements"}));
+    // int32 ids (int32_ids): each kernel takes the int32 tensor the graph widens (and flattens) into its indices,
+    // int32 itself; the cases above fed it the tensor the call names. A source value out of range is refused, the
+    // output untouched.
+    std::vector<std::string> int32_kernels;
+    for (const auto& kernel : checked.kernels) {
+        if (kernel.name.rfind("int32_ids_", 0) != 0) continue;
+        EXPECT_EQ(kernel.index_dtype, kernelgen::IndexType::Int32) << kernel.name;
+        int32_kernels.push_back(kernel.name);
+        const uint64_t n = kernelgen::element_count(kernel.indices_shape);
+        std::vector<int32_t> hostile(n, 0);
+        hostile.back() = static_cast<int32_t>(kernel.data_shape.at(0));  // one past the last row
+        checked.cases.push_back(make_case(kernel, kernel.name + ", a source value out of range",
+                                          kernel.constant_data ? std::vector<uint8_t>{} : std::vector<uint8_t>(kernelgen::element_count(kernel.data_shape) * 4, 0),
+                                          cprogram::bytes_of(hostile), {},
+                                          std::vector<uint8_t>(kernelgen::element_count(kernel.output_shape) * 4, cprogram::kSentinel)));
+        checked.cases.back().expected_status = -1;
+    }
+    EXPECT_EQ(int32_kernels.size(), 2u);
     run_cases(fresh_dir("torch_kernels"), checked.kernels, checked.cases);
 }
 
@@ -3058,10 +3082,13 @@ TEST_F(TorchExports, IndexPutAccumulateWithTheOptionEqualsEagerPyTorch) {
     // values are quarters, whose sums are exact in any order). The expected output is eager's minus x (exact too).
     std::vector<float> expected(want.size());
     for (size_t i = 0; i < want.size(); ++i) expected[i] = want[i] - x[i];
-    auto captured = [&](const std::string& value) { return cprogram::unhex(ort.at(value + ".captured").at("hex").get<std::string>()); };
+    auto captured = [&](const std::string& value) {  // a graph input from the inputs file
+        const json& tensor = ort.contains(value + ".captured") ? ort.at(value + ".captured") : feeds.at(value);
+        return cprogram::unhex(tensor.at("hex").get<std::string>());
+    };
     const std::vector<uint8_t> zeros = captured(node.input(0));
     EXPECT_TRUE(std::all_of(zeros.begin(), zeros.end(), [](uint8_t b) { return b == 0; }));
-    std::vector<cprogram::Case> cases{make_case(kernel.spec, name, zeros, captured(node.input(1)), captured(node.input(2)),
+    std::vector<cprogram::Case> cases{make_case(kernel.spec, name, zeros, captured(kernel.tensors.indices), captured(node.input(2)),
                                                 cprogram::bytes_of(expected))};
     run_cases(fresh_dir("torch_accumulate"), {kernel.spec}, cases);
 }
@@ -3787,6 +3814,18 @@ TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
                   {"after_if", 15, "indices",
                    {kNms, "Gather \"column\"", "Squeeze \"squeeze\"", "Identity \"Identity#0\"", "If \"choose\""}},
               }));
+    // The call names each count's tensor: the indices' rows, data's rows where they lead, data's valid rows.
+    std::map<std::string, json> calls;
+    const json report = json::parse(result.report);
+    for (const auto& node : report["nodes"]) {
+        if (node.contains("call")) calls[node["kernel"].get<std::string>()] = node["call"];
+    }
+    EXPECT_EQ(calls["kept"], json::parse(R"([{"parameter": "data", "tensor": "boxes"}, {"parameter": "indices", "tensor": "keep"},
+        {"parameter": "count", "count_of": "keep", "axis": 0}, {"parameter": "output", "tensor": "kept"}])"));
+    EXPECT_EQ(calls["column"], json::parse(R"([{"parameter": "data", "tensor": "selected"},
+        {"parameter": "count", "count_of": "selected", "axis": 0}, {"parameter": "output", "tensor": "column"}])"));
+    EXPECT_EQ(calls["first_kept"].at(1), json::parse(R"({"parameter": "data_count", "count_of": "compressed", "axis": 0})"))
+        << calls["first_kept"];
     // The specs: the bound as the leading dimension, and the count key.
     for (const auto& kernel : result.kernels) {
         if (kernel.name == "kept") {
@@ -3829,7 +3868,6 @@ TEST(ImportCounts, BoundsFromTheProducerThroughShapeOperators) {
     EXPECT_EQ(kernelgen::import_summary(result, "counted.onnx"),
               "counted.onnx: 12 specs (0 in subgraphs, 11 bounded), 0 folded, 3 skipped");
     // The report marks each bounded node with its bound and the path that gave it.
-    const json report = json::parse(result.report);
     EXPECT_EQ(report.at("summary").at("bounded"), 11);
     for (const auto& entry : report.at("nodes")) {
         if (entry.at("name") == "both") {
@@ -4192,6 +4230,62 @@ TEST(ImportCounts, MaxCountSetsOrLowersABound) {
 }
 
 // The command line: a usage error names the option, exit 2, nothing written; a note does not stop the import.
+// The call: each kernel's parameters with the model's tensor each takes. Indices the graph widens from int32 (a Cast)
+// and flattens (a Reshape) are taken as the int32 tensor itself; a narrowing Cast or an Add stops the walk;
+// --plain-indices keeps the node's own input, and one that names no indexing node is a usage error.
+TEST(ImportCall, IndicesMadeOfAnotherTensor) {
+    Model m(18);
+    m.input("table", kFloat, {10, 4});
+    m.input("ids", kInt32, {2, 3});
+    m.input("wide_ids", kInt64, {3});
+    m.initializer("six", kInt64, {1}, {6});
+    m.initializer("one", kInt64, {3}, {1, 1, 1});
+    Model::attribute(m.node("Cast", {"ids"}, "widened", "widen"), "to", int64_t{kInt64});
+    m.node("Reshape", {"widened", "six"}, "flat", "flatten");
+    m.node("Gather", {"table", "flat"}, "rows", "lookup");
+    Model::attribute(m.node("Cast", {"wide_ids"}, "narrowed", "narrow"), "to", int64_t{kInt32});
+    m.node("Gather", {"table", "narrowed"}, "rows_2", "narrow_lookup");
+    m.node("Add", {"wide_ids", "one"}, "shifted");
+    m.node("Gather", {"table", "shifted"}, "rows_3", "shifted_lookup");
+    m.output("rows", kFloat, {6, 4});
+    m.output("rows_2", kFloat, {3, 4});
+    m.output("rows_3", kFloat, {3, 4});
+    kernelgen::ImportOptions options;
+    options.weights_in_kernel = false;
+    const auto result = kernelgen::import_model(m.bytes(), "call.onnx", options);
+    ASSERT_TRUE(result.usage_errors.empty()) << result.usage_errors.front();
+    ASSERT_EQ(result.kernels.size(), 3u);
+    const auto& lookup = result.kernels[0];
+    EXPECT_EQ(lookup.tensors.indices, "ids");
+    EXPECT_EQ(lookup.tensors.indices_through, (std::vector<std::string>{"Cast widen", "Reshape flatten"}));
+    EXPECT_EQ(lookup.spec.index_dtype, kernelgen::IndexType::Int32);
+    EXPECT_EQ(lookup.spec.indices_shape, (kernelgen::Shape{6}));  // the node's shape: the same elements in order
+    EXPECT_EQ(result.kernels[1].tensors.indices, "narrowed");  // int64 to int32 could change a value
+    EXPECT_EQ(result.kernels[1].spec.index_dtype, kernelgen::IndexType::Int32);
+    EXPECT_TRUE(result.kernels[1].tensors.indices_through.empty());
+    EXPECT_EQ(result.kernels[2].tensors.indices, "shifted");  // arithmetic
+    // The report's call, in prototype order.
+    const json report = json::parse(result.report);
+    ASSERT_EQ(report["nodes"].size(), 3u);  // the indexing nodes
+    EXPECT_EQ(report["nodes"][0]["call"],
+              json::parse(R"([{"parameter": "data", "tensor": "table"},
+                              {"parameter": "indices", "tensor": "ids", "through": ["Cast widen", "Reshape flatten"]},
+                              {"parameter": "output", "tensor": "rows"}])"));
+    EXPECT_EQ(report["nodes"][1]["call"][1], json::parse(R"({"parameter": "indices", "tensor": "narrowed"})"));
+
+    options.plain_indices = {"lookup"};
+    const auto plain = kernelgen::import_model(m.bytes(), "call.onnx", options);
+    ASSERT_EQ(plain.kernels.size(), 3u);
+    EXPECT_EQ(plain.kernels[0].tensors.indices, "flat");
+    EXPECT_TRUE(plain.kernels[0].tensors.indices_through.empty());
+    EXPECT_EQ(plain.kernels[0].spec.index_dtype, kernelgen::IndexType::Int64);
+
+    options.plain_indices = {"nowhere"};
+    EXPECT_EQ(kernelgen::import_model(m.bytes(), "call.onnx", options).usage_errors,
+              (std::vector<std::string>{"--plain-indices nowhere: the model has no indexing node \"nowhere\" (name an "
+                                        "indexing node by its name, or by its path in a body)"}));
+}
+
 TEST(ImportCounts, MaxCountOnTheCommandLine) {
     const fs::path dir = fresh_dir("max_count_cli");
     const std::string model = (dir / "counted.onnx").string();

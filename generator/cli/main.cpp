@@ -25,7 +25,7 @@ constexpr const char* kSynopsis =
     "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
     "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--value NAME=V,...]...\n"
     "                        [--max-count NODE=N]... [--accumulate NODE]...\n"
-    "                        [--weights MODE]\n"
+    "                        [--plain-indices NODE]... [--weights MODE]\n"
     "                        [--time-limit SECONDS] [--memory-limit MIB]\n";
 
 // What the forms do, a paragraph each; {operators} and {imported} stand for the operator table's lists.
@@ -76,6 +76,10 @@ constexpr const char* kOptions =
     "                     reduction and whose result an Add adds (PyTorch's export of\n"
     "                     index_put_(accumulate=True)), gets reduction add: duplicate\n"
     "                     indices then add up, as in PyTorch\n"
+    "      --plain-indices NODE\n"
+    "                     (import) the kernel of indexing node NODE takes the node's own\n"
+    "                     indices, not the run-time tensor the graph makes them of by\n"
+    "                     reshapes and a widening Cast (int32 ids)\n"
     "      --weights MODE (import) kernel (the default): a gather whose data is a constant\n"
     "                     of the model (an embedding table) holds it, DIR/<kernel>.data.npy;\n"
     "                     caller: the caller passes it, as any other input\n"
@@ -244,6 +248,9 @@ std::optional<int> read_import_arguments(const std::vector<std::string>& args, I
         } else if (auto node = options_done ? std::nullopt : option_value(args, i, "--accumulate", "", missing)) {
             if (missing || node->empty()) return usage_error("--accumulate needs NODE (a ScatterND node's name)");
             options.accumulate.insert(*node);
+        } else if (auto plain = options_done ? std::nullopt : option_value(args, i, "--plain-indices", "", missing)) {
+            if (missing || plain->empty()) return usage_error("--plain-indices needs NODE (an indexing node's name)");
+            options.plain_indices.insert(*plain);
         } else if (auto seconds = options_done ? std::nullopt : option_value(args, i, "--time-limit", "", missing)) {
             if (missing) return usage_error("--time-limit needs a number of seconds");
             const auto value = kernelgen::parse_limit_option("--time-limit", *seconds, "seconds", kernelgen::kMaxTimeLimit);
@@ -307,7 +314,8 @@ int finish_import(const kernelgen::ImportResult& result, const ImportCommand& co
 #endif
 
 // kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict] [--dim NAME=N]... [--input NAME=SHAPE]...
-// [--value NAME=V,...]... [--max-count NODE=N]... [--accumulate NODE]...; `args` without the word "import".
+// [--value NAME=V,...]... [--max-count NODE=N]... [--accumulate NODE]... [--plain-indices NODE]... [--weights MODE];
+// `args` without the word "import".
 int run_import(const std::vector<std::string>& args) {
 #if !KERNELGEN_HAVE_IMPORT
     (void)args;

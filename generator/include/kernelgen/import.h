@@ -84,6 +84,9 @@ struct ImportOptions {
     // reduction and whose result an Add adds (how PyTorch exports index_put_(accumulate=True)), gets reduction
     // "add": what PyTorch computes, where the model keeps only one update at duplicate indices.
     std::set<std::string> accumulate;
+    // --plain-indices NODE: the kernel of indexing node NODE takes the node's own indices input, as the graph
+    // makes it, instead of the run-time tensor it is made of (see KernelTensors).
+    std::set<std::string> plain_indices;
     // --weights: a gather's data that is a constant of the model (an initializer: an embedding table) becomes the
     // kernel's table, in a .npy file beside its spec (true, "kernel", the default), or stays a parameter the caller
     // passes (false, "caller").
@@ -135,8 +138,19 @@ struct BoundedCount {
     const Count& bounded_by_option() const { return count ? *count : *data_count; }
 };
 
+// The model's tensors a kernel's parameters take (docs/import.md, "The call"): the node's data and updates, the
+// tensor its indices are made of, and its output; "" for one it has not. The graph often makes a node's indices
+// of a tensor the firmware holds by steps that keep the values and their order (Reshape, Squeeze, Unsqueeze,
+// Flatten, Identity) or widen them (a Cast of int32 to int64): the kernel takes that tensor, of its own type, and
+// `indices_through` names the steps passed, from that tensor to the node.
+struct KernelTensors {
+    std::string data, indices, updates, output;
+    std::vector<std::string> indices_through;
+};
+
 struct ImportedKernel {
     NodeRef node;
+    KernelTensors tensors;
     std::optional<BoundedCount> bounded;  // set for a kernel with a run-time count
     std::string name;       // the kernel name (prefix + the node's path made a valid, unique C identifier)
     std::string spec_text;  // the spec file's content: pretty-printed JSON, keys in a fixed order

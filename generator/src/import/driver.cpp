@@ -88,6 +88,11 @@ public:
                                            ": the model has no indexing node " + in_quotes(node) +
                                            " (name " + counted_operators() + " node by its name, or by its path in a body)");
         }
+        for (const auto& node : options_.plain_indices) {
+            if (plain_seen_.count(node)) continue;
+            result_.usage_errors.push_back("--plain-indices " + node + ": the model has no indexing node " + in_quotes(node) +
+                                           " (name an indexing node by its name, or by its path in a body)");
+        }
         for (const auto& node : options_.accumulate) {
             const auto seen = accumulate_seen_.find(node);
             if (seen != accumulate_seen_.end() && seen->second.empty()) continue;
@@ -110,6 +115,9 @@ private:
         guard_.check();
         const NodeRef ref{node.name(), node.op_type(), position, scope.path};
         Json entry = node_entry(ref);
+        for (const auto& key : {ref.path(), node.name()}) {
+            if (options_.plain_indices.count(key)) plain_seen_.insert(key);
+        }
         // --accumulate and --max-count name the node by its path (its name, for a node of the main graph).
         const std::string accumulate_key = option_key(ref, node, [&](const std::string& key) {
             return options_.accumulate.count(key) > 0;
@@ -192,12 +200,16 @@ private:
     // accepts it (a refused node takes no name); or the node skipped with the reason.
     void record_spec(const GraphScope& scope, const onnx::NodeProto& node, const NodeRef& ref, const OpRule& rule,
                      const std::string& accumulate_key, Json& entry) {
+        const std::string plain_key = option_key(ref, node, [&](const std::string& key) {
+            return options_.plain_indices.count(key) > 0;
+        });
         const NodeContext context{node, rule, opset_, scope, analysis_, counts_, max_count_for(ref, node), ref.path(),
-                                  options_.weights_in_kernel};
+                                  options_.weights_in_kernel, !plain_key.empty()};
         const bool accumulate = index_put(scope, node, ref, accumulate_key, entry);
         std::optional<BoundedCount> bounded;
         HeldTables held;
-        auto spec = node_spec(context, bounded, held);
+        ImportedKernel kernel;
+        auto spec = node_spec(context, bounded, held, kernel.tensors);
         if (!held.note.empty()) result_.notes.push_back(ref.str() + ": " + held.note);
         if (spec && accumulate) (*spec)["reduction"] = "add";
         if (context.max_count && spec) max_count_notes(*context.max_count, ref, bounded);
@@ -205,7 +217,6 @@ private:
             skip(ref, spec.problem(), entry);
             return;
         }
-        ImportedKernel kernel;
         kernel.node = ref;
         kernel.name = names_.next(scope.name_prefix, node, ref.position);
         (*spec)["name"] = kernel.name;
@@ -268,6 +279,7 @@ private:
     FileNames npy_names_;  // the .npy files of large folded values
     ImportResult& result_;
     std::set<std::string> max_counts_used_;  // the NODE of each --max-count that names an indexing node
+    std::set<std::string> plain_seen_;       // the NODE of each --plain-indices that names an indexing node
     // The NODE of each --accumulate that names an indexing node: "" when it is index_put_'s ScatterND, else why not.
     std::map<std::string, std::string> accumulate_seen_;
     std::vector<KernelSpec> parsed_;

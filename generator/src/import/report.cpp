@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 
+#include "codegen/lower/lowered.h"
 #include "kernelgen/version.h"
 
 namespace kernelgen {
@@ -68,9 +69,39 @@ void report_folded(Json& entry, const FoldedNode& folded) {
     entry["shape"] = folded.shape;
 }
 
+namespace {
+
+// The kernel's parameters in prototype order, each with the model's tensor it takes: a tensor's name, or for a
+// run-time count the tensor whose leading dimension it is.
+Json call_plan(const ImportedKernel& kernel) {
+    const KernelTensors& tensors = kernel.tensors;
+    Json call = Json::array();
+    for (const Parameter& parameter : lower(kernel.spec).face.parameters) {
+        Json argument{{"parameter", parameter.name}};
+        if (!parameter.tensor) {
+            const bool rows_of_data = parameter.name == "data_count" || (kernel.bounded && kernel.bounded->leads == "data");
+            argument["count_of"] = rows_of_data ? tensors.data : tensors.indices;
+            argument["axis"] = 0;
+        } else {
+            using schedule::Tensor;
+            const Tensor which = parameter.which;
+            argument["tensor"] = which == Tensor::Data      ? tensors.data
+                                 : which == Tensor::Indices ? tensors.indices
+                                 : which == Tensor::Updates ? tensors.updates
+                                                            : tensors.output;
+            if (which == Tensor::Indices && !tensors.indices_through.empty()) argument["through"] = tensors.indices_through;
+        }
+        call.push_back(std::move(argument));
+    }
+    return call;
+}
+
+}  // namespace
+
 void report_spec(Json& entry, const ImportedKernel& kernel, const HeldTables& held) {
     entry["spec"] = kernel.spec.spec_file;
     entry["kernel"] = kernel.name;
+    entry["call"] = call_plan(kernel);
     for (size_t i = 0; i < held.files.size(); ++i) {
         const HeldFile& file = held.files[i];
         const std::string& name = kernel.table_files[i].first;

@@ -28,6 +28,21 @@ import torch
 
 CAPTURED = ".captured"  # the suffix of a captured value's graph output
 INDEXING = {"Gather", "GatherElements", "GatherND", "ScatterND", "ScatterElements", "Scatter"}
+# The steps that keep an index tensor's values and their order (or widen them): import's kernel takes the tensor
+# before them, which the test must then see too.
+PASS_THROUGH = {"Cast", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"}
+
+
+def node_values(node, graph):
+    """An indexing node's inputs and outputs, and the tensors its indices are made of through PASS_THROUGH steps of
+    its graph (a superset of those import passes, which also looks at their types)."""
+    values = list(node.input) + list(node.output)
+    made_by = {o: n for n in graph.node for o in n.output}
+    value = node.input[1] if len(node.input) > 1 else ""
+    while value in made_by and made_by[value].op_type in PASS_THROUGH and made_by[value].input:
+        value = made_by[value].input[0]
+        values.append(value)
+    return values
 
 
 def hex_tensor(array):
@@ -49,7 +64,7 @@ def export(out, manifest, name, model, args, input_names, dynamic_axes, dims, op
     for node in list(exported.graph.node):
         if node.op_type not in INDEXING:
             continue
-        for value in list(node.input) + list(node.output):
+        for value in node_values(node, exported.graph):
             if not value or value in present or value in initializers:
                 continue
             present.add(value)
@@ -82,7 +97,7 @@ def export(out, manifest, name, model, args, input_names, dynamic_axes, dims, op
             for inner in graph.node:
                 if inner.op_type not in INDEXING:
                     continue
-                for value in list(inner.input) + list(inner.output):
+                for value in node_values(inner, graph):
                     if not value or any(value == w[0] for w in wanted):
                         continue
                     info = branch_types.get(value)
@@ -150,7 +165,7 @@ def export(out, manifest, name, model, args, input_names, dynamic_axes, dims, op
         for inner in body.node:
             if inner.op_type not in INDEXING:
                 continue
-            for value in list(inner.input) + list(inner.output):
+            for value in node_values(inner, body):
                 if not value or value in fed:
                     continue
                 fed.add(value)

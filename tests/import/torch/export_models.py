@@ -109,6 +109,18 @@ class IndexPutAccumulate(nn.Module):
         return x
 
 
+class Int32Ids(nn.Module):
+    """Token ids held as int32, as a tokenizer on a microcontroller gives them: widened for the lookup (a Cast), and
+    rows picked by a flattened view of int32 picks (a Cast, then a Reshape)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 8)
+
+    def forward(self, ids, x, pick):
+        return self.emb(ids.long()), x[pick.long().view(-1)]
+
+
 def export(name, model, args, input_names, dynamic_axes, dims, opset=16, output_names=("out",)):
     return capture.export(OUT, manifest, name, model, args, input_names, dynamic_axes, dims, opset, output_names)
 
@@ -134,6 +146,10 @@ detection_boxes = torch.cat([corners, corners + 0.05 + torch.rand(anchors, 2) * 
 export("detection", DetectionPostProcess(), (detection_boxes, torch.randn(anchors, 5) * 2, torch.randn(anchors, 6)),
        ["boxes", "logits", "features"], {"boxes": {0: "anchors"}, "logits": {0: "anchors"}, "features": {0: "anchors"}},
        {"anchors": anchors}, output_names=("kept_boxes", "kept_labels", "kept_scores", "kept_features", "confident"))
+export("int32_ids", Int32Ids(),
+       (torch.randint(0, 50, (batch, seq), dtype=torch.int32), torch.randn(9, 4), torch.tensor([[3, -1, 8, 0]], dtype=torch.int32)),
+       ["ids", "x", "pick"], {"ids": {0: "batch", 1: "seq"}, "x": {0: "rows"}, "pick": {1: "n"}},
+       {"batch": batch, "seq": seq, "rows": 9, "n": 4}, output_names=("tokens", "picked"))
 # Values in quarters, small enough that every sum is exact in float32 whatever the order of the additions: eager
 # PyTorch's x + v1 + v2 and the kernel's (0 + v1 + v2), added to x after it, give the same bits.
 quarters = lambda *shape: torch.randint(-40, 41, shape).float() / 4

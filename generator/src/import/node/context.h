@@ -43,6 +43,7 @@ struct NodeContext {
     std::optional<MaxCount> max_count;
     std::string path;  // the node's path, as --max-count names it in hints
     bool weights_in_kernel = true;  // a gather's constant data becomes the kernel's table (--weights kernel)
+    bool plain_indices = false;     // the kernel takes the node's own indices input (--plain-indices)
 };
 
 // The node's inputs as the kernel's tensors (data, indices, updates, in that order): for each, the node's input

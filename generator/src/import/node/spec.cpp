@@ -4,6 +4,7 @@
 #include <set>
 
 #include "import/node/constants.h"
+#include "import/node/index_source.h"
 #include "import/node/quantized_tables.h"
 #include "import/node/tensors.h"
 
@@ -209,9 +210,21 @@ HeldTables held_tables(const Json& spec, const ConstantTable& table) {
 }
 
 
+// Run-time indices: the kernel takes the tensor they are made of (index_source.h), of its own type, unless
+// --plain-indices keeps the node's own. Where the indices' rows are counted, only steps that keep the shape.
+void take_indices_source(const NodeContext& c, const std::string& indices, const std::optional<BoundedCount>& bounded,
+                         Json& spec, KernelTensors& call) {
+    const bool counted_rows = bounded && bounded->count && bounded->leads == "indices";
+    IndexSource source = c.plain_indices ? IndexSource{indices, 0, {}} : index_source(c.scope, indices, !counted_rows);
+    if (!source.through.empty()) spec["index_dtype"] = source.elem_type == onnx::TensorProto::INT32 ? "int32" : "int64";
+    call.indices = std::move(source.tensor);
+    call.indices_through = std::move(source.through);
+}
+
 // A com.microsoft.GatherBlockQuantized node: a Gather along axis 0 from the quantized table it holds (its data,
 // scales and zero points, constants), its indices passed at run time (with a count, as a Gather's).
-Result<Json> block_quantized_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, ConstantTable& table) {
+Result<Json> block_quantized_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, ConstantTable& table,
+                                  KernelTensors& call) {
     auto quantized = block_quantized_table(c.scope, c.node);
     if (!quantized) return Problem{quantized.problem()};
     if (!c.weights_in_kernel) {
@@ -247,6 +260,8 @@ Result<Json> block_quantized_spec(const NodeContext& c, std::optional<BoundedCou
     spec["quantization"] = quantization_json(*quantized);
     if (bounded && bounded->count) spec["count"] = "runtime";
     table.quantized = quantized.take();
+    call.data = c.node.input(0);
+    take_indices_source(c, c.node.input(1), bounded, spec, call);
     return spec;
 }
 
@@ -343,7 +358,8 @@ void hold_constants(const NodeContext& c, const NodeInputs& inputs, NodeTensors&
 }
 
 // The spec of a node of the ONNX operators (not GatherBlockQuantized).
-Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, ConstantTable& table) {
+Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, ConstantTable& table,
+                            KernelTensors& call) {
     const onnx::NodeProto& node = c.node;
     const auto inputs = node_inputs(node, c.rule.onnx);
     if (!inputs) return Problem{inputs.problem()};
@@ -377,22 +393,27 @@ Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& b
     if (bounded && bounded->count) spec["count"] = "runtime";
     if (bounded && bounded->leads == "data") spec["count_leads"] = "data";
     if (bounded && bounded->data_count) spec["data_count"] = "runtime";
+    call.data = inputs->name(node, KernelInput::Data);
+    call.updates = inputs->name(node, KernelInput::Updates);
     if (tensors->zero_indices) {
         spec["indices"] = Json(std::vector<int64_t>(indices.shape[0], 0));
     } else {
         auto constant = constant_indices(c, inputs->name(node, KernelInput::Indices), indices.shape);
         if (!constant) return Problem{constant.problem()};
         if (*constant) spec["indices"] = std::move(**constant);
+        else take_indices_source(c, inputs->name(node, KernelInput::Indices), bounded, spec, call);
     }
     return spec;
 }
 
 }  // namespace
 
-Result<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, HeldTables& held) {
+Result<Json> node_spec(const NodeContext& c, std::optional<BoundedCount>& bounded, HeldTables& held, KernelTensors& tensors) {
     if (auto opset = check_opset(c.rule, c.opset); !opset) return Problem{opset.problem()};
     ConstantTable table;
-    auto spec = is_gather_block_quantized(c.node) ? block_quantized_spec(c, bounded, table) : onnx_node_spec(c, bounded, table);
+    auto spec = is_gather_block_quantized(c.node) ? block_quantized_spec(c, bounded, table, tensors)
+                                                  : onnx_node_spec(c, bounded, table, tensors);
+    tensors.output = c.node.output_size() > 0 ? c.node.output(0) : "";
     held = spec ? held_tables(*spec, table) : HeldTables{};
     held.note = table.note;
     return spec;

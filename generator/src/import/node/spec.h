@@ -30,7 +30,8 @@ int64_t default_opset(const onnx::ModelProto& model, bool& found);
 // The spec of one node (keys in the README's order, "name" empty for the caller to set), or why there is none. A
 // node with a run-time count gets its bound in `bounded`. The tensors its kernel holds are `held`'s files, each named
 // by a key of the spec set to "" for the caller to name (HeldFile::key); `held`'s note says why a constant one stays
-// a parameter, whether or not there is a spec.
-Result<nlohmann::ordered_json> node_spec(const NodeContext& context, std::optional<BoundedCount>& bounded, HeldTables& held);
+// a parameter, whether or not there is a spec. `tensors`: the model's tensors its parameters take.
+Result<nlohmann::ordered_json> node_spec(const NodeContext& context, std::optional<BoundedCount>& bounded, HeldTables& held,
+                                         KernelTensors& tensors);
 
 }  // namespace kernelgen

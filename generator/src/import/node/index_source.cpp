@@ -1,0 +1,48 @@
+#include "import/node/index_source.h"
+
+#include <set>
+
+
+namespace kernelgen {
+
+namespace {
+
+// The element type of `name` where the scope knows it, else 0.
+int32_t elem_type_of(const GraphScope& scope, const std::string& name) {
+    const onnx::TypeProto* type = scope.type(name);
+    return type && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
+}
+
+bool integer_index_type(int32_t type) { return type == onnx::TensorProto::INT32 || type == onnx::TensorProto::INT64; }
+
+// Whether `node` passes its first input on with every value and its order kept: a reshape of the same elements,
+// or a Cast that widens int32 to int64 (or casts to the type it has).
+bool keeps_values(const onnx::NodeProto& node, int32_t from, int32_t to, bool reshapes) {
+    static const std::set<std::string> layout{"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"};
+    if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+    if (node.op_type() == "Cast") return from == to || (from == onnx::TensorProto::INT32 && to == onnx::TensorProto::INT64);
+    return reshapes && from == to && layout.count(node.op_type());
+}
+
+}  // namespace
+
+IndexSource index_source(const GraphScope& scope, const std::string& indices, bool reshapes) {
+    IndexSource source{indices, elem_type_of(scope, indices), {}};
+    // Each step leads to a tensor made before it: at most one step per node of the graph.
+    for (int steps = 0; steps < scope.graph->node_size(); ++steps) {
+        const auto made = scope.producers.find(source.tensor);
+        if (made == scope.producers.end()) break;
+        const onnx::NodeProto& node = scope.graph->node(made->second);
+        if (node.input_size() < 1 || node.input(0).empty() || !scope.defined.count(node.input(0))) break;
+        const std::string& before = node.input(0);
+        const int32_t type = elem_type_of(scope, before);
+        if (!integer_index_type(type) || scope.may_have_value(before)) break;
+        if (!keeps_values(node, type, source.elem_type, reshapes)) break;
+        source.through.insert(source.through.begin(), node.op_type() + " " + (node.name().empty() ? node.output(0) : node.name()));
+        source.tensor = before;
+        source.elem_type = type;
+    }
+    return source;
+}
+
+}  // namespace kernelgen
