@@ -109,6 +109,18 @@ TEST(OperatorTable, SchemaOperatorsAreTheTables) {
     }
 }
 
+// The import report's schema lists the ONNX operators a node of the report may be: every one the table imports.
+TEST(OperatorTable, ReportSchemaOperatorsAreTheTables) {
+    std::ifstream in(std::string(KERNELGEN_SOURCE_DIR) + "/schema/kernelgen-import-report.schema.json");
+    const json schema = json::parse(in);
+    Names table;
+    for (const auto& row : operators()) {
+        for (const auto& onnx : row.onnx) table.emplace(onnx.op_type);
+    }
+    const json& node = schema.at("properties").at("nodes").at("items");
+    EXPECT_EQ(node.at("properties").at("op").at("enum").get<Names>(), table);
+}
+
 TEST(OperatorTable, SchemaKeysOfEachOperatorAreTheTables) {
     const json schema = read_schema();
     const json& kernel = kernel_schema(schema);
