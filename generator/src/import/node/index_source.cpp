@@ -2,7 +2,6 @@
 
 #include <set>
 
-
 namespace kernelgen {
 
 namespace {

@@ -1,4 +1,4 @@
-// Where a kernel's indices come from: the graph often makes a node's indices of a smaller run-time tensor the
+// Where a kernel's indices come from: the graph often makes a node's indices of another run-time tensor the
 // firmware already holds, by steps that change neither the values nor their order (a Reshape, Squeeze, Unsqueeze,
 // Flatten or Identity) or that only widen them (a Cast of int32 ids to int64). The kernel then takes that tensor
 // itself, of its own type: no second buffer, int32 ids kept int32.
