@@ -21,6 +21,9 @@ import jsonschema
 # Catalogue entries (their "### " titles) whose rule relates values to each other, which JSON Schema cannot.
 NOT_EXPRESSIBLE = {
     "Malformed JSON, with line and column": "not a JSON document: no schema applies (the editor's parser says so)",
+    "A dimension that does not broadcast": "needs two shapes compared, aligned at the back",
+    "More dimensions than the indices": "needs the lengths of two arrays compared",
+    "An index tuple broadcast": "needs the last items of two arrays of any length compared",
     "An ONNX model given as a spec": "not a JSON document: a model, which kernelgen import reads",
     "A key given twice in one object": "JSON Schema sees the parsed object, where one of the two is gone",
     "A shape with more than 2^40 elements": "needs the product of the dimensions",

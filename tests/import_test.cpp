@@ -2841,7 +2841,7 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
 // ONNX Runtime's output bit for bit.
 TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     const json manifest = json::parse(read_text(dir_ / "manifest.json"));
-    ASSERT_EQ(manifest.size(), 9u);
+    ASSERT_EQ(manifest.size(), 10u);
     ExportCheck checked;
     for (const auto& [model_name, entry] : manifest.items()) check_export(dir_, model_name, entry, true, checked);
     EXPECT_GE(checked.shape_gathers, 7u);
@@ -2882,6 +2882,21 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
         checked.cases.back().expected_status = -1;
     }
     EXPECT_EQ(int32_kernels.size(), 2u);
+    // index_copy: the kernel takes the positions themselves and broadcasts them (the cases above fed it `pos`, as
+    // its call says); a position out of range is refused, the output untouched.
+    bool index_copy = false;
+    for (const auto& kernel : checked.kernels) {
+        if (kernel.name.rfind("index_copy_", 0) != 0) continue;
+        index_copy = true;
+        ASSERT_TRUE(kernel.indices_broadcast_from.has_value()) << kernel.name;
+        EXPECT_EQ(*kernel.indices_broadcast_from, (kernelgen::Shape{1, 2, 1}));
+        const auto zeros = [](const kernelgen::Shape& shape) { return std::vector<uint8_t>(kernelgen::element_count(shape) * 4, 0); };
+        checked.cases.push_back(make_case(kernel, kernel.name + ", a position out of range", zeros(kernel.data_shape),
+                                          cprogram::bytes_of(std::vector<int64_t>{8, 0}), zeros(kernel.updates_shape),
+                                          std::vector<uint8_t>(kernelgen::element_count(kernel.output_shape) * 4, cprogram::kSentinel)));
+        checked.cases.back().expected_status = -1;
+    }
+    EXPECT_TRUE(index_copy);
     run_cases(fresh_dir("torch_kernels"), checked.kernels, checked.cases);
 }
 
@@ -4272,6 +4287,24 @@ TEST(ImportCall, IndicesMadeOfAnotherTensor) {
                               {"parameter": "indices", "tensor": "ids", "through": ["Cast widen", "Reshape flatten"]},
                               {"parameter": "output", "tensor": "rows"}])"));
     EXPECT_EQ(report["nodes"][1]["call"][1], json::parse(R"({"parameter": "indices", "tensor": "narrowed"})"));
+
+    // An Expand is passed too (index_copy's positions): the kernel takes them and broadcasts them.
+    Model e(18);
+    e.input("cache", kFloat, {1, 8, 4});
+    e.input("pos", kInt64, {3});
+    e.input("x", kFloat, {1, 3, 4});
+    e.initializer("axes", kInt64, {2}, {0, 2});
+    e.initializer("to", kInt64, {3}, {1, 3, 4});
+    e.node("Unsqueeze", {"pos", "axes"}, "pos3", "unsqueeze");
+    e.node("Expand", {"pos3", "to"}, "positions", "expand");
+    Model::attribute(e.node("ScatterElements", {"cache", "positions", "x"}, "written", "write"), "axis", 1);
+    e.output("written", kFloat, {1, 8, 4});
+    const auto expanded = kernelgen::import_model(e.bytes(), "expand.onnx");
+    ASSERT_EQ(expanded.kernels.size(), 1u) << (expanded.skipped.empty() ? "" : expanded.skipped.front().reason);
+    EXPECT_EQ(expanded.kernels[0].tensors.indices, "pos");
+    EXPECT_EQ(expanded.kernels[0].tensors.indices_through, (std::vector<std::string>{"Unsqueeze unsqueeze", "Expand expand"}));
+    EXPECT_EQ(expanded.kernels[0].spec.indices_broadcast_from, (kernelgen::Shape{1, 3, 1}));
+    EXPECT_EQ(expanded.kernels[0].spec.indices_shape, (kernelgen::Shape{1, 3, 4}));
 
     options.plain_indices = {"lookup"};
     const auto plain = kernelgen::import_model(m.bytes(), "call.onnx", options);

@@ -229,6 +229,74 @@ void add_integer_cases(const std::string& dtype, const std::vector<T>& data, con
 }
 
 // max and min compare as the type does (signed or unsigned, whatever the width); add and mul wrap in the type.
+// --- indices broadcast from a smaller shape ---------------------------------------------------------------
+// Indices the kernel takes smaller than indices_shape ("indices_broadcast_from"), broadcast as ONNX's Expand does:
+// the result is the operator's on the expanded indices (the reference is fed them expanded here, by a plain
+// expansion of its own), and one value out of range is refused with the output untouched.
+
+// `from` (row-major, of shape `from_shape`, of the rank of `to`, each dimension `to`'s or 1) expanded to `to`.
+std::vector<int64_t> expanded(const std::vector<int64_t>& from, const reference::Shape& from_shape, const reference::Shape& to) {
+    std::vector<int64_t> out;
+    for (int64_t flat = 0; flat < reference::count(to); ++flat) {
+        int64_t rest = flat, at = 0, stride = 1;
+        for (size_t i = to.size(); i-- > 0;) {
+            const int64_t coordinate = rest % to[i];
+            rest /= to[i];
+            at += (from_shape[i] == 1 ? 0 : coordinate) * stride;
+            stride *= from_shape[i];
+        }
+        out.push_back(from[static_cast<size_t>(at)]);
+    }
+    return out;
+}
+
+// A case of a broadcast kernel: checked_case on the expanded indices, then given the smaller ones.
+Case broadcast_case(const std::string& kernel, const reference::Problem& problem, const reference::Shape& from_shape,
+                    const std::vector<int64_t>& from, const std::vector<float>& data, const std::vector<float>& updates,
+                    const std::vector<float>& expected, int status) {
+    Case c = checked_case<float>(kernel, problem, data, expanded(from, from_shape, problem.indices_shape), updates,
+                                 expected, status);
+    c.indices = cprogram::bytes_of(from);
+    return c;
+}
+
+std::vector<float> iota(size_t n, float first) {
+    std::vector<float> out(n);
+    for (size_t i = 0; i < n; ++i) out[i] = first + static_cast<float>(i);
+    return out;
+}
+
+TEST(BroadcastIndices, EachOperatorReadsTheSmallerIndicesWhereTheyBroadcast) {
+    const std::vector<std::string> specs{
+        // PyTorch's cache.index_copy(1, pos, x): the positions expanded along the other axes.
+        R"({"name": "copy_at", "op": "ScatterElements", "dtype": "float32", "data_shape": [1, 8, 3], "indices_shape": [1, 2, 3], "indices_broadcast_from": [2, 1], "axis": 1})",
+        R"({"name": "rows_at", "op": "Gather", "dtype": "float32", "data_shape": [5, 2], "indices_shape": [3, 2], "indices_broadcast_from": [3, 1]})",
+        R"({"name": "nd_at", "op": "ScatterND", "dtype": "float32", "data_shape": [1, 6, 2], "indices_shape": [1, 3, 2], "indices_broadcast_from": [1, 1, 2]})",
+        R"({"name": "ge_at", "op": "GatherElements", "dtype": "float32", "data_shape": [2, 4], "indices_shape": [2, 3], "indices_broadcast_from": [3], "axis": 1})"};
+    const reference::Problem copy_at{"ScatterElements", {1, 8, 3}, {1, 2, 3}, 1};
+    const reference::Problem rows_at{"Gather", {5, 2}, {3, 2}, 0};
+    const reference::Problem nd_at{"ScatterND", {1, 6, 2}, {1, 3, 2}};
+    const reference::Problem ge_at{"GatherElements", {2, 4}, {2, 3}, 1};
+    // copy_at: rows 5 and -1 (7) of the cache take the two rows of updates.
+    std::vector<float> copied = iota(24, 0);
+    for (size_t j = 0; j < 3; ++j) copied[15 + j] = 100.0f + static_cast<float>(j), copied[21 + j] = 103.0f + static_cast<float>(j);
+    // nd_at: all three tuples are (0, 4): the last update wins, no reduction.
+    std::vector<float> nd(12, 0.0f);
+    nd[8] = 5, nd[9] = 6;
+    const std::vector<Case> cases{
+        broadcast_case("copy_at", copy_at, {1, 2, 1}, {5, -1}, iota(24, 0), iota(6, 100), copied, 0),
+        broadcast_case("copy_at", copy_at, {1, 2, 1}, {8, 0}, iota(24, 0), iota(6, 100), {}, -1),
+        // rows_at: rows 4, 0 and -5 (0), each twice.
+        broadcast_case("rows_at", rows_at, {3, 1}, {4, 0, -5}, iota(10, 0), {}, {8, 9, 8, 9, 0, 1, 0, 1, 0, 1, 0, 1}, 0),
+        broadcast_case("rows_at", rows_at, {3, 1}, {4, 0, -6}, iota(10, 0), {}, {}, -1),
+        broadcast_case("nd_at", nd_at, {1, 1, 2}, {0, 4}, std::vector<float>(12, 0.0f), iota(6, 1), nd, 0),
+        broadcast_case("nd_at", nd_at, {1, 1, 2}, {0, 6}, std::vector<float>(12, 0.0f), iota(6, 1), {}, -1),
+        // ge_at: columns 3, 0 and -1 (3) of each row.
+        broadcast_case("ge_at", ge_at, {1, 3}, {3, 0, -1}, iota(8, 0), {}, {3, 0, 3, 7, 4, 7}, 0),
+        broadcast_case("ge_at", ge_at, {1, 3}, {3, -5, 0}, iota(8, 0), {}, {}, -1)};
+    expect_cases_pass(specs, cases);
+}
+
 TEST(IntegerReductions, MaxMinAddMulInTheType) {
     std::vector<std::string> specs;
     std::vector<Case> cases;

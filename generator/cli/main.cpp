@@ -79,7 +79,7 @@ constexpr const char* kOptions =
     "      --plain-indices NODE\n"
     "                     (import) the kernel of indexing node NODE takes the node's own\n"
     "                     indices, not the run-time tensor the graph makes them of by\n"
-    "                     reshapes and a widening Cast (int32 ids)\n"
+    "                     reshapes, a widening Cast (int32 ids) and an Expand\n"
     "      --weights MODE (import) kernel (the default): a gather whose data is a constant\n"
     "                     of the model (an embedding table) holds it, DIR/<kernel>.data.npy;\n"
     "                     caller: the caller passes it, as any other input\n"

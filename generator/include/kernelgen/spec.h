@@ -96,6 +96,10 @@ struct KernelSpec {
     // along data's axis 0 select among those rows: each lies in [-data_count, data_count - 1], negative ones
     // wrapped by data_count. Beside "count" or alone; the shapes above are those at the bound.
     bool runtime_data_count = false;
+    // "indices_broadcast_from": the shape of the indices the kernel takes, which broadcast to indices_shape as
+    // ONNX's Expand broadcasts (aligned at the back; each dimension indices_shape's or 1): a model's indices made
+    // of a smaller tensor (the positions of an index_copy). Nothing where the kernel takes indices_shape itself.
+    std::optional<Shape> indices_broadcast_from;
     // Constant indices ("indices" in the spec): the index values, row-major, known when the kernel is
     // generated (an initializer of the model). Each was checked against its bound when read; the kernel then
     // takes no indices parameter and its copies are resolved at generation time.

@@ -28,9 +28,9 @@ import torch
 
 CAPTURED = ".captured"  # the suffix of a captured value's graph output
 INDEXING = {"Gather", "GatherElements", "GatherND", "ScatterND", "ScatterElements", "Scatter"}
-# The steps that keep an index tensor's values and their order (or widen them): import's kernel takes the tensor
-# before them, which the test must then see too.
-PASS_THROUGH = {"Cast", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"}
+# The steps that keep an index tensor's values and their order (or widen or broadcast them): import's kernel takes
+# the tensor before them, which the test must then see too.
+PASS_THROUGH = {"Cast", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Expand"}
 
 
 def node_values(node, graph):

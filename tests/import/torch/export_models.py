@@ -121,6 +121,14 @@ class Int32Ids(nn.Module):
         return self.emb(ids.long()), x[pick.long().view(-1)]
 
 
+class IndexCopy(nn.Module):
+    """A cache written at run-time positions: cache.index_copy(1, pos, x), a ScatterElements whose indices are the
+    positions unsqueezed and expanded along the other axes."""
+
+    def forward(self, cache, pos, x):
+        return cache.index_copy(1, pos, x)
+
+
 def export(name, model, args, input_names, dynamic_axes, dims, opset=16, output_names=("out",)):
     return capture.export(OUT, manifest, name, model, args, input_names, dynamic_axes, dims, opset, output_names)
 
@@ -150,6 +158,8 @@ export("int32_ids", Int32Ids(),
        (torch.randint(0, 50, (batch, seq), dtype=torch.int32), torch.randn(9, 4), torch.tensor([[3, -1, 8, 0]], dtype=torch.int32)),
        ["ids", "x", "pick"], {"ids": {0: "batch", 1: "seq"}, "x": {0: "rows"}, "pick": {1: "n"}},
        {"batch": batch, "seq": seq, "rows": 9, "n": 4}, output_names=("tokens", "picked"))
+export("index_copy", IndexCopy(), (torch.randn(batch, 8, 4), torch.tensor([5, 2]), torch.randn(batch, 2, 4)),
+       ["cache", "pos", "x"], {"cache": {0: "batch"}, "x": {0: "batch"}}, {"batch": batch})
 # Values in quarters, small enough that every sum is exact in float32 whatever the order of the additions: eager
 # PyTorch's x + v1 + v2 and the kernel's (0 + v1 + v2), added to x after it, give the same bits.
 quarters = lambda *shape: torch.randint(-40, 41, shape).float() / 4

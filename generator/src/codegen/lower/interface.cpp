@@ -128,7 +128,9 @@ void lower_interface(const KernelSpec& spec, Lowered& lowered) {
     values.text["dtype"] = std::string(type.name);
     values.text["index_dtype"] = std::string(name(spec.index_dtype));
     values.text["data_shape"] = format_shape(spec.data_shape);
-    values.text["indices_shape"] = format_shape(spec.indices_shape);
+    values.text["indices_shape"] = spec.indices_broadcast_from ? format_shape(*spec.indices_broadcast_from) + " broadcast to " +
+                                                                     format_shape(spec.indices_shape)
+                                                               : format_shape(spec.indices_shape);
     values.text["updates_shape"] = format_shape(spec.updates_shape);
     values.text["output_shape"] = format_shape(spec.output_shape);
     values.text["indices_note"] = indices_note(spec, copy);

@@ -82,6 +82,18 @@ std::string scatter_formula(const std::string& target, const std::string& update
     return "";
 }
 
+// Where each position of indices_shape reads its index value: row-major in indices_shape, or in the smaller shape
+// the indices broadcast from ("indices_broadcast_from"), 0 along every axis they are broadcast along.
+std::vector<uint64_t> indices_read_strides(const KernelSpec& spec) {
+    if (!spec.indices_broadcast_from) return row_major_strides(spec.indices_shape);
+    const Shape& from = *spec.indices_broadcast_from;
+    std::vector<uint64_t> strides = row_major_strides(from);
+    for (size_t i = 0; i < from.size(); ++i) {
+        if (from[i] != spec.indices_shape[i]) strides[i] = 0;
+    }
+    return strides;
+}
+
 IndexedCopy lower_gather(const KernelSpec& spec) {
     const auto axis = static_cast<size_t>(spec.axis);
     const Shape& data = spec.data_shape;
@@ -92,6 +104,14 @@ IndexedCopy lower_gather(const KernelSpec& spec) {
     IndexedCopy copy;
     copy.indexed = IndexedCopy::Indexed::Source;
     copy.loops = {Loop{outer, 0, size * inner, count * inner}, Loop{count, 1, 0, inner}};
+    if (spec.indices_broadcast_from) {  // a loop per axis of indices, each reading as the broadcast says
+        const auto reads = indices_read_strides(spec);
+        const Shape& indices = spec.indices_shape;
+        copy.loops.pop_back();
+        for (size_t i = 0; i < indices.size(); ++i) {
+            copy.loops.push_back(Loop{indices[i], reads[i], 0, product(indices, i + 1, indices.size()) * inner});
+        }
+    }
     copy.components = {component(0, size, inner)};
     copy.block = inner;
     const std::string before = dims("a", axis), after = axis + 1 < data.size() ? ":" : "";
@@ -106,13 +126,14 @@ IndexedCopy lower_gather(const KernelSpec& spec) {
 IndexedCopy lower_elements(const KernelSpec& spec, IndexedCopy::Indexed indexed) {
     const auto axis = static_cast<size_t>(spec.axis);
     const auto data_strides = row_major_strides(spec.data_shape);
-    const auto index_strides = row_major_strides(spec.indices_shape);
+    const auto dense_strides = row_major_strides(spec.indices_shape);  // output's, or a scatter's updates'
+    const auto reads = indices_read_strides(spec);
     IndexedCopy copy;
     copy.indexed = indexed;
     for (size_t i = 0; i < spec.indices_shape.size(); ++i) {
         const uint64_t data_stride = i == axis ? 0 : data_strides[i];
-        if (indexed == IndexedCopy::Indexed::Source) copy.loops.push_back(Loop{spec.indices_shape[i], index_strides[i], data_stride, index_strides[i]});
-        else copy.loops.push_back(Loop{spec.indices_shape[i], index_strides[i], index_strides[i], data_stride});
+        if (indexed == IndexedCopy::Indexed::Source) copy.loops.push_back(Loop{spec.indices_shape[i], reads[i], data_stride, dense_strides[i]});
+        else copy.loops.push_back(Loop{spec.indices_shape[i], reads[i], dense_strides[i], data_stride});
     }
     copy.components = {component(0, spec.data_shape[axis], data_strides[axis])};
     return copy;
@@ -155,7 +176,7 @@ TupleLayout tuple_layout(const KernelSpec& spec, size_t batch_dims, bool gather)
     const Shape& indices = spec.indices_shape;
     const size_t k = static_cast<size_t>(indices.back());
     const auto data_strides = row_major_strides(data);
-    const auto index_strides = row_major_strides(indices);
+    const auto index_strides = indices_read_strides(spec);
     const uint64_t block = product(data, batch_dims + k, data.size());
     // The dense side (output of a gather, updates of a scatter) is laid out as indices[:-1] + data[b+k:].
     TupleLayout layout{{}, {}, block};
@@ -291,7 +312,7 @@ IndexedCopy lower_operator(const KernelSpec& spec, TemplateValues& contract) {
     contract.text["operator"] = std::string(name(spec.op)) + attribute;
     contract.flags["write_indices"] = !write_range.empty();
     copy.data_size = element_count(spec.data_shape);
-    copy.indices_size = element_count(spec.indices_shape);
+    copy.indices_size = element_count(spec.indices_broadcast_from ? *spec.indices_broadcast_from : spec.indices_shape);
     copy.updates_size = is_scatter(spec.op) ? element_count(spec.updates_shape) : 0;
     copy.output_size = element_count(spec.output_shape);
     copy.tuple_count = copy.components.empty() ? 0 : copy.indices_size / copy.components.size();

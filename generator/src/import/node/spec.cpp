@@ -210,13 +210,18 @@ HeldTables held_tables(const Json& spec, const ConstantTable& table) {
 }
 
 
-// Run-time indices: the kernel takes the tensor they are made of (index_source.h), of its own type, unless
-// --plain-indices keeps the node's own. Where the indices' rows are counted, only steps that keep the shape.
+// Run-time indices: the kernel takes the tensor they are made of (index_source.h), of its own type and broadcast
+// where an Expand broadcasts it, unless --plain-indices keeps the node's own. Where the indices' rows are counted,
+// only steps that keep the shape.
 void take_indices_source(const NodeContext& c, const std::string& indices, const std::optional<BoundedCount>& bounded,
                          Json& spec, KernelTensors& call) {
     const bool counted_rows = bounded && bounded->count && bounded->leads == "indices";
-    IndexSource source = c.plain_indices ? IndexSource{indices, 0, {}} : index_source(c.scope, indices, !counted_rows);
+    // Broadcast indices: not beside a run-time count, nor for a cache's write (one index per batch row).
+    const bool broadcasts = !bounded && info(c.rule.op).counts;
+    IndexSource source = c.plain_indices ? IndexSource{indices, 0, {}, std::nullopt}
+                                         : index_source(c.scope, indices, !counted_rows, broadcasts);
     if (!source.through.empty()) spec["index_dtype"] = source.elem_type == onnx::TensorProto::INT32 ? "int32" : "int64";
+    if (source.broadcast_from) spec["indices_broadcast_from"] = *source.broadcast_from;
     call.indices = std::move(source.tensor);
     call.indices_through = std::move(source.through);
 }
