@@ -2096,6 +2096,11 @@ TEST(FakeQuantization, QuantizeRoundsTiesToEvenAndSaturates) {
     EXPECT_EQ(quantize_linear(0.35f, 0.1f, 0, Q::Int8), 4);
     EXPECT_EQ(quantize_linear(0.75f, 0.1f, 0, Q::Int8), 8);
     EXPECT_EQ(quantize_linear(0.25f, 0.1f, 0, Q::Int8), 2);
+    // Divided, not multiplied by the reciprocal: 1.55f = 13002342 * 2^-23 over 0.1f is 15.4999993..., whose nearest
+    // float is 15.4999990 (floats are 2^-20 apart there): 15, where 1.55f * (1 / 0.1f) gives 15.5 -> 16. The float after
+    // 0.75, 0.75 + 2^-24, over 0.3f (10066330 * 2^-25) is 2.5000001..., which rounds to the float 2.5: a tie, 2.
+    EXPECT_EQ(quantize_linear(1.55f, 0.1f, 0, Q::Int8), 15);
+    EXPECT_EQ(quantize_linear(std::nextafter(0.75f, 1.0f), 0.3f, 0, Q::Int8), 2);
     // Saturation at both ends, after the zero point: 100 + 50 = 150 -> 127; -100 - 50 -> -128; uint8 0..255.
     EXPECT_EQ(quantize_linear(1000.0f, 1.0f, 0, Q::Int8), 127);
     EXPECT_EQ(quantize_linear(-1000.0f, 1.0f, 0, Q::Int8), -128);
@@ -2253,9 +2258,9 @@ TEST(FakeQuantization, ChainsNotFusedSayWhy) {
 // in blocks of 3 along the columns, uint8 in blocks of 4 along the rows), 4 bits (opset 21: int4 per tensor, uint4
 // per column, int4 in blocks along an odd row, uint4 by output_dtype), float16 weights and scales (opset 19), a Clip
 // to 0..127 between (as PyTorch exports quant_max 127), and a DequantizeLinear with scales of its own. Each model runs
-// in ONNX Runtime; its import makes one kernel holding the quantized table, whose spec files read back to it; the
-// kernel, compiled with the sanitizers, gives ONNX Runtime's output of the Gather bit for bit, and an index out of
-// range leaves the output untouched (ONNX Runtime fails the run).
+// in ONNX Runtime, gathering every row; its import makes one kernel holding the quantized table, whose spec files
+// read back to it; the kernel, compiled with the sanitizers, gives ONNX Runtime's output of the Gather bit for bit, and
+// an index out of range leaves the output untouched (ONNX Runtime fails the run).
 TEST(ImportOrt, FakeQuantizedTablesAgreeWithOnnxRuntime) {
     if (!have_ort()) GTEST_SKIP() << "node or onnxruntime-node missing (see tests/ort_crosscheck/README.md)";
     std::mt19937_64 rng(20261128);
@@ -2329,10 +2334,10 @@ TEST(ImportOrt, FakeQuantizedTablesAgreeWithOnnxRuntime) {
         const bool four = test.q_type == kInt4 || test.q_type == kUInt4;
         const bool is_signed = test.q_type == kInt4 || test.q_type == kInt8;
         Model m(test.opset);
-        const std::vector<int64_t> indices_dims{5};
+        const std::vector<int64_t> indices_dims{test.data[0]};
         m.input("ids", kInt64, indices_dims);
-        // Scales: 2^-k (k 3..6), or random ones near 0.01 (float32, 24 random bits); one base for the weights.
-        const double base = test.x_type == kHalf ? 1.0 / 16 : 1.0 / 32;
+        // Scales: 2^-k (k 3..6), or random ones near 0.01 (float32, 24 random bits); the weights in steps of one
+        // `base`: the scale itself for one scale (halves are ties, or next to ties after float division), else 2^-5.
         auto scale_values = [&](size_t k) {
             std::vector<double> out;
             for (size_t i = 0; i < k; ++i) {
@@ -2341,27 +2346,30 @@ TEST(ImportOrt, FakeQuantizedTablesAgreeWithOnnxRuntime) {
             }
             return out;
         };
-        // Weights: whole and half steps of `base` (ties where the scale is base), a quarter of them far beyond the
-        // type's range on either side, the rest random.
+        const std::vector<double> scales = scale_values(count(test.scales));
+        const double base = test.x_type == kHalf ? 1.0 / 16 : test.scales.empty() ? scales.front() : 1.0 / 32;
+        // Weights: half steps of `base` within the type's range (ties where the scale is base), whole steps, steps far
+        // beyond the range on either side, and random ones, a quarter each.
         const int64_t range = four ? 10 : 160;
         std::vector<double> weights;
         for (size_t i = 0; i < count(test.data); ++i) {
             const int64_t kind = uniform(0, 3);
-            const double steps = kind == 0 ? static_cast<double>(uniform(-range, range)) + 0.5
+            const double steps = kind == 0 ? static_cast<double>(uniform(-range / 2, range / 2)) + 0.5
                                  : kind == 1 ? static_cast<double>(uniform(0, 1) ? 4 * range : -4 * range)
                                  : kind == 2 ? static_cast<double>(uniform(-range, range))
                                              : static_cast<double>(uniform(-4 * range * 64, 4 * range * 64)) / 64;
             weights.push_back(steps * base);
         }
         raw(m, "w", test.x_type, test.data, reals(weights, test.x_type));
-        raw(m, "s", test.x_type, test.scales, reals(scale_values(count(test.scales)), test.x_type));
+        raw(m, "s", test.x_type, test.scales, reals(scales, test.x_type));
         if (test.own_dq_scales) raw(m, "s2", test.x_type, test.scales, reals(scale_values(count(test.scales)), test.x_type));
         std::vector<std::string> q_inputs{"w", "s"}, dq_inputs{"q", test.own_dq_scales ? "s2" : "s"};
         if (test.zeros) {
             std::vector<int32_t> zeros;
             for (size_t i = 0; i < count(test.scales); ++i) {
-                zeros.push_back(static_cast<int32_t>(four ? (is_signed ? uniform(-8, 7) : uniform(0, 15))
-                                                          : (is_signed ? uniform(-128, 127) : uniform(0, 255))));
+                // Near the middle of the range, so that the half steps (ties) stay inside it.
+                zeros.push_back(static_cast<int32_t>(four ? (is_signed ? uniform(-2, 2) : uniform(6, 9))
+                                                          : (is_signed ? uniform(-20, 20) : uniform(108, 148))));
             }
             if (test.label.find("negative") != std::string::npos) zeros = {-37};
             std::vector<uint8_t> bytes;
@@ -2387,10 +2395,11 @@ TEST(ImportOrt, FakeQuantizedTablesAgreeWithOnnxRuntime) {
             Model::attribute(dq, name, value);
         }
         m.node("Gather", {"table", "ids"}, "rows", "lookup");
-        const std::vector<int64_t> out_dims{5, test.data[1]};
+        const std::vector<int64_t> out_dims{test.data[0], test.data[1]};
         m.output("rows", test.x_type, out_dims);
         const fs::path dir = fresh_dir("fake_quantized_ort_" + std::to_string(n++));
-        std::vector<int64_t> ids{-test.data[0], test.data[0] - 1, uniform(0, test.data[0] - 1), uniform(-test.data[0], -1), uniform(0, 9)};
+        std::vector<int64_t> ids;  // every row once, every other one counted from the back
+        for (int64_t i = 0; i < test.data[0]; ++i) ids.push_back(i % 2 ? i : i - test.data[0]);
         std::vector<uint8_t> expected;
         kernelgen::ImportResult result;
         ASSERT_NO_FATAL_FAILURE(import_quantized(dir, m, indices_dims, cprogram::bytes_of(ids), false, test.type, expected, result));
@@ -2940,6 +2949,8 @@ constexpr char kExportModels[] = "export_models.py", kTorchFolder[] = "torch";
 constexpr char kExportDetectors[] = "export_detectors.py", kDetectorsFolder[] = "detectors";
 using TorchExports = PyTorchExports<kExportModels, kTorchFolder>;
 using TorchDetectors = PyTorchExports<kExportDetectors, kDetectorsFolder>;
+constexpr char kExportFakeQuant[] = "export_fake_quant.py", kFakeQuantFolder[] = "fake_quant";
+using TorchFakeQuant = PyTorchExports<kExportFakeQuant, kFakeQuantFolder>;
 
 // What check_export found, over the exports it checked: the kernels and their cases, to compile and run at once.
 struct ExportCheck {
@@ -3214,6 +3225,42 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
                                                 "embedding_tables_tables_2_Gather", "token_embedding_tokens_Gather"}));
     EXPECT_EQ(zeros, (std::vector<std::string>{"index_put_accumulate_ScatterND", "segment_sum_ScatterElements"}));
     run_cases(fresh_dir("torch_kernels"), checked.kernels, checked.cases);
+}
+
+// Fake-quantized embeddings as PyTorch exports them (torch.fake_quantize_per_tensor_affine: int8 with a negative zero
+// point, int8 whose weights are half steps of a power-of-2 scale, uint8, 0..127 through a Clip;
+// torch.fake_quantize_per_channel_affine: int8 per row, uint8 per column), imported with one --dim per axis: each
+// Gather's kernel holds the quantized table (its report entry names the float weight and the QuantizeLinear), takes
+// only the ids, and gives ONNX Runtime's output of the Gather bit for bit, under the sanitizers; an id out of range is
+// refused with the output untouched.
+TEST_F(TorchFakeQuant, EmbeddingsImportQuantizedAndAgreeWithOnnxRuntime) {
+    const json manifest = json::parse(read_text(dir_ / "manifest.json"));
+    ASSERT_EQ(manifest.size(), 6u);
+    ExportCheck checked;
+    for (const auto& [model_name, entry] : manifest.items()) {
+        const size_t before = checked.cases.size();
+        check_export(dir_, model_name, entry, true, checked);
+        ASSERT_EQ(checked.cases.size(), before + 1) << model_name;
+        const kernelgen::KernelSpec& spec = checked.kernels.back();
+        ASSERT_TRUE(spec.quantization.has_value()) << model_name;
+        EXPECT_EQ(kernelgen::quantized_type_name(spec.quantization->type), entry.at("quantized").get<std::string>()) << model_name;
+        EXPECT_TRUE(spec.constant_data.has_value()) << model_name;
+        kernelgen::ImportOptions options;
+        for (const auto& [dim, value] : entry.at("dims").items()) options.dims[dim] = value.get<int64_t>();
+        const auto result = kernelgen::import_model_file((dir_ / (model_name + ".onnx")).string(), options);
+        const json held = json::parse(result.report).at("nodes").at(0).at("weights");
+        EXPECT_EQ(held.at("tensor"), "emb.weight") << model_name;
+        EXPECT_EQ(held.at("quantized").at("quantized_by").get<std::string>().rfind("QuantizeLinear ", 0), 0u) << result.report;
+        // The same ids but one, out of range: refused, the output untouched.
+        cprogram::Case bad = checked.cases.back();
+        const auto rows = entry.at("rows").get<int64_t>();
+        std::memcpy(bad.indices.data() + 8, &rows, sizeof rows);
+        bad.label += ", an id out of range";
+        bad.expected_output.assign(bad.expected_output.size(), cprogram::kSentinel);
+        bad.expected_status = -1;
+        checked.cases.push_back(bad);
+    }
+    run_cases(fresh_dir("torch_fake_quant_kernels"), checked.kernels, checked.cases);
 }
 
 // torchvision's detectors and a DLRM-style model as a user exports them (dynamic axes) and imports them with the
