@@ -1941,7 +1941,7 @@ void add_quantized_cases(const fs::path& dir, const kernelgen::ImportResult& res
 // Quantized tables, fused and bit-exact with ONNX Runtime: DequantizeLinear -> Gather (opset 13: int8 with one scale
 // and zero point, uint8 with a scale and zero point per column, int8 per row without zero points; opset 21: int8 in
 // blocks of 4 along the columns with float16 scales and a partial last block, uint8 in blocks of 3 along the rows,
-// one block of 8 over 6 columns) and com.microsoft.GatherBlockQuantized (4 bits with packed zero points and float16
+// one block of 8 over 6 columns, int4 per column and uint4 in blocks along the rows, rows of odd length) and com.microsoft.GatherBlockQuantized (4 bits with packed zero points and float16
 // scales, 8 bits with ONNX Runtime's default zero point 128, 4 bits with the default 8, 4 bits with 3 blocks a row
 // whose packed zero points pad each row, 8 bits in a block longer than the row), int64 and int32 indices, negative
 // ones included. Each
@@ -1990,8 +1990,8 @@ TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
         std::string label;
         int64_t opset;
         bool block_quantized;  // GatherBlockQuantized, else DequantizeLinear -> Gather
-        int32_t values_type;   // INT8 or UINT8
-        std::vector<int64_t> data;  // the values' dims as stored (4-bit: packed)
+        int32_t values_type;   // INT8, UINT8, or (DequantizeLinear) INT4, UINT4
+        std::vector<int64_t> data;  // the values' dims (GatherBlockQuantized's 4-bit: as packed)
         int32_t scale_type;
         std::vector<int64_t> scales;  // the scales' dims
         std::vector<int64_t> zeros;   // the zero points' dims; {-1}: none
@@ -2000,6 +2000,7 @@ TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
         std::string type;  // the spec's quantization type
     };
     const int32_t kInt8 = onnx::TensorProto::INT8, kUInt8 = onnx::TensorProto::UINT8, kHalf = onnx::TensorProto::FLOAT16;
+    const int32_t kUInt4 = 21, kInt4 = 22;  // ONNX 1.16's UINT4 and INT4
     const std::vector<Case> cases{
         {"int8, one scale and zero point", 13, false, kInt8, {10, 6}, kFloat, {}, {}, {}, kInt64, "int8"},
         {"uint8, a scale per column", 13, false, kUInt8, {10, 6}, kFloat, {6}, {6}, {{"axis", 1}}, kInt32, "uint8"},
@@ -2015,6 +2016,9 @@ TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
         // One scale: the axis, 1 by default, is not used (ONNX and ONNX Runtime), even where the table has no axis 1.
         {"int8, rank 1, one scale", 13, false, kInt8, {10}, kFloat, {}, {}, {}, kInt64, "int8"},
         {"uint8, rank 1, a scale of one element", 19, false, kUInt8, {10}, kHalf, {1}, {1}, {}, kInt32, "uint8"},
+        // 4-bit values as ONNX packs them (flat, two a byte; opset 21), rows of odd length.
+        {"int4, a scale per column", 21, false, kInt4, {10, 5}, kFloat, {5}, {5}, {{"axis", 1}}, kInt64, "int4"},
+        {"uint4, blocks of 2 along the rows", 21, false, kUInt4, {10, 3}, kHalf, {5, 3}, {5, 3}, {{"axis", 0}, {"block_size", 2}}, kInt32, "uint4"},
     };
     size_t n = 0;
     std::vector<kernelgen::KernelSpec> kernels;  // compiled and run together at the end
@@ -2029,11 +2033,13 @@ TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
         }
         const std::vector<int64_t> indices_dims{5};
         m.input("ids", test.index_type, indices_dims);
-        raw(m, "q", test.values_type, test.data, random_bytes(count(test.data)));
+        const bool four = test.values_type == kInt4 || test.values_type == kUInt4;  // ONNX's INT4/UINT4: two a byte
+        auto stored = [&](size_t elements) { return four ? (elements + 1) / 2 : elements; };
+        raw(m, "q", test.values_type, test.data, random_bytes(stored(count(test.data))));
         raw(m, "s", test.scale_type, test.scales, scales(count(test.scales), test.scale_type));
         std::vector<std::string> inputs = test.block_quantized ? std::vector<std::string>{"q", "ids", "s"} : std::vector<std::string>{"q", "s"};
         if (test.zeros != std::vector<int64_t>{-1}) {
-            raw(m, "z", test.values_type, test.zeros, random_bytes(count(test.zeros)));
+            raw(m, "z", test.values_type, test.zeros, random_bytes(stored(count(test.zeros))));
             inputs.push_back("z");
         }
         std::vector<int64_t> out_dims{5};
