@@ -2335,6 +2335,7 @@ TEST(ImportOrt, FakeQuantizedTablesAgreeWithOnnxRuntime) {
     size_t n = 0;
     std::vector<kernelgen::KernelSpec> kernels;
     std::vector<cprogram::Case> runs;
+    std::vector<fs::path> reports;
     for (const Case& test : cases) {
         SCOPED_TRACE(test.label);
         const bool four = test.q_type == kInt4 || test.q_type == kUInt4;
@@ -2421,8 +2422,11 @@ TEST(ImportOrt, FakeQuantizedTablesAgreeWithOnnxRuntime) {
         bad[2] = test.data[0];
         add_quantized_cases(dir, result, "fake_quantized_" + std::to_string(n), test.label, cprogram::bytes_of(ids),
                             cprogram::bytes_of(bad), expected, kernels, runs);
+        reports.push_back(dir / "specs" / "model.import.json");
     }
     run_cases(fresh_dir("fake_quantized_ort_kernels"), kernels, runs);
+    // The reports, with their "quantized_by", match the report's schema (when python3-jsonschema is there).
+    if (const auto checked = check_reports(reports)) EXPECT_EQ(checked->status, 0) << checked->out;
 }
 
 // A scatter's data or updates that are constants of the model (initializers, or zeros ConstantOfShape makes of a
