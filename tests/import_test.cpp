@@ -2163,8 +2163,9 @@ TEST(FakeQuantization, FourBitValuesPackTwoAByte) {
 
 // Fake-quantized chains that cannot be fused keep the float data a parameter, each with a note that says why: the
 // QuantizeLinear's scale not a constant, a float64 weight, a quotient beyond 2^31 (a zero scale), a Clip whose bound
-// is not a constant, a Gather along axis 1, a DequantizeLinear whose scale fits no quantization. A QuantizeLinear of
-// a graph input (activations quantized at run time) is no table: no note. With --weights caller, nothing is fused.
+// is not a constant, a Gather along axis 1, a DequantizeLinear whose scale fits no quantization, a 4-bit zero point
+// not in raw_data, 4-bit values whose dims make 2^80. A QuantizeLinear of a graph input (activations quantized at run
+// time) is no table: no note. With --weights caller, nothing is fused.
 TEST(FakeQuantization, ChainsNotFusedSayWhy) {
     const int32_t kInt8 = onnx::TensorProto::INT8, kDouble = onnx::TensorProto::DOUBLE;
     Model m(13);
@@ -2222,12 +2223,25 @@ TEST(FakeQuantization, ChainsNotFusedSayWhy) {
     chain("five", "w", "s", "z", -1, "s5", 0, false);
     chain("activations", "activations", "s", "z", -1, "s", 0, false);
     chain("fine", "w", "s", "z", -1, "s", 0, false);
+    // 4-bit constants ONNX Runtime would not read as such: a zero point in int32_data, values whose dims make 2^80.
+    onnx::TensorProto* typed = m.proto().mutable_graph()->add_initializer();
+    typed->set_name("z4");
+    typed->set_data_type(22);  // INT4
+    typed->add_int32_data(3);
+    chain("typed_int4", "w", "s", "z4", -1, "s", 0, false);
+    onnx::TensorProto* huge = m.proto().mutable_graph()->add_initializer();
+    huge->set_name("huge");
+    huge->set_data_type(21);  // UINT4
+    huge->add_dims(int64_t{1} << 40);
+    huge->add_dims(int64_t{1} << 40);
+    m.node("DequantizeLinear", {"huge", "s"}, "huge_t", "huge_dequantize");
+    m.node("Gather", {"huge_t", "ids"}, "huge", "huge");
+    m.output("huge", kFloat, {2, int64_t{1} << 40});
     const auto result = kernelgen::import_model(m.bytes(), "fake.onnx");
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
-    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
     std::map<std::string, const kernelgen::ImportedKernel*> kernels;
     for (const auto& k : result.kernels) kernels[k.node.name] = &k;
-    ASSERT_EQ(kernels.size(), 8u);
+    ASSERT_EQ(kernels.size(), 9u);
     EXPECT_TRUE(kernels.at("fine")->spec.quantization.has_value());
     for (const char* name : {"live", "wide", "zero_scale", "clipped", "columns", "five", "activations"}) {
         EXPECT_FALSE(kernels.at(name)->spec.constant_data.has_value()) << name;
@@ -2246,13 +2260,20 @@ TEST(FakeQuantization, ChainsNotFusedSayWhy) {
                               "quotient that is not a number or beyond 2^31 in magnitude differently)"),
         note("clipped", 12, "its values pass through Clip \"clipped_clip\", whose bounds are not constant inputs"),
         note("columns", 15, "the Gather is along axis 1 (a quantized table is gathered along axis 0)"),
-        note("five", 18, "its scale of shape [5] fits no quantization of [4, 6]")};
+        note("five", 18, "its scale of shape [5] fits no quantization of [4, 6]"),
+        note("typed_int4", 27, "QuantizeLinear \"typed_int4_quantize\" of constant \"w\" is not quantized at import: its "
+                               "zero point \"z4\" cannot be read: its 4-bit values are not in raw_data, two a byte (1 "
+                               "bytes), in the model file"),
+        note("huge", 29, "its values \"huge\" cannot be read: its dims make more than 33554432 4-bit values")};
     EXPECT_EQ(result.notes, notes);
+    // Those values' Gather is skipped too (its float data would be beyond any kernel's).
+    ASSERT_EQ(result.skipped.size(), 1u);
+    EXPECT_EQ(result.skipped.front().node.name, "huge") << result.skipped.front().reason;
 
     kernelgen::ImportOptions caller;
     caller.weights_in_kernel = false;
     const auto kept = kernelgen::import_model(m.bytes(), "fake.onnx", caller);
-    EXPECT_EQ(kept.kernels.size(), 8u);
+    EXPECT_EQ(kept.kernels.size(), 9u);
     EXPECT_TRUE(kept.notes.empty());
     for (const auto& k : kept.kernels) EXPECT_FALSE(k.spec.quantization.has_value()) << k.name;
 }

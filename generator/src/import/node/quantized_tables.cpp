@@ -192,13 +192,15 @@ Result<std::vector<int32_t>> quantized_elements(const onnx::TensorProto& tensor,
         if (!bytes) return Problem{bytes.problem()};
         return byte_values(*bytes, is_signed);
     }
-    const uint64_t count = element_count(dims_of(tensor));
-    if (tensor.data_location() == onnx::TensorProto::EXTERNAL || count > 2 * max_constant_data_bytes(1) ||
-        tensor.raw_data().size() != (count + 1) / 2) {
-        return Problem{what + " " + in_quotes(tensor.name()) + " cannot be read: its 4-bit values are not " +
-                       std::to_string((count + 1) / 2) + " bytes of raw_data in the model file"};
+    const uint64_t most = 2 * max_constant_data_bytes(1);
+    const auto count = checked_count(std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end()), most);
+    const std::string cannot = what + " " + in_quotes(tensor.name()) + " cannot be read: ";
+    if (!count) return Problem{cannot + "its dims make more than " + std::to_string(most) + " 4-bit values"};
+    if (tensor.data_location() == onnx::TensorProto::EXTERNAL || tensor.raw_data().size() != (*count + 1) / 2) {
+        return Problem{cannot + "its 4-bit values are not in raw_data, two a byte (" + std::to_string((*count + 1) / 2) +
+                       " bytes), in the model file"};
     }
-    return unpack_onnx_4bit(tensor.raw_data(), count, is_signed);
+    return unpack_onnx_4bit(tensor.raw_data(), *count, is_signed);
 }
 
 // A DequantizeLinear's table, from its constant scale and zero point (`inputs`) and its values (`x`, constants or
