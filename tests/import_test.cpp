@@ -45,6 +45,7 @@
 #include "common/c_names.h"
 #include "import/analysis/child_process.h"
 #include "import/model/resource_guard.h"
+#include "import/node/quantized_tables.h"
 #include "import/operators/onnx_operators.h"
 #include "kernelgen/generate.h"
 #include "kernelgen/import.h"
@@ -1889,10 +1890,58 @@ TEST(ImportModel, QuantizedTablesNotFusedSayWhy) {
     EXPECT_TRUE(kept.notes.empty());
 }
 
+// A quantized-table model (input "ids", output "rows") written into `dir` and run by ONNX Runtime on `id_bytes`
+// (int64, or int32 with `int32_ids`): its output, bit for bit (`expected`); and the model imported (`result`), which
+// must make one kernel that holds its table quantized as `type`.
+void import_quantized(const fs::path& dir, Model& m, const std::vector<int64_t>& indices_dims, const std::vector<uint8_t>& id_bytes,
+                      bool int32_ids, const std::string& type, std::vector<uint8_t>& expected, kernelgen::ImportResult& result) {
+    write_text(dir / "model.onnx", m.bytes());
+    json feeds{{"ids", {{"type", int32_ids ? "int32" : "int64"}, {"dims", indices_dims}, {"hex", cprogram::hex(id_bytes)}}}};
+    write_text(dir / "inputs.json", feeds.dump());
+    std::string log;
+    const json outputs = run_ort(dir / "model.onnx", dir / "inputs.json", dir / "outputs.json", log);
+    ASSERT_FALSE(outputs.is_null()) << log;
+    expected = cprogram::unhex(outputs.at("rows").at("hex").get<std::string>());
+    result = kernelgen::import_model(m.bytes(), "model.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+    ASSERT_EQ(result.kernels.size(), 1u);
+    const auto& kernel = result.kernels.front();
+    ASSERT_TRUE(kernel.spec.quantization.has_value()) << kernel.spec_text;
+    EXPECT_EQ(kernelgen::quantized_type_name(kernel.spec.quantization->type), type);
+}
+
+// The files the import of `dir`'s model writes read back to its kernel's very table; that kernel, from the spec file
+// as read (named `name`), gets two cases: `id_bytes`, giving `expected`, and `bad_bytes` (an index out of range),
+// refused with the output untouched.
+void add_quantized_cases(const fs::path& dir, const kernelgen::ImportResult& result, const std::string& name,
+                         const std::string& label, const std::vector<uint8_t>& id_bytes, const std::vector<uint8_t>& bad_bytes,
+                         const std::vector<uint8_t>& expected, std::vector<kernelgen::KernelSpec>& kernels,
+                         std::vector<cprogram::Case>& runs) {
+    const auto& kernel = result.kernels.front();
+    ASSERT_TRUE(kernelgen::write_outputs(dir / "specs", kernelgen::import_outputs(result, "model.onnx")).error.empty());
+    std::vector<kernelgen::Diagnostic> diagnostics;
+    const auto read = kernelgen::parse_spec_file((dir / "specs" / (kernel.name + ".json")).string(), diagnostics);
+    ASSERT_EQ(read.size(), 1u) << (diagnostics.empty() ? "" : diagnostics.front().str());
+    EXPECT_EQ(read[0].constant_data->bytes, kernel.spec.constant_data->bytes);
+    EXPECT_EQ(read[0].quantization->scales, kernel.spec.quantization->scales);
+    EXPECT_EQ(read[0].quantization->zero_points, kernel.spec.quantization->zero_points);
+    EXPECT_EQ(read[0].quantization->axis, kernel.spec.quantization->axis);
+    EXPECT_EQ(read[0].quantization->block_size, kernel.spec.quantization->block_size);
+    EXPECT_EQ(read[0].dtype, kernel.spec.dtype);
+    kernelgen::KernelSpec spec = read[0];
+    spec.name = name;
+    runs.push_back(make_case(spec, label, {}, id_bytes, {}, expected));
+    runs.push_back(make_case(spec, label + ", an index out of range", {}, bad_bytes, {},
+                             std::vector<uint8_t>(expected.size(), cprogram::kSentinel)));
+    runs.back().expected_status = -1;
+    kernels.push_back(spec);
+}
+
 // Quantized tables, fused and bit-exact with ONNX Runtime: DequantizeLinear -> Gather (opset 13: int8 with one scale
 // and zero point, uint8 with a scale and zero point per column, int8 per row without zero points; opset 21: int8 in
 // blocks of 4 along the columns with float16 scales and a partial last block, uint8 in blocks of 3 along the rows,
-// one block of 8 over 6 columns) and com.microsoft.GatherBlockQuantized (4 bits with packed zero points and float16
+// one block of 8 over 6 columns, int4 per column and uint4 in blocks along the rows, rows of odd length) and com.microsoft.GatherBlockQuantized (4 bits with packed zero points and float16
 // scales, 8 bits with ONNX Runtime's default zero point 128, 4 bits with the default 8, 4 bits with 3 blocks a row
 // whose packed zero points pad each row, 8 bits in a block longer than the row), int64 and int32 indices, negative
 // ones included. Each
@@ -1941,8 +1990,8 @@ TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
         std::string label;
         int64_t opset;
         bool block_quantized;  // GatherBlockQuantized, else DequantizeLinear -> Gather
-        int32_t values_type;   // INT8 or UINT8
-        std::vector<int64_t> data;  // the values' dims as stored (4-bit: packed)
+        int32_t values_type;   // INT8, UINT8, or (DequantizeLinear) INT4, UINT4
+        std::vector<int64_t> data;  // the values' dims (GatherBlockQuantized's 4-bit: as packed)
         int32_t scale_type;
         std::vector<int64_t> scales;  // the scales' dims
         std::vector<int64_t> zeros;   // the zero points' dims; {-1}: none
@@ -1951,6 +2000,7 @@ TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
         std::string type;  // the spec's quantization type
     };
     const int32_t kInt8 = onnx::TensorProto::INT8, kUInt8 = onnx::TensorProto::UINT8, kHalf = onnx::TensorProto::FLOAT16;
+    const int32_t kUInt4 = 21, kInt4 = 22;  // ONNX 1.16's UINT4 and INT4
     const std::vector<Case> cases{
         {"int8, one scale and zero point", 13, false, kInt8, {10, 6}, kFloat, {}, {}, {}, kInt64, "int8"},
         {"uint8, a scale per column", 13, false, kUInt8, {10, 6}, kFloat, {6}, {6}, {{"axis", 1}}, kInt32, "uint8"},
@@ -1966,6 +2016,9 @@ TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
         // One scale: the axis, 1 by default, is not used (ONNX and ONNX Runtime), even where the table has no axis 1.
         {"int8, rank 1, one scale", 13, false, kInt8, {10}, kFloat, {}, {}, {}, kInt64, "int8"},
         {"uint8, rank 1, a scale of one element", 19, false, kUInt8, {10}, kHalf, {1}, {1}, {}, kInt32, "uint8"},
+        // 4-bit values as ONNX packs them (flat, two a byte; opset 21), rows of odd length.
+        {"int4, a scale per column", 21, false, kInt4, {10, 5}, kFloat, {5}, {5}, {{"axis", 1}}, kInt64, "int4"},
+        {"uint4, blocks of 2 along the rows", 21, false, kUInt4, {10, 3}, kHalf, {5, 3}, {5, 3}, {{"axis", 0}, {"block_size", 2}}, kInt32, "uint4"},
     };
     size_t n = 0;
     std::vector<kernelgen::KernelSpec> kernels;  // compiled and run together at the end
@@ -1980,11 +2033,13 @@ TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
         }
         const std::vector<int64_t> indices_dims{5};
         m.input("ids", test.index_type, indices_dims);
-        raw(m, "q", test.values_type, test.data, random_bytes(count(test.data)));
+        const bool four = test.values_type == kInt4 || test.values_type == kUInt4;  // ONNX's INT4/UINT4: two a byte
+        auto stored = [&](size_t elements) { return four ? (elements + 1) / 2 : elements; };
+        raw(m, "q", test.values_type, test.data, random_bytes(stored(count(test.data))));
         raw(m, "s", test.scale_type, test.scales, scales(count(test.scales), test.scale_type));
         std::vector<std::string> inputs = test.block_quantized ? std::vector<std::string>{"q", "ids", "s"} : std::vector<std::string>{"q", "s"};
         if (test.zeros != std::vector<int64_t>{-1}) {
-            raw(m, "z", test.values_type, test.zeros, random_bytes(count(test.zeros)));
+            raw(m, "z", test.values_type, test.zeros, random_bytes(stored(count(test.zeros))));
             inputs.push_back("z");
         }
         std::vector<int64_t> out_dims{5};
@@ -2001,58 +2056,398 @@ TEST(ImportOrt, QuantizedTablesAgreeWithOnnxRuntime) {
         }
         m.output("rows", test.scale_type, out_dims);
         const fs::path dir = fresh_dir("quantized_ort_" + std::to_string(n++));
-        write_text(dir / "model.onnx", m.bytes());
         std::vector<int64_t> ids;
         for (int k = 0; k < 5; ++k) ids.push_back(uniform(-test.data[0], test.data[0] - 1));
         ids[0] = -test.data[0];
         ids[1] = test.data[0] - 1;
-        const std::vector<uint8_t> id_bytes = test.index_type == kInt32
-                                                  ? cprogram::bytes_of(std::vector<int32_t>(ids.begin(), ids.end()))
-                                                  : cprogram::bytes_of(ids);
-        json feeds{{"ids", {{"type", test.index_type == kInt32 ? "int32" : "int64"}, {"dims", indices_dims}, {"hex", cprogram::hex(id_bytes)}}}};
-        write_text(dir / "inputs.json", feeds.dump());
-        std::string log;
-        const json outputs = run_ort(dir / "model.onnx", dir / "inputs.json", dir / "outputs.json", log);
-        ASSERT_FALSE(outputs.is_null()) << log;
-        const std::vector<uint8_t> expected = cprogram::unhex(outputs.at("rows").at("hex").get<std::string>());
-
-        const auto result = kernelgen::import_model(m.bytes(), "model.onnx");
-        ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
-        ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
-        ASSERT_EQ(result.kernels.size(), 1u);
-        const auto& kernel = result.kernels.front();
-        ASSERT_TRUE(kernel.spec.quantization.has_value()) << kernel.spec_text;
-        EXPECT_EQ(kernelgen::quantized_type_name(kernel.spec.quantization->type), test.type);
-        EXPECT_EQ(kernel.spec.output_shape, kernelgen::Shape(out_dims.begin(), out_dims.end()));
+        auto bytes = [&](const std::vector<int64_t>& values) {
+            return test.index_type == kInt32 ? cprogram::bytes_of(std::vector<int32_t>(values.begin(), values.end()))
+                                             : cprogram::bytes_of(values);
+        };
+        std::vector<uint8_t> expected;
+        kernelgen::ImportResult result;
+        ASSERT_NO_FATAL_FAILURE(import_quantized(dir, m, indices_dims, bytes(ids), test.index_type == kInt32, test.type, expected, result));
+        EXPECT_EQ(result.kernels.front().spec.output_shape, kernelgen::Shape(out_dims.begin(), out_dims.end()));
         const json report = json::parse(result.report);
         EXPECT_EQ(report.at("nodes").at(0).at("weights").at("quantized").at("type"), test.type) << result.report;
-        // The files import writes read back to the kernel's very table.
-        ASSERT_TRUE(kernelgen::write_outputs(dir / "specs", kernelgen::import_outputs(result, "model.onnx")).error.empty());
-        std::vector<kernelgen::Diagnostic> diagnostics;
-        const auto read = kernelgen::parse_spec_file((dir / "specs" / (kernel.name + ".json")).string(), diagnostics);
-        ASSERT_EQ(read.size(), 1u) << (diagnostics.empty() ? "" : diagnostics.front().str());
-        EXPECT_EQ(read[0].constant_data->bytes, kernel.spec.constant_data->bytes);
-        EXPECT_EQ(read[0].quantization->scales, kernel.spec.quantization->scales);
-        EXPECT_EQ(read[0].quantization->zero_points, kernel.spec.quantization->zero_points);
-        EXPECT_EQ(read[0].quantization->axis, kernel.spec.quantization->axis);
-        EXPECT_EQ(read[0].quantization->block_size, kernel.spec.quantization->block_size);
-        EXPECT_EQ(read[0].dtype, kernel.spec.dtype);
-        // The kernel, from the spec file as read (named for the case): ONNX Runtime's output, and an index out of
-        // range refused.
-        kernelgen::KernelSpec spec = read[0];
-        spec.name = "quantized_" + std::to_string(n);
-        runs.push_back(make_case(spec, test.label, {}, id_bytes, {}, expected));
         std::vector<int64_t> bad = ids;
         bad[3] = test.data[0];
-        const std::vector<uint8_t> bad_bytes = test.index_type == kInt32
-                                                   ? cprogram::bytes_of(std::vector<int32_t>(bad.begin(), bad.end()))
-                                                   : cprogram::bytes_of(bad);
-        runs.push_back(make_case(spec, test.label + ", an index out of range", {}, bad_bytes, {},
-                                 std::vector<uint8_t>(expected.size(), cprogram::kSentinel)));
-        runs.back().expected_status = -1;
-        kernels.push_back(spec);
+        add_quantized_cases(dir, result, "quantized_" + std::to_string(n), test.label, bytes(ids), bytes(bad), expected, kernels, runs);
     }
     run_cases(fresh_dir("quantized_ort_kernels"), kernels, runs);
+}
+
+// Fake quantization's arithmetic, on values worked by hand: ONNX Runtime's QuantizeLinear divides in float, rounds the
+// quotient half to even, adds the zero point and saturates to the type's range.
+TEST(FakeQuantization, QuantizeRoundsTiesToEvenAndSaturates) {
+    using kernelgen::quantize_linear;
+    using Q = kernelgen::KernelSpec::QuantizedType;
+    // Ties go to the even neighbour, on both sides of zero.
+    EXPECT_EQ(quantize_linear(0.5f, 1.0f, 0, Q::Int8), 0);
+    EXPECT_EQ(quantize_linear(1.5f, 1.0f, 0, Q::Int8), 2);
+    EXPECT_EQ(quantize_linear(2.5f, 1.0f, 0, Q::Int8), 2);
+    EXPECT_EQ(quantize_linear(-2.5f, 1.0f, 0, Q::Int8), -2);
+    EXPECT_EQ(quantize_linear(-3.5f, 1.0f, 0, Q::Int8), -4);
+    EXPECT_EQ(quantize_linear(2.4999998f, 1.0f, 0, Q::Int8), 2);
+    EXPECT_EQ(quantize_linear(2.5000002f, 1.0f, 0, Q::Int8), 3);
+    // 1.25 / 0.5 = 2.5 -> 2; then the zero point: 2 + (-3) = -1, 2 + 7 = 9.
+    EXPECT_EQ(quantize_linear(1.25f, 0.5f, 0, Q::Int8), 2);
+    EXPECT_EQ(quantize_linear(1.25f, 0.5f, -3, Q::Int8), -1);
+    EXPECT_EQ(quantize_linear(1.25f, 0.5f, 7, Q::UInt8), 9);
+    // A negative scale: -1.5 / 0.5... 1.5 / -0.5 = -3 -> -3 + 5 = 2.
+    EXPECT_EQ(quantize_linear(1.5f, -0.5f, 5, Q::Int8), 2);
+    // The quotient is a float: 0.35f = 11744051 * 2^-25 and 0.1f = 13421773 * 2^-27 make 3.49999988..., which rounds
+    // to the float 3.5 (its neighbours are 2^-22 apart), a tie: 4 (exact arithmetic would give 3). 0.75f / 0.1f =
+    // 7.49999989... -> 7.5 -> 8; 0.25f / 0.1f = 2.49999996... -> 2.5 -> 2.
+    EXPECT_EQ(quantize_linear(0.35f, 0.1f, 0, Q::Int8), 4);
+    EXPECT_EQ(quantize_linear(0.75f, 0.1f, 0, Q::Int8), 8);
+    EXPECT_EQ(quantize_linear(0.25f, 0.1f, 0, Q::Int8), 2);
+    // Divided, not multiplied by the reciprocal: 1.55f = 13002342 * 2^-23 over 0.1f is 15.4999993..., whose nearest
+    // float is 15.4999990 (floats are 2^-20 apart there): 15, where 1.55f * (1 / 0.1f) gives 15.5 -> 16. The float after
+    // 0.75, 0.75 + 2^-24, over 0.3f (10066330 * 2^-25) is 2.5000001..., which rounds to the float 2.5: a tie, 2.
+    EXPECT_EQ(quantize_linear(1.55f, 0.1f, 0, Q::Int8), 15);
+    EXPECT_EQ(quantize_linear(std::nextafter(0.75f, 1.0f), 0.3f, 0, Q::Int8), 2);
+    // Saturation at both ends, after the zero point: 100 + 50 = 150 -> 127; -100 - 50 -> -128; uint8 0..255.
+    EXPECT_EQ(quantize_linear(1000.0f, 1.0f, 0, Q::Int8), 127);
+    EXPECT_EQ(quantize_linear(-1000.0f, 1.0f, 0, Q::Int8), -128);
+    EXPECT_EQ(quantize_linear(100.0f, 1.0f, 50, Q::Int8), 127);
+    EXPECT_EQ(quantize_linear(-100.0f, 1.0f, -50, Q::Int8), -128);
+    EXPECT_EQ(quantize_linear(77.0f, 1.0f, 50, Q::Int8), 127);
+    EXPECT_EQ(quantize_linear(76.0f, 1.0f, 50, Q::Int8), 126);
+    EXPECT_EQ(quantize_linear(-78.0f, 1.0f, -50, Q::Int8), -128);
+    EXPECT_EQ(quantize_linear(-1.0f, 1.0f, 0, Q::UInt8), 0);
+    EXPECT_EQ(quantize_linear(-0.5f, 1.0f, 0, Q::UInt8), 0);  // -0.5 -> -0 -> 0
+    EXPECT_EQ(quantize_linear(300.0f, 1.0f, 0, Q::UInt8), 255);
+    EXPECT_EQ(quantize_linear(127.5f, 1.0f, 128, Q::UInt8), 255);  // 128 + 128 = 256 -> 255
+    EXPECT_EQ(quantize_linear(-128.5f, 1.0f, 128, Q::UInt8), 0);   // -128 + 128
+    // 4 bits: int4 -8..7, uint4 0..15.
+    EXPECT_EQ(quantize_linear(6.5f, 1.0f, 0, Q::Int4), 6);
+    EXPECT_EQ(quantize_linear(7.5f, 1.0f, 0, Q::Int4), 7);   // 8 -> 7
+    EXPECT_EQ(quantize_linear(-8.5f, 1.0f, 0, Q::Int4), -8);  // a tie to -8
+    EXPECT_EQ(quantize_linear(-9.5f, 1.0f, 0, Q::Int4), -8);  // -10 -> -8
+    EXPECT_EQ(quantize_linear(-2.0f, 1.0f, -7, Q::Int4), -8);  // -9 -> -8
+    EXPECT_EQ(quantize_linear(3.0f, 1.0f, -7, Q::Int4), -4);
+    EXPECT_EQ(quantize_linear(-3.4f, 1.0f, 4, Q::UInt4), 1);
+    EXPECT_EQ(quantize_linear(14.5f, 1.0f, 0, Q::UInt4), 14);
+    EXPECT_EQ(quantize_linear(15.5f, 1.0f, 0, Q::UInt4), 15);
+    EXPECT_EQ(quantize_linear(-0.6f, 1.0f, 0, Q::UInt4), 0);
+    // Quotients that are not a number or beyond 2^31 (a zero scale among them): no value, where ONNX Runtime's
+    // kernels disagree. 2147483520 is the largest float below 2^31: it saturates.
+    EXPECT_EQ(quantize_linear(1.0f, 0.0f, 0, Q::Int8), std::nullopt);
+    EXPECT_EQ(quantize_linear(0.0f, 0.0f, 0, Q::Int8), std::nullopt);
+    EXPECT_EQ(quantize_linear(std::numeric_limits<float>::quiet_NaN(), 1.0f, 0, Q::Int8), std::nullopt);
+    EXPECT_EQ(quantize_linear(-std::numeric_limits<float>::infinity(), 1.0f, 0, Q::Int8), std::nullopt);
+    EXPECT_EQ(quantize_linear(2147483648.0f, 1.0f, 0, Q::Int8), std::nullopt);
+    EXPECT_EQ(quantize_linear(-2147483648.0f, 1.0f, 0, Q::Int8), std::nullopt);
+    EXPECT_EQ(quantize_linear(2147483520.0f, 1.0f, 0, Q::Int8), 127);
+    EXPECT_EQ(quantize_linear(-2147483520.0f, 1.0f, 0, Q::UInt4), 0);
+}
+
+// Packing worked by hand: 4-bit values two a byte, element 2k of a row in the low nibble of byte k, each row padded
+// (the table's file); ONNX's flat packing read back.
+TEST(FakeQuantization, FourBitValuesPackTwoAByte) {
+    using kernelgen::pack_rows;
+    using Q = kernelgen::KernelSpec::QuantizedType;
+    // int4 1, -2 (0xE), 3, -8 (0x8), 7: bytes 0xE1, 0x83, 0x07.
+    EXPECT_EQ(pack_rows({1, -2, 3, -8, 7}, {5}, Q::Int4), std::string("\xE1\x83\x07", 3));
+    // Two rows of three uint4 values: each row padded to two bytes.
+    EXPECT_EQ(pack_rows({1, 2, 3, 4, 5, 15}, {2, 3}, Q::UInt4), std::string("\x21\x03\x54\x0F", 4));
+    EXPECT_EQ(pack_rows({1, 2, 3, 4}, {2, 2}, Q::UInt4), std::string("\x21\x43", 2));
+    EXPECT_EQ(pack_rows({-1, 5, -128, 127}, {4}, Q::Int8), std::string("\xFF\x05\x80\x7F", 4));
+    EXPECT_EQ(pack_rows({0, 255}, {2}, Q::UInt8), std::string("\x00\xFF", 2));
+    // ONNX's INT4 and UINT4 tensors: flat, low nibble first; an odd count leaves the last high nibble unused.
+    EXPECT_EQ(kernelgen::unpack_onnx_4bit(std::string("\xE1\x83\x07", 3), 5, true), (std::vector<int32_t>{1, -2, 3, -8, 7}));
+    EXPECT_EQ(kernelgen::unpack_onnx_4bit(std::string("\xE1\x83\x07", 3), 5, false), (std::vector<int32_t>{1, 14, 3, 8, 7}));
+    EXPECT_EQ(kernelgen::unpack_onnx_4bit(std::string("\xF0", 1), 2, true), (std::vector<int32_t>{0, -1}));
+}
+
+// Fake-quantized chains that cannot be fused keep the float data a parameter, each with a note that says why: the
+// QuantizeLinear's scale not a constant, a float64 weight, a quotient beyond 2^31 (a zero scale), a Clip whose bound
+// is not a constant, a Gather along axis 1, a DequantizeLinear whose scale fits no quantization, a 4-bit zero point
+// not in raw_data, 4-bit values whose dims make 2^80. A QuantizeLinear of a graph input (activations quantized at run
+// time) is no table: no note. With --weights caller, nothing is fused.
+TEST(FakeQuantization, ChainsNotFusedSayWhy) {
+    const int32_t kInt8 = onnx::TensorProto::INT8, kDouble = onnx::TensorProto::DOUBLE;
+    Model m(13);
+    m.input("ids", kInt64, {2});
+    m.input("live_scale", kFloat, {});
+    m.input("live_bound", kInt8, {});
+    m.input("activations", kFloat, {4, 6});
+    auto floats = [&](const std::string& name, int32_t type, const std::vector<int64_t>& dims, const std::vector<float>& values) {
+        onnx::TensorProto* t = m.proto().mutable_graph()->add_initializer();
+        t->set_name(name);
+        t->set_data_type(type);
+        for (int64_t d : dims) t->add_dims(d);
+        if (type == kDouble) {
+            const std::vector<double> wide(values.begin(), values.end());
+            const auto bytes = cprogram::bytes_of(wide);
+            t->set_raw_data(std::string(bytes.begin(), bytes.end()));
+        } else {
+            const auto bytes = cprogram::bytes_of(values);
+            t->set_raw_data(std::string(bytes.begin(), bytes.end()));
+        }
+    };
+    floats("w", kFloat, {4, 6}, std::vector<float>(24, 0.25f));
+    floats("w64", kDouble, {4, 6}, std::vector<float>(24, 0.25f));
+    floats("s", kFloat, {}, {0.5f});
+    floats("s0", kFloat, {6}, {0.5f, 0.5f, 0.0f, 0.5f, 0.5f, 0.5f});
+    floats("s5", kFloat, {5}, {0.5f, 0.5f, 0.5f, 0.5f, 0.5f});
+    floats("s64", kDouble, {}, {0.5f});
+    for (const auto& [name, dims] : std::map<std::string, std::vector<int64_t>>{{"z", {}}, {"z6", {6}}}) {
+        onnx::TensorProto* t = m.proto().mutable_graph()->add_initializer();  // int8 zeros, one a byte
+        t->set_name(name);
+        t->set_data_type(kInt8);
+        for (int64_t d : dims) t->add_dims(d);
+        t->set_raw_data(std::string(dims.empty() ? 1 : 6, '\0'));
+    }
+    // Each chain: QuantizeLinear(w, scale, zero) [-> Clip] -> DequantizeLinear(., s, z) -> Gather(., ids).
+    auto chain = [&](const std::string& name, const std::string& w, const std::string& scale, const std::string& zero,
+                     int64_t q_axis, const std::string& dq_scale, int64_t gather_axis, bool clip) {
+        auto& q = m.node("QuantizeLinear", {w, scale, zero}, name + "_q", name + "_quantize");
+        if (q_axis >= 0) Model::attribute(q, "axis", q_axis);
+        std::string quantized = name + "_q";
+        if (clip) {
+            m.node("Clip", {quantized, "live_bound", ""}, name + "_c", name + "_clip");
+            quantized = name + "_c";
+        }
+        m.node("DequantizeLinear", {quantized, dq_scale, dq_scale == "s" ? "z" : "z6"}, name + "_t", name + "_dequantize");
+        auto& gather = m.node("Gather", {name + "_t", "ids"}, name, name);
+        Model::attribute(gather, "axis", gather_axis);
+        m.output(name, kFloat, gather_axis == 0 ? std::vector<int64_t>{2, 6} : std::vector<int64_t>{4, 2});
+    };
+    chain("live", "w", "live_scale", "z", -1, "s", 0, false);
+    chain("wide", "w64", "s64", "z", -1, "s", 0, false);
+    chain("zero_scale", "w", "s0", "z6", 1, "s", 0, false);
+    chain("clipped", "w", "s", "z", -1, "s", 0, true);
+    chain("columns", "w", "s", "z", -1, "s", 1, false);
+    chain("five", "w", "s", "z", -1, "s5", 0, false);
+    chain("activations", "activations", "s", "z", -1, "s", 0, false);
+    chain("fine", "w", "s", "z", -1, "s", 0, false);
+    // 4-bit constants ONNX Runtime would not read as such: a zero point in int32_data, values whose dims make 2^80.
+    onnx::TensorProto* typed = m.proto().mutable_graph()->add_initializer();
+    typed->set_name("z4");
+    typed->set_data_type(22);  // INT4
+    typed->add_int32_data(3);
+    chain("typed_int4", "w", "s", "z4", -1, "s", 0, false);
+    onnx::TensorProto* huge = m.proto().mutable_graph()->add_initializer();
+    huge->set_name("huge");
+    huge->set_data_type(21);  // UINT4
+    huge->add_dims(int64_t{1} << 40);
+    huge->add_dims(int64_t{1} << 40);
+    m.node("DequantizeLinear", {"huge", "s"}, "huge_t", "huge_dequantize");
+    m.node("Gather", {"huge_t", "ids"}, "huge", "huge");
+    m.output("huge", kFloat, {2, int64_t{1} << 40});
+    const auto result = kernelgen::import_model(m.bytes(), "fake.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    std::map<std::string, const kernelgen::ImportedKernel*> kernels;
+    for (const auto& k : result.kernels) kernels[k.node.name] = &k;
+    ASSERT_EQ(kernels.size(), 9u);
+    EXPECT_TRUE(kernels.at("fine")->spec.quantization.has_value());
+    for (const char* name : {"live", "wide", "zero_scale", "clipped", "columns", "five", "activations"}) {
+        EXPECT_FALSE(kernels.at(name)->spec.constant_data.has_value()) << name;
+    }
+    auto note = [](const std::string& node, int position, const std::string& why) {
+        return "node \"" + node + "\" (Gather, #" + std::to_string(position) + "): its data comes from DequantizeLinear \"" +
+               node + "_dequantize\", which stays outside the kernel (float data, a parameter): " + why;
+    };
+    const std::vector<std::string> notes{
+        note("live", 2, "QuantizeLinear \"live_quantize\" of constant \"w\" is not quantized at import: its scale or zero "
+                        "point is not a constant"),
+        note("wide", 5, "QuantizeLinear \"wide_quantize\" of constant \"w64\" is not quantized at import: it quantizes "
+                        "DOUBLE values (FLOAT and FLOAT16 are quantized at import)"),
+        note("zero_scale", 8, "QuantizeLinear \"zero_scale_quantize\" of constant \"w\" is not quantized at import: "
+                              "element 2 of its input divided by its scale is inf (ONNX Runtime's kernels quantize a "
+                              "quotient that is not a number or beyond 2^31 in magnitude differently)"),
+        note("clipped", 12, "its values pass through Clip \"clipped_clip\", whose bounds are not constant inputs"),
+        note("columns", 15, "the Gather is along axis 1 (a quantized table is gathered along axis 0)"),
+        note("five", 18, "its scale of shape [5] fits no quantization of [4, 6]"),
+        note("typed_int4", 27, "QuantizeLinear \"typed_int4_quantize\" of constant \"w\" is not quantized at import: its "
+                               "zero point \"z4\" cannot be read: its 4-bit values are not in raw_data, two a byte (1 "
+                               "bytes), in the model file"),
+        note("huge", 29, "its values \"huge\" cannot be read: its dims make more than 33554432 4-bit values")};
+    EXPECT_EQ(result.notes, notes);
+    // Those values' Gather is skipped too (its float data would be beyond any kernel's).
+    ASSERT_EQ(result.skipped.size(), 1u);
+    EXPECT_EQ(result.skipped.front().node.name, "huge") << result.skipped.front().reason;
+
+    kernelgen::ImportOptions caller;
+    caller.weights_in_kernel = false;
+    const auto kept = kernelgen::import_model(m.bytes(), "fake.onnx", caller);
+    EXPECT_EQ(kept.kernels.size(), 9u);
+    EXPECT_TRUE(kept.notes.empty());
+    for (const auto& k : kept.kernels) EXPECT_FALSE(k.spec.quantization.has_value()) << k.name;
+}
+
+// Fake-quantized tables, fused and bit-exact with ONNX Runtime: QuantizeLinear of a constant float weight, then
+// DequantizeLinear, then Gather. Weights in steps of their scale with halves (ties: power-of-2 scales make the
+// quotients exact) and beyond the type's range at both ends (saturation); per tensor (int8 with a negative zero point,
+// uint8, uint8 by default without a zero point), per axis (int8 per column, uint8 per row), blocked (opset 21: int8
+// in blocks of 3 along the columns, uint8 in blocks of 4 along the rows), 4 bits (opset 21: int4 per tensor, uint4
+// per column, int4 in blocks along an odd row, uint4 by output_dtype), float16 weights and scales (opset 19), a Clip
+// to 0..127 between (as PyTorch exports quant_max 127), and a DequantizeLinear with scales of its own. Each model runs
+// in ONNX Runtime, gathering every row; its import makes one kernel holding the quantized table, whose spec files
+// read back to it; the kernel, compiled with the sanitizers, gives ONNX Runtime's output of the Gather bit for bit, and
+// an index out of range leaves the output untouched (ONNX Runtime fails the run).
+TEST(ImportOrt, FakeQuantizedTablesAgreeWithOnnxRuntime) {
+    if (!have_ort()) GTEST_SKIP() << "node or onnxruntime-node missing (see tests/ort_crosscheck/README.md)";
+    std::mt19937_64 rng(20261128);
+    auto uniform = [&](int64_t low, int64_t high) { return std::uniform_int_distribution<int64_t>(low, high)(rng); };
+    auto count = [](const std::vector<int64_t>& dims) {
+        int64_t n = 1;
+        for (int64_t d : dims) n *= d;
+        return static_cast<size_t>(n);
+    };
+    const int32_t kInt8 = onnx::TensorProto::INT8, kUInt8 = onnx::TensorProto::UINT8, kHalf = onnx::TensorProto::FLOAT16;
+    const int32_t kUInt4 = 21, kInt4 = 22;  // ONNX 1.16's UINT4 and INT4
+    auto raw = [](Model& m, const std::string& name, int32_t type, const std::vector<int64_t>& dims, const std::vector<uint8_t>& bytes) {
+        onnx::TensorProto* t = m.proto().mutable_graph()->add_initializer();
+        t->set_name(name);
+        t->set_data_type(type);
+        for (int64_t d : dims) t->add_dims(d);
+        t->set_raw_data(std::string(bytes.begin(), bytes.end()));
+    };
+    // Float values as the weight's type stores them (float16: every value here is exact in it).
+    auto reals = [](const std::vector<double>& values, int32_t type) {
+        std::vector<uint8_t> out;
+        for (double v : values) {
+            if (type == kFloat) {
+                const auto bytes = cprogram::bytes_of(std::vector<float>{static_cast<float>(v)});
+                out.insert(out.end(), bytes.begin(), bytes.end());
+                continue;
+            }
+            int exponent = 0;
+            const double fraction = std::frexp(std::fabs(v), &exponent);  // v = fraction * 2^exponent, fraction in [0.5, 1)
+            uint16_t bits = v == 0 ? 0 : static_cast<uint16_t>(((exponent + 14) << 10) | (static_cast<int>(std::ldexp(fraction, 11)) - 1024));
+            if (std::signbit(v)) bits |= 0x8000;
+            out.push_back(static_cast<uint8_t>(bits & 0xFF));
+            out.push_back(static_cast<uint8_t>(bits >> 8));
+        }
+        return out;
+    };
+    struct Case {
+        std::string label;
+        int64_t opset;
+        int32_t x_type;  // FLOAT or FLOAT16: the weight's and the scales' type
+        int32_t q_type;  // the quantized type: INT8, UINT8, INT4, UINT4
+        std::vector<int64_t> data, scales;
+        bool zeros;  // zero points given (else the type comes from output_dtype, or uint8)
+        std::vector<std::pair<std::string, int64_t>> attributes;  // on QuantizeLinear and DequantizeLinear
+        bool pow2;          // scales powers of 2 (ties exact), else random
+        bool clip = false;  // a Clip to 0..127 between
+        bool own_dq_scales = false;
+        std::string type;
+    };
+    const std::vector<Case> cases{
+        {"int8 per tensor, a negative zero point", 13, kFloat, kInt8, {10, 8}, {}, true, {}, true, false, false, "int8"},
+        {"uint8 per tensor, a random scale", 13, kFloat, kUInt8, {10, 8}, {}, true, {}, false, false, false, "uint8"},
+        {"uint8 per tensor by default, no zero point", 13, kFloat, kUInt8, {10, 8}, {}, false, {}, true, false, false, "uint8"},
+        {"int8 per column", 13, kFloat, kInt8, {10, 8}, {8}, true, {{"axis", 1}}, false, false, false, "int8"},
+        {"uint8 per row, powers of 2", 13, kFloat, kUInt8, {10, 8}, {10}, true, {{"axis", 0}}, true, false, false, "uint8"},
+        {"int8 in blocks of 3 along the columns", 21, kFloat, kInt8, {10, 8}, {10, 3}, true, {{"axis", 1}, {"block_size", 3}}, true, false, false, "int8"},
+        {"uint8 in blocks of 4 along the rows", 21, kFloat, kUInt8, {10, 8}, {3, 8}, true, {{"axis", 0}, {"block_size", 4}}, false, false, false, "uint8"},
+        {"int4 per tensor", 21, kFloat, kInt4, {10, 8}, {}, true, {}, true, false, false, "int4"},
+        {"uint4 per column", 21, kFloat, kUInt4, {10, 8}, {8}, true, {{"axis", 1}}, false, false, false, "uint4"},
+        {"int4 in blocks of 4 along rows of 7", 21, kFloat, kInt4, {10, 7}, {10, 2}, true, {{"axis", 1}, {"block_size", 4}}, true, false, false, "int4"},
+        {"uint4 by output_dtype, no zero point", 21, kFloat, kUInt4, {10, 8}, {}, false, {}, true, false, false, "uint4"},
+        {"float16 weight, int8 per column", 19, kHalf, kInt8, {10, 8}, {8}, true, {{"axis", 1}}, true, false, false, "int8"},
+        {"uint8 clipped to 0..127", 13, kFloat, kUInt8, {10, 8}, {}, true, {}, true, true, false, "uint8"},
+        {"int8 per column, DequantizeLinear's own scales", 13, kFloat, kInt8, {10, 8}, {8}, true, {{"axis", 1}}, false, false, true, "int8"},
+    };
+    size_t n = 0;
+    std::vector<kernelgen::KernelSpec> kernels;
+    std::vector<cprogram::Case> runs;
+    std::vector<fs::path> reports;
+    for (const Case& test : cases) {
+        SCOPED_TRACE(test.label);
+        const bool four = test.q_type == kInt4 || test.q_type == kUInt4;
+        const bool is_signed = test.q_type == kInt4 || test.q_type == kInt8;
+        Model m(test.opset);
+        const std::vector<int64_t> indices_dims{test.data[0]};
+        m.input("ids", kInt64, indices_dims);
+        // Scales: 2^-k (k 3..6), or random ones near 0.01 (float32, 24 random bits); the weights in steps of one
+        // `base`: the scale itself for one scale (halves are ties, or next to ties after float division), else 2^-5.
+        auto scale_values = [&](size_t k) {
+            std::vector<double> out;
+            for (size_t i = 0; i < k; ++i) {
+                out.push_back(test.pow2 ? std::ldexp(1.0, -static_cast<int>(uniform(test.x_type == kHalf ? 4 : 3, test.x_type == kHalf ? 4 : 6)))
+                                        : static_cast<float>(std::ldexp(static_cast<double>(uniform(1 << 23, (1 << 24) - 1)), -30)));
+            }
+            return out;
+        };
+        const std::vector<double> scales = scale_values(count(test.scales));
+        const double base = test.x_type == kHalf ? 1.0 / 16 : test.scales.empty() ? scales.front() : 1.0 / 32;
+        // Weights: half steps of `base` within the type's range (ties where the scale is base), whole steps, steps far
+        // beyond the range on either side, and random ones, a quarter each.
+        const int64_t range = four ? 10 : 160;
+        std::vector<double> weights;
+        for (size_t i = 0; i < count(test.data); ++i) {
+            const int64_t kind = uniform(0, 3);
+            const double steps = kind == 0 ? static_cast<double>(uniform(-range / 2, range / 2)) + 0.5
+                                 : kind == 1 ? static_cast<double>(uniform(0, 1) ? 4 * range : -4 * range)
+                                 : kind == 2 ? static_cast<double>(uniform(-range, range))
+                                             : static_cast<double>(uniform(-4 * range * 64, 4 * range * 64)) / 64;
+            weights.push_back(steps * base);
+        }
+        raw(m, "w", test.x_type, test.data, reals(weights, test.x_type));
+        raw(m, "s", test.x_type, test.scales, reals(scales, test.x_type));
+        if (test.own_dq_scales) raw(m, "s2", test.x_type, test.scales, reals(scale_values(count(test.scales)), test.x_type));
+        std::vector<std::string> q_inputs{"w", "s"}, dq_inputs{"q", test.own_dq_scales ? "s2" : "s"};
+        if (test.zeros) {
+            std::vector<int32_t> zeros;
+            for (size_t i = 0; i < count(test.scales); ++i) {
+                // Near the middle of the range, so that the half steps (ties) stay inside it.
+                zeros.push_back(static_cast<int32_t>(four ? (is_signed ? uniform(-2, 2) : uniform(6, 9))
+                                                          : (is_signed ? uniform(-20, 20) : uniform(108, 148))));
+            }
+            if (test.label.find("negative") != std::string::npos) zeros = {-37};
+            std::vector<uint8_t> bytes;
+            for (size_t i = 0; i < zeros.size(); ++i) {
+                const auto byte = static_cast<uint8_t>(zeros[i] & (four ? 15 : 255));
+                if (!four || i % 2 == 0) bytes.push_back(byte);
+                else bytes.back() = static_cast<uint8_t>(bytes.back() | byte << 4);
+            }
+            raw(m, "z", test.q_type, test.scales, bytes);
+            q_inputs.push_back("z");
+            dq_inputs.push_back("z");
+        }
+        auto& q = m.node("QuantizeLinear", q_inputs, "q", "quantize");
+        if (!test.zeros && test.q_type != kUInt8) Model::attribute(q, "output_dtype", int64_t{test.q_type});
+        if (test.clip) {
+            raw(m, "top", kUInt8, {}, {127});
+            q.set_output(0, "q_raw");
+            m.node("Clip", {"q_raw", "", "top"}, "q", "clip");
+        }
+        auto& dq = m.node("DequantizeLinear", dq_inputs, "table", "dequantize");
+        for (const auto& [name, value] : test.attributes) {
+            Model::attribute(q, name, value);
+            Model::attribute(dq, name, value);
+        }
+        m.node("Gather", {"table", "ids"}, "rows", "lookup");
+        const std::vector<int64_t> out_dims{test.data[0], test.data[1]};
+        m.output("rows", test.x_type, out_dims);
+        const fs::path dir = fresh_dir("fake_quantized_ort_" + std::to_string(n++));
+        std::vector<int64_t> ids;  // every row once, every other one counted from the back
+        for (int64_t i = 0; i < test.data[0]; ++i) ids.push_back(i % 2 ? i : i - test.data[0]);
+        std::vector<uint8_t> expected;
+        kernelgen::ImportResult result;
+        ASSERT_NO_FATAL_FAILURE(import_quantized(dir, m, indices_dims, cprogram::bytes_of(ids), false, test.type, expected, result));
+        EXPECT_TRUE(result.notes.empty()) << result.notes.front();
+        const json report = json::parse(result.report);
+        const json& held = report.at("nodes").at(0).at("weights");
+        EXPECT_EQ(held.at("tensor"), "w") << result.report;
+        EXPECT_EQ(held.at("quantized").at("type"), test.type) << result.report;
+        EXPECT_EQ(held.at("quantized").at("dequantized_by"), "DequantizeLinear \"dequantize\"") << result.report;
+        EXPECT_EQ(held.at("quantized").at("quantized_by"),
+                  std::string("QuantizeLinear \"quantize\"") + (test.clip ? " and Clip \"clip\"" : "")) << result.report;
+        std::vector<int64_t> bad = ids;
+        bad[2] = test.data[0];
+        add_quantized_cases(dir, result, "fake_quantized_" + std::to_string(n), test.label, cprogram::bytes_of(ids),
+                            cprogram::bytes_of(bad), expected, kernels, runs);
+        reports.push_back(dir / "specs" / "model.import.json");
+    }
+    run_cases(fresh_dir("fake_quantized_ort_kernels"), kernels, runs);
+    // The reports, with their "quantized_by", match the report's schema (when python3-jsonschema is there).
+    if (const auto checked = check_reports(reports)) EXPECT_EQ(checked->status, 0) << checked->out;
 }
 
 // A scatter's data or updates that are constants of the model (initializers, or zeros ConstantOfShape makes of a
@@ -2585,6 +2980,8 @@ constexpr char kExportModels[] = "export_models.py", kTorchFolder[] = "torch";
 constexpr char kExportDetectors[] = "export_detectors.py", kDetectorsFolder[] = "detectors";
 using TorchExports = PyTorchExports<kExportModels, kTorchFolder>;
 using TorchDetectors = PyTorchExports<kExportDetectors, kDetectorsFolder>;
+constexpr char kExportFakeQuant[] = "export_fake_quant.py", kFakeQuantFolder[] = "fake_quant";
+using TorchFakeQuant = PyTorchExports<kExportFakeQuant, kFakeQuantFolder>;
 
 // What check_export found, over the exports it checked: the kernels and their cases, to compile and run at once.
 struct ExportCheck {
@@ -2898,6 +3295,42 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     }
     EXPECT_TRUE(index_copy);
     run_cases(fresh_dir("torch_kernels"), checked.kernels, checked.cases);
+}
+
+// Fake-quantized embeddings as PyTorch exports them (torch.fake_quantize_per_tensor_affine: int8 with a negative zero
+// point, int8 whose weights are half steps of a power-of-2 scale, uint8, 0..127 through a Clip;
+// torch.fake_quantize_per_channel_affine: int8 per row, uint8 per column), imported with one --dim per axis: each
+// Gather's kernel holds the quantized table (its report entry names the float weight and the QuantizeLinear), takes
+// only the ids, and gives ONNX Runtime's output of the Gather bit for bit, under the sanitizers; an id out of range is
+// refused with the output untouched.
+TEST_F(TorchFakeQuant, EmbeddingsImportQuantizedAndAgreeWithOnnxRuntime) {
+    const json manifest = json::parse(read_text(dir_ / "manifest.json"));
+    ASSERT_EQ(manifest.size(), 6u);
+    ExportCheck checked;
+    for (const auto& [model_name, entry] : manifest.items()) {
+        const size_t before = checked.cases.size();
+        check_export(dir_, model_name, entry, true, checked);
+        ASSERT_EQ(checked.cases.size(), before + 1) << model_name;
+        const kernelgen::KernelSpec& spec = checked.kernels.back();
+        ASSERT_TRUE(spec.quantization.has_value()) << model_name;
+        EXPECT_EQ(kernelgen::quantized_type_name(spec.quantization->type), entry.at("quantized").get<std::string>()) << model_name;
+        EXPECT_TRUE(spec.constant_data.has_value()) << model_name;
+        kernelgen::ImportOptions options;
+        for (const auto& [dim, value] : entry.at("dims").items()) options.dims[dim] = value.get<int64_t>();
+        const auto result = kernelgen::import_model_file((dir_ / (model_name + ".onnx")).string(), options);
+        const json held = json::parse(result.report).at("nodes").at(0).at("weights");
+        EXPECT_EQ(held.at("tensor"), "emb.weight") << model_name;
+        EXPECT_EQ(held.at("quantized").at("quantized_by").get<std::string>().rfind("QuantizeLinear ", 0), 0u) << result.report;
+        // The same ids but one, out of range: refused, the output untouched.
+        cprogram::Case bad = checked.cases.back();
+        const auto rows = entry.at("rows").get<int64_t>();
+        std::memcpy(bad.indices.data() + 8, &rows, sizeof rows);
+        bad.label += ", an id out of range";
+        bad.expected_output.assign(bad.expected_output.size(), cprogram::kSentinel);
+        bad.expected_status = -1;
+        checked.cases.push_back(bad);
+    }
+    run_cases(fresh_dir("torch_fake_quant_kernels"), checked.kernels, checked.cases);
 }
 
 // torchvision's detectors and a DLRM-style model as a user exports them (dynamic axes) and imports them with the

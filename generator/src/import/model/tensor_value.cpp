@@ -19,10 +19,6 @@ std::string element_type_name(int32_t type) {
     return dtype ? std::string(info(*dtype).name) : onnx_type_name(type);
 }
 
-namespace {
-
-using onnx::TensorProto;
-
 double half_to_double(uint16_t bits) {
     const int sign = bits >> 15, exponent = (bits >> 10) & 0x1F, mantissa = bits & 0x3FF;
     double magnitude;
@@ -31,6 +27,10 @@ double half_to_double(uint16_t bits) {
     else magnitude = std::ldexp(mantissa + 1024, exponent - 25);
     return sign ? -magnitude : magnitude;
 }
+
+namespace {
+
+using onnx::TensorProto;
 
 // The bits of a float16 that holds `value` exactly (values only ever come from float16 tensors).
 uint16_t double_to_half(double value) {

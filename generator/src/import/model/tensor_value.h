@@ -36,6 +36,9 @@ std::string onnx_type_name(int32_t type);
 // kernelgen's name of an ONNX element type ("float32"), or ONNX's own for a type kernelgen does not have.
 std::string element_type_name(int32_t type);
 
+// A float16's value (its bits), exactly.
+double half_to_double(uint16_t bits);
+
 // The kind of a folding element type, or nothing (strings, complex numbers and unknown types are not folded).
 std::optional<ElementKind> element_kind(int32_t type);
 

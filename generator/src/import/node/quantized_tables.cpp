@@ -1,6 +1,9 @@
 #include "import/node/quantized_tables.h"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
 
 #include "common/c_names.h"
 #include "common/npy.h"
@@ -108,28 +111,25 @@ std::string label(const GraphScope& scope, const std::string& output) {
 
 namespace {
 
-// The DequantizeLinear (of the default domain, with at least x and x_scale) that makes `data`, or nullptr.
-const onnx::NodeProto* dequantizer(const GraphScope& scope, const std::string& data) {
-    const GraphScope* owner = scope.owner(data);
+// The node of the default domain of type `op_type` that makes `name`, or nullptr.
+const onnx::NodeProto* producer_of(const GraphScope& scope, const std::string& name, const char* op_type) {
+    const GraphScope* owner = scope.owner(name);
     if (!owner) return nullptr;
-    const auto producer = owner->producers.find(data);
+    const auto producer = owner->producers.find(name);
     if (producer == owner->producers.end()) return nullptr;
-    const onnx::NodeProto& dq = owner->graph->node(producer->second);
-    if (dq.op_type() != "DequantizeLinear" || !default_domain(dq.domain()) || dq.input_size() < 2) return nullptr;
-    return &dq;
+    const onnx::NodeProto& node = owner->graph->node(producer->second);
+    return node.op_type() == op_type && default_domain(node.domain()) ? &node : nullptr;
 }
 
-// How a DequantizeLinear's attributes and scale's shape quantize its values of `shape` (int8 or uint8, `is_signed`):
-// one scale, a scale per index along an axis, or blocks along it (opset 21); or why they fit none of these.
-Result<KernelSpec::Quantization> dequantize_layout(const onnx::NodeProto& dq, const onnx::TensorProto& scale, const Shape& shape,
-                                                   bool is_signed) {
+// How a DequantizeLinear's (or QuantizeLinear's) attributes and scale's shape quantize its values of `shape` into
+// `type`: one scale, a scale per index along an axis, or blocks along it (opset 21); or why they fit none of these.
+Result<KernelSpec::Quantization> scale_layout(const onnx::NodeProto& node, const onnx::TensorProto& scale, const Shape& shape,
+                                              QuantizedType type) {
     const Shape scales = dims_of(scale);
     const auto rank = static_cast<int64_t>(shape.size());
-    const auto axis_attribute = int_attribute(dq, "axis", 1);
-    const auto block_attribute = int_attribute(dq, "block_size", 0);
-    const auto output_type = int_attribute(dq, "output_dtype", 0);
-    if (!axis_attribute || !block_attribute || !output_type) return Problem{"an attribute is not an integer"};
-    if (*output_type != 0 && *output_type != scale.data_type()) return Problem{"its output_dtype is not its scale's type"};
+    const auto axis_attribute = int_attribute(node, "axis", 1);
+    const auto block_attribute = int_attribute(node, "block_size", 0);
+    if (!axis_attribute || !block_attribute) return Problem{"an attribute is not an integer"};
     if (*block_attribute < 0) return Problem{"its block_size is negative"};
     const uint64_t block = static_cast<uint64_t>(*block_attribute);
     // One scale (ONNX Runtime takes a 1-element vector so too) is for the whole table: the axis is not used, and may
@@ -140,7 +140,7 @@ Result<KernelSpec::Quantization> dequantize_layout(const onnx::NodeProto& dq, co
     }
     const int64_t axis = one_scale ? 0 : *axis_attribute < 0 ? *axis_attribute + rank : *axis_attribute;
     KernelSpec::Quantization q;
-    q.type = is_signed ? QuantizedType::Int8 : QuantizedType::UInt8;
+    q.type = type;
     const auto a = static_cast<size_t>(axis);
     if (one_scale) {
         q.axis = -1;
@@ -162,58 +162,286 @@ Result<KernelSpec::Quantization> dequantize_layout(const onnx::NodeProto& dq, co
     return q;
 }
 
-// A DequantizeLinear's table, from its constant inputs, for a Gather along `gather_axis`; or why it stays outside.
-Result<QuantizedTable> dequantized_constants(const onnx::NodeProto& dq, const ConstantInputs& inputs, int64_t gather_axis) {
-    const onnx::TensorProto* x = inputs.values;
+// ONNX's INT4 and UINT4 (ONNX 1.16), which the ONNX this builds with may not name.
+constexpr int32_t kOnnxUInt4 = 21, kOnnxInt4 = 22;
+
+std::optional<QuantizedType> quantized_type_of(int32_t onnx_type) {
+    if (onnx_type == onnx::TensorProto::INT8) return QuantizedType::Int8;
+    if (onnx_type == onnx::TensorProto::UINT8) return QuantizedType::UInt8;
+    if (onnx_type == kOnnxInt4) return QuantizedType::Int4;
+    if (onnx_type == kOnnxUInt4) return QuantizedType::UInt4;
+    return std::nullopt;
+}
+
+std::string type_name(int32_t onnx_type) {
+    return onnx_type == kOnnxInt4 ? "INT4" : onnx_type == kOnnxUInt4 ? "UINT4" : onnx_type_name(onnx_type);
+}
+
+// Quantized values of a table: their type and shape, one int each, row-major.
+struct QuantizedValues {
+    QuantizedType type = QuantizedType::Int8;
+    Shape shape;
+    std::vector<int32_t> values;
+};
+
+// The elements of a constant of a quantized type (INT8, UINT8, or INT4, UINT4 as ONNX packs them), one int each.
+Result<std::vector<int32_t>> quantized_elements(const onnx::TensorProto& tensor, QuantizedType type, const std::string& what) {
+    const bool is_signed = quantized_type_signed(type);
+    if (quantized_type_bits(type) == 8) {
+        auto bytes = bytes_of(tensor, max_constant_data_bytes(1), what);
+        if (!bytes) return Problem{bytes.problem()};
+        return byte_values(*bytes, is_signed);
+    }
+    const uint64_t most = 2 * max_constant_data_bytes(1);
+    const auto count = checked_count(std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end()), most);
+    const std::string cannot = what + " " + in_quotes(tensor.name()) + " cannot be read: ";
+    if (!count) return Problem{cannot + "its dims make more than " + std::to_string(most) + " 4-bit values"};
+    if (tensor.data_location() == onnx::TensorProto::EXTERNAL || tensor.raw_data().size() != (*count + 1) / 2) {
+        return Problem{cannot + "its 4-bit values are not in raw_data, two a byte (" + std::to_string((*count + 1) / 2) +
+                       " bytes), in the model file"};
+    }
+    return unpack_onnx_4bit(tensor.raw_data(), *count, is_signed);
+}
+
+// A DequantizeLinear's table, from its constant scale and zero point (`inputs`) and its values (`x`, constants or
+// computed), for a Gather along `gather_axis`; or why it stays outside.
+Result<QuantizedTable> dequantized_constants(const onnx::NodeProto& dq, const ConstantInputs& inputs, const QuantizedValues& x,
+                                             int64_t gather_axis) {
     const onnx::TensorProto* scale = inputs.scale;
     const onnx::TensorProto* zero = inputs.zero;
     if (!inputs.quantization_constant()) return Problem{"its scale or zero point is not a constant"};
-    const auto x_rank = static_cast<int64_t>(x->dims_size());
+    const auto x_rank = static_cast<int64_t>(x.shape.size());
     if (gather_axis != 0 && gather_axis != -x_rank) {
         return Problem{"the Gather is along axis " + std::to_string(gather_axis) + " (a quantized table is gathered along axis 0)"};
     }
-    if (x->data_type() != onnx::TensorProto::INT8 && x->data_type() != onnx::TensorProto::UINT8) {
-        return Problem{"its values are " + onnx_type_name(x->data_type()) + " (int8 and uint8 tables are fused)"};
-    }
     const auto dtype = scale_type(scale->data_type());
     if (!dtype) return Problem{"its scale is " + onnx_type_name(scale->data_type()) + " (FLOAT, FLOAT16 or BFLOAT16)"};
-    if (zero && zero->data_type() != x->data_type()) {
-        return Problem{"its zero point is " + onnx_type_name(zero->data_type()) + " and its values " + onnx_type_name(x->data_type())};
+    const auto output_type = int_attribute(dq, "output_dtype", 0);
+    if (!output_type) return Problem{"an attribute is not an integer"};
+    if (*output_type != 0 && *output_type != scale->data_type()) return Problem{"its output_dtype is not its scale's type"};
+    if (zero && quantized_type_of(zero->data_type()) != x.type) {
+        return Problem{"its zero point is " + type_name(zero->data_type()) + " and its values " +
+                       quantized_type_name(x.type)};
     }
-    const bool is_signed = x->data_type() == onnx::TensorProto::INT8;
-    const Shape shape = dims_of(*x);
-    if (shape.empty()) return Problem{"its values are a scalar"};
-    auto layout = dequantize_layout(dq, *scale, shape, is_signed);
+    if (x.shape.empty()) return Problem{"its values are a scalar"};
+    auto layout = scale_layout(dq, *scale, x.shape, x.type);
     if (!layout) return Problem{layout.problem()};
     if (zero && dims_of(*zero) != dims_of(*scale)) return Problem{"its zero point's shape is not its scale's"};
-    static const char* const what[3] = {"its values", "its scale", "its zero point"};
-    auto bytes = table_bytes(inputs, *dtype, element_count(dims_of(*scale)), what);
-    if (!bytes) return Problem{bytes.problem()};
+    auto scales = bytes_of(*scale, max_constant_data_bytes(info(*dtype).bits / 8), "its scale");
+    if (!scales) return Problem{scales.problem()};
     QuantizedTable table;
     table.quantization = layout.take();
-    if (zero) table.quantization.zero_points = byte_values(bytes->zeros, is_signed);
-    table.quantization.scales.assign(bytes->scales.begin(), bytes->scales.end());
+    if (zero) {
+        auto zeros = quantized_elements(*zero, x.type, "its zero point");
+        if (!zeros) return Problem{zeros.problem()};
+        table.quantization.zero_points = zeros.take();
+    }
+    table.quantization.scales.assign(scales->begin(), scales->end());
     table.tensor = dq.input(0);
     table.dtype = *dtype;
-    table.data_shape = shape;
-    table.bytes = std::move(bytes->values);
+    table.data_shape = x.shape;
+    table.bytes = pack_rows(x.values, x.shape, x.type);
     return table;
+}
+
+// The values of a DequantizeLinear's constant x: its type, shape and elements; or why they are not a table's.
+Result<QuantizedValues> constant_values(const onnx::TensorProto& x) {
+    const auto type = quantized_type_of(x.data_type());
+    if (!type) return Problem{"its values are " + type_name(x.data_type()) + " (int8, uint8, int4 and uint4 tables are fused)"};
+    auto values = quantized_elements(x, *type, "its values");
+    if (!values) return Problem{values.problem()};
+    return QuantizedValues{*type, dims_of(x), values.take()};
+}
+
+}  // namespace
+
+// --- fake quantization: QuantizeLinear of a constant float tensor, then DequantizeLinear ---------------------------
+
+std::optional<int32_t> quantize_linear(float x, float scale, int32_t zero_point, KernelSpec::QuantizedType type) {
+    const float quotient = x / scale;
+    if (!(std::fabs(quotient) < 2147483648.0f)) return std::nullopt;
+    const bool is_signed = quantized_type_signed(type);
+    const int32_t bits = static_cast<int32_t>(quantized_type_bits(type));
+    const int32_t low = is_signed ? -(1 << (bits - 1)) : 0, high = is_signed ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
+    // nearbyint rounds in the current rounding mode, to nearest with ties to even unless a program changed it.
+    const int64_t value = static_cast<int64_t>(std::nearbyint(quotient)) + zero_point;
+    return static_cast<int32_t>(std::clamp<int64_t>(value, low, high));
+}
+
+std::string pack_rows(const std::vector<int32_t>& values, const Shape& shape, KernelSpec::QuantizedType type) {
+    std::string out;
+    if (quantized_type_bits(type) == 8) {
+        for (int32_t v : values) out += static_cast<char>(static_cast<uint8_t>(v & 0xFF));
+        return out;
+    }
+    const uint64_t row = shape.empty() ? 1 : shape.back();
+    for (uint64_t e = 0; e < values.size(); ++e) {
+        const auto nibble = static_cast<uint8_t>(values[e] & 15);
+        if (row == 0 || e % row % 2 == 0) out += static_cast<char>(nibble);
+        else out.back() = static_cast<char>(static_cast<uint8_t>(out.back()) | nibble << 4);
+    }
+    return out;
+}
+
+std::vector<int32_t> unpack_onnx_4bit(const std::string& bytes, uint64_t count, bool is_signed) {
+    std::vector<int32_t> out;
+    for (uint64_t e = 0; e < count && e / 2 < bytes.size(); ++e) {
+        const auto byte = static_cast<uint8_t>(bytes[e / 2]);
+        const int32_t nibble = e % 2 ? byte >> 4 : byte & 15;
+        out.push_back(is_signed && nibble >= 8 ? nibble - 16 : nibble);
+    }
+    return out;
+}
+
+namespace {
+
+// The index of the scale of element `e` (row-major in `shape`) under `layout`.
+uint64_t scale_index(const KernelSpec::Quantization& layout, const Shape& shape, uint64_t e) {
+    if (layout.axis < 0) return 0;
+    const auto a = static_cast<size_t>(layout.axis);
+    uint64_t inner = 1;
+    for (size_t d = a + 1; d < shape.size(); ++d) inner *= shape[d];
+    const uint64_t i = e / inner % shape[a];
+    if (layout.block_size == 0) return i;
+    const uint64_t outer = e / inner / shape[a];
+    return (outer * layout.scales_shape[a] + i / layout.block_size) * inner + e % inner;
+}
+
+// A float32 or float16 constant's elements as floats (exactly), at most `limit` of them.
+Result<std::vector<float>> float_elements(const onnx::TensorProto& tensor, uint64_t limit, const std::string& what) {
+    const bool half = tensor.data_type() == onnx::TensorProto::FLOAT16;
+    auto bytes = bytes_of(tensor, limit * (half ? 2 : 4), what);
+    if (!bytes) return Problem{bytes.problem()};
+    std::vector<float> out;
+    for (size_t at = 0; at + (half ? 2 : 4) <= bytes->size(); at += half ? 2 : 4) {
+        uint32_t bits = 0;
+        for (size_t b = 0; b < (half ? 2u : 4u); ++b) bits |= static_cast<uint32_t>(static_cast<uint8_t>((*bytes)[at + b])) << (8 * b);
+        float value = 0;
+        if (half) value = static_cast<float>(half_to_double(static_cast<uint16_t>(bits)));
+        else std::memcpy(&value, &bits, sizeof value);
+        out.push_back(value);
+    }
+    return out;
+}
+
+// A QuantizeLinear's output type: its zero point's, else its output_dtype (opset 21), else uint8 (ONNX's default).
+Result<QuantizedType> quantize_output_type(const onnx::NodeProto& q, const ConstantInputs& inputs) {
+    const auto output_type = int_attribute(q, "output_dtype", 0);
+    if (!output_type) return Problem{"an attribute is not an integer"};
+    const int32_t type = inputs.zero ? inputs.zero->data_type() : *output_type != 0 ? static_cast<int32_t>(*output_type)
+                                                                                   : onnx::TensorProto::UINT8;
+    if (inputs.zero && *output_type != 0 && *output_type != type) return Problem{"its output_dtype is not its zero point's type"};
+    const auto quantized = quantized_type_of(type);
+    if (!quantized) return Problem{"it quantizes to " + type_name(type) + " (int8, uint8, int4 and uint4 tables are fused)"};
+    return *quantized;
+}
+
+// The values a QuantizeLinear makes of its constant float x, scale and zero point, as ONNX Runtime computes them.
+Result<QuantizedValues> quantized_constants(const onnx::NodeProto& q, const ConstantInputs& inputs) {
+    const onnx::TensorProto* x = inputs.values;
+    const onnx::TensorProto* scale = inputs.scale;
+    if (!inputs.quantization_constant()) return Problem{"its scale or zero point is not a constant"};
+    if (x->data_type() != onnx::TensorProto::FLOAT && x->data_type() != onnx::TensorProto::FLOAT16) {
+        return Problem{"it quantizes " + onnx_type_name(x->data_type()) + " values (FLOAT and FLOAT16 are quantized at import)"};
+    }
+    if (scale->data_type() != x->data_type()) {
+        return Problem{"its scale is " + onnx_type_name(scale->data_type()) + " and its input " + onnx_type_name(x->data_type())};
+    }
+    auto type = quantize_output_type(q, inputs);
+    if (!type) return Problem{type.problem()};
+    QuantizedValues out{*type, dims_of(*x), {}};
+    auto layout = scale_layout(q, *scale, out.shape, out.type);
+    if (!layout) return Problem{layout.problem()};
+    if (inputs.zero && dims_of(*inputs.zero) != dims_of(*scale)) return Problem{"its zero point's shape is not its scale's"};
+    const uint64_t most = max_constant_data_bytes(1) * (quantized_type_bits(out.type) == 4 ? 2 : 1);
+    auto values = float_elements(*x, most, "its input");
+    auto scales = float_elements(*scale, most, "its scale");
+    if (!values || !scales) return Problem{values ? scales.problem() : values.problem()};
+    std::vector<int32_t> zeros;
+    if (inputs.zero) {
+        auto read = quantized_elements(*inputs.zero, out.type, "its zero point");
+        if (!read) return Problem{read.problem()};
+        zeros = read.take();
+    }
+    for (uint64_t e = 0; e < values->size(); ++e) {
+        const uint64_t k = scale_index(*layout, out.shape, e);
+        const auto value = quantize_linear((*values)[e], (*scales)[k], zeros.empty() ? 0 : zeros[k], out.type);
+        if (!value) {
+            return Problem{"element " + std::to_string(e) + " of its input divided by its scale is " +
+                           std::to_string((*values)[e] / (*scales)[k]) + " (ONNX Runtime's kernels quantize a quotient "
+                           "that is not a number or beyond 2^31 in magnitude differently)"};
+        }
+        out.values.push_back(*value);
+    }
+    return out;
+}
+
+// A Clip (opset 11 on: bounds as inputs) of the quantized values between QuantizeLinear and DequantizeLinear, as
+// PyTorch exports a fake quantization to 0..127: the values clamped to its constant bounds.
+Result<Ok> clip_values(const GraphScope& scope, const onnx::NodeProto& clip, QuantizedValues& x) {
+    ConstantInputs bounds;
+    read_inputs(scope, clip, 0, 1, 2, bounds);
+    const bool low_given = clip.input_size() > 1 && !clip.input(1).empty();
+    if ((low_given && !bounds.scale) || (bounds.zero_given && !bounds.zero) || clip.attribute_size() > 0) {
+        return Problem{"its values pass through Clip " + in_quotes(clip.name()) + ", whose bounds are not constant inputs"};
+    }
+    int32_t low = INT32_MIN, high = INT32_MAX;
+    for (const onnx::TensorProto* bound : {bounds.scale, bounds.zero}) {
+        if (!bound) continue;
+        auto value = quantized_type_of(bound->data_type()) == x.type
+                         ? quantized_elements(*bound, x.type, "a bound of Clip " + in_quotes(clip.name()))
+                         : Result<std::vector<int32_t>>(Problem{""});
+        if (!value || value->size() != 1) {
+            return Problem{"Clip " + in_quotes(clip.name()) + " has a bound that is not one " + quantized_type_name(x.type) + " value"};
+        }
+        (bound == bounds.scale ? low : high) = value->front();
+    }
+    for (int32_t& v : x.values) v = std::min(std::max(v, low), high);  // ONNX Runtime's order: the lower bound first
+    return Ok{};
+}
+
+// The table a DequantizeLinear `dq` makes of a QuantizeLinear of a constant float tensor (through a Clip, maybe);
+// nothing where its x is not made so (values quantized at run time).
+Result<std::optional<QuantizedTable>> fake_quantized_table(const GraphScope& scope, const onnx::NodeProto& dq,
+                                                           const ConstantInputs& inputs, int64_t gather_axis) {
+    const onnx::NodeProto* clip = producer_of(scope, dq.input(0), "Clip");
+    const std::string& quantized = clip && clip->input_size() > 0 ? clip->input(0) : dq.input(0);
+    const onnx::NodeProto* q = producer_of(scope, quantized, "QuantizeLinear");
+    if (!q || q->input_size() < 2) return std::optional<QuantizedTable>();
+    ConstantInputs q_inputs;
+    read_inputs(scope, *q, 0, 1, 2, q_inputs);
+    if (!q_inputs.values) return std::optional<QuantizedTable>();  // activations quantized at run time: nothing to hold
+    const std::string by = label(scope, quantized);
+    auto values = quantized_constants(*q, q_inputs);
+    if (!values) return Problem{by + " of constant " + in_quotes(q->input(0)) + " is not quantized at import: " + values.problem()};
+    if (clip) {
+        if (auto clipped = clip_values(scope, *clip, *values); !clipped) return Problem{clipped.problem()};
+    }
+    auto table = dequantized_constants(dq, inputs, *values, gather_axis);
+    if (!table) return Problem{table.problem()};
+    table->tensor = q->input(0);
+    table->quantized_by = by + (clip ? " and " + label(scope, dq.input(0)) : "");
+    return std::optional<QuantizedTable>(table.take());
 }
 
 }  // namespace
 
 Result<std::optional<QuantizedTable>> dequantized_table(const GraphScope& scope, const std::string& data, int64_t gather_axis) {
-    const onnx::NodeProto* dq = dequantizer(scope, data);
-    if (!dq) return std::optional<QuantizedTable>();
+    const onnx::NodeProto* dq = producer_of(scope, data, "DequantizeLinear");
+    if (!dq || dq->input_size() < 2) return std::optional<QuantizedTable>();
     ConstantInputs inputs;
     read_inputs(scope, *dq, 0, 1, 2, inputs);
-    if (!inputs.values) return std::optional<QuantizedTable>();  // activations quantized at run time: nothing to hold
     const std::string source = label(scope, data);
-    auto table = dequantized_constants(*dq, inputs, gather_axis);
-    if (!table) {
-        return Problem{"its data comes from " + source + ", which stays outside the kernel (float data, a parameter): " +
-                       table.problem()};
+    const std::string outside = "its data comes from " + source + ", which stays outside the kernel (float data, a parameter): ";
+    if (!inputs.values) {
+        auto fake = fake_quantized_table(scope, *dq, inputs, gather_axis);
+        if (!fake) return Problem{outside + fake.problem()};
+        if (*fake) (*fake)->source = source;
+        return fake;
     }
+    auto values = constant_values(*inputs.values);
+    auto table = values ? dequantized_constants(*dq, inputs, *values, gather_axis) : Result<QuantizedTable>(Problem{values.problem()});
+    if (!table) return Problem{outside + table.problem()};
     table->source = source;
     return std::optional<QuantizedTable>(table.take());
 }
@@ -372,6 +600,7 @@ HeldTables quantized_held_tables(const QuantizedTable& table) {
                               npy_header(is_signed ? "|i1" : "|u1", q.scales_shape) + bytes, ""});
     }
     held.form["quantized"] = {{"type", quantized_type_name(q.type)}, {"dequantized_by", table.source}};
+    if (!table.quantized_by.empty()) held.form["quantized"]["quantized_by"] = table.quantized_by;
     return held;
 }
 

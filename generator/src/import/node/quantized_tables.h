@@ -1,7 +1,9 @@
 // Quantized tables in a model, fused into the gather that reads them: ONNX's DequantizeLinear of constants feeding a
-// Gather along axis 0 (int8/uint8 values; one scale, a scale per index along an axis, or blocks since opset 21), and
-// ONNX Runtime's com.microsoft.GatherBlockQuantized (uint8 data holding 8-bit values, or 4-bit ones two a byte). The
-// kernel holds the table quantized, as a spec's "quantization" says (KernelSpec::Quantization).
+// Gather along axis 0 (int8/uint8/int4/uint4 values; one scale, a scale per index along an axis, or blocks since
+// opset 21), the same of a QuantizeLinear of a constant float tensor (fake quantization, as quantization-aware
+// training exports a weight; the values computed here as ONNX Runtime quantizes), and ONNX Runtime's
+// com.microsoft.GatherBlockQuantized (uint8 data holding 8-bit values, or 4-bit ones two a byte). The kernel holds the
+// table quantized, as a spec's "quantization" says (KernelSpec::Quantization).
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -9,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "import/node/held_tables.h"
 #include "import/model/graph_scope.h"
@@ -22,8 +25,9 @@ constexpr uint64_t kMaxInlineScales = 64;
 
 // A gather's data that is a quantized table of the model, as its kernel holds it.
 struct QuantizedTable {
-    std::string tensor;  // the model's tensor of quantized values
-    std::string source;  // the node that dequantizes it, as messages name it
+    std::string tensor;        // the model's tensor of quantized values (fake quantization: of the float values)
+    std::string source;        // the node that dequantizes it, as messages name it
+    std::string quantized_by;  // fake quantization: the QuantizeLinear that quantizes the float values, else ""
     DType dtype = DType::Float32;  // the dequantized type: the scales'
     Shape data_shape;              // the table's shape, one element a value
     std::string bytes;             // the values as the kernel holds them (KernelSpec::ConstantData)
@@ -31,10 +35,24 @@ struct QuantizedTable {
 };
 
 // Data that a DequantizeLinear of constants makes (its x, x_scale and x_zero_point initializers, Constants or
-// folded values), for a Gather along `gather_axis` (as the node gives it): the table, or nothing where no such
+// folded values; or x a QuantizeLinear of a constant float tensor, through an optional Clip of constant bounds: fake
+// quantization), for a Gather along `gather_axis` (as the node gives it): the table, or nothing where no such
 // DequantizeLinear makes it. The problem says why one that is there cannot be fused (the gather then reads the
 // float data it makes, a parameter).
 Result<std::optional<QuantizedTable>> dequantized_table(const GraphScope& scope, const std::string& data, int64_t gather_axis);
+
+// ONNX Runtime's QuantizeLinear of one value into `type`: x / scale in float arithmetic, rounded half to even, plus
+// the zero point, saturated to the type's range. Nothing where x / scale is NaN or at least 2^31 in magnitude
+// (infinities included), where ONNX Runtime's kernels (vector and scalar, per tensor and blocked) disagree.
+std::optional<int32_t> quantize_linear(float x, float scale, int32_t zero_point, KernelSpec::QuantizedType type);
+
+// Values of `type` (one per element of `shape`, row-major) as a table's file holds them (quantized_held_tables):
+// one a byte, or 4-bit ones two a byte along the last axis, element 2k of a row in the low nibble of byte k, each
+// row padded to whole bytes.
+std::string pack_rows(const std::vector<int32_t>& values, const Shape& shape, KernelSpec::QuantizedType type);
+
+// `count` 4-bit values as ONNX stores an INT4 or UINT4 tensor (flat: element 2k in the low nibble of byte k).
+std::vector<int32_t> unpack_onnx_4bit(const std::string& bytes, uint64_t count, bool is_signed);
 
 // Whether `node` is ONNX Runtime's com.microsoft.GatherBlockQuantized.
 bool is_gather_block_quantized(const onnx::NodeProto& node);
