@@ -135,6 +135,20 @@ def mutant(header, work):
     return path
 
 
+def form_beyond_eva(header):
+    """Why EVA cannot clear this kernel's form (those of eva_known_alarms.txt), or None: checks gathered into one
+    flag, a run-time count or data count. "index_check": "none" kernels are the caller's to keep in range."""
+    text = open(header).read()
+    source = open(header[:-2] + ".c").read()
+    if 'Generated with "index_check": "none"' in text:
+        return "unchecked: the caller guarantees the indices"
+    if re.search(r"\b(out_of_range|outside) \|=", source):
+        return "checks gathered into one flag"
+    if re.search(r"\buint32_t (count|data_count)\b", text):
+        return "a run-time count or data count"
+    return None
+
+
 def known_alarms(path):
     """The kernels EVA is known not to clear, from the file's lines `name: reason` (# starts a comment)."""
     known = {}
@@ -158,6 +172,9 @@ def main():
                         help="remove each kernel's first index check: EVA must then report an alarm")
     parser.add_argument("--known-timeout", type=float, default=None,
                         help="seconds EVA may take a kernel of --known (running out of them leaves it uncleared)")
+    parser.add_argument("--sample", type=int, default=0,
+                        help="kernels of unknown names (random ones): every N-th; those of a form EVA cannot "
+                             "follow (form_beyond_eva) are analysed and may keep alarms, the others must have none")
     parser.add_argument("--kernelgen", help="generate the kernels first: this kernelgen, with --unroll, ...")
     parser.add_argument("--unroll", help="... this unroll setting, from the specs given in place of headers")
     parser.add_argument("--batch", default="1/1", help="K/N: only the K-th of every N kernels, for parallel tests")
@@ -178,6 +195,12 @@ def main():
     args.headers = headers[k - 1::n]
     os.makedirs(args.work, exist_ok=True)
     known = known_alarms(args.known) if args.known else {}
+    if args.sample:
+        args.headers = args.headers[::args.sample]
+        for header in args.headers:
+            form = form_beyond_eva(header)
+            if form:
+                known[os.path.basename(header)[:-2]] = form
     precisions = [["-eva-precision", str(p)] for p in args.precision or [0]]
     failed = 0
     for header in args.headers:
@@ -198,7 +221,10 @@ def main():
             name, ok, summary, details = analyse(header, args.work, args.frama_c, options, timeout)
             if ok:
                 break
-        if name in known:
+        if name in known and args.sample:
+            good = True  # a form EVA cannot follow: reported, alarms or not
+            print(f"ok   {name}: {summary} (not required: {known[name]})")
+        elif name in known:
             good = not ok
             print(f"{'ok  ' if good else 'FAIL'} {name}: {summary} (known: {known[name]})"
                   f"{'' if good else '; now clean: remove it from ' + args.known}")
