@@ -5,12 +5,16 @@ For each header given (a kernel of a kernelgen output folder), writes a driver t
 (data, indices, updates, and output itself) with values EVA knows nothing about, the indices over their type's
 whole range, and a run-time count or data count over all of uint32_t, then calls the kernel; where the header
 allows a scatter in place (output the same pointer as data), a second call does so. EVA then analyses the
-driver with the kernel and the support code, and this script reads its summary: an alarm (an unknown precondition of
-a library call such as memcpy counts as one), a construct EVA does not implement, or a call it could not
-analyse fails the kernel.
+driver with the kernel and the support code, at each --precision in turn until a run is clean, and this script
+reads its summary: an alarm (an unknown precondition of a library call such as memcpy counts as one), a construct
+EVA does not implement, or a call it could not analyse fails the kernel.
 
-    eva_kernels.py --work DIR [--precision P]... [--timeout S] [--known FILE] [--mutants] [--batch K/N]
-                   HEADER_OR_FOLDER...
+A kernel named in --known must still fail (its list stays true); with --sample, kernels of a form EVA cannot
+follow (form_beyond_eva) are reported but not required clear; with --mutants, each kernel's first index check is
+removed and EVA must then fail it. --kernelgen and --unroll generate the kernels from specs first.
+
+    eva_kernels.py --work DIR [--frama-c PATH] [--precision P]... [--timeout S] [--known FILE [--known-timeout S]]
+                   [--sample N | --mutants] [--batch K/N] [--kernelgen PATH --unroll U] HEADER_FOLDER_OR_SPEC...
 """
 import argparse
 import os
