@@ -22,6 +22,7 @@ packages=(
   gcc-avr avr-libc simavr                       # AVR (16-bit int and size_t): builds, and runs on a simulated ATmega
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc  # RISC-V RV32IMAC on qemu's virt board
   git man-db                                    # the docs tests: the files git tracks, `man -w` of an install
+  frama-c-base why3 z3 cvc4                     # the proof tier: Frama-C's EVA and WP, why3 and its provers
 )
 if ! command -v npm > /dev/null; then
   packages+=(nodejs npm)                        # running ONNX Runtime (onnxruntime-node)

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Frama-C EVA over generated kernels, every input free: 0 alarms or the test fails.
+
+For each header given (a kernel of a kernelgen output folder), writes a driver that fills every input buffer
+(data, indices, updates, and output itself) with values EVA knows nothing about, the indices over their type's
+whole range, and a run-time count or data count over all of uint32_t, then calls the kernel; where the header
+allows a scatter in place (output the same pointer as data), a second call does so. EVA then analyses the
+driver with the kernel and the support code, at each --precision in turn until a run is clean, and this script
+reads its summary: an alarm (an unknown precondition of a library call such as memcpy counts as one), a construct
+EVA does not implement, or a call it could not analyse fails the kernel.
+
+A kernel named in --known must still fail (its list stays true); with --sample, kernels of a form EVA cannot
+follow (form_beyond_eva) are reported but not required clear; with --mutants, each kernel's first index check is
+removed and EVA must then fail it. --kernelgen and --unroll generate the kernels from specs first.
+
+    eva_kernels.py --work DIR [--frama-c PATH] [--precision P]... [--timeout S] [--known FILE [--known-timeout S]]
+                   [--sample N | --mutants] [--batch K/N] [--kernelgen PATH --unroll U] HEADER_FOLDER_OR_SPEC...
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+# How a driver fills a buffer of this element type with any value of the type (bool: 0 or 1; a string: some
+# string, its text never read by a kernel; every other type: any bytes).
+FILL = {
+    "bool": "for (size_t i = 0; i < n; ++i) b[i] = Frama_C_interval(0, 1) != 0;",
+    "const char *": 'for (size_t i = 0; i < n; ++i) b[i] = "s";',
+}
+
+PROTOTYPE = re.compile(r"^int (\w+)\((.*)\);$", re.M)
+PARAMETER = re.compile(r"^(?:const )?(char \*(?:const )?|\w+ )\*(\w+)$|^uint32_t (\w+)$")
+
+
+def parameters(text):
+    """The kernel's name and its parameters as (role, element type, is_count) from the header's prototype."""
+    found = PROTOTYPE.search(text)
+    if not found:
+        raise SystemExit("no kernel prototype")
+    result = []
+    for part in found.group(2).split(", "):
+        match = PARAMETER.match(part.strip())
+        if not match:
+            raise SystemExit(f"parameter not understood: {part}")
+        if match.group(3):
+            result.append((match.group(3), "uint32_t", True))
+        else:
+            element = "const char *" if match.group(1).startswith("char") else match.group(1).strip()
+            result.append((match.group(2), element, False))
+    return found.group(1), result
+
+
+def driver(header, text):
+    name, params = parameters(text)
+    upper = name.upper()
+    in_place = "output may be the same pointer as data" in text
+    lines = ['#include "__fc_builtin.h"', "#include <stddef.h>", f'#include "{os.path.basename(header)}"', ""]
+    for role, element, is_count in params:
+        if is_count:
+            continue
+        size = f"{upper}_{role.upper()}_SIZE"
+        # Exactly the tensor's size (an empty tensor, which C has no array for, gets one element).
+        lines.append(f"static {element} {role}_buffer[{size} > 0 ? {size} : 1];")
+    lines.append("")
+    for role, element, is_count in params:
+        if is_count:
+            continue
+        body = FILL.get(element, "Frama_C_make_unknown((char *)b, n * sizeof *b);")
+        lines += [f"static void fill_{role}({element} *b, size_t n)", "{", f"    {body}", "}"]
+    lines += ["", "int main(void)", "{", "    int result;"]
+    for role, element, is_count in params:
+        if is_count:
+            lines.append(f"    uint32_t {role} = Frama_C_unsigned_int_interval(0u, 4294967295u);")
+        else:
+            lines.append(f"    fill_{role}({role}_buffer, {upper}_{role.upper()}_SIZE);")
+
+    def call(output):
+        args = [role if is_count else (output if role == "output" else f"{role}_buffer")
+                for role, _, is_count in params]
+        return f"{name}({', '.join(args)})"
+
+    lines.append(f"    result = {call('output_buffer')};")
+    if in_place:
+        lines.append(f"    result |= {call('data_buffer')};")
+    lines += ["    return result;", "}", ""]
+    return name, "\n".join(lines)
+
+
+def analyse(header, work, frama_c, extra, timeout, source=None):
+    """EVA over the kernel of `header` (its .c beside it, or `source` in its place): (name, ok, summary, log)."""
+    folder = os.path.dirname(os.path.abspath(header))
+    text = open(header).read()
+    name, driver_source = driver(header, text)
+    path = os.path.join(work, f"{name}_driver.c")
+    with open(path, "w") as out:
+        out.write(driver_source)
+    sources = [path, source or os.path.join(folder, f"{name}.c"), os.path.join(folder, "kernelgen_support.c")]
+    command = [frama_c, "-eva", "-machdep", "x86_64", f"-cpp-extra-args=-I{folder}",
+               "-warn-special-float", "none", "-eva-no-show-progress"] + extra + sources
+    began = time.monotonic()
+    try:
+        run = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        code, log = run.returncode, run.stdout + run.stderr
+    except subprocess.TimeoutExpired:
+        code, log = "timeout", f"EVA ran out of its {timeout:g} s"
+    seconds = time.monotonic() - began
+    alarms = re.search(r"(\d+) alarms? generated", log)
+    problems = [line for line in log.splitlines()
+                if re.search(r"\[(eva:alarm|kernel:annot-error|eva:locals-escaping|eva:garbled-mix)\]|"
+                             r"\[eva\] .*(not implemented|Neither code nor specification)|"
+                             r"warning: |\[kernel\] User Error|Assertion .* invalid", line)]
+    ok = code == 0 and alarms is not None and int(alarms.group(1)) == 0 and not problems
+    if code == "timeout":
+        summary = f"timed out after {seconds:.0f} s"
+    elif alarms is None:
+        summary = f"EVA failed (exit {code})"
+    else:
+        summary = f"{alarms.group(1)} alarms, {len(problems)} warnings, {seconds:.1f} s ({' '.join(extra)})"
+    return name, ok, summary, log if alarms is None else "\n".join(problems)
+
+
+# The first index check of a kernel: an `if` whose condition tests an index, with its `return` of the error.
+CHECK = re.compile(r"^( *)if \((kernelgen_outside|[^\n]*< -)[^\n]*\{\n[^\n]*return [A-Z0-9_]*_ERROR_INDEX_OUT_OF_RANGE;\n\1\}\n",
+                   re.M)
+
+
+def mutant(header, work):
+    """The kernel's source with its first index check removed, written into `work`; None if it has none."""
+    name = os.path.basename(header)[:-2]
+    text = open(os.path.join(os.path.dirname(header), f"{name}.c")).read()
+    removed, count = CHECK.subn("", text, count=1)
+    if not count:
+        return None
+    path = os.path.join(work, f"{name}_mutant.c")
+    with open(path, "w") as out:
+        out.write(removed)
+    return path
+
+
+def form_beyond_eva(header):
+    """Why EVA cannot clear this kernel's form (those of eva_known_alarms.txt), or None: checks gathered into one
+    flag, a run-time count or data count. "index_check": "none" kernels are the caller's to keep in range."""
+    text = open(header).read()
+    source = open(header[:-2] + ".c").read()
+    if 'Generated with "index_check": "none"' in text:
+        return "unchecked: the caller guarantees the indices"
+    if re.search(r"\b(out_of_range|outside) \|=", source):
+        return "checks gathered into one flag"
+    if re.search(r"\buint32_t (count|data_count)\b", text):
+        return "a run-time count or data count"
+    return None
+
+
+def known_alarms(path):
+    """The kernels EVA is known not to clear, from the file's lines `name: reason` (# starts a comment)."""
+    known = {}
+    for line in open(path):
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, reason = line.partition(":")
+            known[name.strip()] = reason.strip()
+    return known
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--work", required=True, help="folder for the drivers")
+    parser.add_argument("--frama-c", default="frama-c")
+    parser.add_argument("--precision", action="append", type=int,
+                        help="EVA's -eva-precision, tried in the order given until one run finds no alarm")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds EVA may take a kernel")
+    parser.add_argument("--known", help="file of the kernels with known alarms: they must still have them")
+    parser.add_argument("--mutants", action="store_true",
+                        help="remove each kernel's first index check: EVA must then report an alarm")
+    parser.add_argument("--known-timeout", type=float, default=None,
+                        help="seconds EVA may take a kernel of --known (running out of them leaves it uncleared)")
+    parser.add_argument("--sample", type=int, default=0,
+                        help="kernels of unknown names (random ones): every N-th; those of a form EVA cannot "
+                             "follow (form_beyond_eva) are analysed and may keep alarms, the others must have none")
+    parser.add_argument("--kernelgen", help="generate the kernels first: this kernelgen, with --unroll, ...")
+    parser.add_argument("--unroll", help="... this unroll setting, from the specs given in place of headers")
+    parser.add_argument("--batch", default="1/1", help="K/N: only the K-th of every N kernels, for parallel tests")
+    parser.add_argument("headers", nargs="+", help="kernel headers, or folders of them")
+    args = parser.parse_args()
+    if args.kernelgen:
+        folder = os.path.join(args.work, "kernels")
+        subprocess.run([args.kernelgen, "--unroll", args.unroll, "--out-dir", folder] + args.headers, check=True)
+        args.headers = [folder]
+    headers = []
+    for given in args.headers:
+        if os.path.isdir(given):
+            headers += sorted(os.path.join(given, f) for f in os.listdir(given)
+                              if f.endswith(".h") and f != "kernelgen_support.h")
+        else:
+            headers.append(given)
+    k, n = (int(x) for x in args.batch.split("/"))
+    args.headers = headers[k - 1::n]
+    os.makedirs(args.work, exist_ok=True)
+    known = known_alarms(args.known) if args.known else {}
+    if args.sample:
+        args.headers = args.headers[::args.sample]
+        for header in args.headers:
+            form = form_beyond_eva(header)
+            if form:
+                known[os.path.basename(header)[:-2]] = form
+    precisions = [["-eva-precision", str(p)] for p in args.precision or [0]]
+    failed = 0
+    for header in args.headers:
+        if args.mutants:
+            source = mutant(header, args.work)
+            if source is None:
+                print(f"FAIL {os.path.basename(header)}: no index check found to remove")
+                failed += 1
+                continue
+            name, ok, summary, _ = analyse(header, args.work, args.frama_c, precisions[-1], args.timeout, source)
+            good = not ok and "alarms" in summary and not summary.startswith("0 alarms, 0 warnings")
+            print(f"{'ok  ' if good else 'FAIL'} {name} without its first index check: {summary}"
+                  f"{'' if good else ' (EVA should have found the access the check guarded)'}")
+            failed += not good
+            continue
+        timeout = args.known_timeout if os.path.basename(header)[:-2] in known else args.timeout
+        for options in precisions:  # each run is sound: one without alarms is enough
+            name, ok, summary, details = analyse(header, args.work, args.frama_c, options, timeout)
+            if ok:
+                break
+        if name in known and args.sample:
+            good = True  # a form EVA cannot follow: reported, alarms or not
+            print(f"ok   {name}: {summary} (not required: {known[name]})")
+        elif name in known:
+            good = not ok
+            print(f"{'ok  ' if good else 'FAIL'} {name}: {summary} (known: {known[name]})"
+                  f"{'' if good else '; now clean: remove it from ' + args.known}")
+        else:
+            good = ok
+            print(f"{'ok  ' if good else 'FAIL'} {name}: {summary}")
+            if not good:
+                print(details)
+        failed += not good
+    print(f"{len(args.headers) - failed} of {len(args.headers)} as expected")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
