@@ -97,7 +97,7 @@ std::optional<CountedValue> CountBounds::counted_value(const GraphScope& scope, 
 }
 
 counts::NodeView CountBounds::view(const GraphScope& scope, const onnx::NodeProto& node, size_t position) const {
-    return counts::NodeView{scope, node, node.op_type() + " " + in_quotes(node_label(node, position)), opset_, *this};
+    return counts::NodeView{scope, node, terminal_safe(node.op_type()) + " " + in_quotes(node_label(node, position)), opset_, *this};
 }
 
 std::vector<Counted> CountBounds::visit(const GraphScope& scope, const onnx::NodeProto& node, size_t position) const {

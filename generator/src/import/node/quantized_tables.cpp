@@ -104,7 +104,7 @@ std::string label(const GraphScope& scope, const std::string& output) {
     auto producer = owner ? owner->producers.find(output) : std::map<std::string, int>::const_iterator{};
     if (!owner || producer == owner->producers.end()) return in_quotes(output);
     const onnx::NodeProto& node = owner->graph->node(producer->second);
-    return node.op_type() + " " + in_quotes(node_label(node, static_cast<size_t>(producer->second)));
+    return terminal_safe(node.op_type()) + " " + in_quotes(node_label(node, static_cast<size_t>(producer->second)));
 }
 
 }  // namespace

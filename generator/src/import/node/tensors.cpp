@@ -22,7 +22,7 @@ std::optional<std::string> rank_lost_at(const GraphScope& scope, std::string nam
             return !input.empty() && !owner->value(input) && !has_rank(owner->type(input));
         });
         if (unranked == node.input().end()) {
-            return node.op_type() + " " + in_quotes(node_label(node, static_cast<size_t>(producer->second)));
+            return terminal_safe(node.op_type()) + " " + in_quotes(node_label(node, static_cast<size_t>(producer->second)));
         }
         name = *unranked;
     }
@@ -53,7 +53,7 @@ std::optional<std::string> unknown_size_cause(const GraphScope& scope, const std
         const OnnxOperatorRule* rule = find_operator(node);
         if (rule && rule->needs == FoldNeeds::first_shape && node.input_size() > 0 && !has_rank(owner->type(node.input(0)))) {
             if (!lost_rank) {
-                lost_rank = node.op_type() + " " + in_quotes(node_label(node, static_cast<size_t>(producer->second))) +
+                lost_rank = terminal_safe(node.op_type()) + " " + in_quotes(node_label(node, static_cast<size_t>(producer->second))) +
                             " of " + in_quotes(node.input(0)) + ", whose rank is unknown";
                 if (const auto stopped = rank_lost_at(*owner, node.input(0))) lost_rank = *lost_rank + " from " + *stopped + " on";
             }
