@@ -223,6 +223,10 @@ void read_counts(KernelReader& r, KernelSpec& spec) {
     const size_t mark = r.problems();
     read_count(r, spec);
     if (r.clean_since(mark)) read_data_count(r, spec);
+    if (spec.counted() && r.find("indices_broadcast_from")) {
+        r.fail("indices_broadcast_from", "broadcast indices are not read with a run-time count (remove \"count\" and "
+                                         "\"data_count\", or give the indices whole)");
+    }
 }
 
 }  // namespace kernelgen

@@ -14,11 +14,7 @@ void read_indices_broadcast(KernelReader& r, KernelSpec& spec) {
         r.fail(key, "constant indices (\"indices\") are given whole, of indices_shape (remove one of the two)");
         return;
     }
-    if (spec.runtime_count || spec.runtime_data_count) {
-        r.fail(key, "broadcast indices are not read with a run-time count (remove \"count\" and \"data_count\", or "
-                    "give the indices whole)");
-        return;
-    }
+    if (spec.counted()) return;  // refused with the counts (counts.cpp)
     const Shape& to = spec.indices_shape;
     if (from->size() > to.size()) {
         r.fail(key, "rank " + std::to_string(from->size()) + " is more than indices_shape's " + std::to_string(to.size()) +
