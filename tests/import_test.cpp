@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "c_program.h"
+#include "half_reference.h"
 #include "common/c_names.h"
 #include "import/analysis/child_process.h"
 #include "import/model/resource_guard.h"
@@ -2315,10 +2316,7 @@ TEST(ImportOrt, FakeQuantizedTablesAgreeWithOnnxRuntime) {
                 out.insert(out.end(), bytes.begin(), bytes.end());
                 continue;
             }
-            int exponent = 0;
-            const double fraction = std::frexp(std::fabs(v), &exponent);  // v = fraction * 2^exponent, fraction in [0.5, 1)
-            uint16_t bits = v == 0 ? 0 : static_cast<uint16_t>(((exponent + 14) << 10) | (static_cast<int>(std::ldexp(fraction, 11)) - 1024));
-            if (std::signbit(v)) bits |= 0x8000;
+            const uint16_t bits = halfref::from_double(v, halfref::kFloat16);
             out.push_back(static_cast<uint8_t>(bits & 0xFF));
             out.push_back(static_cast<uint8_t>(bits >> 8));
         }

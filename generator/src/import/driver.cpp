@@ -115,9 +115,7 @@ private:
         guard_.check();
         const NodeRef ref{node.name(), node.op_type(), position, scope.path};
         Json entry = node_entry(ref);
-        for (const auto& key : {ref.path(), node.name()}) {
-            if (options_.plain_indices.count(key)) plain_seen_.insert(key);
-        }
+        const bool plain_indices = plain_indices_for(ref, node);
         // --accumulate and --max-count name the node by its path (its name, for a node of the main graph).
         const std::string accumulate_key = option_key(ref, node, [&](const std::string& key) {
             return options_.accumulate.count(key) > 0;
@@ -132,9 +130,20 @@ private:
             refuse_accumulate(accumulate_key, ref, "is folded (its value is known at import time): it has no kernel");
             record_folded(ref, *value, entry);
         } else {
-            record_spec(scope, node, ref, rule, accumulate_key, entry);
+            record_spec(scope, node, ref, rule, accumulate_key, plain_indices, entry);
         }
         entries_.push_back(std::move(entry));
+    }
+
+    // Whether a --plain-indices names the node (by its path, or its name); each NODE that does is marked used.
+    bool plain_indices_for(const NodeRef& ref, const onnx::NodeProto& node) {
+        bool named = false;
+        for (const auto& key : {ref.path(), node.name()}) {
+            if (!options_.plain_indices.count(key)) continue;
+            plain_seen_.insert(key);
+            named = true;
+        }
+        return named;
     }
 
     // The key by which an option names the node (its path, or its name), or "" when `named` finds neither.
@@ -199,12 +208,9 @@ private:
     // written), under the name it would take: the name and the files' names are taken only when the reader
     // accepts it (a refused node takes no name); or the node skipped with the reason.
     void record_spec(const GraphScope& scope, const onnx::NodeProto& node, const NodeRef& ref, const OpRule& rule,
-                     const std::string& accumulate_key, Json& entry) {
-        const std::string plain_key = option_key(ref, node, [&](const std::string& key) {
-            return options_.plain_indices.count(key) > 0;
-        });
+                     const std::string& accumulate_key, bool plain_indices, Json& entry) {
         const NodeContext context{node, rule, opset_, scope, analysis_, counts_, max_count_for(ref, node), ref.path(),
-                                  options_.weights_in_kernel, !plain_key.empty()};
+                                  options_.weights_in_kernel, plain_indices};
         const bool accumulate = index_put(scope, node, ref, accumulate_key, entry);
         std::optional<BoundedCount> bounded;
         HeldTables held;

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "import/model/node_attributes.h"
+
 namespace kernelgen {
 
 namespace {
@@ -14,11 +16,10 @@ int32_t elem_type_of(const GraphScope& scope, const std::string& name) {
 
 bool integer_index_type(int32_t type) { return type == onnx::TensorProto::INT32 || type == onnx::TensorProto::INT64; }
 
-// Whether `node` passes its first input on with every value and its order kept: a reshape of the same elements,
-// or a Cast that widens int32 to int64 (or casts to the type it has).
+// Whether `node` (of the default domain) passes its first input on with every value and its order kept: a reshape
+// of the same elements, or a Cast that widens int32 to int64 (or casts to the type it has).
 bool keeps_values(const onnx::NodeProto& node, int32_t from, int32_t to, bool reshapes) {
     static const std::set<std::string> layout{"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"};
-    if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
     if (node.op_type() == "Cast") return from == to || (from == onnx::TensorProto::INT32 && to == onnx::TensorProto::INT64);
     return reshapes && from == to && layout.count(node.op_type());
 }
@@ -48,12 +49,15 @@ IndexSource index_source(const GraphScope& scope, const std::string& indices, bo
         const auto made = scope.producers.find(source.tensor);
         if (made == scope.producers.end()) break;
         const onnx::NodeProto& node = scope.graph->node(made->second);
-        if (node.input_size() < 1 || node.input(0).empty() || !scope.defined.count(node.input(0))) break;
+        if (!default_domain(node.domain()) || node.input_size() < 1 || node.input(0).empty() ||
+            !scope.defined.count(node.input(0))) {
+            break;
+        }
         const std::string& before = node.input(0);
         const int32_t type = elem_type_of(scope, before);
         if (!integer_index_type(type) || scope.may_have_value(before)) break;
         const bool expand = broadcasts && shape_kept && !source.broadcast_from && type == source.elem_type &&
-                            node.op_type() == "Expand" && (node.domain().empty() || node.domain() == "ai.onnx");
+                            node.op_type() == "Expand";
         if (expand) {
             source.broadcast_from = broadcast_shape(scope, before, source.tensor);
             if (!source.broadcast_from) break;
