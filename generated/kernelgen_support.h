@@ -547,6 +547,54 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i64_u64(const int64_
     return index < 0 ? (uint64_t)index + size : (uint64_t)index;
 }
 
+/* An index plus a constant ("indices_add"), as an offset along its axis: the sum is in [-size, size-1], as the kernel
+ * checked the index against the range shifted by the constant (or the caller guarantees it). Up to 2^31 elements
+ * the sum's low word is the low words' sum, computed without overflow in unsigned arithmetic; above, the sum
+ * itself (which the check keeps within int64_t), wrapped as an int64 index. */
+KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_plus_i32_u32(int32_t index, int64_t plus, uint32_t size)
+{
+    if (size <= 0x80000000u) {
+        return (uint32_t)kernelgen_wrap_low((uint32_t)index + (uint32_t)plus, (uint32_t)size);
+    }
+    {
+        const int64_t sum = (int64_t)index + plus;
+        return kernelgen_wrap_i64_u32(&sum, size);
+    }
+}
+
+KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_plus_i64_u32(const int64_t *at, int64_t plus, uint32_t size)
+{
+    if (size <= 0x80000000u) {
+        return (uint32_t)kernelgen_wrap_low(kernelgen_low_word(at) + (uint32_t)plus, (uint32_t)size);
+    }
+    {
+        const int64_t sum = *at + plus;
+        return kernelgen_wrap_i64_u32(&sum, size);
+    }
+}
+
+KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_plus_i32_u64(int32_t index, int64_t plus, uint64_t size)
+{
+    if (size <= 0x80000000u) {
+        return (uint64_t)kernelgen_wrap_low((uint32_t)index + (uint32_t)plus, (uint32_t)size);
+    }
+    {
+        const int64_t sum = (int64_t)index + plus;
+        return kernelgen_wrap_i64_u64(&sum, size);
+    }
+}
+
+KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_plus_i64_u64(const int64_t *at, int64_t plus, uint64_t size)
+{
+    if (size <= 0x80000000u) {
+        return (uint64_t)kernelgen_wrap_low(kernelgen_low_word(at) + (uint32_t)plus, (uint32_t)size);
+    }
+    {
+        const int64_t sum = *at + plus;
+        return kernelgen_wrap_i64_u64(&sum, size);
+    }
+}
+
 /* TensorScatter's circular write position along its sequence axis of `size` (> 0): (index mod size + step) mod
  * size, for a write index checked >= 0 and a step below size, without overflow; the modulo in 32 bits where the
  * index fits them (a 64-bit division is a library call on 32-bit cores). For a power-of-two size (a literal, so

@@ -440,7 +440,8 @@ TEST(Emit, IndexWrapIsTheSharedFunctionWithALiteralSize) {
     }
     // A power-of-two size takes the AND: once in the wrap of a low word (sizes up to 2^31), which every wrap calls
     // (the int64 ones with the word read alone), in each wrap for the whole value, and in each of the four
-    // circular write positions (TensorScatter), always inlined like the wraps.
+    // circular write positions (TensorScatter), always inlined like the wraps (the wrap of an index plus a constant,
+    // "indices_add", calls the int64 wrap for a sum above 2^31).
     EXPECT_EQ(count(support.header, "if ((size & (size - 1u)) == 0u)"), 9u);
     EXPECT_EQ(count(support.header, "KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_circular_"), 2u);
     EXPECT_EQ(count(support.header, "KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_circular_"), 2u);

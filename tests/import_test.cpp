@@ -3236,12 +3236,12 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
 // ONNX Runtime's output bit for bit.
 TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     const json manifest = json::parse(read_text(dir_ / "manifest.json"));
-    ASSERT_EQ(manifest.size(), 10u);
+    ASSERT_EQ(manifest.size(), 11u);
     ExportCheck checked;
     for (const auto& [model_name, entry] : manifest.items()) check_export(dir_, model_name, entry, true, checked);
     EXPECT_GE(checked.shape_gathers, 7u);
     EXPECT_GE(checked.folded_checked, 8u);
-    EXPECT_GE(checked.kernels.size(), 19u);
+    EXPECT_GE(checked.kernels.size(), 21u);
     EXPECT_GE(checked.bounded_checked, 6u);
     EXPECT_EQ(checked.in_bodies, 0u);
     // The embeddings' tables (nn.Embedding's weight, an initializer) travel with their kernels: no data parameter,
@@ -3257,7 +3257,7 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     }
     EXPECT_EQ(tables, (std::vector<std::string>{"embedding_tables_tables_0_Gather", "embedding_tables_tables_1_Gather",
                                                 "embedding_tables_tables_2_Gather", "int32_ids_emb_Gather",
-                                                "token_embedding_tokens_Gather"}));
+                                                "rotary_Gather", "rotary_Gather_1", "token_embedding_tokens_Gather"}));
     EXPECT_EQ(zeros, (std::vector<std::string>{"index_put_accumulate_ScatterND", "segment_sum_ScatterElements"}));
     // int32 ids (int32_ids): each kernel takes the int32 tensor the graph widens (and flattens) into its indices,
     // int32 itself; the cases above fed it the tensor the call names. A source value out of range is refused, the
@@ -3292,6 +3292,24 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
         checked.cases.back().expected_status = -1;
     }
     EXPECT_TRUE(index_copy);
+    // rotary: each kernel takes the positions' offset itself (past_len, or past_lens per row) and adds the range
+    // (the cases above fed it the offsets ONNX Runtime saw: 3, and 0, 12, -4, whose positions wrap); an offset that
+    // puts the last position past the table is refused, the output untouched.
+    std::vector<std::string> rotary;
+    for (const auto& kernel : checked.kernels) {
+        if (kernel.name.rfind("rotary_", 0) != 0) continue;
+        rotary.push_back(kernel.name);
+        ASSERT_TRUE(kernel.indices_add.has_value()) << kernel.name;
+        EXPECT_EQ(kernel.indices_add->start, 0) << kernel.name;
+        const bool rows = kernel.indices_shape.size() == 2;
+        EXPECT_EQ(kernel.indices_add->steps, rows ? (std::vector<int64_t>{0, 1}) : (std::vector<int64_t>{1})) << kernel.name;
+        EXPECT_EQ(*kernel.indices_broadcast_from, rows ? (kernelgen::Shape{3, 1}) : (kernelgen::Shape{1})) << kernel.name;
+        const std::vector<int64_t> past = rows ? std::vector<int64_t>{0, 12, 13} : std::vector<int64_t>{13};
+        checked.cases.push_back(make_case(kernel, kernel.name + ", an offset past the table", {}, cprogram::bytes_of(past), {},
+                                          std::vector<uint8_t>(kernelgen::element_count(kernel.output_shape) * 4, cprogram::kSentinel)));
+        checked.cases.back().expected_status = -1;
+    }
+    EXPECT_EQ(rotary.size(), 2u);
     run_cases(fresh_dir("torch_kernels"), checked.kernels, checked.cases);
 }
 
@@ -4677,8 +4695,10 @@ TEST(ImportCounts, MaxCountSetsOrLowersABound) {
 
 // The command line: a usage error names the option, exit 2, nothing written; a note does not stop the import.
 // The call: each kernel's parameters with the model's tensor each takes. Indices the graph widens from int32 (a Cast)
-// and flattens (a Reshape) are taken as the int32 tensor itself; a narrowing Cast or an Add stops the walk;
-// --plain-indices keeps the node's own input, and one that names no indexing node is a usage error.
+// and flattens (a Reshape) are taken as the int32 tensor itself, and an Add of a constant as the tensor before it,
+// the constant in the spec; a narrowing Cast, a constant minus the indices, or a constant that is no range along an
+// axis the indices are broadcast along, stops the walk; --plain-indices keeps the node's own input, and one that
+// names no indexing node is a usage error.
 TEST(ImportCall, IndicesMadeOfAnotherTensor) {
     Model m(18);
     m.input("table", kFloat, {10, 4});
@@ -4693,14 +4713,22 @@ TEST(ImportCall, IndicesMadeOfAnotherTensor) {
     m.node("Gather", {"table", "narrowed"}, "rows_2", "narrow_lookup");
     m.node("Add", {"wide_ids", "one"}, "shifted");
     m.node("Gather", {"table", "shifted"}, "rows_3", "shifted_lookup");
+    m.initializer("ten", kInt64, {}, {10});
+    m.node("Sub", {"ten", "wide_ids"}, "reversed");
+    m.node("Gather", {"table", "reversed"}, "rows_4", "reversed_lookup");
+    m.initializer("uneven", kInt64, {3}, {0, 5, 1});
+    m.node("Add", {"wide_ids", "uneven"}, "uneven_ids");
+    m.node("Gather", {"table", "uneven_ids"}, "rows_5", "uneven_lookup");
     m.output("rows", kFloat, {6, 4});
     m.output("rows_2", kFloat, {3, 4});
     m.output("rows_3", kFloat, {3, 4});
+    m.output("rows_4", kFloat, {3, 4});
+    m.output("rows_5", kFloat, {3, 4});
     kernelgen::ImportOptions options;
     options.weights_in_kernel = false;
     const auto result = kernelgen::import_model(m.bytes(), "call.onnx", options);
     ASSERT_TRUE(result.usage_errors.empty()) << result.usage_errors.front();
-    ASSERT_EQ(result.kernels.size(), 3u);
+    ASSERT_EQ(result.kernels.size(), 5u);
     const auto& lookup = result.kernels[0];
     EXPECT_EQ(lookup.tensors.indices, "ids");
     EXPECT_EQ(lookup.tensors.indices_through, (std::vector<std::string>{"Cast widen", "Reshape flatten"}));
@@ -4709,10 +4737,18 @@ TEST(ImportCall, IndicesMadeOfAnotherTensor) {
     EXPECT_EQ(result.kernels[1].tensors.indices, "narrowed");  // int64 to int32 could change a value
     EXPECT_EQ(result.kernels[1].spec.index_dtype, kernelgen::IndexType::Int32);
     EXPECT_TRUE(result.kernels[1].tensors.indices_through.empty());
-    EXPECT_EQ(result.kernels[2].tensors.indices, "shifted");  // arithmetic
+    EXPECT_EQ(result.kernels[2].tensors.indices, "wide_ids");  // plus 1, in the kernel
+    EXPECT_EQ(result.kernels[2].tensors.indices_through, (std::vector<std::string>{"Add shifted"}));
+    ASSERT_TRUE(result.kernels[2].spec.indices_add.has_value());
+    EXPECT_EQ(result.kernels[2].spec.indices_add->start, 1);
+    EXPECT_EQ(result.kernels[2].spec.indices_add->steps, (std::vector<int64_t>{0}));
+    EXPECT_EQ(result.kernels[3].tensors.indices, "reversed");  // 10 - x: not the value plus a constant
+    EXPECT_EQ(result.kernels[4].tensors.indices, "uneven_ids");  // 0, 5, 1: no range, and wide_ids is not broadcast
+    EXPECT_FALSE(result.kernels[3].spec.indices_add.has_value());
+    EXPECT_FALSE(result.kernels[4].spec.indices_add.has_value());
     // The report's call, in prototype order.
     const json report = json::parse(result.report);
-    ASSERT_EQ(report["nodes"].size(), 3u);  // the indexing nodes
+    ASSERT_EQ(report["nodes"].size(), 5u);  // the indexing nodes
     EXPECT_EQ(report["nodes"][0]["call"],
               json::parse(R"([{"parameter": "data", "tensor": "table"},
                               {"parameter": "indices", "tensor": "ids", "through": ["Cast widen", "Reshape flatten"]},
@@ -4739,7 +4775,7 @@ TEST(ImportCall, IndicesMadeOfAnotherTensor) {
 
     options.plain_indices = {"lookup"};
     const auto plain = kernelgen::import_model(m.bytes(), "call.onnx", options);
-    ASSERT_EQ(plain.kernels.size(), 3u);
+    ASSERT_EQ(plain.kernels.size(), 5u);
     EXPECT_EQ(plain.kernels[0].tensors.indices, "flat");
     EXPECT_TRUE(plain.kernels[0].tensors.indices_through.empty());
     EXPECT_EQ(plain.kernels[0].spec.index_dtype, kernelgen::IndexType::Int64);

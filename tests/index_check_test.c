@@ -74,13 +74,33 @@ static void compare_wraps(int64_t index, uint32_t size, const char *kind, uint64
     }
 }
 
-/* An in-range index through every wrap that takes it, the size a run-time value. */
+/* An in-range index as a value read plus a constant ("indices_add"), through every wrap of the sum that takes the
+ * value: the sum's low word for sizes up to 2^31, the int64 sum above. */
+static void wrap_plus(int64_t index, uint32_t size, int64_t plus)
+{
+    const int64_t value = index - plus;
+    const int has_i32 = value >= INT32_MIN && value <= INT32_MAX;
+    const uint64_t expected = (uint64_t)(index < 0 ? index + (int64_t)size : index);
+    compare_wraps(index, size, "plus ", kernelgen_wrap_plus_i64_u32(&value, plus, size),
+                  kernelgen_wrap_plus_i64_u64(&value, plus, size),
+                  has_i32 ? kernelgen_wrap_plus_i32_u32((int32_t)value, plus, size) : expected);
+    if (has_i32) {
+        compare_wraps(index, size, "plus (i32_u64) ", expected, kernelgen_wrap_plus_i32_u64((int32_t)value, plus, size), expected);
+    }
+}
+
+/* An in-range index through every wrap that takes it, the size a run-time value; and as a value plus constants
+ * small and large, of either sign. */
 static void wrap(int64_t index, uint32_t size)
 {
+    static const int64_t pluses[] = {0, 1, -3, 7, (int64_t)1 << 31, -((int64_t)1 << 32) - 5, (int64_t)1 << 62,
+                                     -((int64_t)1 << 62)};
     const int has_i32 = index >= INT32_MIN && index <= INT32_MAX;
     const uint64_t expected = (uint64_t)(index < 0 ? index + (int64_t)size : index);
+    size_t p;
     compare_wraps(index, size, "", kernelgen_wrap_i64_u32(&index, size), kernelgen_wrap_i64_u64(&index, size),
                   has_i32 ? kernelgen_wrap_i32_u32((int32_t)index, size) : expected);
+    for (p = 0u; p < sizeof pluses / sizeof pluses[0]; ++p) wrap_plus(index, size, pluses[p]);
 }
 
 static void wraps(void)

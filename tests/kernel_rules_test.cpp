@@ -297,6 +297,90 @@ TEST(BroadcastIndices, EachOperatorReadsTheSmallerIndicesWhereTheyBroadcast) {
     expect_cases_pass(specs, cases);
 }
 
+// --- indices with a constant added ------------------------------------------------------------------------
+// "indices_add": each index is the value the kernel takes (broadcast as above) plus start + sum(steps[i] * i_i).
+// The reference is fed the indices expanded and added here, by plain loops of its own; each kernel is run on hand-
+// worked cases and on every value of its source around the ends of the range, its status and output the reference's.
+
+struct Added {
+    int64_t start;
+    std::vector<int64_t> steps;
+};
+
+// `indices` (of shape `shape`) plus start + sum(steps[i] * position_i).
+std::vector<int64_t> plus(std::vector<int64_t> indices, const reference::Shape& shape, const Added& add) {
+    for (int64_t flat = 0; flat < reference::count(shape); ++flat) {
+        int64_t rest = flat, sum = add.start;
+        for (size_t i = shape.size(); i-- > 0;) {
+            sum += (rest % shape[i]) * add.steps[i];
+            rest /= shape[i];
+        }
+        indices[static_cast<size_t>(flat)] += sum;
+    }
+    return indices;
+}
+
+// A case of an added kernel: the reference's result on the indices expanded and added, then given the smaller ones.
+Case added_case(const std::string& kernel, const reference::Problem& problem, const reference::Shape& from_shape,
+                const std::vector<int64_t>& from, const Added& add, const std::vector<float>& data,
+                const std::vector<float>& updates, bool int32 = false) {
+    std::vector<float> expected;
+    const auto indices = plus(expanded(from, from_shape, problem.indices_shape), problem.indices_shape, add);
+    const bool ok = reference::run(problem, data, indices, updates, expected);
+    Case c = checked_case<float>(kernel, problem, data, indices, updates, expected, ok ? 0 : -1, false, int32);
+    c.indices = index_bytes(from, int32);
+    c.label = kernel + " from";
+    for (int64_t v : from) c.label += " " + std::to_string(v);
+    return c;
+}
+
+TEST(AddedIndices, EachValueIsTheOneTakenPlusTheConstants) {
+    const std::vector<std::string> specs{
+        // Rotary positions: cos[arange(4) + past_len], past_len one value.
+        R"({"name": "rotary", "op": "Gather", "dtype": "float32", "data_shape": [8, 2], "indices_shape": [4], "indices_broadcast_from": [1], "indices_add": {"start": 0, "steps": [1]}})",
+        // The same as loops, two offsets each of 5 positions from -1.
+        R"({"name": "rotary_loop", "op": "Gather", "dtype": "float32", "data_shape": [12, 2], "indices_shape": [2, 5], "indices_broadcast_from": [2, 1], "indices_add": {"start": -1, "steps": [0, 1]}, "unroll": "none"})",
+        R"({"name": "rotary_by_4", "op": "Gather", "dtype": "float32", "data_shape": [12, 2], "indices_shape": [2, 8], "indices_broadcast_from": [2, 1], "indices_add": {"start": 3, "steps": [0, -1]}, "unroll": 4})",
+        // ids - 1: one constant, no broadcast.
+        R"({"name": "ids_minus_one", "op": "Gather", "dtype": "float32", "data_shape": [5, 3], "indices_shape": [3], "indices_add": -1})",
+        // Tuples (row + i, col + 1 + i) from one (row, col), int32.
+        R"({"name": "nd_add", "op": "ScatterND", "dtype": "float32", "index_dtype": "int32", "data_shape": [4, 6, 2], "indices_shape": [1, 3, 2], "indices_broadcast_from": [1, 1, 2], "indices_add": {"start": 0, "steps": [0, 1, 1]}})",
+        R"({"name": "ge_add", "op": "GatherElements", "dtype": "float32", "data_shape": [2, 6], "indices_shape": [2, 3], "indices_broadcast_from": [2, 1], "indices_add": {"start": 2, "steps": [0, 2]}, "axis": 1})",
+        R"({"name": "se_add", "op": "ScatterElements", "dtype": "float32", "data_shape": [1, 8, 3], "indices_shape": [1, 2, 3], "indices_broadcast_from": [2, 1], "indices_add": 2, "axis": 1, "reduction": "add"})"};
+    const reference::Problem rotary{"Gather", {8, 2}, {4}, 0};
+    const reference::Problem rotary_loop{"Gather", {12, 2}, {2, 5}, 0};
+    const reference::Problem rotary_by_4{"Gather", {12, 2}, {2, 8}, 0};
+    const reference::Problem ids{"Gather", {5, 3}, {3}, 0};
+    const reference::Problem nd_add{"ScatterND", {4, 6, 2}, {1, 3, 2}};
+    const reference::Problem ge_add{"GatherElements", {2, 6}, {2, 3}, 1};
+    const reference::Problem se_add{"ScatterElements", {1, 8, 3}, {1, 2, 3}, 1, 0, "add"};
+    std::vector<Case> cases{
+        // Hand-worked: past_len 2 reads rows 2..5; -2 reads rows 6, 7, 0, 1 (each index wrapped on its own); 5
+        // would read row 8: refused, output untouched.
+        checked_case<float>("rotary", rotary, iota(16, 0), {2, 3, 4, 5}, {}, {4, 5, 6, 7, 8, 9, 10, 11}, 0),
+        checked_case<float>("rotary", rotary, iota(16, 0), {-2, -1, 0, 1}, {}, {12, 13, 14, 15, 0, 1, 2, 3}, 0),
+        checked_case<float>("rotary", rotary, iota(16, 0), {5, 6, 7, 8}, {}, {}, -1),
+        // ids 1, 5, 0 minus one: rows 0, 4, -1 (4).
+        checked_case<float>("ids_minus_one", ids, iota(15, 0), {0, 4, -1}, {}, {0, 1, 2, 12, 13, 14, 12, 13, 14}, 0)};
+    cases[0].indices = cprogram::bytes_of(std::vector<int64_t>{2});
+    cases[1].indices = cprogram::bytes_of(std::vector<int64_t>{-2});
+    cases[2].indices = cprogram::bytes_of(std::vector<int64_t>{5});
+    cases[3].indices = cprogram::bytes_of(std::vector<int64_t>{1, 5, 0});
+    // Every value around the ends of each range, the others in range.
+    for (int64_t v = -12; v <= 12; ++v) {
+        cases.push_back(added_case("rotary", rotary, {1}, {v}, {0, {1}}, iota(16, 0), {}));
+        cases.push_back(added_case("rotary_loop", rotary_loop, {2, 1}, {v, 3}, {-1, {0, 1}}, iota(24, 0), {}));
+        cases.push_back(added_case("rotary_loop", rotary_loop, {2, 1}, {-3, v}, {-1, {0, 1}}, iota(24, 0), {}));
+        cases.push_back(added_case("rotary_by_4", rotary_by_4, {2, 1}, {v, 1}, {3, {0, -1}}, iota(24, 0), {}));
+        cases.push_back(added_case("ids_minus_one", ids, {3}, {v, 1, 0}, {-1, {0}}, iota(15, 0), {}));
+        cases.push_back(added_case("nd_add", nd_add, {1, 1, 2}, {v, 0}, {0, {0, 1, 1}}, iota(48, 0), iota(6, 100), true));
+        cases.push_back(added_case("nd_add", nd_add, {1, 1, 2}, {1, v}, {0, {0, 1, 1}}, iota(48, 0), iota(6, 100), true));
+        cases.push_back(added_case("ge_add", ge_add, {2, 1}, {v, -2}, {2, {0, 2}}, iota(12, 0), {}));
+        cases.push_back(added_case("se_add", se_add, {1, 2, 1}, {v, -1}, {2, {0, 0, 0}}, iota(24, 0), iota(6, 100)));
+    }
+    expect_cases_pass(specs, cases);
+}
+
 TEST(IntegerReductions, MaxMinAddMulInTheType) {
     std::vector<std::string> specs;
     std::vector<Case> cases;

@@ -26,7 +26,7 @@ const std::string kIndexTypes = "int32 or int64; default int64";
 const std::string kShapeRule = "an array of integers >= 0";
 const std::string kUnrollRule = "\"auto\", \"full\", \"none\" or an integer factor from 1 to 64; default \"auto\"";
 const std::string kReductions = "none, add, mul, max or min; default none";
-const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, indices, unroll, prefetch, index_check, count, count_leads, data_count, indices_broadcast_from";
+const std::string kCommonKeys = "name, op, dtype, index_dtype, data_shape, indices_shape, indices, unroll, prefetch, index_check, count, count_leads, data_count, indices_broadcast_from, indices_add";
 
 struct Parsed {
     std::vector<KernelSpec> kernels;

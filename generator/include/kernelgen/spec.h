@@ -100,6 +100,16 @@ struct KernelSpec {
     // ONNX's Expand broadcasts (aligned at the back; each dimension indices_shape's or 1): a model's indices made
     // of a smaller tensor (the positions of an index_copy). Nothing where the kernel takes indices_shape itself.
     std::optional<Shape> indices_broadcast_from;
+    // "indices_add": a constant added to every index value the kernel reads, start + sum(steps[i] * position_i)
+    // over indices_shape's positions (a model's positions `arange(n) + past_len`, or `ids - 1`). A step is not 0
+    // only along an axis the indices are broadcast along, or GatherND's and ScatterND's last (each index tuple's
+    // components): each value the kernel takes then has one range, [-s - lowest sum, s - 1 - highest sum], checked
+    // once. Nothing where the kernel reads the index values as they are.
+    struct IndicesAdd {
+        int64_t start = 0;
+        std::vector<int64_t> steps;  // one per axis of indices_shape
+    };
+    std::optional<IndicesAdd> indices_add;
     // Constant indices ("indices" in the spec): the index values, row-major, known when the kernel is
     // generated (an initializer of the model). Each was checked against its bound when read; the kernel then
     // takes no indices parameter and its copies are resolved at generation time.

@@ -59,7 +59,8 @@ const std::vector<SpecKey>& common_keys() {
     static const std::vector<SpecKey> keys{
         {"name", true}, {"op", true}, {"dtype", true}, {"index_dtype", false}, {"data_shape", true},
         {"indices_shape", true}, {"indices", false}, {"unroll", false}, {"prefetch", false}, {"index_check", false},
-        {"count", false}, {"count_leads", false}, {"data_count", false}, {"indices_broadcast_from", false}};
+        {"count", false}, {"count_leads", false}, {"data_count", false}, {"indices_broadcast_from", false},
+        {"indices_add", false}};
     return keys;
 }
 
@@ -68,7 +69,7 @@ std::vector<SpecKey> spec_keys(Op op) {
     for (const auto& key : common_keys()) {
         // A cache's write takes none of these: its write indices are one per batch row, every row written.
         const bool count_key = key.name == "count" || key.name == "count_leads" || key.name == "data_count" ||
-                               key.name == "indices_broadcast_from";
+                               key.name == "indices_broadcast_from" || key.name == "indices_add";
         if (info(op).counts || !count_key) keys.push_back(key);
     }
     const auto& own = info(op).keys;

@@ -137,8 +137,10 @@ private:
 void apply_operator_rules(KernelReader& reader, KernelSpec& spec);
 // Counts passed at run time, of index rows, data rows or data's valid rows (counts.cpp).
 void read_counts(KernelReader& reader, KernelSpec& spec);
-// "indices_broadcast_from": indices smaller than indices_shape, broadcast to it (indices_broadcast.cpp).
+// "indices_broadcast_from": indices smaller than indices_shape, broadcast to it (derived_indices.cpp).
 void read_indices_broadcast(KernelReader& reader, KernelSpec& spec);
+// "indices_add": a constant added to each index value, after the broadcast (derived_indices.cpp).
+void read_indices_add(KernelReader& reader, KernelSpec& spec);
 // "indices": constant indices, each checked against its axis (onnx_rules.cpp).
 void read_constant_indices(KernelReader& reader, KernelSpec& spec);
 // "data", "data_file", a scatter's "updates" and "updates_file", and what else a constant table takes: constant

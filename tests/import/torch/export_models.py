@@ -129,6 +129,20 @@ class IndexCopy(nn.Module):
         return cache.index_copy(1, pos, x)
 
 
+class Rotary(nn.Module):
+    """Rotary position tables read at the positions after a cache's length: cos[torch.arange(4) + past_len], a
+    Gather whose indices are an Add of a constant range and one run-time value; and per batch row,
+    sin[arange(4)[None, :] + past_lens[:, None]], the offsets broadcast along the positions."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("cos", torch.randn(16, 8))
+        self.register_buffer("sin", torch.randn(16, 8))
+
+    def forward(self, past_len, past_lens):
+        return self.cos[torch.arange(4) + past_len], self.sin[torch.arange(4)[None, :] + past_lens[:, None]]
+
+
 def export(name, model, args, input_names, dynamic_axes, dims, opset=16, output_names=("out",)):
     return capture.export(OUT, manifest, name, model, args, input_names, dynamic_axes, dims, opset, output_names)
 
@@ -160,6 +174,8 @@ export("int32_ids", Int32Ids(),
        {"batch": batch, "seq": seq, "rows": 9, "n": 4}, output_names=("tokens", "picked"))
 export("index_copy", IndexCopy(), (torch.randn(batch, 8, 4), torch.tensor([5, 2]), torch.randn(batch, 2, 4)),
        ["cache", "pos", "x"], {"cache": {0: "batch"}, "x": {0: "batch"}}, {"batch": batch})
+export("rotary", Rotary(), (torch.tensor(3), torch.tensor([0, 12, -4])), ["past_len", "past_lens"], {}, {},
+       output_names=("cos_at", "sin_at"))
 # Values in quarters, small enough that every sum is exact in float32 whatever the order of the additions: eager
 # PyTorch's x + v1 + v2 and the kernel's (0 + v1 + v2), added to x after it, give the same bits.
 quarters = lambda *shape: torch.randint(-40, 41, shape).float() / 4

@@ -1,7 +1,8 @@
 // The one representation every operator lowers to: an indexed block copy.
 //
 // For every point of `loops` (outer to inner), one index tuple of `components.size()` values is read from
-// `indices` at offset sum(loop * indices_stride) + component.offset, each value v is checked against its
+// `indices` at offset sum(loop * indices_stride) + component.offset (plus the component's constant addend and
+// the loops' addend steps, where the spec adds constants), each value v is checked against its
 // bound s (-s <= v < s) and wrapped (v < 0 ? v + s : v) (a write index as its component's Kind says), and the
 // block of `block` contiguous elements at
 //   source      offset sum(loop * source_stride)      [+ sum(v * component.stride) when indexed == Source]
@@ -32,6 +33,8 @@ struct Loop {
     // A circular write: the loop over the update's sequence positions, whose position the circular write position
     // adds to the write index (IndexComponent::Kind::Circular). Never merged with another loop.
     bool sequence = false;
+    // Indices with a constant added ("indices_add"): what one step of this loop adds to every value it reads.
+    int64_t addend_step = 0;
 };
 
 struct IndexComponent {
@@ -46,6 +49,12 @@ struct IndexComponent {
     // sequence step j is (value mod s + j) mod s, j the Loop::sequence loop's position).
     enum class Kind { Wrapped, Linear, Circular } kind = Kind::Wrapped;
     uint64_t last = 0;  // Linear: the largest value allowed, s - the sequence length
+    // Indices with a constant added ("indices_add"), Wrapped only: the value is the one read plus `addend` plus
+    // each loop's addend_step times its position; those sums span [addend_low, addend_high] over the loops, so
+    // the value read is checked in [-s - addend_low, s - 1 - addend_high] (clamped to the index type).
+    int64_t addend = 0;
+    int64_t addend_low = 0, addend_high = 0;
+    bool shifted() const { return addend != 0 || addend_low != 0 || addend_high != 0; }
 };
 
 // With constant indices: `length` contiguous elements from source offset `source` to destination offset
@@ -58,6 +67,15 @@ struct Run {
         return source == other.source && destination == other.destination && length == other.length;
     }
 };
+
+// The range a Wrapped component's value read is checked in, for a literal bound: ONNX's [-s, s-1] shifted by
+// the constants added ([-s - addend_low, s - 1 - addend_high]), clamped to the index type; `low_free` and
+// `high_free` where that end is the type's own (no compare needed there).
+struct CheckedRange {
+    int64_t low, high;
+    bool low_free, high_free;
+};
+CheckedRange checked_range(const IndexComponent& component, IndexType index_type);
 
 struct IndexedCopy {
     enum class Indexed { Source, Destination };

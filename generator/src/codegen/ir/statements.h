@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -24,6 +25,13 @@ struct View {
 };
 
 struct Expr;
+
+// A signed sum of loop variables times their coefficients, plus a constant: a constant added to an index value
+// ("indices_add"), int64_t arithmetic within 2^62.
+struct SignedSum {
+    std::vector<std::pair<std::string, int64_t>> terms;
+    int64_t constant = 0;
+};
 
 // One term of an offset, times its coefficient.
 struct Term {
@@ -47,6 +55,7 @@ struct Term {
     bool widened = false;  // TableEntry: a table narrower than the offset type, converted explicitly
     unsigned bits = 0;     // TableEntry: the table's element width (8, 16, 32 or 64)
     uint64_t divisor = 1;  // Quotient
+    std::optional<SignedSum> addend;  // WrappedIndex: a constant added to the value read (checked in range with it)
 };
 
 // sum(term * coefficient) + constant; a coefficient of 0 contributes nothing.

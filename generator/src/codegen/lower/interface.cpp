@@ -20,6 +20,19 @@ std::string constant_indices_note(const std::vector<int64_t>& values) {
     return ", constant: " + (list.empty() ? "none" : list);
 }
 
+// "indices_add": what is added to the value read at position (i0, i1, ...) of indices_shape, ", plus 2 + i1".
+std::string addend_text(const KernelSpec& spec) {
+    if (!spec.indices_add) return "";
+    std::string out = std::to_string(spec.indices_add->start);
+    for (size_t i = 0; i < spec.indices_add->steps.size(); ++i) {
+        const int64_t step = spec.indices_add->steps[i];
+        if (step == 0) continue;
+        const std::string size = std::to_string(step < 0 ? -step : step);
+        out += (step < 0 ? " - " : " + ") + (size == "1" ? "" : size + " * ") + "i" + std::to_string(i);
+    }
+    return ", each plus " + out + " at indices_shape's (i0, i1, ...)";
+}
+
 // What the contract says of the indices after their shape: the values when constant, else each one's range.
 std::string indices_note(const KernelSpec& spec, const IndexedCopy& copy) {
     if (spec.constant_indices) return constant_indices_note(*spec.constant_indices);
@@ -29,8 +42,10 @@ std::string indices_note(const KernelSpec& spec, const IndexedCopy& copy) {
         if (component.kind == IndexComponent::Kind::Linear) return ", one per batch row, each in [0, " + std::to_string(component.last) + "]";
         if (component.kind == IndexComponent::Kind::Circular) return ", one per batch row, each >= 0";
         empty_axis = empty_axis || component.bound == 0;
+        const CheckedRange shifted = checked_range(component, spec.index_dtype);
         bounds += (bounds.empty() ? "" : ", ") +
-                  (!component.bound_parameter.empty()
+                  (component.shifted() ? "[" + std::to_string(shifted.low) + ", " + std::to_string(shifted.high) + "]"
+                   : !component.bound_parameter.empty()
                        ? "[-" + component.bound_parameter + ", " + component.bound_parameter + "-1]"
                        : "[-" + std::to_string(component.bound) + ", " + std::to_string(static_cast<int64_t>(component.bound) - 1) + "]");
     }
@@ -131,6 +146,7 @@ void lower_interface(const KernelSpec& spec, Lowered& lowered) {
     values.text["indices_shape"] = spec.indices_broadcast_from ? format_shape(*spec.indices_broadcast_from) + " broadcast to " +
                                                                      format_shape(spec.indices_shape)
                                                                : format_shape(spec.indices_shape);
+    values.text["indices_shape"] += addend_text(spec);
     values.text["updates_shape"] = format_shape(spec.updates_shape);
     values.text["output_shape"] = format_shape(spec.output_shape);
     values.text["indices_note"] = indices_note(spec, copy);

@@ -33,16 +33,24 @@ void simplify(IndexedCopy& copy) {
         if (loop.extent != 1 || loop.runtime_scale != 0) kept.push_back(loop);  // the count's loop stays, even for a bound of 1
     }
     std::vector<Loop> merged = merged_loops(
-        kept, [](const Loop& l) { return std::vector<uint64_t>{l.indices_stride, l.source_stride, l.destination_stride}; },
+        kept,
+        [](const Loop& l) {
+            return std::vector<uint64_t>{l.indices_stride, l.source_stride, l.destination_stride, static_cast<uint64_t>(l.addend_step)};
+        },
         [](const Loop& outer, const Loop& inner) { return inner.runtime_scale == 0 && !inner.sequence && !outer.sequence; },
         [](const Loop& outer, const Loop& inner) {
-            return Loop{outer.extent * inner.extent, inner.indices_stride, inner.source_stride, inner.destination_stride,
+            Loop joined{outer.extent * inner.extent, inner.indices_stride, inner.source_stride, inner.destination_stride,
                         outer.runtime_scale * inner.extent};
+            joined.addend_step = inner.addend_step;
+            return joined;
         });
     while (!merged.empty()) {
         const Loop& inner = merged.back();
         if (inner.runtime_scale != 0) break;  // the count's loop: its extent is not known until run time
-        if (inner.indices_stride != 0 || inner.source_stride != copy.block || inner.destination_stride != copy.block) break;
+        if (inner.indices_stride != 0 || inner.addend_step != 0 || inner.source_stride != copy.block ||
+            inner.destination_stride != copy.block) {
+            break;
+        }
         copy.block *= inner.extent;
         merged.pop_back();
     }
@@ -94,6 +102,16 @@ std::vector<uint64_t> indices_read_strides(const KernelSpec& spec) {
     return strides;
 }
 
+// What a step along axis `i` of indices_shape adds to the index values ("indices_add"), 0 without it.
+int64_t addend_step(const KernelSpec& spec, size_t i) { return spec.indices_add ? spec.indices_add->steps[i] : 0; }
+
+// A loop over axis `i` of indices_shape, reading indices as `reads` says, with its addend step.
+Loop indices_loop(const KernelSpec& spec, size_t i, uint64_t read, uint64_t source_stride, uint64_t destination_stride) {
+    Loop loop{spec.indices_shape[i], read, source_stride, destination_stride};
+    loop.addend_step = addend_step(spec, i);
+    return loop;
+}
+
 IndexedCopy lower_gather(const KernelSpec& spec) {
     const auto axis = static_cast<size_t>(spec.axis);
     const Shape& data = spec.data_shape;
@@ -104,12 +122,12 @@ IndexedCopy lower_gather(const KernelSpec& spec) {
     IndexedCopy copy;
     copy.indexed = IndexedCopy::Indexed::Source;
     copy.loops = {Loop{outer, 0, size * inner, count * inner}, Loop{count, 1, 0, inner}};
-    if (spec.indices_broadcast_from) {  // a loop per axis of indices, each reading as the broadcast says
+    if (spec.indices_broadcast_from || spec.indices_add) {  // a loop per axis of indices, each reading as the broadcast says
         const auto reads = indices_read_strides(spec);
         const Shape& indices = spec.indices_shape;
         copy.loops.pop_back();
         for (size_t i = 0; i < indices.size(); ++i) {
-            copy.loops.push_back(Loop{indices[i], reads[i], 0, product(indices, i + 1, indices.size()) * inner});
+            copy.loops.push_back(indices_loop(spec, i, reads[i], 0, product(indices, i + 1, indices.size()) * inner));
         }
     }
     copy.components = {component(0, size, inner)};
@@ -132,8 +150,8 @@ IndexedCopy lower_elements(const KernelSpec& spec, IndexedCopy::Indexed indexed)
     copy.indexed = indexed;
     for (size_t i = 0; i < spec.indices_shape.size(); ++i) {
         const uint64_t data_stride = i == axis ? 0 : data_strides[i];
-        if (indexed == IndexedCopy::Indexed::Source) copy.loops.push_back(Loop{spec.indices_shape[i], reads[i], data_stride, dense_strides[i]});
-        else copy.loops.push_back(Loop{spec.indices_shape[i], reads[i], dense_strides[i], data_stride});
+        if (indexed == IndexedCopy::Indexed::Source) copy.loops.push_back(indices_loop(spec, i, reads[i], data_stride, dense_strides[i]));
+        else copy.loops.push_back(indices_loop(spec, i, reads[i], dense_strides[i], data_stride));
     }
     copy.components = {component(0, spec.data_shape[axis], data_strides[axis])};
     return copy;
@@ -183,8 +201,8 @@ TupleLayout tuple_layout(const KernelSpec& spec, size_t batch_dims, bool gather)
     for (size_t i = 0; i + 1 < indices.size(); ++i) {
         const uint64_t dense_stride = product(indices, i + 1, indices.size() - 1) * block;
         const uint64_t data_stride = i < batch_dims ? data_strides[i] : 0;
-        if (gather) layout.loops.push_back(Loop{indices[i], index_strides[i], data_stride, dense_stride});
-        else layout.loops.push_back(Loop{indices[i], index_strides[i], dense_stride, data_stride});
+        if (gather) layout.loops.push_back(indices_loop(spec, i, index_strides[i], data_stride, dense_stride));
+        else layout.loops.push_back(indices_loop(spec, i, index_strides[i], dense_stride, data_stride));
     }
     for (size_t j = 0; j < k; ++j) layout.components.push_back(component(j, data[batch_dims + j], data_strides[batch_dims + j]));
     return layout;
@@ -257,6 +275,26 @@ IndexedCopy lower_tensor_scatter(const KernelSpec& spec) {
     return copy;
 }
 
+// "indices_add": each component's constant (the start, plus the tuple axis' step times its position in the tuple)
+// and the range of the sums over the loops, which the value read is checked against.
+void lower_indices_add(const KernelSpec& spec, IndexedCopy& copy) {
+    if (!spec.indices_add) return;
+    const auto& add = *spec.indices_add;
+    int64_t low = 0, high = 0;  // the loops' part (the reader keeps every sum within 2^62)
+    for (const Loop& loop : copy.loops) {
+        const int64_t reach = loop.addend_step * static_cast<int64_t>(loop.extent == 0 ? 0 : loop.extent - 1);
+        low += std::min<int64_t>(0, reach);
+        high += std::max<int64_t>(0, reach);
+    }
+    const bool tuples = spec.op == Op::GatherND || spec.op == Op::ScatterND;
+    for (size_t j = 0; j < copy.components.size(); ++j) {
+        IndexComponent& component = copy.components[j];
+        component.addend = add.start + (tuples ? add.steps.back() * static_cast<int64_t>(j) : 0);
+        component.addend_low = component.addend + low;
+        component.addend_high = component.addend + high;
+    }
+}
+
 // What a scatter does where updates meet at one position.
 std::string duplicates_wording(const KernelSpec& spec) {
     return std::string(spec.op == Op::ScatterND ? "Duplicate index tuples apply in the order of indices"
@@ -309,6 +347,7 @@ IndexedCopy lower_operator(const KernelSpec& spec, TemplateValues& contract) {
             break;
         }
     }
+    lower_indices_add(spec, copy);
     contract.text["operator"] = std::string(name(spec.op)) + attribute;
     contract.flags["write_indices"] = !write_range.empty();
     copy.data_size = element_count(spec.data_shape);

@@ -409,7 +409,7 @@ private:
         const uint64_t bound = shared_bound(lowered_);
         const bool ored = lowered_.unroll.kind != Unroll::Kind::None && lowered_.index_type == IndexType::Int32 &&
                           !copy_.counts_index_rows() && bound != 0 && bound <= (uint64_t{1} << 30) &&
-                          (bound & (bound - 1)) == 0;
+                          (bound & (bound - 1)) == 0 && !copy_.components.front().shifted();
         if (ored || (checks_per_turn(lowered_, lowered_.unroll.kind) == 1 && k > 1)) {
             checks.ored_bound = ored ? bound : 0;
             checks.accumulate = checks.accumulate && !ored;
@@ -431,7 +431,7 @@ private:
     }
 
     Check check(IndexValue value, const IndexComponent& component) const {
-        const bool by_words = component.kind == IndexComponent::Kind::Wrapped && component.bound_parameter.empty() &&
+        const bool by_words = component.kind == IndexComponent::Kind::Wrapped && component.bound_parameter.empty() && !component.shifted() &&
                               lowered_.index_type == IndexType::Int64 && component.bound >= 1 &&
                               component.bound <= (uint64_t{1} << 31);
         const bool by_count = component.kind == IndexComponent::Kind::Wrapped && !component.bound_parameter.empty() &&
@@ -516,6 +516,22 @@ private:
         return Expr{{}, 0};
     }
 
+    // A component's constant added at the current point: its own plus each loop's step times the loop's
+    // position (a loop variable, whatever the slices; they leave the variables in scope).
+    static SignedSum addend(const IndexComponent& component, const std::vector<Position>& positions, const std::vector<Loop>& loops) {
+        SignedSum sum{{}, component.addend};
+        for (size_t level = 0; level < positions.size(); ++level) {
+            const int64_t step = loops[level].addend_step;
+            if (step == 0) continue;
+            if (!positions[level].variable.empty()) sum.terms.emplace_back(positions[level].variable, step);
+            sum.constant += static_cast<int64_t>(positions[level].offset) * step;
+        }
+        return sum;
+    }
+    SignedSum addend(const IndexComponent& component, const std::vector<Position>& positions) const {
+        return addend(component, positions, copy_.loops);
+    }
+
     Expr indexed_offset(const std::vector<Position>& positions, const Place& place) const {
         const bool source = copy_.indexed == IndexedCopy::Indexed::Source;
         Expr out = offset(positions, place, source ? &kernelgen::Loop::source_stride : &kernelgen::Loop::destination_stride);
@@ -531,6 +547,10 @@ private:
             if (component.kind == IndexComponent::Kind::Circular) index.position.push_back(sequence_position(positions));
             index.bound = component.bound;
             index.bound_parameter = component.bound_parameter;
+            if (component.shifted()) {
+                SignedSum sum = addend(component, positions);
+                if (!sum.terms.empty() || sum.constant != 0) index.addend = std::move(sum);
+            }
             out.terms.push_back(std::move(index));
         }
         return out;

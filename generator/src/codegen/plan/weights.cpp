@@ -14,6 +14,10 @@ namespace schedule {
 // A run-time bound always needs one: the count may be below any value of the type.
 bool needs_check(const IndexComponent& component, IndexType index_dtype) {
     if (component.kind != IndexComponent::Kind::Wrapped) return true;  // a write index: negative ones are refused
+    if (component.shifted() && component.bound != 0) {  // constants added: the shifted range, within the type's?
+        const CheckedRange range = checked_range(component, index_dtype);
+        return !(range.low_free && range.high_free);
+    }
     const uint64_t limit = index_dtype == IndexType::Int32 ? uint64_t{1} << 31 : uint64_t{1} << 63;
     return !component.bound_parameter.empty() || (component.bound != 0 && component.bound < limit);
 }
@@ -24,7 +28,8 @@ uint64_t shared_bound(const Lowered& lowered) {
     const auto& components = lowered.copy.components;
     const auto same_range = [&](const IndexComponent& c) {
         return needs_check(c, lowered.index_type) && c.kind == IndexComponent::Kind::Wrapped && c.bound_parameter.empty() &&
-               c.bound == components.front().bound;
+               c.bound == components.front().bound && c.addend_low == components.front().addend_low &&
+               c.addend_high == components.front().addend_high;
     };
     if (components.empty() || !std::all_of(components.begin(), components.end(), same_range)) return 0;
     return components.front().bound;

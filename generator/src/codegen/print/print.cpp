@@ -175,9 +175,9 @@ private:
             case Term::Kind::Count: return schedule_.wide_offsets ? "(uint64_t)count" : "count";
             case Term::Kind::WrappedIndex: {  // an int64 index by its address (kernelgen_support.h reads its low word)
                 const bool int32 = schedule_.index_type == IndexType::Int32;
-                return "kernelgen_wrap_" + std::string(int32 ? "i32" : "i64") +
+                return "kernelgen_wrap_" + std::string(term.addend ? "plus_" : "") + (int32 ? "i32" : "i64") +
                        (schedule_.wide_offsets ? "_u64(" : "_u32(") + (int32 ? "" : "&") + view_name(term.view) + "[" +
-                       expression(term.position.front()) + "], " +
+                       expression(term.position.front()) + "], " + (term.addend ? signed_sum(*term.addend) + ", " : "") +
                        (term.bound_parameter.empty() ? literal(term.bound) : term.bound_parameter) + ")";
             }
             case Term::Kind::TableEntry: return (term.widened ? "(" + offset_ + ")" : "") + table_entry(term);
@@ -189,6 +189,21 @@ private:
                        "], " + expression(term.position.back()) + ", " + literal(term.bound) + ")";
         }
         return "";
+    }
+
+    // An int64_t value: the constant added to an index, `(int64_t)i1 * 3 - 5`.
+    static std::string signed_sum(const SignedSum& sum) {
+        std::string out;
+        for (const auto& [name, coefficient] : sum.terms) {
+            const uint64_t size = coefficient < 0 ? 0 - static_cast<uint64_t>(coefficient) : static_cast<uint64_t>(coefficient);
+            out += (out.empty() ? (coefficient < 0 ? "-" : "") : (coefficient < 0 ? " - " : " + ")) + std::string("(int64_t)") +
+                   name + (size == 1 ? "" : " * " + std::to_string(size));
+        }
+        if (sum.constant != 0 || out.empty()) {
+            const uint64_t size = sum.constant < 0 ? 0 - static_cast<uint64_t>(sum.constant) : static_cast<uint64_t>(sum.constant);
+            out += (out.empty() ? (sum.constant < 0 ? "-" : "") : (sum.constant < 0 ? " - " : " + ")) + std::to_string(size);
+        }
+        return out;
     }
 
     // Entry r of a table of constant runs, read through kernelgen_support.h's macro (from flash on AVR).
@@ -254,6 +269,11 @@ private:
         return "";
     }
 
+    // An int64_t literal in C: INT64_MIN has none of its own.
+    static std::string int64_literal(int64_t value) {
+        return value == INT64_MIN ? "INT64_MIN" : std::to_string(value);
+    }
+
     // The address of an index value: a loop's local `index` is indices[t].
     std::string index_address(const IndexValue& value) const {
         return value.kind == IndexValue::Kind::Local ? "&indices[t]" : "&" + index_value(value);
@@ -279,9 +299,17 @@ private:
             const bool onnx = range.kind == IndexComponent::Kind::Wrapped;
             const std::string& size = range.bound_parameter;
             item.text["low"] = !onnx ? "0" : !size.empty() ? "-(int64_t)" + size : "-" + std::to_string(range.bound);
+            item.flags["has_low"] = true;
             item.flags["has_last"] = range.kind != IndexComponent::Kind::Circular;
             item.text["last"] = !onnx ? std::to_string(range.last)
                                 : !size.empty() ? "(int64_t)" + size + " - 1" : std::to_string(range.bound - 1);
+            if (onnx && range.shifted()) {  // constants added: the range shifted, an end the type's own not compared
+                const CheckedRange shifted = checked_range(range, schedule_.index_type);
+                item.text["low"] = int64_literal(shifted.low);
+                item.text["last"] = int64_literal(shifted.high);
+                item.flags["has_low"] = !shifted.low_free;
+                item.flags["has_last"] = !shifted.high_free;
+            }
             // The support header's test (Check::by_words, by_count); in a loop that gathers one flag, the branch-free
             // form of the literal size's, which returns the failure as bits.
             const std::string test = checks.accumulate ? "kernelgen_outside_i64_bits(" : "kernelgen_outside_i64(";
@@ -507,7 +535,8 @@ GeneratedKernel print_support() {
         for (const char* index : {"32", "64"}) {
             values.lists["wraps"].push_back(TemplateValues{{{"name", std::string("i") + index + "_u" + offset},
                                                             {"index", std::string("int") + index + "_t"},
-                                                            {"offset", std::string("uint") + offset + "_t"}},
+                                                            {"offset", std::string("uint") + offset + "_t"},
+                                                            {"wide", std::string("kernelgen_wrap_i64_u") + offset}},
                                                            {{"by_address", std::string(index) == "64"}},
                                                            {}});
         }

@@ -218,10 +218,16 @@ void take_indices_source(const NodeContext& c, const std::string& indices, const
     const bool counted_rows = bounded && bounded->count && bounded->leads == "indices";
     // Broadcast indices: not beside a run-time count, nor for a cache's write (one index per batch row).
     const bool broadcasts = !bounded && info(c.rule.op).counts;
-    IndexSource source = c.plain_indices ? IndexSource{indices, 0, {}, std::nullopt}
-                                         : index_source(c.scope, indices, !counted_rows, broadcasts);
+    const bool tuples = c.rule.op == Op::GatherND || c.rule.op == Op::ScatterND;
+    IndexSource source = c.plain_indices ? IndexSource{indices, 0, {}, std::nullopt, std::nullopt}
+                                         : index_source(c.scope, indices, !counted_rows, broadcasts, tuples);
     if (!source.through.empty()) spec["index_dtype"] = source.elem_type == onnx::TensorProto::INT32 ? "int32" : "int64";
     if (source.broadcast_from) spec["indices_broadcast_from"] = *source.broadcast_from;
+    if (source.added) {
+        const auto& steps = source.added->steps;
+        if (std::all_of(steps.begin(), steps.end(), [](int64_t step) { return step == 0; })) spec["indices_add"] = source.added->start;
+        else spec["indices_add"] = Json{{"start", source.added->start}, {"steps", steps}};
+    }
     call.indices = std::move(source.tensor);
     call.indices_through = std::move(source.through);
 }

@@ -1,0 +1,171 @@
+// Indices a model derives from a smaller tensor, which the kernel takes instead and derives them from itself:
+// "indices_broadcast_from", a smaller shape broadcast to indices_shape as ONNX's Expand broadcasts (PyTorch's
+// index_copy expands its positions along every other axis), and "indices_add", a constant added to each value
+// (positions `arange(n) + past_len`). The kernel reads each value where it broadcasts to, and checks each once.
+#include <algorithm>
+#include <limits>
+
+#include "spec/kernel_reader.h"
+
+namespace kernelgen {
+
+void read_indices_broadcast(KernelReader& r, KernelSpec& spec) {
+    if (!r.find("indices_broadcast_from")) return;
+    const std::string key = "indices_broadcast_from";
+    auto from = r.read_shape(key);
+    if (!from) return;
+    if (r.find("indices")) {
+        r.fail(key, "constant indices (\"indices\") are given whole, of indices_shape (remove one of the two)");
+        return;
+    }
+    if (spec.counted()) return;  // refused with the counts (counts.cpp)
+    const Shape& to = spec.indices_shape;
+    if (from->size() > to.size()) {
+        r.fail(key, "rank " + std::to_string(from->size()) + " is more than indices_shape's " + std::to_string(to.size()) +
+                        " (the shape broadcasts to indices_shape " + format_shape(to) + ")");
+        return;
+    }
+    // Aligned at the back, as ONNX's Expand aligns shapes.
+    const size_t lead = to.size() - from->size();
+    for (size_t i = 0; i < from->size(); ++i) {
+        const uint64_t dim = (*from)[i], target = to[lead + i];
+        if (dim != target && dim != 1) {
+            r.fail(key + "/" + std::to_string(i), "dimension " + std::to_string(dim) + " does not broadcast to indices_shape " +
+                                                      format_shape(to) + "'s " + std::to_string(target) + " (it must be " +
+                                                      std::to_string(target) + " or 1)");
+            return;
+        }
+    }
+    const bool tuples = spec.op == Op::GatherND || spec.op == Op::ScatterND;
+    if (tuples && (from->size() != to.size() || from->back() != to.back())) {
+        r.fail(key, "the last dimension holds each index tuple whole: it must be indices_shape's last, " +
+                        std::to_string(to.back()) + ", and the ranks equal");
+        return;
+    }
+    Shape padded(lead, 1);
+    padded.insert(padded.end(), from->begin(), from->end());
+    if (padded != to) spec.indices_broadcast_from = padded;  // the same shape: the indices themselves
+}
+
+namespace {
+
+__extension__ typedef __int128 Wide;  // the sums of constants up to 2^62 each, times extents up to 2^40
+
+std::string text(Wide value) {
+    if (value >= std::numeric_limits<int64_t>::min() && value <= std::numeric_limits<int64_t>::max()) {
+        return std::to_string(static_cast<int64_t>(value));
+    }
+    return value < 0 ? "below -2^63" : "above 2^63";
+}
+
+}  // namespace
+
+void read_indices_add(KernelReader& r, KernelSpec& spec) {
+    const std::string key = "indices_add";
+    const nlohmann::json* value = r.find(key);
+    if (!value) return;
+    const size_t rank = spec.indices_shape.size();
+    const std::string allowed = "an integer added to every index, or {\"start\": integer, \"steps\": [one integer per axis of "
+                                "indices_shape]}";
+    KernelSpec::IndicesAdd add;
+    add.steps.assign(rank, 0);
+    // An integer within 2^62 either way (the sums of such, the reader checks below, stay within int64_t).
+    const auto within = [](const nlohmann::json& number) {
+        if (!number.is_number_integer()) return false;
+        if (number.is_number_unsigned()) return number.get<uint64_t>() <= uint64_t{1} << 62;
+        return number.get<int64_t>() >= -(int64_t{1} << 62);
+    };
+    if (value->is_number_integer()) {
+        if (!within(*value)) {
+            r.fail(key, "the constant " + value->dump() + " is too large (at most 2^62 either way)");
+            return;
+        }
+        add.start = value->get<int64_t>();
+    } else if (value->is_object()) {
+        for (const auto& item : value->items()) {
+            if (item.key() != "start" && item.key() != "steps") {
+                r.fail(key + "/" + item.key(), "unknown key \"" + item.key() + "\" (" + allowed + ")");
+                return;
+            }
+        }
+        const auto start = value->find("start"), steps = value->find("steps");
+        if (start == value->end() || !within(*start)) {
+            r.fail(key + "/start", start == value->end() ? "required key \"start\" is missing (" + allowed + ")"
+                                                         : "expected an integer of at most 2^62 either way, got " + start->dump());
+            return;
+        }
+        add.start = start->get<int64_t>();
+        if (steps == value->end() || !steps->is_array() || steps->size() != rank) {
+            r.fail(key + "/steps", "expected an array of one integer per axis of indices_shape " + format_shape(spec.indices_shape) +
+                                       (steps == value->end() ? ", which is missing" : ", got " + steps->dump()));
+            return;
+        }
+        for (size_t i = 0; i < rank; ++i) {
+            const nlohmann::json& step = (*steps)[i];
+            if (!within(step)) {
+                r.fail(key + "/steps/" + std::to_string(i), "expected an integer of at most 2^62 either way, got " + step.dump());
+                return;
+            }
+            add.steps[i] = step.get<int64_t>();
+        }
+    } else {
+        r.fail(key, "expected an integer or an object, got " + json_type(*value) + " (" + allowed + ")");
+        return;
+    }
+    if (r.find("indices")) {
+        r.fail(key, "constant indices (\"indices\") are given as they are (add the constant to them instead)");
+        return;
+    }
+    if (spec.counted()) {
+        r.fail(key, "not with a run-time count (\"count\", \"data_count\"): the indices are read as they are there");
+        return;
+    }
+    // A step moves the value only where each value the kernel takes is read at every position along it: an axis
+    // the indices are broadcast along, or a tuple's components (each checked against its own axis).
+    const bool tuples = spec.op == Op::GatherND || spec.op == Op::ScatterND;
+    const Shape& from = spec.indices_broadcast_from ? *spec.indices_broadcast_from : spec.indices_shape;
+    Wide spread = add.start < 0 ? -Wide{add.start} : Wide{add.start};
+    for (size_t i = 0; i < rank; ++i) {
+        const uint64_t extent = spec.indices_shape[i];
+        if (add.steps[i] == 0 || extent <= 1) continue;
+        const bool component_axis = tuples && i + 1 == rank;
+        if (!component_axis && from[i] != 1) {
+            r.fail(key + "/steps/" + std::to_string(i),
+                   "step " + std::to_string(add.steps[i]) + " along axis " + std::to_string(i) +
+                       ", which the indices are not broadcast along: each value the kernel takes must have one range (a "
+                       "step is allowed along an axis where indices_broadcast_from is 1" +
+                       (tuples ? ", and along the last, each tuple's components)" : ")"));
+            return;
+        }
+        spread += (add.steps[i] < 0 ? -Wide{add.steps[i]} : Wide{add.steps[i]}) * Wide{extent - 1};
+    }
+    if (spread > Wide{1} << 62) {
+        r.fail(key, "the constants added reach " + text(spread) + " either way (at most 2^62)");
+        return;
+    }
+    // Each component's values must leave some index in range: [-s - lowest, s - 1 - highest] not empty.
+    const size_t components = tuples ? static_cast<size_t>(spec.indices_shape.back()) : 1;
+    for (size_t j = 0; j < components; ++j) {
+        Wide low = add.start, high = add.start;
+        for (size_t i = 0; i < rank; ++i) {
+            if (spec.indices_shape[i] == 0) return;  // no index at all
+            const bool component_axis = tuples && i + 1 == rank;
+            const Wide reach = Wide{add.steps[i]} * Wide{component_axis ? j : spec.indices_shape[i] - 1};
+            if (component_axis) low += reach, high += reach;
+            else low += std::min<Wide>(0, reach), high += std::max<Wide>(0, reach);
+        }
+        const uint64_t size = spec.data_shape[selected_axis(spec, j)];
+        if (size != 0 && high - low > Wide{2} * Wide{size} - 1) {
+            r.fail(key, "the constants added" + std::string(tuples ? " to component " + std::to_string(j) : "") + " span " +
+                            text(low) + " to " + text(high) + ", more than the " + std::to_string(2 * size) +
+                            " values of [-" + std::to_string(size) + ", " + std::to_string(size - 1) +
+                            "]: no index could be in range");
+            return;
+        }
+    }
+    if (add.start != 0 || std::any_of(add.steps.begin(), add.steps.end(), [](int64_t step) { return step != 0; })) {
+        spec.indices_add = add;
+    }
+}
+
+}  // namespace kernelgen
