@@ -27,6 +27,8 @@ NOT_EXPRESSIBLE = {
     "A constant added along an axis the indices are not broadcast along": "needs the items of two arrays compared",
     "Constants that leave no index in range": "needs the sums of the steps times the extents against a data dimension",
     "Steps of the wrong length": "needs the lengths of two arrays compared",
+    "A constant tuple component out of range": "needs an item against the data dimension it selects along",
+    "A broadcast of the components read": "needs the count of nulls in one array against another array",
     "An ONNX model given as a spec": "not a JSON document: a model, which kernelgen import reads",
     "A key given twice in one object": "JSON Schema sees the parsed object, where one of the two is gone",
     "A shape with more than 2^40 elements": "needs the product of the dimensions",

@@ -3236,12 +3236,12 @@ void check_export(const fs::path& dir, const std::string& model_name, const json
 // ONNX Runtime's output bit for bit.
 TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     const json manifest = json::parse(read_text(dir_ / "manifest.json"));
-    ASSERT_EQ(manifest.size(), 11u);
+    ASSERT_EQ(manifest.size(), 12u);
     ExportCheck checked;
     for (const auto& [model_name, entry] : manifest.items()) check_export(dir_, model_name, entry, true, checked);
     EXPECT_GE(checked.shape_gathers, 7u);
     EXPECT_GE(checked.folded_checked, 8u);
-    EXPECT_GE(checked.kernels.size(), 21u);
+    EXPECT_GE(checked.kernels.size(), 22u);
     EXPECT_GE(checked.bounded_checked, 6u);
     EXPECT_EQ(checked.in_bodies, 0u);
     // The embeddings' tables (nn.Embedding's weight, an initializer) travel with their kernels: no data parameter,
@@ -3310,6 +3310,21 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
         checked.cases.back().expected_status = -1;
     }
     EXPECT_EQ(rotary.size(), 2u);
+    // cache_setitem: the kernel takes the positions alone (the cases above fed it `pos` and `x`, as its call says) and
+    // puts the constant 0 of each tuple in itself; a position out of range is refused, the output untouched.
+    bool setitem = false;
+    for (const auto& kernel : checked.kernels) {
+        if (kernel.name.rfind("cache_setitem_", 0) != 0) continue;
+        setitem = true;
+        ASSERT_TRUE(kernel.tuple_constants.has_value()) << kernel.name;
+        EXPECT_EQ(*kernel.tuple_constants, (std::vector<std::optional<int64_t>>{0, std::nullopt}));
+        const auto zeros = [](const kernelgen::Shape& shape) { return std::vector<uint8_t>(kernelgen::element_count(shape) * 4, 0); };
+        checked.cases.push_back(make_case(kernel, kernel.name + ", a position out of range", zeros(kernel.data_shape),
+                                          cprogram::bytes_of(std::vector<int64_t>{2, -9}), zeros(kernel.updates_shape),
+                                          std::vector<uint8_t>(kernelgen::element_count(kernel.output_shape) * 4, cprogram::kSentinel)));
+        checked.cases.back().expected_status = -1;
+    }
+    EXPECT_TRUE(setitem);
     run_cases(fresh_dir("torch_kernels"), checked.kernels, checked.cases);
 }
 
@@ -4784,6 +4799,47 @@ TEST(ImportCall, IndicesMadeOfAnotherTensor) {
     EXPECT_EQ(kernelgen::import_model(m.bytes(), "call.onnx", options).usage_errors,
               (std::vector<std::string>{"--plain-indices nowhere: the model has no indexing node \"nowhere\" (name an "
                                         "indexing node by its name, or by its path in a body)"}));
+}
+
+// GatherND's index tuples made by a Concat of constant components (the same in every tuple) and one run-time tensor
+// (after an Expand and an Unsqueeze, as `c[:, pos] = x` exports them): the kernel takes the tensor, the constants in
+// "tuple_constants". A constant that differs between tuples, two run-time inputs, or a constant out of its axis'
+// range keeps the Concat's output.
+TEST(ImportCall, TupleConstantsOfAConcat) {
+    Model m(18);
+    m.input("data", kFloat, {2, 6, 3});
+    m.input("pos", kInt64, {4});
+    m.input("other", kInt64, {1, 4, 1});
+    m.initializer("shape", kInt64, {2}, {1, 4});
+    m.initializer("last", kInt64, {1}, {-1});
+    m.initializer("ones", kInt64, {1, 4, 1}, {1, 1, 1, 1});
+    m.initializer("uneven", kInt64, {1, 4, 1}, {1, 0, 1, 1});
+    m.initializer("twos", kInt64, {1, 4, 1}, {2, 2, 2, 2});
+    m.node("Expand", {"pos", "shape"}, "expanded", "expand");
+    m.node("Unsqueeze", {"expanded", "last"}, "column", "unsqueeze");
+    const auto concat = [&](const std::vector<std::string>& inputs, const std::string& out) {
+        Model::attribute(m.node("Concat", inputs, out, out), "axis", -1);
+        m.node("GatherND", {"data", out}, out + "_rows", out + "_gather");
+        m.output(out + "_rows", kFloat, {1, 4, 3});
+    };
+    concat({"ones", "column"}, "tuples");          // (1, pos[j])
+    concat({"uneven", "column"}, "uneven_tuples");  // the first component 1, 0, 1, 1
+    concat({"other", "column"}, "two_inputs");
+    concat({"twos", "column"}, "out_of_range");    // 2 is past data's axis 0 (2 rows)
+    const auto result = kernelgen::import_model(m.bytes(), "tuples.onnx");
+    ASSERT_EQ(result.kernels.size(), 4u) << (result.skipped.empty() ? "" : result.skipped.front().reason);
+    const auto& taken = result.kernels[0];
+    EXPECT_EQ(taken.tensors.indices, "pos");
+    EXPECT_EQ(taken.tensors.indices_through,
+              (std::vector<std::string>{"Expand expand", "Unsqueeze unsqueeze", "Concat tuples"}));
+    EXPECT_EQ(taken.spec.tuple_constants, (std::vector<std::optional<int64_t>>{1, std::nullopt}));
+    EXPECT_FALSE(taken.spec.indices_broadcast_from.has_value());  // [4] is [1, 4, 1] up to 1s: no broadcast
+    EXPECT_EQ(taken.spec.indices_parameter_shape(), (kernelgen::Shape{1, 4, 1}));
+    for (size_t k = 1; k < 4; ++k) {
+        EXPECT_EQ(result.kernels[k].tensors.indices, result.kernels[k].node.name.substr(0, result.kernels[k].node.name.size() - 7))
+            << result.kernels[k].name;
+        EXPECT_FALSE(result.kernels[k].spec.tuple_constants.has_value()) << result.kernels[k].name;
+    }
 }
 
 TEST(ImportCounts, MaxCountOnTheCommandLine) {

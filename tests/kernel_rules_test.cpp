@@ -307,25 +307,37 @@ struct Added {
     std::vector<int64_t> steps;
 };
 
-// `indices` (of shape `shape`) plus start + sum(steps[i] * position_i).
-std::vector<int64_t> plus(std::vector<int64_t> indices, const reference::Shape& shape, const Added& add) {
+// Constant components of each index tuple ("tuple_constants"): one item per component, nothing where read.
+using TupleConstants = std::vector<std::optional<int64_t>>;
+
+// The indices of `shape` made of `taken` (the components read, in order, of each tuple): each tuple's constant
+// components inserted, and start + sum(steps[i] * position_i) added to the others (position_i along the last axis
+// the component's place in the whole tuple).
+std::vector<int64_t> plus(const std::vector<int64_t>& taken, const reference::Shape& shape, const Added& add,
+                          const TupleConstants& constants = {}) {
+    std::vector<int64_t> indices;
+    size_t next = 0;
     for (int64_t flat = 0; flat < reference::count(shape); ++flat) {
         int64_t rest = flat, sum = add.start;
         for (size_t i = shape.size(); i-- > 0;) {
             sum += (rest % shape[i]) * add.steps[i];
             rest /= shape[i];
         }
-        indices[static_cast<size_t>(flat)] += sum;
+        const auto constant = constants.empty() ? std::nullopt : constants[static_cast<size_t>(flat % shape.back())];
+        indices.push_back(constant ? *constant : taken[next++] + sum);
     }
     return indices;
 }
 
-// A case of an added kernel: the reference's result on the indices expanded and added, then given the smaller ones.
+// A case of an added kernel: the reference's result on the indices expanded and added (and the tuples' constants
+// inserted), then given the smaller ones.
 Case added_case(const std::string& kernel, const reference::Problem& problem, const reference::Shape& from_shape,
                 const std::vector<int64_t>& from, const Added& add, const std::vector<float>& data,
-                const std::vector<float>& updates, bool int32 = false) {
+                const std::vector<float>& updates, bool int32 = false, const TupleConstants& constants = {}) {
     std::vector<float> expected;
-    const auto indices = plus(expanded(from, from_shape, problem.indices_shape), problem.indices_shape, add);
+    reference::Shape taken_shape = problem.indices_shape;
+    if (!constants.empty()) taken_shape.back() = std::count(constants.begin(), constants.end(), std::nullopt);
+    const auto indices = plus(expanded(from, from_shape, taken_shape), problem.indices_shape, add, constants);
     const bool ok = reference::run(problem, data, indices, updates, expected);
     Case c = checked_case<float>(kernel, problem, data, indices, updates, expected, ok ? 0 : -1, false, int32);
     c.indices = index_bytes(from, int32);
@@ -377,6 +389,41 @@ TEST(AddedIndices, EachValueIsTheOneTakenPlusTheConstants) {
         cases.push_back(added_case("nd_add", nd_add, {1, 1, 2}, {1, v}, {0, {0, 1, 1}}, iota(48, 0), iota(6, 100), true));
         cases.push_back(added_case("ge_add", ge_add, {2, 1}, {v, -2}, {2, {0, 2}}, iota(12, 0), {}));
         cases.push_back(added_case("se_add", se_add, {1, 2, 1}, {v, -1}, {2, {0, 0, 0}}, iota(24, 0), iota(6, 100)));
+    }
+    expect_cases_pass(specs, cases);
+}
+
+// --- index tuples with constant components ---------------------------------------------------------------------
+// "tuple_constants": PyTorch's `c[:, pos] = x` is a ScatterND whose tuples are (0, pos[j]): the kernel takes pos and
+// puts the 0 in itself. Hand-worked cases, then every value around the ends of the range against the reference.
+TEST(TupleConstants, EachTupleIsTheConstantsAndTheValuesRead) {
+    const std::vector<std::string> specs{
+        R"({"name": "kv_at", "op": "ScatterND", "dtype": "float32", "data_shape": [1, 8, 2], "indices_shape": [1, 2, 2], "tuple_constants": [0, null]})",
+        // The last batch row (-1), the positions broadcast over two rows of updates, as loops.
+        R"({"name": "kv_last", "op": "ScatterND", "dtype": "float32", "data_shape": [2, 8, 2], "indices_shape": [2, 1, 2], "tuple_constants": [-1, null], "indices_broadcast_from": [1, 1, 1], "unroll": "none", "reduction": "add"})",
+        // A constant in the middle of the tuple, the last component read plus 2, int32.
+        R"({"name": "gnd_mid", "op": "GatherND", "dtype": "float32", "index_dtype": "int32", "data_shape": [3, 4, 5], "indices_shape": [2, 3], "tuple_constants": [null, 2, null], "indices_add": {"start": 0, "steps": [0, 1]}})",
+        // batch_dims 1: the constant selects along data's axis 1.
+        R"({"name": "gnd_batch", "op": "GatherND", "dtype": "float32", "data_shape": [2, 3, 4], "indices_shape": [2, 2, 2], "batch_dims": 1, "tuple_constants": [1, null], "unroll": "full"})"};
+    const reference::Problem kv_at{"ScatterND", {1, 8, 2}, {1, 2, 2}};
+    const reference::Problem kv_last{"ScatterND", {2, 8, 2}, {2, 1, 2}, 0, 0, "add"};
+    const reference::Problem gnd_mid{"GatherND", {3, 4, 5}, {2, 3}};
+    const reference::Problem gnd_batch{"GatherND", {2, 3, 4}, {2, 2, 2}, 0, 1};
+    // kv_at: rows 5 and -1 (7) of batch row 0 take the two rows of updates.
+    std::vector<float> written = iota(16, 0);
+    written[10] = 100, written[11] = 101, written[14] = 102, written[15] = 103;
+    std::vector<Case> cases{checked_case<float>("kv_at", kv_at, iota(16, 0), {0, 5, 0, -1}, iota(4, 100), written, 0),
+                            checked_case<float>("kv_at", kv_at, iota(16, 0), {0, 5, 0, 8}, iota(4, 100), {}, -1)};
+    cases[0].indices = cprogram::bytes_of(std::vector<int64_t>{5, -1});
+    cases[1].indices = cprogram::bytes_of(std::vector<int64_t>{5, 8});
+    const Added none{0, {0, 0, 0}};
+    for (int64_t v = -10; v <= 10; ++v) {
+        cases.push_back(added_case("kv_at", kv_at, {1, 2, 1}, {v, 3}, none, iota(16, 0), iota(4, 100), false, {0, std::nullopt}));
+        cases.push_back(added_case("kv_last", kv_last, {1, 1, 1}, {v}, none, iota(32, 0), iota(4, 100), false, {-1, std::nullopt}));
+        cases.push_back(added_case("gnd_mid", gnd_mid, {2, 2}, {v, 1, -3, v}, {0, {0, 1}}, iota(60, 0), {}, true,
+                                   {std::nullopt, 2, std::nullopt}));
+        cases.push_back(added_case("gnd_batch", gnd_batch, {2, 2, 1}, {v, 0, 3, -v}, {0, {0, 0, 0}}, iota(24, 0), {}, false,
+                                   {1, std::nullopt}));
     }
     expect_cases_pass(specs, cases);
 }

@@ -259,7 +259,7 @@ TEST(SpecErrors, UnknownKeyWithoutHint) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [3],
                                "indices_shape": [2, 1], "comment": "x"})json"),
               Problems{"spec.json: /comment: unknown key \"comment\" (allowed: " + kCommonKeys +
-                       ", reduction, updates_shape, data, data_file, updates, updates_file)"});
+                       ", reduction, updates_shape, data, data_file, updates, updates_file, tuple_constants)"});
 }
 
 TEST(SpecErrors, UnknownKeyWithUnknownOperatorListsEveryKey) {
@@ -267,14 +267,14 @@ TEST(SpecErrors, UnknownKeyWithUnknownOperatorListsEveryKey) {
                                "indices_shape": [2], "batchdims": 1})json"),
               (Problems{"spec.json: /op: unknown operator \"Gathr\" (" + kOps + "); did you mean \"Gather\"?",
                         "spec.json: /batchdims: unknown key \"batchdims\" (allowed: " + kCommonKeys +
-                            ", axis, data, data_file, quantization, batch_dims, reduction, updates_shape, updates, updates_file, mode); did you mean \"batch_dims\"?"}));
+                            ", axis, data, data_file, quantization, batch_dims, tuple_constants, reduction, updates_shape, updates, updates_file, mode); did you mean \"batch_dims\"?"}));
 }
 
 TEST(SpecErrors, AxisDoesNotApplyToGatherND) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [3, 2],
                                "indices_shape": [2, 1], "axis": 0})json"),
               Problems{"spec.json: /axis: key \"axis\" does not apply to GatherND (GatherND takes " + kCommonKeys +
-                       ", batch_dims, data, data_file)"});
+                       ", batch_dims, data, data_file, tuple_constants)"});
 }
 
 TEST(SpecErrors, ScatterKeysDoNotApplyToGather) {
@@ -297,7 +297,7 @@ TEST(SpecErrors, AxisDoesNotApplyToScatterND) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [3, 2],
                                "indices_shape": [2, 1], "axis": 0})json"),
               Problems{"spec.json: /axis: key \"axis\" does not apply to ScatterND (ScatterND takes " + kCommonKeys +
-                       ", reduction, updates_shape, data, data_file, updates, updates_file)"});
+                       ", reduction, updates_shape, data, data_file, updates, updates_file, tuple_constants)"});
 }
 
 // The hint comes only from the keys the operator takes (here: none is close, so no hint).

@@ -142,10 +142,11 @@ struct BoundedCount {
 // tensor its indices are made of, and its output; "" for one it has not. The graph often makes a node's indices
 // of a tensor the firmware holds by steps that keep the values and their order (Reshape, Squeeze, Unsqueeze,
 // Flatten, Identity) or widen them (a Cast of int32 to int64): the kernel takes that tensor, of its own type, and
-// `indices_through` names the steps passed, from that tensor to the node.
+// `indices_through` names the steps passed, from that tensor to the node. A scatter's updates reshaped so
+// (`c[:, pos] = x` reshapes x) are the tensor before, `updates_through` naming the steps.
 struct KernelTensors {
     std::string data, indices, updates, output;
-    std::vector<std::string> indices_through;
+    std::vector<std::string> indices_through, updates_through;
 };
 
 struct ImportedKernel {

@@ -2,6 +2,7 @@
 // Every check on user input happens here; later stages never fail on a resolved spec.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -110,6 +111,20 @@ struct KernelSpec {
         std::vector<int64_t> steps;  // one per axis of indices_shape
     };
     std::optional<IndicesAdd> indices_add;
+    // "tuple_constants" (GatherND, ScatterND): per component of each index tuple, a constant (the same in every
+    // tuple: a model's `c[:, pos] = x` concatenates 0 before each position) or nothing, a component the kernel reads.
+    // The indices the kernel takes then hold only the components it reads: their last dimension is their count.
+    std::optional<std::vector<std::optional<int64_t>>> tuple_constants;
+    // indices_shape, its last dimension the components the kernel reads where some are constants.
+    Shape taken_shape() const {
+        Shape shape = indices_shape;
+        if (tuple_constants && !shape.empty()) {
+            shape.back() = static_cast<uint64_t>(std::count(tuple_constants->begin(), tuple_constants->end(), std::nullopt));
+        }
+        return shape;
+    }
+    // The shape of the indices the kernel takes: the one they broadcast from, or taken_shape().
+    Shape indices_parameter_shape() const { return indices_broadcast_from ? *indices_broadcast_from : taken_shape(); }
     // Constant indices ("indices" in the spec): the index values, row-major, known when the kernel is
     // generated (an initializer of the model). Each was checked against its bound when read; the kernel then
     // takes no indices parameter and its copies are resolved at generation time.

@@ -90,6 +90,7 @@ Json call_plan(const ImportedKernel& kernel) {
                                  : which == Tensor::Updates ? tensors.updates
                                                             : tensors.output;
             if (which == Tensor::Indices && !tensors.indices_through.empty()) argument["through"] = tensors.indices_through;
+            if (which == Tensor::Updates && !tensors.updates_through.empty()) argument["through"] = tensors.updates_through;
         }
         call.push_back(std::move(argument));
     }

@@ -1,13 +1,66 @@
 // Indices a model derives from a smaller tensor, which the kernel takes instead and derives them from itself:
 // "indices_broadcast_from", a smaller shape broadcast to indices_shape as ONNX's Expand broadcasts (PyTorch's
 // index_copy expands its positions along every other axis), and "indices_add", a constant added to each value
-// (positions `arange(n) + past_len`). The kernel reads each value where it broadcasts to, and checks each once.
+// (positions `arange(n) + past_len`); and "tuple_constants", components of each index tuple that are constants
+// (`c[:, pos] = x` concatenates 0 before each position). The kernel reads each value where it broadcasts to, and
+// checks each once.
 #include <algorithm>
 #include <limits>
 
 #include "spec/kernel_reader.h"
 
 namespace kernelgen {
+
+void read_tuple_constants(KernelReader& r, KernelSpec& spec) {
+    const std::string key = "tuple_constants";
+    const nlohmann::json* value = r.find(key);
+    if (!value) return;
+    const uint64_t k = spec.indices_shape.empty() ? 0 : spec.indices_shape.back();
+    const std::string allowed = "one item per component of an index tuple (indices_shape's last dimension, " + std::to_string(k) +
+                                "): an integer, the component in every tuple, or null, a component the kernel reads";
+    if (!value->is_array() || value->size() != k) {
+        r.fail(key, "expected an array of " + std::to_string(k) + " items, got " + value->dump() + " (" + allowed + ")");
+        return;
+    }
+    if (r.find("indices")) {
+        r.fail(key, "constant indices (\"indices\") are given whole, every component (remove one of the two)");
+        return;
+    }
+    if (spec.counted()) {
+        r.fail(key, "not with a run-time count (\"count\", \"data_count\"): give the indices whole there");
+        return;
+    }
+    std::vector<std::optional<int64_t>> constants;
+    for (size_t j = 0; j < value->size(); ++j) {
+        const nlohmann::json& item = (*value)[j];
+        const std::string where = key + "/" + std::to_string(j);
+        if (item.is_null()) {
+            constants.push_back(std::nullopt);
+            continue;
+        }
+        if (!item.is_number_integer() || (item.is_number_unsigned() && item.get<uint64_t>() > uint64_t{1} << 62) ||
+            (!item.is_number_unsigned() && item.get<int64_t>() < -(int64_t{1} << 62))) {
+            r.fail(where, "expected an integer or null, got " + item.dump() + " (" + allowed + ")");
+            return;
+        }
+        // Checked now, as constant indices are: the data axis this component selects along.
+        const int64_t v = item.get<int64_t>();
+        const uint64_t size = spec.data_shape[selected_axis(spec, j)];
+        const bool in_range = v < 0 ? static_cast<uint64_t>(-v) <= size : static_cast<uint64_t>(v) < size;
+        if (!in_range) {
+            r.fail(where, "component " + std::to_string(v) + " is out of range for an axis of size " + std::to_string(size) +
+                              " (allowed " + (size == 0 ? std::string("none") : std::to_string(-static_cast<int64_t>(size)) + ".." + std::to_string(size - 1)) + ")");
+            return;
+        }
+        constants.push_back(v);
+    }
+    if (std::find(constants.begin(), constants.end(), std::nullopt) == constants.end()) {
+        r.fail(key, "every component is a constant: give the indices whole as constant \"indices\" instead (null marks a "
+                    "component the kernel reads)");
+        return;
+    }
+    spec.tuple_constants = std::move(constants);
+}
 
 void read_indices_broadcast(KernelReader& r, KernelSpec& spec) {
     if (!r.find("indices_broadcast_from")) return;
@@ -19,7 +72,7 @@ void read_indices_broadcast(KernelReader& r, KernelSpec& spec) {
         return;
     }
     if (spec.counted()) return;  // refused with the counts (counts.cpp)
-    const Shape& to = spec.indices_shape;
+    const Shape to = spec.taken_shape();
     if (from->size() > to.size()) {
         r.fail(key, "rank " + std::to_string(from->size()) + " is more than indices_shape's " + std::to_string(to.size()) +
                         " (the shape broadcasts to indices_shape " + format_shape(to) + ")");
@@ -30,16 +83,20 @@ void read_indices_broadcast(KernelReader& r, KernelSpec& spec) {
     for (size_t i = 0; i < from->size(); ++i) {
         const uint64_t dim = (*from)[i], target = to[lead + i];
         if (dim != target && dim != 1) {
-            r.fail(key + "/" + std::to_string(i), "dimension " + std::to_string(dim) + " does not broadcast to indices_shape " +
-                                                      format_shape(to) + "'s " + std::to_string(target) + " (it must be " +
-                                                      std::to_string(target) + " or 1)");
+            const std::string must = "it must be " + (target == 1 ? std::string("1") : std::to_string(target) + " or 1");
+            r.fail(key + "/" + std::to_string(i),
+                   "dimension " + std::to_string(dim) + " does not broadcast to " +
+                       (spec.tuple_constants ? std::to_string(target) + " in the indices read, " + format_shape(to) +
+                                                   " (indices_shape less its constant components; " + must + ")"
+                                             : "indices_shape " + format_shape(to) + "'s " + std::to_string(target) + " (" + must + ")"));
             return;
         }
     }
     const bool tuples = spec.op == Op::GatherND || spec.op == Op::ScatterND;
     if (tuples && (from->size() != to.size() || from->back() != to.back())) {
         r.fail(key, "the last dimension holds each index tuple whole: it must be indices_shape's last, " +
-                        std::to_string(to.back()) + ", and the ranks equal");
+                        std::to_string(to.back()) + (spec.tuple_constants ? " less the constant components" : "") +
+                        ", and the ranks equal");
         return;
     }
     Shape padded(lead, 1);
@@ -146,6 +203,7 @@ void read_indices_add(KernelReader& r, KernelSpec& spec) {
     // Each component's values must leave some index in range: [-s - lowest, s - 1 - highest] not empty.
     const size_t components = tuples ? static_cast<size_t>(spec.indices_shape.back()) : 1;
     for (size_t j = 0; j < components; ++j) {
+        if (spec.tuple_constants && (*spec.tuple_constants)[j]) continue;  // a constant: nothing is added to it
         Wide low = add.start, high = add.start;
         for (size_t i = 0; i < rank; ++i) {
             if (spec.indices_shape[i] == 0) return;  // no index at all

@@ -61,6 +61,7 @@ std::optional<KernelSpec> KernelReader::read() {
     }
     // (An operator that takes no counts has had them refused as keys it does not take.)
     if (clean_since(before_rules) && info(spec.op).counts) read_counts(*this, spec);
+    if (clean_since(before_rules)) read_tuple_constants(*this, spec);
     if (clean_since(before_rules)) read_indices_broadcast(*this, spec);
     if (clean_since(before_rules)) read_indices_add(*this, spec);
     if (clean_since(before_rules)) read_constant_indices(*this, spec);

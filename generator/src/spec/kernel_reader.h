@@ -137,6 +137,8 @@ private:
 void apply_operator_rules(KernelReader& reader, KernelSpec& spec);
 // Counts passed at run time, of index rows, data rows or data's valid rows (counts.cpp).
 void read_counts(KernelReader& reader, KernelSpec& spec);
+// "tuple_constants": components of each index tuple that are constants, before the broadcast (derived_indices.cpp).
+void read_tuple_constants(KernelReader& reader, KernelSpec& spec);
 // "indices_broadcast_from": indices smaller than indices_shape, broadcast to it (derived_indices.cpp).
 void read_indices_broadcast(KernelReader& reader, KernelSpec& spec);
 // "indices_add": a constant added to each index value, after the broadcast (derived_indices.cpp).

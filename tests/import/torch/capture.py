@@ -28,20 +28,27 @@ import torch
 
 CAPTURED = ".captured"  # the suffix of a captured value's graph output
 INDEXING = {"Gather", "GatherElements", "GatherND", "ScatterND", "ScatterElements", "Scatter"}
-# The steps that keep an index tensor's values and their order (or widen or broadcast them): import's kernel takes
-# the tensor before them, which the test must then see too.
-PASS_THROUGH = {"Cast", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Expand"}
+# The steps that keep an index tensor's values and their order (or widen or broadcast them, add a constant to them,
+# or concatenate constant components to them), and a scatter's updates' reshapes: import's kernel takes the tensor
+# before them, which the test must then see too.
+PASS_THROUGH = {"Cast", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Expand", "Add", "Sub", "Concat"}
 
 
 def node_values(node, graph):
-    """An indexing node's inputs and outputs, and the tensors its indices are made of through PASS_THROUGH steps of
-    its graph (a superset of those import passes, which also looks at their types)."""
+    """An indexing node's inputs and outputs, and every tensor its indices and updates are made of through
+    PASS_THROUGH steps of its graph (a superset of those import passes, which also looks at their types and values)."""
     values = list(node.input) + list(node.output)
     made_by = {o: n for n in graph.node for o in n.output}
-    value = node.input[1] if len(node.input) > 1 else ""
-    while value in made_by and made_by[value].op_type in PASS_THROUGH and made_by[value].input:
-        value = made_by[value].input[0]
-        values.append(value)
+    todo = list(node.input[1:3])
+    while todo:
+        value = todo.pop()
+        step = made_by.get(value)
+        if step is None or step.op_type not in PASS_THROUGH:
+            continue
+        for before in step.input:
+            if before and before not in values:
+                values.append(before)
+                todo.append(before)
     return values
 
 

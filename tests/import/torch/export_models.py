@@ -143,6 +143,16 @@ class Rotary(nn.Module):
         return self.cos[torch.arange(4) + past_len], self.sin[torch.arange(4)[None, :] + past_lens[:, None]]
 
 
+class CacheSetitem(nn.Module):
+    """A cache written at run-time positions by indexing: c[:, pos] = x, a ScatterND whose index tuples are a Concat of
+    a constant 0 and the positions, its updates a Reshape of x."""
+
+    def forward(self, c, pos, x):
+        c = c.clone()
+        c[:, pos] = x
+        return c
+
+
 def export(name, model, args, input_names, dynamic_axes, dims, opset=16, output_names=("out",)):
     return capture.export(OUT, manifest, name, model, args, input_names, dynamic_axes, dims, opset, output_names)
 
@@ -176,6 +186,8 @@ export("index_copy", IndexCopy(), (torch.randn(batch, 8, 4), torch.tensor([5, 2]
        ["cache", "pos", "x"], {"cache": {0: "batch"}, "x": {0: "batch"}}, {"batch": batch})
 export("rotary", Rotary(), (torch.tensor(3), torch.tensor([0, 12, -4])), ["past_len", "past_lens"], {}, {},
        output_names=("cos_at", "sin_at"))
+export("cache_setitem", CacheSetitem(), (torch.randn(1, 8, 4), torch.tensor([5, -1]), torch.randn(1, 2, 4)),
+       ["c", "pos", "x"], {}, {})
 # Values in quarters, small enough that every sum is exact in float32 whatever the order of the additions: eager
 # PyTorch's x + v1 + v2 and the kernel's (0 + v1 + v2), added to x after it, give the same bits.
 quarters = lambda *shape: torch.randint(-40, 41, shape).float() / 4

@@ -54,6 +54,8 @@ struct IndexComponent {
     // the value read is checked in [-s - addend_low, s - 1 - addend_high] (clamped to the index type).
     int64_t addend = 0;
     int64_t addend_low = 0, addend_high = 0;
+    // Its position in the whole index tuple: `offset`, unless constant components ("tuple_constants") are not read.
+    uint64_t tuple_position = 0;
     bool shifted() const { return addend != 0 || addend_low != 0 || addend_high != 0; }
 };
 
@@ -87,6 +89,9 @@ struct IndexedCopy {
     bool copy_data_first = false;  // a scatter: output starts as a copy of data
     // output is data as a rule (a cache updated in place): its first copy never walks it element by element.
     bool in_place_as_a_rule = false;
+    // Added to the indexed side's offset at every point: the constant components of each index tuple
+    // ("tuple_constants"), wrapped, times their strides.
+    uint64_t indexed_base = 0;
     // The whole indices tensor is tuple_count tuples of components.size() values, each checked up front.
     uint64_t tuple_count = 0;
     // A run-time count of rows: its bound (0: a fixed count), and whether it counts index rows (then the kernel

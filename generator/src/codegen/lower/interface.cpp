@@ -33,6 +33,17 @@ std::string addend_text(const KernelSpec& spec) {
     return ", each plus " + out + " at indices_shape's (i0, i1, ...)";
 }
 
+// "tuple_constants": each index tuple of indices_shape, its constants and the values read (v0, v1, ...).
+std::string tuple_text(const KernelSpec& spec) {
+    if (!spec.tuple_constants) return "";
+    std::string out;
+    size_t read = 0;
+    for (const auto& constant : *spec.tuple_constants) {
+        out += (out.empty() ? "" : ", ") + (constant ? std::to_string(*constant) : "v" + std::to_string(read++));
+    }
+    return ", the tuples of " + format_shape(spec.indices_shape) + " (" + out + ") of the values v read";
+}
+
 // What the contract says of the indices after their shape: the values when constant, else each one's range.
 std::string indices_note(const KernelSpec& spec, const IndexedCopy& copy) {
     if (spec.constant_indices) return constant_indices_note(*spec.constant_indices);
@@ -144,9 +155,9 @@ void lower_interface(const KernelSpec& spec, Lowered& lowered) {
     values.text["index_dtype"] = std::string(name(spec.index_dtype));
     values.text["data_shape"] = format_shape(spec.data_shape);
     values.text["indices_shape"] = spec.indices_broadcast_from ? format_shape(*spec.indices_broadcast_from) + " broadcast to " +
-                                                                     format_shape(spec.indices_shape)
-                                                               : format_shape(spec.indices_shape);
-    values.text["indices_shape"] += addend_text(spec);
+                                                                     format_shape(spec.taken_shape())
+                                                               : format_shape(spec.taken_shape());
+    values.text["indices_shape"] += tuple_text(spec) + addend_text(spec);
     values.text["updates_shape"] = format_shape(spec.updates_shape);
     values.text["output_shape"] = format_shape(spec.output_shape);
     values.text["indices_note"] = indices_note(spec, copy);

@@ -63,6 +63,7 @@ IndexComponent component(uint64_t offset, uint64_t bound, uint64_t stride) {
     out.offset = offset;
     out.bound = bound;
     out.stride = stride;
+    out.tuple_position = offset;
     return out;
 }
 
@@ -93,7 +94,7 @@ std::string scatter_formula(const std::string& target, const std::string& update
 // Where each position of indices_shape reads its index value: row-major in indices_shape, or in the smaller shape
 // the indices broadcast from ("indices_broadcast_from"), 0 along every axis they are broadcast along.
 std::vector<uint64_t> indices_read_strides(const KernelSpec& spec) {
-    if (!spec.indices_broadcast_from) return row_major_strides(spec.indices_shape);
+    if (!spec.indices_broadcast_from) return row_major_strides(spec.taken_shape());
     const Shape& from = *spec.indices_broadcast_from;
     std::vector<uint64_t> strides = row_major_strides(from);
     for (size_t i = 0; i < from.size(); ++i) {
@@ -187,6 +188,7 @@ struct TupleLayout {
     std::vector<Loop> loops;
     std::vector<IndexComponent> components;
     uint64_t block;
+    uint64_t base = 0;  // the constant components' part of the indexed offset
 };
 
 TupleLayout tuple_layout(const KernelSpec& spec, size_t batch_dims, bool gather) {
@@ -204,7 +206,19 @@ TupleLayout tuple_layout(const KernelSpec& spec, size_t batch_dims, bool gather)
         if (gather) layout.loops.push_back(indices_loop(spec, i, index_strides[i], data_stride, dense_stride));
         else layout.loops.push_back(indices_loop(spec, i, index_strides[i], dense_stride, data_stride));
     }
-    for (size_t j = 0; j < k; ++j) layout.components.push_back(component(j, data[batch_dims + j], data_strides[batch_dims + j]));
+    // A constant component ("tuple_constants", checked when read) moves the indexed block by its wrapped value; the
+    // others are read in order, each the next of the tuple the kernel takes.
+    uint64_t read = 0;
+    for (size_t j = 0; j < k; ++j) {
+        const uint64_t size = data[batch_dims + j], stride = data_strides[batch_dims + j];
+        const auto constant = spec.tuple_constants ? (*spec.tuple_constants)[j] : std::nullopt;
+        if (!constant) {
+            layout.components.push_back(component(read++, size, stride));
+            layout.components.back().tuple_position = j;
+        } else {
+            layout.base += static_cast<uint64_t>(*constant < 0 ? *constant + static_cast<int64_t>(size) : *constant) * stride;
+        }
+    }
     return layout;
 }
 
@@ -216,6 +230,7 @@ IndexedCopy lower_gather_nd(const KernelSpec& spec) {
     copy.loops = layout.loops;
     copy.components = layout.components;
     copy.block = layout.block;
+    copy.indexed_base = layout.base;
     const std::string batch = dims("b", b), positions = dims("i", spec.indices_shape.size() - 1 - b);
     const std::string rest = b + spec.indices_shape.back() < spec.data_shape.size() ? ":" : "";
     copy.formula = "output[" + with(with(batch, positions), rest) + "] = data[" +
@@ -230,6 +245,7 @@ IndexedCopy lower_scatter_nd(const KernelSpec& spec) {
     copy.loops = layout.loops;
     copy.components = layout.components;
     copy.block = layout.block;
+    copy.indexed_base = layout.base;
     copy.reduction = spec.reduction;
     copy.copy_data_first = true;
     const std::string positions = dims("i", spec.indices_shape.size() - 1);
@@ -289,7 +305,7 @@ void lower_indices_add(const KernelSpec& spec, IndexedCopy& copy) {
     const bool tuples = spec.op == Op::GatherND || spec.op == Op::ScatterND;
     for (size_t j = 0; j < copy.components.size(); ++j) {
         IndexComponent& component = copy.components[j];
-        component.addend = add.start + (tuples ? add.steps.back() * static_cast<int64_t>(j) : 0);
+        component.addend = add.start + (tuples ? add.steps.back() * static_cast<int64_t>(component.tuple_position) : 0);
         component.addend_low = component.addend + low;
         component.addend_high = component.addend + high;
     }
@@ -351,7 +367,7 @@ IndexedCopy lower_operator(const KernelSpec& spec, TemplateValues& contract) {
     contract.text["operator"] = std::string(name(spec.op)) + attribute;
     contract.flags["write_indices"] = !write_range.empty();
     copy.data_size = element_count(spec.data_shape);
-    copy.indices_size = element_count(spec.indices_broadcast_from ? *spec.indices_broadcast_from : spec.indices_shape);
+    copy.indices_size = element_count(spec.indices_parameter_shape());
     copy.updates_size = is_scatter(spec.op) ? element_count(spec.updates_shape) : 0;
     copy.output_size = element_count(spec.output_shape);
     copy.tuple_count = copy.components.empty() ? 0 : copy.indices_size / copy.components.size();

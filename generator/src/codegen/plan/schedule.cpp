@@ -534,7 +534,8 @@ private:
 
     Expr indexed_offset(const std::vector<Position>& positions, const Place& place) const {
         const bool source = copy_.indexed == IndexedCopy::Indexed::Source;
-        Expr out = offset(positions, place, source ? &kernelgen::Loop::source_stride : &kernelgen::Loop::destination_stride);
+        Expr out = offset(positions, place, source ? &kernelgen::Loop::source_stride : &kernelgen::Loop::destination_stride)
+                       .plus(copy_.indexed_base);
         const Expr tuple = offset(positions, place, &kernelgen::Loop::indices_stride);
         for (const auto& component : copy_.components) {
             Term index;

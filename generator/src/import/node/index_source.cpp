@@ -84,16 +84,55 @@ std::optional<IndexSource::Added> affine(const TensorValue& value, const std::ve
     return added;
 }
 
-// An Add of a constant (either side) or a Sub of one (the second) that makes `source` (of `shape`): its run-time
-// side, and the constant as start and steps, which move only along the axes the run-time side is broadcast
-// along (and the last, for `tuples`). Nothing where the node is not that.
+// The static shape of `name`, or nothing.
+std::optional<std::vector<uint64_t>> dims_of(const GraphScope& scope, const std::string& name) {
+    const auto shape = static_shape(scope.type(name));
+    if (!shape) return std::nullopt;
+    return std::vector<uint64_t>(shape->begin(), shape->end());
+}
+
+// Where `shape` is `target` up to dimensions of 1 (the same elements in the same order, as every step passed keeps
+// them): for each axis of `target`, the axis of `shape` it is, nothing for a dimension of 1; nothing at all where
+// their other dimensions differ.
+using UnitMap = std::vector<std::optional<size_t>>;
+std::optional<UnitMap> unit_map(const std::vector<uint64_t>& shape, const std::vector<uint64_t>& target) {
+    UnitMap map;
+    size_t at = 0;
+    const auto skip_units = [&] {
+        while (at < shape.size() && shape[at] == 1) ++at;
+    };
+    for (uint64_t dim : target) {
+        if (dim == 1) {
+            map.push_back(std::nullopt);
+            continue;
+        }
+        skip_units();
+        if (at == shape.size() || shape[at] != dim) return std::nullopt;
+        map.push_back(at++);
+    }
+    skip_units();
+    if (at != shape.size()) return std::nullopt;
+    return map;
+}
+
+// `values` (one per axis of the shape `map` maps from) along the axes of the target, `unit` on its dimensions of 1.
+template <typename T>
+std::vector<T> mapped(const std::vector<T>& values, const UnitMap& map, T unit) {
+    std::vector<T> out;
+    for (const auto& axis : map) out.push_back(axis ? values[*axis] : unit);
+    return out;
+}
+
+// An Add of a constant (either side) or a Sub of one (the second) that makes a tensor of `shape`: its run-time
+// side, the shape that side broadcasts from, and the constant as start and steps, along the axes of `shape`.
+// Nothing where the node is not that.
 struct AddedSide {
     std::string tensor;
-    std::optional<std::vector<uint64_t>> broadcast_from;
+    std::vector<uint64_t> broadcast_from;
     IndexSource::Added added;
 };
 std::optional<AddedSide> added_side(const GraphScope& scope, const onnx::NodeProto& node, const std::vector<uint64_t>& shape,
-                                    int32_t type, bool tuples) {
+                                    int32_t type) {
     const bool sub = node.op_type() == "Sub";
     if ((node.op_type() != "Add" && !sub) || node.input_size() != 2 || node.input(0).empty() || node.input(1).empty()) {
         return std::nullopt;
@@ -113,20 +152,71 @@ std::optional<AddedSide> added_side(const GraphScope& scope, const onnx::NodePro
     auto added = affine(constant, shape, type == onnx::TensorProto::INT32);
     auto from = broadcast_shape(scope, runtime, node.output(0));
     if (!added || !from) return std::nullopt;
-    for (size_t i = 0; i < shape.size(); ++i) {
-        const bool component_axis = tuples && i + 1 == shape.size();
-        if (added->steps[i] != 0 && !component_axis && (*from)[i] != 1) return std::nullopt;
+    return AddedSide{runtime, *from, *added};
+}
+
+// Whether each step of `added` moves only along an axis the indices are broadcast along (`from` 1 there, or no
+// broadcast at all for a dimension of 1), or along the last of `tuples`: each value taken then has one range.
+bool steps_allowed(const IndexSource::Added& added, const std::optional<std::vector<uint64_t>>& from,
+                   const std::vector<uint64_t>& target, bool tuples) {
+    for (size_t i = 0; i < target.size(); ++i) {
+        const bool broadcast = from ? (*from)[i] == 1 : target[i] == 1;
+        if (added.steps[i] != 0 && !broadcast && !(tuples && i + 1 == target.size())) return false;
     }
-    AddedSide side{runtime, std::nullopt, *added};
-    if (*from != shape) side.broadcast_from = from;
-    return side;
+    return true;
+}
+
+std::string step_name(const onnx::NodeProto& node) { return node.op_type() + " " + (node.name().empty() ? node.output(0) : node.name()); }
+
+// GatherND's and ScatterND's indices made by a Concat along their last axis of constant components (the same in
+// every tuple) and one run-time tensor, itself followed back as index_source() follows indices: `c[:, pos] = x`
+// concatenates 0 before each position.
+std::optional<IndexSource> concat_source(const GraphScope& scope, const std::string& indices, const std::vector<uint64_t>& target,
+                                         bool reshapes) {
+    const auto made = scope.producers.find(indices);
+    if (made == scope.producers.end() || target.empty()) return std::nullopt;
+    const onnx::NodeProto& node = scope.graph->node(made->second);
+    if (!default_domain(node.domain()) || node.op_type() != "Concat") return std::nullopt;
+    const auto axis = int_attribute(node, "axis", INT64_MIN);  // required by Concat
+    const auto rank = static_cast<int64_t>(target.size());
+    if (!axis || (*axis != -1 && *axis != rank - 1)) return std::nullopt;
+    std::vector<std::optional<int64_t>> constants;
+    std::string runtime;
+    for (const auto& input : node.input()) {
+        const auto dims = dims_of(scope, input);
+        if (input.empty() || !scope.defined.count(input) || !dims || dims->size() != target.size()) return std::nullopt;
+        const uint64_t length = dims->back();
+        if (const TensorValue* value = scope.value(input)) {
+            // Each component the same in every tuple.
+            if (value->ints.size() != value->count() || value->count() == 0 || length == 0) return std::nullopt;
+            for (uint64_t j = 0; j < length; ++j) {
+                for (uint64_t at = j; at < value->ints.size(); at += length) {
+                    if (value->ints[at] != value->ints[j]) return std::nullopt;
+                }
+                constants.push_back(value->ints[j]);
+            }
+        } else {
+            if (!runtime.empty() || scope.may_have_value(input)) return std::nullopt;  // one run-time input
+            runtime = input;
+            constants.insert(constants.end(), length, std::nullopt);
+        }
+    }
+    if (runtime.empty() || constants.size() != target.back()) return std::nullopt;
+    IndexSource source = index_source(scope, runtime, reshapes, true, false);
+    if (!integer_index_type(source.elem_type) || elem_type_of(scope, runtime) != elem_type_of(scope, indices)) return std::nullopt;
+    source.through.push_back(step_name(node));
+    source.tuple_constants = std::move(constants);
+    return source;
 }
 
 }  // namespace
 
 IndexSource index_source(const GraphScope& scope, const std::string& indices, bool reshapes, bool broadcasts, bool tuples) {
-    IndexSource source{indices, elem_type_of(scope, indices), {}, std::nullopt, std::nullopt};
-    bool shape_kept = true;  // every step so far kept the indices' shape (Casts only)
+    IndexSource source{indices, elem_type_of(scope, indices), {}, std::nullopt, std::nullopt, std::nullopt};
+    const auto target = dims_of(scope, indices);
+    if (tuples && broadcasts && target) {
+        if (auto concat = concat_source(scope, indices, *target, reshapes)) return *concat;
+    }
     // Each step leads to a tensor made before it: at most one step per node of the graph.
     for (int steps = 0; steps < scope.graph->node_size(); ++steps) {
         const auto made = scope.producers.find(source.tensor);
@@ -136,36 +226,59 @@ IndexSource index_source(const GraphScope& scope, const std::string& indices, bo
             !scope.defined.count(node.input(0))) {
             break;
         }
-        // An Add or Sub of a constant, where nothing but Casts lies between it and the node.
-        if (broadcasts && shape_kept && !source.broadcast_from && !source.added && integer_index_type(source.elem_type)) {
-            const auto shape = static_shape(scope.type(source.tensor));
-            std::vector<uint64_t> dims;
-            if (shape) dims.assign(shape->begin(), shape->end());
-            auto side = shape ? added_side(scope, node, dims, source.elem_type, tuples) : std::nullopt;
-            if (side) {
-                source.added = side->added;
-                source.broadcast_from = side->broadcast_from;
-                source.through.insert(source.through.begin(), node.op_type() + " " + (node.name().empty() ? node.output(0) : node.name()));
-                source.tensor = side->tensor;
-                shape_kept = !source.broadcast_from;
-                continue;
+        // Before any broadcast, the tensor holds the indices' elements in order, its shape theirs up to 1s: an Add
+        // (or Sub) of a constant, or an Expand, may be passed, their shapes mapped to the indices'.
+        const auto shape = broadcasts && target && !source.broadcast_from ? dims_of(scope, source.tensor) : std::nullopt;
+        const auto map = shape ? unit_map(*shape, *target) : std::nullopt;
+        if (map && !source.added && integer_index_type(source.elem_type)) {
+            if (auto side = added_side(scope, node, *shape, source.elem_type)) {
+                IndexSource::Added added{side->added.start, mapped(side->added.steps, *map, int64_t{0})};
+                std::optional<std::vector<uint64_t>> from = mapped(side->broadcast_from, *map, uint64_t{1});
+                if (*from == *target) from.reset();
+                if (steps_allowed(added, from, *target, tuples)) {
+                    source.added = added;
+                    source.broadcast_from = from;
+                    source.through.insert(source.through.begin(), step_name(node));
+                    source.tensor = side->tensor;
+                    continue;
+                }
             }
         }
         const std::string& before = node.input(0);
         const int32_t type = elem_type_of(scope, before);
         if (!integer_index_type(type) || scope.may_have_value(before)) break;
-        const bool expand = broadcasts && shape_kept && !source.broadcast_from && type == source.elem_type &&
-                            node.op_type() == "Expand";
-        if (expand) {
-            source.broadcast_from = broadcast_shape(scope, before, source.tensor);
-            if (!source.broadcast_from) break;
-        } else if (!keeps_values(node, type, source.elem_type, reshapes || source.broadcast_from)) {
+        if (map && type == source.elem_type && node.op_type() == "Expand") {
+            const auto from_shape = broadcast_shape(scope, before, source.tensor);
+            if (!from_shape) break;
+            std::optional<std::vector<uint64_t>> from = mapped(*from_shape, *map, uint64_t{1});
+            if (*from == *target) from.reset();
+            if (source.added && !steps_allowed(*source.added, from, *target, tuples)) break;
+            source.broadcast_from = from;
+        } else if (!keeps_values(node, type, source.elem_type, reshapes || source.broadcast_from || source.added)) {
             break;
         }
-        shape_kept = shape_kept && node.op_type() == "Cast";
-        source.through.insert(source.through.begin(), node.op_type() + " " + (node.name().empty() ? node.output(0) : node.name()));
+        source.through.insert(source.through.begin(), step_name(node));
         source.tensor = before;
         source.elem_type = type;
+    }
+    return source;
+}
+
+IndexSource reshaped_source(const GraphScope& scope, const std::string& name) {
+    IndexSource source{name, elem_type_of(scope, name), {}, std::nullopt, std::nullopt, std::nullopt};
+    for (int steps = 0; steps < scope.graph->node_size(); ++steps) {
+        const auto made = scope.producers.find(source.tensor);
+        if (made == scope.producers.end()) break;
+        const onnx::NodeProto& node = scope.graph->node(made->second);
+        if (!default_domain(node.domain()) || node.input_size() < 1 || node.input(0).empty() ||
+            !scope.defined.count(node.input(0)) || node.op_type() == "Cast") {
+            break;
+        }
+        const std::string& before = node.input(0);
+        const int32_t type = elem_type_of(scope, before);
+        if (type == 0 || scope.may_have_value(before) || !keeps_values(node, type, source.elem_type, true)) break;
+        source.through.insert(source.through.begin(), step_name(node));
+        source.tensor = before;
     }
     return source;
 }

@@ -29,6 +29,9 @@ struct IndexSource {
         std::vector<int64_t> steps;
     };
     std::optional<Added> added;
+    // Through a Concat of GatherND's or ScatterND's index tuples: per component, the constant every tuple holds, or
+    // nothing for the components of the tensor taken: the spec's "tuple_constants".
+    std::optional<std::vector<std::optional<int64_t>>> tuple_constants;
 };
 
 // The source of the indices `indices` (of the node's graph `scope`): walks back through the steps above while the
@@ -39,7 +42,14 @@ struct IndexSource {
 // side too: an affine constant (positions `arange(n) + past_len`) whose steps move only along the axes the run-time
 // side is broadcast along, or along the last where the node's indices are `tuples` (GatherND, ScatterND). An int32
 // Add or Sub only with constants within 2^30 either way (an int32 sum the model wraps is then out of range too).
+// GatherND's and ScatterND's (`tuples`) index tuples may be a Concat along their last axis of constant components and
+// one run-time tensor, itself followed back so (`c[:, pos] = x`: 0 before each position). Expand and Add are
+// passed where the steps between them and the node only insert or remove dimensions of 1, which are mapped.
 // The indices themselves, with nothing passed, where no step leads back.
 IndexSource index_source(const GraphScope& scope, const std::string& indices, bool reshapes, bool broadcasts, bool tuples);
+
+// The tensor `name` is a reshape of (through Reshape, Squeeze, Unsqueeze, Flatten and Identity steps, its elements
+// in their order, of this graph and not known at import time), and the steps passed: a scatter's updates.
+IndexSource reshaped_source(const GraphScope& scope, const std::string& name);
 
 }  // namespace kernelgen

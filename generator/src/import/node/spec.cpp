@@ -210,6 +210,19 @@ HeldTables held_tables(const Json& spec, const ConstantTable& table) {
 }
 
 
+// Whether each constant component of a tuple lies in the data axis it selects along (GatherND after its batch
+// dimensions, ScatterND from the first).
+bool constants_in_range(const std::vector<std::optional<int64_t>>& constants, const Json& spec) {
+    const auto data = spec.at("data_shape").get<std::vector<int64_t>>();
+    const size_t batch = spec.contains("batch_dims") ? spec.at("batch_dims").get<size_t>() : 0;
+    for (size_t j = 0; j < constants.size(); ++j) {
+        if (!constants[j]) continue;
+        const int64_t size = batch + j < data.size() ? data[batch + j] : 0;
+        if (*constants[j] < -size || *constants[j] >= size) return false;
+    }
+    return true;
+}
+
 // Run-time indices: the kernel takes the tensor they are made of (index_source.h), of its own type and broadcast
 // where an Expand broadcasts it, unless --plain-indices keeps the node's own. Where the indices' rows are counted,
 // only steps that keep the shape.
@@ -219,10 +232,18 @@ void take_indices_source(const NodeContext& c, const std::string& indices, const
     // Broadcast indices: not beside a run-time count, nor for a cache's write (one index per batch row).
     const bool broadcasts = !bounded && info(c.rule.op).counts;
     const bool tuples = c.rule.op == Op::GatherND || c.rule.op == Op::ScatterND;
-    IndexSource source = c.plain_indices ? IndexSource{indices, 0, {}, std::nullopt, std::nullopt}
+    IndexSource source = c.plain_indices ? IndexSource{indices, 0, {}, std::nullopt, std::nullopt, std::nullopt}
                                          : index_source(c.scope, indices, !counted_rows, broadcasts, tuples);
+    if (source.tuple_constants && !constants_in_range(*source.tuple_constants, spec)) {
+        source = IndexSource{indices, 0, {}, std::nullopt, std::nullopt, std::nullopt};  // ONNX Runtime fails on any input
+    }
     if (!source.through.empty()) spec["index_dtype"] = source.elem_type == onnx::TensorProto::INT32 ? "int32" : "int64";
     if (source.broadcast_from) spec["indices_broadcast_from"] = *source.broadcast_from;
+    if (source.tuple_constants) {
+        Json constants = Json::array();
+        for (const auto& constant : *source.tuple_constants) constants.push_back(constant ? Json(*constant) : Json(nullptr));
+        spec["tuple_constants"] = std::move(constants);
+    }
     if (source.added) {
         const auto& steps = source.added->steps;
         if (std::all_of(steps.begin(), steps.end(), [](int64_t step) { return step == 0; })) spec["indices_add"] = source.added->start;
@@ -396,7 +417,8 @@ Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& b
                    {"mode", attributes->mode}, {"updates_shape", updates ? Json(updates->shape) : Json()}, {"data", Json()},
                    {"data_file", holds_data ? Json("") : Json()}, {"updates", Json()},
                    {"updates_file", table.updates ? Json("") : Json()},
-                   {"quantization", table.quantized ? quantization_json(*table.quantized) : Json()}};
+                   {"quantization", table.quantized ? quantization_json(*table.quantized) : Json()},
+                   {"tuple_constants", Json()}};  // set with the indices' source
     for (const auto& key : info(c.rule.op).keys) {
         const Json& value = own.at(std::string(key.name));
         if (!value.is_null()) spec[std::string(key.name)] = value;
@@ -406,6 +428,11 @@ Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& b
     if (bounded && bounded->data_count) spec["data_count"] = "runtime";
     call.data = inputs->name(node, KernelInput::Data);
     call.updates = inputs->name(node, KernelInput::Updates);
+    if (!call.updates.empty() && !table.updates && !bounded && !c.plain_indices) {  // the tensor reshaped into updates
+        IndexSource reshaped = reshaped_source(c.scope, call.updates);
+        call.updates = std::move(reshaped.tensor);
+        call.updates_through = std::move(reshaped.through);
+    }
     if (tensors->zero_indices) {
         spec["indices"] = Json(std::vector<int64_t>(indices.shape[0], 0));
     } else {
