@@ -46,6 +46,7 @@
 #include "common/c_names.h"
 #include "import/analysis/child_process.h"
 #include "import/model/resource_guard.h"
+#include "import/names.h"
 #include "import/node/quantized_tables.h"
 #include "import/operators/onnx_operators.h"
 #include "kernelgen/generate.h"
@@ -338,6 +339,15 @@ constexpr int32_t kInt32 = onnx::TensorProto::INT32;
 constexpr int32_t kInt64 = onnx::TensorProto::INT64;
 constexpr int32_t kBool = onnx::TensorProto::BOOL;
 
+// A graph attribute `attribute` of `node` (an If's then_branch, a Loop's body), its graph called `name`.
+onnx::GraphProto* add_body(onnx::NodeProto& node, const std::string& attribute, const std::string& name) {
+    auto* a = node.add_attribute();
+    a->set_name(attribute);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    a->mutable_g()->set_name(name);
+    return a->mutable_g();
+}
+
 // The model of the MultiNode tests, opset 18.
 Model multi_node_model() {
     Model m(18);
@@ -368,12 +378,8 @@ Model multi_node_model() {
     m.node("Gather", {"data", "far"}, "o10", "far");                         // #10
     m.node("Gather", {"data", "idx"}, "o11", "custom").set_domain("com.example");  // #11: another domain
     onnx::NodeProto& branch = m.node("If", {"cond"}, "o12", "branch");       // #12
-    for (const char* key : {"then_branch", "else_branch"}) {
-        auto* g = branch.add_attribute();
-        g->set_name(key);
-        g->set_type(onnx::AttributeProto::GRAPH);
-        g->mutable_g()->set_name(key);
-        Model::add_node(g->mutable_g(), "Gather", {"data", "idx"}, std::string(key) + "_out", std::string(key) + "_gather");
+    for (const std::string key : {"then_branch", "else_branch"}) {
+        Model::add_node(add_body(branch, key, key), "Gather", {"data", "idx"}, key + "_out", key + "_gather");
     }
     m.input("cond", onnx::TensorProto::BOOL, {});
     m.node("ScatterElements", {"data", "idx2d", "upd"}, "o13");               // #13: unnamed, runtime indices
@@ -399,7 +405,7 @@ TEST(ImportModel, ImportsAsDocumented) {
                          "gather_2 <- node \"\" (Gather, #2)",
                          "embed_lookup_0_2 <- node \"embed.lookup-0\" (GatherElements, #4)",
                          "free_node <- node \"free\" (Gather, #6)",
-                         "Scatter_max <- node \"Scatter max\" (ScatterND, #7)",
+                         "scatter_max <- node \"Scatter max\" (ScatterND, #7)",
                          // The bodies of an If, after it: the holding node and the branch lead the name.
                          "branch_then_then_branch_gather <- node \"then_branch_gather\" (Gather, #0 in branch/then)",
                          "branch_else_else_branch_gather <- node \"else_branch_gather\" (Gather, #0 in branch/else)",
@@ -429,7 +435,7 @@ TEST(ImportModel, ImportsAsDocumented) {
     // An initializer that is also a graph input is not constant.
     EXPECT_FALSE(result.kernels[3].spec.constant_indices.has_value());
     EXPECT_EQ(result.kernels[4].spec_text,
-              "{\n  \"name\": \"Scatter_max\",\n  \"op\": \"ScatterND\",\n  \"dtype\": \"float32\",\n"
+              "{\n  \"name\": \"scatter_max\",\n  \"op\": \"ScatterND\",\n  \"dtype\": \"float32\",\n"
               "  \"index_dtype\": \"int64\",\n  \"data_shape\": [4, 3],\n  \"indices_shape\": [2, 1],\n"
               "  \"reduction\": \"max\",\n  \"updates_shape\": [2, 3]\n}\n");
     EXPECT_EQ(result.kernels[7].spec.op, kernelgen::Op::ScatterElements);
@@ -446,7 +452,7 @@ TEST(ImportModel, PrefixGoesInFrontOfEveryName) {
     std::vector<std::string> names;
     for (const auto& kernel : result.kernels) names.push_back(kernel.name);
     EXPECT_EQ(names, (std::vector<std::string>{"net_embed_lookup_0", "net_gather_2", "net_embed_lookup_0_2", "net_free",
-                                               "net_Scatter_max", "net_branch_then_then_branch_gather",
+                                               "net_scatter_max", "net_branch_then_then_branch_gather",
                                                "net_branch_else_else_branch_gather", "net_scatter_elements_13"}));
 }
 
@@ -466,7 +472,8 @@ TEST(ImportModel, PrefixesThatMakeInvalidNames) {
     EXPECT_TRUE(result.kernels.empty());
 }
 
-// Names the spec rules refuse become valid, unique names; clashes count upper-cased and against macros.
+// Names the spec rules refuse become valid, unique names; clashes count upper-cased and against macros ("x" has
+// X_OK).
 TEST(ImportModel, NamesAreSanitizedAndUnique) {
     Model m(13);
     m.input("data", kFloat, {3});
@@ -478,10 +485,94 @@ TEST(ImportModel, NamesAreSanitizedAndUnique) {
     ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
     std::vector<std::string> names;
     for (const auto& kernel : result.kernels) names.push_back(kernel.name);
-    EXPECT_EQ(names, (std::vector<std::string>{"int_node", "node_9lives", "node_memory", "size_t_node", "x", "Foo",
-                                               "foo_2", "x_OK_2", "x_2", "node_kernelgen_gather", "ber",
+    EXPECT_EQ(names, (std::vector<std::string>{"int_node", "node_9lives", "node_memory", "size_t_node", "x", "foo",
+                                               "foo_2", "x_ok_2", "x_2", "node_kernelgen_gather", "ber",
                                                std::string(63, 'n'), std::string(61, 'n') + "_2", "gather_13"}));
     for (const auto& name : names) EXPECT_TRUE(kernelgen::check_name(name)) << name;
+}
+
+// A node's name in words: runs of ASCII letters and digits, split where a capital starts a word, lower-cased.
+TEST(ImportModel, SnakeCaseNameSplitsWordsAndLowerCases) {
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"/decoder/attn/ScatterND", "decoder_attn_scatter_nd"},
+        {"GatherElements", "gather_elements"},
+        {"NonMaxSuppression", "non_max_suppression"},
+        {"Gather_3", "gather_3"},
+        {"layers.0", "layers_0"},
+        {"x_OK", "x_ok"},
+        {"TopK", "top_k"},
+        // A run of capitals is one word, and ends before a capital that starts a lower-case one.
+        {"NMS", "nms"},
+        {"ROIAlign", "roi_align"},
+        {"HTTPServer", "http_server"},
+        {"RoiAlign", "roi_align"},
+        // ... but a lone plural 's' stays with its run.
+        {"IDs", "ids"},
+        {"input_IDs", "input_ids"},
+        {"ROIsPool", "rois_pool"},
+        // Digits end no word; after them a capital starts one only before a lower-case letter.
+        {"GatherV2", "gather_v2"},
+        {"Conv2D", "conv2d"},
+        {"Conv2DTranspose", "conv2d_transpose"},
+        {"Block2Attn", "block2_attn"},
+        {"h.11.mlp", "h_11_mlp"},
+        {"ABC123Def", "abc123_def"},
+        // Every other character separates, a run of them once, none kept at either end.
+        {"__x__", "x"},
+        {"a--b..c", "a_b_c"},
+        {" Scatter max ", "scatter_max"},
+        {"\xc3\xbc" "ber", "ber"},
+        {"already_snake_case", "already_snake_case"},
+        {"", ""},
+        {"/:/", ""},
+    };
+    for (const auto& [name, expected] : cases) EXPECT_EQ(kernelgen::snake_case_name(name), expected) << name;
+}
+
+// Kernel names from the model's node names, as docs/import.md describes them: the node's path in lower-case
+// words, unique in the run.
+TEST(ImportModel, KernelNamesFollowTheNodesPath) {
+    Model m(13);
+    m.input("data", kFloat, {3});
+    m.input("idx", kInt64, {1});
+    m.input("sidx", kInt64, {1, 1});
+    m.input("upd", kFloat, {1});
+    m.input("cond", kBool, {});
+    m.node("ScatterND", {"data", "sidx", "upd"}, "o0", "/decoder/attn/ScatterND");  // #0: a PyTorch module path
+    m.node("Gather", {"data", "idx"}, "o1", "/model/layers.0/self_attn/Gather_3");
+    m.node("GatherElements", {"data", "idx"}, "o2");                                  // #2: no name
+    m.node("Gather", {"data", "idx"}, "o3", "StatefulPartitionedCall/model/ROIAlign/GatherV2:0");  // TensorFlow's
+    m.node("Gather", {"data", "idx"}, "o4", "/Attn/Gather");  // three names equal once lower-cased
+    m.node("Gather", {"data", "idx"}, "o5", "/attn/gather");
+    m.node("Gather", {"data", "idx"}, "o6", "/ATTN/GATHER");
+    m.node("Gather", {"data", "idx"}, "o7", "/Int");           // a C keyword
+    m.node("Gather", {"data", "idx"}, "o8", "Memcpy");         // a C library name, and "mem..."
+    const std::string long_name = "/Transformer/EncoderLayers.11/MultiHeadSelfAttention/OutputProjection/GatherElements";
+    m.node("Gather", {"data", "idx"}, "o9", long_name);
+    m.node("Gather", {"data", "idx"}, "o10", long_name);
+    onnx::NodeProto& branch = m.node("If", {"cond"}, "o11", "/Router/If");  // #11
+    Model::add_node(add_body(branch, "then_branch", "then"), "Gather", {"data", "idx"}, "then_out", "/Pick");
+    Model::add_node(add_body(branch, "else_branch", "else"), "Gather", {"data", "idx"}, "else_out", "");  // no name
+    const auto result = kernelgen::import_model(m.bytes(), "paths.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+    std::vector<std::string> names;
+    for (const auto& kernel : result.kernels) names.push_back(kernel.name);
+    // "transformer_encoder_layers_11_multi_head_self_attention_output_projection_gather_elements" (89 characters) cut
+    // to 63, and its '_' at the end dropped; the second one's cut to 61 for its "_2".
+    const std::string cut = "transformer_encoder_layers_11_multi_head_self_attention_output";
+    EXPECT_EQ(names, (std::vector<std::string>{"decoder_attn_scatter_nd", "model_layers_0_self_attn_gather_3",
+                                               "gather_elements_2", "stateful_partitioned_call_model_roi_align_gather_v2_0",
+                                               "attn_gather", "attn_gather_2", "attn_gather_3", "int_node", "node_memcpy",
+                                               cut, cut.substr(0, 61) + "_2",
+                                               // A body's node: the holding node's name and the branch first.
+                                               "router_if_then_pick", "router_if_else_gather_0"}));
+    for (const auto& name : names) EXPECT_TRUE(kernelgen::check_name(name)) << name;
+    // The prefix goes in front as given.
+    const auto prefixed = kernelgen::import_model(m.bytes(), "paths.onnx", {"Dec_"});
+    ASSERT_EQ(prefixed.kernels.size(), names.size());
+    EXPECT_EQ(prefixed.kernels[0].name, "Dec_decoder_attn_scatter_nd");
+    EXPECT_EQ(prefixed.kernels[5].name, "Dec_attn_gather_2");
 }
 
 TEST(ImportModel, OpsetRulesAndMalformedNodes) {
@@ -1152,10 +1243,10 @@ TEST(ImportCli, ImportsListsSkippedNodesAndWritesSpecs) {
     std::vector<std::string> files;
     for (const auto& entry : fs::directory_iterator(dir / "specs")) files.push_back(entry.path().filename().string());
     std::sort(files.begin(), files.end());
-    EXPECT_EQ(files, (std::vector<std::string>{"Scatter_max.json", "branch_else_else_branch_gather.json",
-                                               "branch_then_then_branch_gather.json", "embed_lookup_0.json",
-                                               "embed_lookup_0_2.json", "free_node.json", "gather_2.json",
-                                               "multi.import.json", "scatter_elements_13.json"}));
+    EXPECT_EQ(files, (std::vector<std::string>{"branch_else_else_branch_gather.json", "branch_then_then_branch_gather.json",
+                                               "embed_lookup_0.json", "embed_lookup_0_2.json", "free_node.json",
+                                               "gather_2.json", "multi.import.json", "scatter_elements_13.json",
+                                               "scatter_max.json"}));
     // The written specs generate kernels.
     CliRun generate = kernelgen_run("--out-dir " + (dir / "kernels").string() + " " + (dir / "specs").string() + "/*.json");
     EXPECT_EQ(generate.status, 0) << generate.out;
@@ -3255,10 +3346,10 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
             zeros.push_back(kernel.name);
         }
     }
-    EXPECT_EQ(tables, (std::vector<std::string>{"embedding_tables_tables_0_Gather", "embedding_tables_tables_1_Gather",
-                                                "embedding_tables_tables_2_Gather", "int32_ids_emb_Gather",
-                                                "rotary_Gather", "rotary_Gather_1", "token_embedding_tokens_Gather"}));
-    EXPECT_EQ(zeros, (std::vector<std::string>{"index_put_accumulate_ScatterND", "segment_sum_ScatterElements"}));
+    EXPECT_EQ(tables, (std::vector<std::string>{"embedding_tables_tables_0_gather", "embedding_tables_tables_1_gather",
+                                                "embedding_tables_tables_2_gather", "int32_ids_emb_gather",
+                                                "rotary_gather", "rotary_gather_1", "token_embedding_tokens_gather"}));
+    EXPECT_EQ(zeros, (std::vector<std::string>{"index_put_accumulate_scatter_nd", "segment_sum_scatter_elements"}));
     // int32 ids (int32_ids): each kernel takes the int32 tensor the graph widens (and flattens) into its indices,
     // int32 itself; the cases above fed it the tensor the call names. A source value out of range is refused, the
     // output untouched.
@@ -3402,7 +3493,7 @@ TEST_F(TorchDetectors, ImportWholeAndAgreeWithOnnxRuntime) {
     // The DLRM's three embedding tables, read inside its EmbeddingBag Loops, travel with their kernels.
     size_t tables = 0;
     for (const auto& kernel : checked.kernels) {
-        if (kernel.constant_data && kernel.name.find("Loop_body") != std::string::npos) ++tables;
+        if (kernel.constant_data && kernel.name.find("loop_body") != std::string::npos) ++tables;
     }
     EXPECT_EQ(tables, 3u);
     run_cases(fresh_dir("detector_kernels"), checked.kernels, checked.cases);
@@ -3573,14 +3664,6 @@ TEST_F(TorchExports, IndexPutAccumulateWithTheOptionEqualsEagerPyTorch) {
 }
 
 // --- subgraphs: If, Loop and Scan bodies ---------------------------------------------------------------------------
-
-onnx::GraphProto* add_body(onnx::NodeProto& node, const std::string& attribute, const std::string& name) {
-    auto* a = node.add_attribute();
-    a->set_name(attribute);
-    a->set_type(onnx::AttributeProto::GRAPH);
-    a->mutable_g()->set_name(name);
-    return a->mutable_g();
-}
 
 void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* infos, const std::string& name, int32_t type,
                const std::vector<int64_t>& dims, bool shaped = true) {

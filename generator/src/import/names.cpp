@@ -11,17 +11,6 @@ namespace kernelgen {
 
 namespace {
 
-// "GatherElements" -> "gather_elements", "GatherND" -> "gather_nd".
-std::string snake_case(const std::string& text) {
-    std::string out;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const auto ch = static_cast<unsigned char>(text[i]);
-        if (std::isupper(ch) && i > 0 && std::islower(static_cast<unsigned char>(text[i - 1]))) out += '_';
-        out += static_cast<char>(std::tolower(ch));
-    }
-    return out;
-}
-
 // `text` cut to at most `length` characters, without a '_' left at the end.
 std::string cut(std::string text, size_t length) {
     if (text.size() > length) text.resize(length);
@@ -51,11 +40,39 @@ std::string identifier_chars(const std::string& text) {
     return out;
 }
 
-std::string NameAllocator::next(const std::string& scope_prefix, const onnx::NodeProto& node, size_t position) const {
-    std::string own = identifier_chars(scope_prefix + node.name());
-    if (identifier_chars(node.name()).empty()) {
-        own = identifier_chars(scope_prefix + snake_case(node.op_type()) + "_" + std::to_string(position));
+// The words of `text`, lower-cased and joined by single '_' (see names.h).
+std::string snake_case_name(const std::string& text) {
+    const auto at = [&](size_t i) { return i < text.size() ? text[i] : '\0'; };
+    const auto upper = [](char ch) { return ch >= 'A' && ch <= 'Z'; };
+    const auto lower = [](char ch) { return ch >= 'a' && ch <= 'z'; };
+    const auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+    std::string out;
+    const auto new_word = [&] {
+        if (!out.empty() && out.back() != '_') out += '_';
+    };
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char ch = text[i];
+        if (!upper(ch) && !lower(ch) && !digit(ch)) {
+            new_word();
+            continue;
+        }
+        if (upper(ch) && i > 0) {
+            const char before = at(i - 1);
+            const bool plural_s = at(i + 1) == 's' && !lower(at(i + 2));
+            // "GatherElements", "ROIAlign", "Block2Attn"; not "IDs", "Conv2D".
+            if (lower(before) || ((upper(before) || digit(before)) && lower(at(i + 1)) && !plural_s)) new_word();
+        }
+        out += upper(ch) ? static_cast<char>(ch - 'A' + 'a') : ch;
     }
+    if (!out.empty() && out.back() == '_') out.pop_back();
+    return out;
+}
+
+std::string NameAllocator::next(const std::string& scope_prefix, const onnx::NodeProto& node, size_t position) const {
+    // An unnamed node (or one whose name has no ASCII letter or digit) is named for its operator and position.
+    const bool named = !snake_case_name(node.name()).empty();
+    const std::string name = named ? node.name() : node.op_type() + "_" + std::to_string(position);
+    std::string own = snake_case_name(scope_prefix + name);
     // A node of a subgraph with a name too long loses the beginning of the holding node's name rather than
     // the end of its own, the more telling part (room is left for "node_" and "_NN").
     constexpr size_t kRoom = kMaxNameLength - 10;

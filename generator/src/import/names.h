@@ -13,6 +13,12 @@ namespace kernelgen {
 // Letters, digits and single '_' only, no '_' at either end.
 std::string identifier_chars(const std::string& text);
 
+// The words of `text` lower-cased and joined by single '_' (none at either end): its runs of ASCII letters and
+// digits, each split where a capital starts a word, after a lower-case letter ("GatherElements") or, after a
+// capital or a digit, before a lower-case letter other than a lone plural 's' ("ROIAlign", "Block2Attn", not "IDs"
+// or "Conv2D"). "/decoder/attn/ScatterND" -> "decoder_attn_scatter_nd", "layers.0/Gather_3" -> "layers_0_gather_3".
+std::string snake_case_name(const std::string& text);
+
 // Gives each kernel a valid name that shares no header identifier with another's, even upper-cased.
 class NameAllocator {
 public:
