@@ -29,6 +29,8 @@ NOT_EXPRESSIBLE = {
     "Steps of the wrong length": "needs the lengths of two arrays compared",
     "A constant tuple component out of range": "needs an item against the data dimension it selects along",
     "A broadcast of the components read": "needs the count of nulls in one array against another array",
+    "Updates broadcast along the rows a tuple writes": "needs the indices' rank against the items of another array",
+    "Updates that do not broadcast": "needs a shape derived from two others, aligned at the back",
     "An ONNX model given as a spec": "not a JSON document: a model, which kernelgen import reads",
     "A key given twice in one object": "JSON Schema sees the parsed object, where one of the two is gone",
     "A shape with more than 2^40 elements": "needs the product of the dimensions",

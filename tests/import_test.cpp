@@ -3332,7 +3332,7 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
     for (const auto& [model_name, entry] : manifest.items()) check_export(dir_, model_name, entry, true, checked);
     EXPECT_GE(checked.shape_gathers, 7u);
     EXPECT_GE(checked.folded_checked, 8u);
-    EXPECT_GE(checked.kernels.size(), 22u);
+    EXPECT_GE(checked.kernels.size(), 23u);
     EXPECT_GE(checked.bounded_checked, 6u);
     EXPECT_EQ(checked.in_bodies, 0u);
     // The embeddings' tables (nn.Embedding's weight, an initializer) travel with their kernels: no data parameter,
@@ -3401,21 +3401,28 @@ TEST_F(TorchExports, ImportWithOneDimPerAxisAndAgreeWithOnnxRuntime) {
         checked.cases.back().expected_status = -1;
     }
     EXPECT_EQ(rotary.size(), 2u);
-    // cache_setitem: the kernel takes the positions alone (the cases above fed it `pos` and `x`, as its call says) and
-    // puts the constant 0 of each tuple in itself; a position out of range is refused, the output untouched.
-    bool setitem = false;
+    // cache_setitem: each kernel takes the positions alone (the cases above fed it `pos`, and `x` or `row`, as its call
+    // says) and puts the constant 0 of each tuple in itself; the row written at every position is read where it
+    // broadcasts; a position out of range is refused, the output untouched.
+    std::vector<std::string> setitem;
     for (const auto& kernel : checked.kernels) {
         if (kernel.name.rfind("cache_setitem_", 0) != 0) continue;
-        setitem = true;
+        setitem.push_back(kernel.name);
         ASSERT_TRUE(kernel.tuple_constants.has_value()) << kernel.name;
         EXPECT_EQ(*kernel.tuple_constants, (std::vector<std::optional<int64_t>>{0, std::nullopt}));
+        const bool row = kernel.updates_broadcast_from.has_value();
+        if (row) EXPECT_EQ(*kernel.updates_broadcast_from, (kernelgen::Shape{1, 1, 4}));
         const auto zeros = [](const kernelgen::Shape& shape) { return std::vector<uint8_t>(kernelgen::element_count(shape) * 4, 0); };
         checked.cases.push_back(make_case(kernel, kernel.name + ", a position out of range", zeros(kernel.data_shape),
-                                          cprogram::bytes_of(std::vector<int64_t>{2, -9}), zeros(kernel.updates_shape),
+                                          cprogram::bytes_of(std::vector<int64_t>{2, -9}),
+                                          zeros(row ? *kernel.updates_broadcast_from : kernel.updates_shape),
                                           std::vector<uint8_t>(kernelgen::element_count(kernel.output_shape) * 4, cprogram::kSentinel)));
         checked.cases.back().expected_status = -1;
     }
-    EXPECT_TRUE(setitem);
+    EXPECT_EQ(setitem.size(), 2u);
+    EXPECT_EQ(std::count_if(checked.kernels.begin(), checked.kernels.end(),
+                            [](const kernelgen::KernelSpec& k) { return k.updates_broadcast_from.has_value(); }),
+              1);
     run_cases(fresh_dir("torch_kernels"), checked.kernels, checked.cases);
 }
 

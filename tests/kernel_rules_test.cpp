@@ -428,6 +428,59 @@ TEST(TupleConstants, EachTupleIsTheConstantsAndTheValuesRead) {
     expect_cases_pass(specs, cases);
 }
 
+// --- updates broadcast from a smaller shape -----------------------------------------------------------------
+// "updates_broadcast_from": a scatter's updates the kernel takes smaller, read where they broadcast to (the decoder's
+// one new key row written at every position). The reference is fed the updates expanded by the test's own expansion.
+Case updates_case(const std::string& kernel, const reference::Problem& problem, const std::vector<int64_t>& indices,
+                  const reference::Shape& from_shape, const std::vector<float>& from, const std::vector<float>& data) {
+    std::vector<int64_t> index_of(from.size());
+    for (size_t i = 0; i < from.size(); ++i) index_of[i] = static_cast<int64_t>(i);
+    std::vector<float> updates;
+    for (int64_t at : expanded(index_of, from_shape, reference::updates_shape(problem))) updates.push_back(from[static_cast<size_t>(at)]);
+    std::vector<float> expected;
+    const bool ok = reference::run(problem, data, indices, updates, expected);
+    Case c = checked_case<float>(kernel, problem, data, indices, updates, expected, ok ? 0 : -1);
+    c.updates = cprogram::bytes_of(from);
+    c.label = kernel + " updates from " + std::to_string(from.size());
+    return c;
+}
+
+TEST(UpdatesBroadcast, EachUpdateIsReadWhereItBroadcasts) {
+    const std::vector<std::string> specs{
+        // One row written at three positions of the cache's batch row 0 (the tuples' 0 a constant).
+        R"({"name": "kv_row", "op": "ScatterND", "dtype": "float32", "data_shape": [1, 8, 4], "indices_shape": [1, 3, 2], "tuple_constants": [0, null], "updates_broadcast_from": [1, 1, 4]})",
+        R"({"name": "nd_rows_add", "op": "ScatterND", "dtype": "float32", "data_shape": [6, 2], "indices_shape": [2, 2, 1], "updates_broadcast_from": [2, 1, 2], "reduction": "add", "unroll": "none"})",
+        R"({"name": "se_row", "op": "ScatterElements", "dtype": "float32", "data_shape": [2, 8], "indices_shape": [2, 3], "axis": 1, "updates_broadcast_from": [2, 1], "unroll": "none"})",
+        R"({"name": "se_col_max", "op": "ScatterElements", "dtype": "float32", "data_shape": [4, 3], "indices_shape": [2, 3], "axis": 0, "updates_broadcast_from": [3], "reduction": "max"})"};
+    const reference::Problem kv_row{"ScatterND", {1, 8, 4}, {1, 3, 2}};
+    const reference::Problem nd_rows_add{"ScatterND", {6, 2}, {2, 2, 1}, 0, 0, "add"};
+    const reference::Problem se_row{"ScatterElements", {2, 8}, {2, 3}, 1};
+    const reference::Problem se_col_max{"ScatterElements", {4, 3}, {2, 3}, 0, 0, "max"};
+    // kv_row, hand-worked: positions 1, 6 and -1 (7) of batch row 0 each take the row 100..103.
+    std::vector<float> written = iota(32, 0);
+    for (size_t row : {1u, 6u, 7u}) {
+        for (size_t j = 0; j < 4; ++j) written[row * 4 + j] = 100.0f + static_cast<float>(j);
+    }
+    std::vector<float> row_thrice = iota(4, 100);
+    for (int k = 0; k < 2; ++k) row_thrice.insert(row_thrice.end(), row_thrice.begin(), row_thrice.begin() + 4);
+    std::vector<Case> cases{checked_case<float>("kv_row", kv_row, iota(32, 0), {0, 1, 0, 6, 0, -1}, row_thrice, written, 0)};
+    cases[0].updates = cprogram::bytes_of(iota(4, 100));
+    cases[0].indices = cprogram::bytes_of(std::vector<int64_t>{1, 6, -1});
+    cases.push_back(cases[0]);
+    cases[1].indices = cprogram::bytes_of(std::vector<int64_t>{1, 6, 8});
+    cases[1].expected_status = -1;
+    cases[1].expected_output.assign(32 * 4, cprogram::kSentinel);
+    for (int64_t v = -9; v <= 8; ++v) {
+        Case c = updates_case("kv_row", kv_row, {0, v, 0, 2, 0, -v}, {1, 1, 4}, iota(4, 100), iota(32, 0));
+        c.indices = cprogram::bytes_of(std::vector<int64_t>{v, 2, -v});
+        cases.push_back(c);
+        cases.push_back(updates_case("nd_rows_add", nd_rows_add, {v, 1, 1, -v}, {2, 1, 2}, iota(4, 50), iota(12, 0)));
+        cases.push_back(updates_case("se_row", se_row, {v, 0, 7, 3, -v, 3}, {2, 1}, {-1, -2}, iota(16, 0)));
+        cases.push_back(updates_case("se_col_max", se_col_max, {v, 0, 3, -1, -v, 2}, {1, 3}, {5, -5, 20}, iota(12, 0)));
+    }
+    expect_cases_pass(specs, cases);
+}
+
 TEST(IntegerReductions, MaxMinAddMulInTheType) {
     std::vector<std::string> specs;
     std::vector<Case> cases;

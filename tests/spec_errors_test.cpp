@@ -259,7 +259,7 @@ TEST(SpecErrors, UnknownKeyWithoutHint) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [3],
                                "indices_shape": [2, 1], "comment": "x"})json"),
               Problems{"spec.json: /comment: unknown key \"comment\" (allowed: " + kCommonKeys +
-                       ", reduction, updates_shape, data, data_file, updates, updates_file, tuple_constants)"});
+                       ", reduction, updates_shape, data, data_file, updates, updates_file, tuple_constants, updates_broadcast_from)"});
 }
 
 TEST(SpecErrors, UnknownKeyWithUnknownOperatorListsEveryKey) {
@@ -267,7 +267,7 @@ TEST(SpecErrors, UnknownKeyWithUnknownOperatorListsEveryKey) {
                                "indices_shape": [2], "batchdims": 1})json"),
               (Problems{"spec.json: /op: unknown operator \"Gathr\" (" + kOps + "); did you mean \"Gather\"?",
                         "spec.json: /batchdims: unknown key \"batchdims\" (allowed: " + kCommonKeys +
-                            ", axis, data, data_file, quantization, batch_dims, tuple_constants, reduction, updates_shape, updates, updates_file, mode); did you mean \"batch_dims\"?"}));
+                            ", axis, data, data_file, quantization, batch_dims, tuple_constants, reduction, updates_shape, updates, updates_file, updates_broadcast_from, mode); did you mean \"batch_dims\"?"}));
 }
 
 TEST(SpecErrors, AxisDoesNotApplyToGatherND) {
@@ -297,7 +297,7 @@ TEST(SpecErrors, AxisDoesNotApplyToScatterND) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [3, 2],
                                "indices_shape": [2, 1], "axis": 0})json"),
               Problems{"spec.json: /axis: key \"axis\" does not apply to ScatterND (ScatterND takes " + kCommonKeys +
-                       ", reduction, updates_shape, data, data_file, updates, updates_file, tuple_constants)"});
+                       ", reduction, updates_shape, data, data_file, updates, updates_file, tuple_constants, updates_broadcast_from)"});
 }
 
 // The hint comes only from the keys the operator takes (here: none is close, so no hint).
@@ -788,7 +788,7 @@ TEST(SpecErrors, ScatterElementsRules) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterElements", "dtype": "float32", "data_shape": [4, 3],
         "indices_shape": [2, 3], "batch_dims": 0})json"),
               Problems{"spec.json: /batch_dims: key \"batch_dims\" does not apply to ScatterElements (ScatterElements takes " +
-                       kCommonKeys + ", axis, reduction, updates_shape, data, data_file, updates, updates_file)"});
+                       kCommonKeys + ", axis, reduction, updates_shape, data, data_file, updates, updates_file, updates_broadcast_from)"});
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterElements", "dtype": "complex64", "data_shape": [4],
         "indices_shape": [2], "axis": 1, "reduction": "max"})json"),
               (Problems{"spec.json: /reduction: reduction \"max\" is not defined for complex64 (complex64 allows none, add, "

@@ -115,6 +115,10 @@ struct KernelSpec {
     // tuple: a model's `c[:, pos] = x` concatenates 0 before each position) or nothing, a component the kernel reads.
     // The indices the kernel takes then hold only the components it reads: their last dimension is their count.
     std::optional<std::vector<std::optional<int64_t>>> tuple_constants;
+    // "updates_broadcast_from" (ScatterND, ScatterElements): the shape of smaller updates the kernel takes, which
+    // broadcast to updates_shape as ONNX's Expand broadcasts (a model's one row written at every position); never
+    // along the rows of data a ScatterND's update writes whole. Nothing where the kernel takes updates_shape.
+    std::optional<Shape> updates_broadcast_from;
     // indices_shape, its last dimension the components the kernel reads where some are constants.
     Shape taken_shape() const {
         Shape shape = indices_shape;

@@ -25,11 +25,11 @@ const std::vector<OperatorInfo>& operators() {
          {{"GatherND", {"batch_dims"}, 11, 0, "", gather}}},
         {Op::ScatterND, "ScatterND", true, true,
          {{"reduction", false}, {"updates_shape", false}, {"data", false}, {"data_file", false}, {"updates", false},
-          {"updates_file", false}, {"tuple_constants", false}},
+          {"updates_file", false}, {"tuple_constants", false}, {"updates_broadcast_from", false}},
          {{"ScatterND", {"reduction"}, 11, 0, "", scatter}}},
         {Op::ScatterElements, "ScatterElements", true, true,
          {{"axis", false}, {"reduction", false}, {"updates_shape", false}, {"data", false}, {"data_file", false},
-          {"updates", false}, {"updates_file", false}},
+          {"updates", false}, {"updates_file", false}, {"updates_broadcast_from", false}},
          {{"ScatterElements", {"axis", "reduction"}, 11, 0, "", scatter},
           {"Scatter", {"axis"}, 9, 10, "ScatterElements", scatter}}},
         // TensorScatter (opset 24): a KV cache's update. Its "indices" are write_indices, one per batch row (a node

@@ -104,6 +104,50 @@ void read_indices_broadcast(KernelReader& r, KernelSpec& spec) {
     if (padded != to) spec.indices_broadcast_from = padded;  // the same shape: the indices themselves
 }
 
+void read_updates_broadcast(KernelReader& r, KernelSpec& spec) {
+    const std::string key = "updates_broadcast_from";
+    if (!r.find(key)) return;
+    auto from = r.read_shape(key);
+    if (!from) return;
+    if (r.find("updates") || r.find("updates_file")) {
+        r.fail(key, "constant updates (\"updates\", \"updates_file\") are given whole, of updates_shape (remove one of the two)");
+        return;
+    }
+    if (spec.counted()) {
+        r.fail(key, "not with a run-time count (\"count\", \"data_count\"): give the updates whole there");
+        return;
+    }
+    const Shape& to = spec.updates_shape;
+    if (from->size() > to.size()) {
+        r.fail(key, "rank " + std::to_string(from->size()) + " is more than updates_shape's " + std::to_string(to.size()) +
+                        " (the shape broadcasts to updates_shape " + format_shape(to) + ")");
+        return;
+    }
+    // Aligned at the back, as ONNX's Expand aligns shapes; a ScatterND's update rows (updates_shape's axes from
+    // indices' rank - 1 on, the rows of data each tuple selects) read whole.
+    const size_t lead = to.size() - from->size();
+    const size_t rows = spec.op == Op::ScatterND ? spec.indices_shape.size() - 1 : to.size();
+    for (size_t i = 0; i < from->size(); ++i) {
+        const uint64_t dim = (*from)[i], target = to[lead + i];
+        if (dim == target) continue;
+        if (dim != 1) {
+            r.fail(key + "/" + std::to_string(i), "dimension " + std::to_string(dim) + " does not broadcast to updates_shape " +
+                                                      format_shape(to) + "'s " + std::to_string(target) + " (it must be " +
+                                                      std::to_string(target) + " or 1)");
+            return;
+        }
+        if (lead + i >= rows) {
+            r.fail(key + "/" + std::to_string(i), "dimension " + std::to_string(lead + i) + " of updates_shape " + format_shape(to) +
+                                                      " is in the rows of data each index tuple writes, which are read whole (a "
+                                                      "broadcast is allowed along the first " + std::to_string(rows) + ")");
+            return;
+        }
+    }
+    Shape padded(lead, 1);
+    padded.insert(padded.end(), from->begin(), from->end());
+    if (padded != to) spec.updates_broadcast_from = padded;
+}
+
 namespace {
 
 __extension__ typedef __int128 Wide;  // the sums of constants up to 2^62 each, times extents up to 2^40

@@ -64,6 +64,7 @@ std::optional<KernelSpec> KernelReader::read() {
     if (clean_since(before_rules)) read_tuple_constants(*this, spec);
     if (clean_since(before_rules)) read_indices_broadcast(*this, spec);
     if (clean_since(before_rules)) read_indices_add(*this, spec);
+    if (clean_since(before_rules)) read_updates_broadcast(*this, spec);
     if (clean_since(before_rules)) read_constant_indices(*this, spec);
     if (clean_since(before_rules)) read_constant_tensors(*this, spec);
     if (!ok_) return std::nullopt;

@@ -141,6 +141,8 @@ void read_counts(KernelReader& reader, KernelSpec& spec);
 void read_tuple_constants(KernelReader& reader, KernelSpec& spec);
 // "indices_broadcast_from": indices smaller than indices_shape, broadcast to it (derived_indices.cpp).
 void read_indices_broadcast(KernelReader& reader, KernelSpec& spec);
+// "updates_broadcast_from": a scatter's updates smaller than updates_shape, broadcast to it (derived_indices.cpp).
+void read_updates_broadcast(KernelReader& reader, KernelSpec& spec);
 // "indices_add": a constant added to each index value, after the broadcast (derived_indices.cpp).
 void read_indices_add(KernelReader& reader, KernelSpec& spec);
 // "indices": constant indices, each checked against its axis (onnx_rules.cpp).

@@ -145,12 +145,15 @@ class Rotary(nn.Module):
 
 class CacheSetitem(nn.Module):
     """A cache written at run-time positions by indexing: c[:, pos] = x, a ScatterND whose index tuples are a Concat of
-    a constant 0 and the positions, its updates a Reshape of x."""
+    a constant 0 and the positions, its updates a Reshape of x; and c[:, pos] = row, one row written at every
+    position (expanded along the positions, as PyTorch would otherwise export a Reshape of it ONNX Runtime refuses),
+    its updates an Expand of the row."""
 
-    def forward(self, c, pos, x):
-        c = c.clone()
-        c[:, pos] = x
-        return c
+    def forward(self, c, pos, x, row):
+        c1, c2 = c.clone(), c.clone()
+        c1[:, pos] = x
+        c2[:, pos] = row.expand(1, pos.shape[0], 4)
+        return c1, c2
 
 
 def export(name, model, args, input_names, dynamic_axes, dims, opset=16, output_names=("out",)):
@@ -186,8 +189,8 @@ export("index_copy", IndexCopy(), (torch.randn(batch, 8, 4), torch.tensor([5, 2]
        ["cache", "pos", "x"], {"cache": {0: "batch"}, "x": {0: "batch"}}, {"batch": batch})
 export("rotary", Rotary(), (torch.tensor(3), torch.tensor([0, 12, -4])), ["past_len", "past_lens"], {}, {},
        output_names=("cos_at", "sin_at"))
-export("cache_setitem", CacheSetitem(), (torch.randn(1, 8, 4), torch.tensor([5, -1]), torch.randn(1, 2, 4)),
-       ["c", "pos", "x"], {}, {})
+export("cache_setitem", CacheSetitem(), (torch.randn(1, 8, 4), torch.tensor([5, -1]), torch.randn(1, 2, 4), torch.randn(4)),
+       ["c", "pos", "x", "row"], {}, {}, output_names=("written", "row_written"))
 # Values in quarters, small enough that every sum is exact in float32 whatever the order of the additions: eager
 # PyTorch's x + v1 + v2 and the kernel's (0 + v1 + v2), added to x after it, give the same bits.
 quarters = lambda *shape: torch.randint(-40, 41, shape).float() / 4

@@ -158,7 +158,9 @@ void lower_interface(const KernelSpec& spec, Lowered& lowered) {
                                                                      format_shape(spec.taken_shape())
                                                                : format_shape(spec.taken_shape());
     values.text["indices_shape"] += tuple_text(spec) + addend_text(spec);
-    values.text["updates_shape"] = format_shape(spec.updates_shape);
+    values.text["updates_shape"] = spec.updates_broadcast_from ? format_shape(*spec.updates_broadcast_from) + " broadcast to " +
+                                                                     format_shape(spec.updates_shape)
+                                                               : format_shape(spec.updates_shape);
     values.text["output_shape"] = format_shape(spec.output_shape);
     values.text["indices_note"] = indices_note(spec, copy);
     values.text["formula"] = copy.formula;

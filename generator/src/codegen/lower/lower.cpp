@@ -113,6 +113,18 @@ Loop indices_loop(const KernelSpec& spec, size_t i, uint64_t read, uint64_t sour
     return loop;
 }
 
+// Where each position of updates_shape reads its update: row-major, or in the smaller shape the updates broadcast
+// from ("updates_broadcast_from"), 0 along every axis they are broadcast along.
+std::vector<uint64_t> updates_read_strides(const KernelSpec& spec) {
+    if (!spec.updates_broadcast_from) return row_major_strides(spec.updates_shape);
+    const Shape& from = *spec.updates_broadcast_from;
+    std::vector<uint64_t> strides = row_major_strides(from);
+    for (size_t i = 0; i < from.size(); ++i) {
+        if (from[i] != spec.updates_shape[i]) strides[i] = 0;
+    }
+    return strides;
+}
+
 IndexedCopy lower_gather(const KernelSpec& spec) {
     const auto axis = static_cast<size_t>(spec.axis);
     const Shape& data = spec.data_shape;
@@ -145,7 +157,8 @@ IndexedCopy lower_gather(const KernelSpec& spec) {
 IndexedCopy lower_elements(const KernelSpec& spec, IndexedCopy::Indexed indexed) {
     const auto axis = static_cast<size_t>(spec.axis);
     const auto data_strides = row_major_strides(spec.data_shape);
-    const auto dense_strides = row_major_strides(spec.indices_shape);  // output's, or a scatter's updates'
+    // output's, or a scatter's updates' (read where they broadcast from)
+    const auto dense_strides = indexed == IndexedCopy::Indexed::Source ? row_major_strides(spec.indices_shape) : updates_read_strides(spec);
     const auto reads = indices_read_strides(spec);
     IndexedCopy copy;
     copy.indexed = indexed;
@@ -200,8 +213,9 @@ TupleLayout tuple_layout(const KernelSpec& spec, size_t batch_dims, bool gather)
     const uint64_t block = product(data, batch_dims + k, data.size());
     // The dense side (output of a gather, updates of a scatter) is laid out as indices[:-1] + data[b+k:].
     TupleLayout layout{{}, {}, block};
+    const auto updates_strides = gather ? std::vector<uint64_t>{} : updates_read_strides(spec);
     for (size_t i = 0; i + 1 < indices.size(); ++i) {
-        const uint64_t dense_stride = product(indices, i + 1, indices.size() - 1) * block;
+        const uint64_t dense_stride = gather ? product(indices, i + 1, indices.size() - 1) * block : updates_strides[i];
         const uint64_t data_stride = i < batch_dims ? data_strides[i] : 0;
         if (gather) layout.loops.push_back(indices_loop(spec, i, index_strides[i], data_stride, dense_stride));
         else layout.loops.push_back(indices_loop(spec, i, index_strides[i], dense_stride, data_stride));
@@ -368,7 +382,7 @@ IndexedCopy lower_operator(const KernelSpec& spec, TemplateValues& contract) {
     contract.flags["write_indices"] = !write_range.empty();
     copy.data_size = element_count(spec.data_shape);
     copy.indices_size = element_count(spec.indices_parameter_shape());
-    copy.updates_size = is_scatter(spec.op) ? element_count(spec.updates_shape) : 0;
+    copy.updates_size = !is_scatter(spec.op) ? 0 : element_count(spec.updates_broadcast_from ? *spec.updates_broadcast_from : spec.updates_shape);
     copy.output_size = element_count(spec.output_shape);
     copy.tuple_count = copy.components.empty() ? 0 : copy.indices_size / copy.components.size();
     return copy;

@@ -264,8 +264,9 @@ IndexSource index_source(const GraphScope& scope, const std::string& indices, bo
     return source;
 }
 
-IndexSource reshaped_source(const GraphScope& scope, const std::string& name) {
+IndexSource updates_source(const GraphScope& scope, const std::string& name, size_t rows) {
     IndexSource source{name, elem_type_of(scope, name), {}, std::nullopt, std::nullopt, std::nullopt};
+    const auto target = dims_of(scope, name);
     for (int steps = 0; steps < scope.graph->node_size(); ++steps) {
         const auto made = scope.producers.find(source.tensor);
         if (made == scope.producers.end()) break;
@@ -276,7 +277,20 @@ IndexSource reshaped_source(const GraphScope& scope, const std::string& name) {
         }
         const std::string& before = node.input(0);
         const int32_t type = elem_type_of(scope, before);
-        if (type == 0 || scope.may_have_value(before) || !keeps_values(node, type, source.elem_type, true)) break;
+        if (type == 0 || type != source.elem_type || scope.may_have_value(before)) break;
+        const auto shape = target && !source.broadcast_from ? dims_of(scope, source.tensor) : std::nullopt;
+        const auto map = shape ? unit_map(*shape, *target) : std::nullopt;
+        if (map && node.op_type() == "Expand") {
+            const auto from_shape = broadcast_shape(scope, before, source.tensor);
+            if (!from_shape) break;
+            std::vector<uint64_t> from = mapped(*from_shape, *map, uint64_t{1});
+            bool whole_rows = true;  // no broadcast along the axes from `rows` on
+            for (size_t i = rows; i < from.size(); ++i) whole_rows = whole_rows && from[i] == (*target)[i];
+            if (!whole_rows) break;
+            if (from != *target) source.broadcast_from = std::move(from);
+        } else if (!keeps_values(node, type, source.elem_type, true)) {
+            break;
+        }
         source.through.insert(source.through.begin(), step_name(node));
         source.tensor = before;
     }

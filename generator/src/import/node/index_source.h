@@ -48,8 +48,11 @@ struct IndexSource {
 // The indices themselves, with nothing passed, where no step leads back.
 IndexSource index_source(const GraphScope& scope, const std::string& indices, bool reshapes, bool broadcasts, bool tuples);
 
-// The tensor `name` is a reshape of (through Reshape, Squeeze, Unsqueeze, Flatten and Identity steps, its elements
-// in their order, of this graph and not known at import time), and the steps passed: a scatter's updates.
-IndexSource reshaped_source(const GraphScope& scope, const std::string& name);
+// The tensor a scatter's updates `name` are made of (through Reshape, Squeeze, Unsqueeze, Flatten and Identity
+// steps, its elements in their order, of this graph and not known at import time), and the steps passed; one Expand
+// too (where the steps between it and the node only insert or remove dimensions of 1), broadcasting along the
+// updates' axes before `rows` only (ScatterND's update rows are read whole): `broadcast_from` is then the shape the
+// updates broadcast from, of their rank.
+IndexSource updates_source(const GraphScope& scope, const std::string& name, size_t rows);
 
 }  // namespace kernelgen

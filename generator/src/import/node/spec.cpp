@@ -418,7 +418,7 @@ Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& b
                    {"data_file", holds_data ? Json("") : Json()}, {"updates", Json()},
                    {"updates_file", table.updates ? Json("") : Json()},
                    {"quantization", table.quantized ? quantization_json(*table.quantized) : Json()},
-                   {"tuple_constants", Json()}};  // set with the indices' source
+                   {"tuple_constants", Json()}, {"updates_broadcast_from", Json()}};  // set with the sources
     for (const auto& key : info(c.rule.op).keys) {
         const Json& value = own.at(std::string(key.name));
         if (!value.is_null()) spec[std::string(key.name)] = value;
@@ -428,10 +428,13 @@ Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& b
     if (bounded && bounded->data_count) spec["data_count"] = "runtime";
     call.data = inputs->name(node, KernelInput::Data);
     call.updates = inputs->name(node, KernelInput::Updates);
-    if (!call.updates.empty() && !table.updates && !bounded && !c.plain_indices) {  // the tensor reshaped into updates
-        IndexSource reshaped = reshaped_source(c.scope, call.updates);
-        call.updates = std::move(reshaped.tensor);
-        call.updates_through = std::move(reshaped.through);
+    // The tensor the updates are made of (reshaped, or broadcast: not a cache's update, one row per batch row).
+    if (!call.updates.empty() && !table.updates && !bounded && !c.plain_indices) {
+        const size_t rows = c.rule.op == Op::ScatterND ? indices.shape.size() - 1 : updates->shape.size();
+        IndexSource made = updates_source(c.scope, call.updates, info(c.rule.op).counts ? rows : 0);
+        call.updates = std::move(made.tensor);
+        call.updates_through = std::move(made.through);
+        if (made.broadcast_from) spec["updates_broadcast_from"] = *made.broadcast_from;
     }
     if (tensors->zero_indices) {
         spec["indices"] = Json(std::vector<int64_t>(indices.shape[0], 0));
