@@ -27,7 +27,7 @@ kernel of the specs with its plain and unchecked loops. Each call's output is ha
 run stops where a baseline's output differs from kernelgen's (each output is first filled with a pattern, so a
 baseline that leaves part of it unwritten differs too). The calls of one spec share their constant inputs.
 
-With --materialized, each kernel whose indices are derived from the tensor it takes
+With --materialized (and --doc), each kernel whose indices are derived from the tensor it takes
 ("indices_broadcast_from", "indices_add") is measured against its materialized twin: the same spec without those
 keys, passed the indices the kernel makes of the same values (a scatter's calls out of place and in place); the
 table gives the bytes of indices the caller holds, the cost of a call and .text, and the outputs must agree.
@@ -1129,7 +1129,7 @@ def main():
                              "on any target")
     parser.add_argument("--materialized", action="store_true",
                         help="also every kernel whose indices are derived (indices_broadcast_from, indices_add) against "
-                             "the same operation taking its indices materialized")
+                             "the same operation taking its indices materialized (--doc: always)")
     parser.add_argument("--json", help="write every figure here")
     parser.add_argument("--keep", help="build in this (new) folder and keep the programs, for a look")
     parser.add_argument("--doc", action="append",
@@ -1170,7 +1170,7 @@ def main():
         goal_targets = goal_costs(args, pool, work, results) if args.doc and args.auto_goal else args.target
         baselines = baseline_costs(args, pool, work) if args.baselines else None
         plain = plain_costs(args, pool, work) if args.plain or args.doc else None
-        materialized = materialized_costs(args, pool, work) if args.materialized else None
+        materialized = materialized_costs(args, pool, work) if args.materialized or args.doc else None
     if args.json:
         with open(args.json, "w") as f:
             others = {key: value for key, value in (("baselines", baselines), ("materialized", materialized)) if value}
@@ -1208,7 +1208,8 @@ def main():
                   "target-baselines": baseline_table(baselines, args.target),
                   "target-copies": copy_table(baselines, args.target),
                   "target-plain": plain_table(*plain, args.target)[0],
-                  "target-unchecked": plain_table(*plain, args.target, "unchecked")[0]}
+                  "target-unchecked": plain_table(*plain, args.target, "unchecked")[0],
+                  "target-materialized": materialized_table(materialized, args.target)}
         for marker, table in tables.items():
             pages = [page for page in args.doc if unroll_report.page_parts(page, marker) is not None]
             if not pages:
