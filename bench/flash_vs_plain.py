@@ -35,9 +35,12 @@ def agreement_program(spec, name):
     macro = name.upper()
     if spec["op"] == "TensorScatter":  # write indices from 0 to the largest a call may pass
         bounds = [-(unroll_report.write_index_high(spec) + 1)]
-    else:
+    elif not plain_loops.derived(spec):
         period = unroll_report.index_bounds(spec)
         bounds = [period[t % len(period)] for t in range(prod(spec["indices_shape"]))]
+    else:  # the values the kernel takes, each in its range: ONNX's shifted by the constants added to it
+        period = plain_loops.value_ranges(spec, unroll_report.index_bounds(spec))
+        bounds = [period[t % len(period)] for t in range(prod(spec.get("indices_broadcast_from", spec["indices_shape"])))]
     if spec["dtype"] in plain_loops.COMPLEX_TYPES:  # both parts set, and the outputs compared byte by byte
         part = "float" if spec["dtype"] == "complex64" else "double"
         fill = {"data": f"{{ data[i].re = ({part})(i % 251u); data[i].im = ({part})(i % 13u); }}",
@@ -56,15 +59,24 @@ def agreement_program(spec, name):
             lines.append(f"static {reads} {argument}[{macro}_{argument.upper()}_SIZE];")
             fills.append(f"for (i = 0u; i < sizeof {argument} / sizeof {argument}[0]; ++i) {fill[argument]}")
         elif argument == "indices":
-            lines.append(f"static {ti} indices[{max(prod(spec['indices_shape']), 1)}];")
+            taken = spec.get("indices_broadcast_from", spec["indices_shape"])  # the tensor the kernel takes
+            lines.append(f"static {ti} indices[{max(prod(taken), 1)}];")
             fills.append("for (i = 0u; i < sizeof indices / sizeof indices[0] && i < sizeof bounds / sizeof bounds[0]; "
                          "++i) {")
             fills.append("    state = state * 1103515245u + 12345u;")
-            # A negative bound (TensorScatter): from 0 to -bound - 1; else from -bound to bound - 1.
-            fills.append(f"    indices[i] = bounds[i] == 0 ? 0 : bounds[i] < 0 ? ({ti})((state >> 8) % (uint32_t)-bounds[i])"
-                         f" : ({ti})((state >> 8) % (uint32_t)(2 * bounds[i])) - bounds[i];")
+            if plain_loops.derived(spec):  # from low to high (none where the range is empty)
+                fills.append(f"    indices[i] = bounds[i][1] < bounds[i][0] ? 0 : ({ti})(bounds[i][0] + (int64_t)((state >> 8) "
+                             "% (uint32_t)(bounds[i][1] - bounds[i][0] + 1)));")
+            else:  # a negative bound (TensorScatter): from 0 to -bound - 1; else from -bound to bound - 1
+                fills.append(f"    indices[i] = bounds[i] == 0 ? 0 : bounds[i] < 0 ? ({ti})((state >> 8) % (uint32_t)-bounds[i])"
+                             f" : ({ti})((state >> 8) % (uint32_t)(2 * bounds[i])) - bounds[i];")
             fills.append("}")
         args.append({"count": "count", "data_count": f"{macro}_MAX_DATA_COUNT", "output": "@"}.get(argument, argument))
+    if plain_loops.derived(spec):  # [low, high] a value
+        bounds_table = (f"static const int64_t bounds[{len(bounds)}][2] = {{"
+                        + ", ".join(f"{{{low}, {high}}}" for low, high in bounds) + "};")
+    else:
+        bounds_table = f"static const {ti} bounds[{max(len(bounds), 1)}] = {{{', '.join(str(b) for b in bounds) or '0'}}};"
     counted = spec.get("count") == "runtime"
     call = ", ".join(args)
     return f"""#include <stdio.h>
@@ -74,7 +86,7 @@ def agreement_program(spec, name):
 {plain_loops.prototype(spec, "plain_" + name)};
 static const char words[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,;:!?";
 {chr(10).join(lines)}
-static const {ti} bounds[{max(len(bounds), 1)}] = {{{", ".join(str(b) for b in bounds) or "0"}}};
+{bounds_table}
 static {reads} a[{macro}_OUTPUT_SIZE];
 static {reads} b[{macro}_OUTPUT_SIZE];
 int main(void)

@@ -14,7 +14,9 @@ strings as pointers. Constant tensors (data, indices, updates) become static con
 program memory on AVR (read by avr-libc's pgm_read_* of the element's size, as kernelgen keeps them in flash),
 constant indices in the narrowest type that holds them and checked when written, as kernelgen checks them when
 generating; a quantized table dequantizes each element as docs/spec-format.md says; run-time counts are count
-arguments, their bounds checked first with kernelgen's error codes (-3 for the data count, -2 for the count).
+arguments, their bounds checked first with kernelgen's error codes (-3 for the data count, -2 for the count);
+indices derived from a tensor the kernel takes ("indices_broadcast_from", "indices_add") are read from it where
+they broadcast, each value checked once against ONNX's range shifted by the constants added to it, as kernelgen does.
 
 With checked=False, the unchecked kernel of the same loops, the shape of onnx2c's Gather and ScatterND (which
 check no index): no check pass, and a scatter's output starting as one memcpy of data. Negative indices are still
@@ -66,7 +68,60 @@ def covers(spec):
         return f"{spec['op']} is not written"
     if spec["dtype"] not in C_TYPES:
         return f"{spec['dtype']} elements are not written"
+    if derived(spec) and "quantization" in spec:
+        return "a quantized table's derived indices are not written"
     return None
+
+
+# --- indices derived from the tensor the kernel takes (docs/spec-format.md, "Broadcast indices" and "Constants
+# added to indices") ---------------------------------------------------------------------------------------------
+
+def derived(spec):
+    """Whether the kernel takes a smaller tensor its indices broadcast from, or adds constants to what it reads."""
+    return "indices_broadcast_from" in spec or "indices_add" in spec
+
+
+def taken_strides(spec):
+    """Per axis of indices_shape, the stride of the tensor the kernel takes along it: 0 where it is broadcast."""
+    shape = spec["indices_shape"]
+    taken = spec.get("indices_broadcast_from", shape)
+    taken = [1] * (len(shape) - len(taken)) + list(taken)
+    return [0 if dim == 1 and full != 1 else stride for dim, full, stride in zip(taken, shape, strides(taken))]
+
+
+def added_steps(spec):
+    """(start, steps): the constant added to the index at position (i0, i1, ...) of indices_shape is
+    start + sum(steps[d] * i_d)."""
+    add = spec.get("indices_add", 0)
+    if isinstance(add, int):
+        return add, [0] * len(spec["indices_shape"])
+    return add["start"], list(add.get("steps", [0] * len(spec["indices_shape"])))
+
+
+def derived_positions(spec):
+    """Per flat position of indices_shape, in order: (the offset in the tensor a derived kernel takes of the value
+    read there, the constant added to it)."""
+    shape, at, (start, steps) = spec["indices_shape"], taken_strides(spec), added_steps(spec)
+    for flat in range(prod(shape)):
+        position = [flat // s % d for s, d in zip(strides(shape), shape)]
+        yield (sum(p * a for p, a in zip(position, at)), start + sum(p * step for p, step in zip(position, steps)))
+
+
+def expanded(spec, values):
+    """The indices of indices_shape (flat) a derived kernel reads, given the `values` of the tensor it takes."""
+    return [values[taken] + constant for taken, constant in derived_positions(spec)]
+
+
+def value_ranges(spec, bounds):
+    """[(low, high)]: the range of the value at flat position t of the tensor a derived kernel takes, for t modulo
+    the list's length, that keeps every index made of it in [-b, b-1] for `bounds` (as index_bounds() gives them,
+    periodic over indices_shape): ONNX's range shifted by the constants added to it."""
+    period = len(bounds)
+    ranges = [(-(2**62), 2**62)] * period
+    for flat, (taken, constant) in enumerate(derived_positions(spec)):
+        b, (low, high) = bounds[flat % period], ranges[taken % period]
+        ranges[taken % period] = (max(low, -b - constant), min(high, b - 1 - constant))
+    return ranges
 
 
 def c_type(spec):
@@ -134,6 +189,20 @@ def check_loop(count, bounds_of, index_type, read):
         lines.append(f"        if ({read('t')} < -bound[t % {k}u] || {read('t')} >= bound[t % {k}u]) {{")
     lines += ["            return -1;", "        }", "    }"]
     return lines
+
+
+def range_check_loop(count, ranges, read):
+    """The check pass of a derived kernel: each value it takes, once, against its range (value_ranges())."""
+    if len(set(ranges)) == 1:
+        (low, high), lines = ranges[0], []
+        test = f"{read('t')} < {low} || {read('t')} > {high}"
+    else:
+        k = len(ranges)
+        lines = [f"    static const int64_t low[{k}] = {{{', '.join(str(r[0]) for r in ranges)}}};",
+                 f"    static const int64_t high[{k}] = {{{', '.join(str(r[1]) for r in ranges)}}};"]
+        test = f"{read('t')} < low[t % {k}u] || {read('t')} > high[t % {k}u]"
+    return lines + [f"    for (t = 0u; t < {count}u; ++t) {{", f"        if ({test}) {{", "            return -1;",
+                    "        }", "    }"]
 
 
 def wrap(expression, size):
@@ -327,12 +396,28 @@ def plain_kernel(spec, name, checked=True):
     else:
         read = tensor("data", t, spec["dtype"])
     index = tensor("indices", narrowest(spec.get("indices", 0)), "int64")
+    if derived(spec):  # the index at a position (loop variables over indices_shape): the value taken there, plus
+        taken, (start, steps) = taken_strides(spec), added_steps(spec)  # the constant added at that position
+
+        def index_at(names, component=None):
+            terms = list(zip(names, taken)) + ([(component, taken[-1])] if component else [])
+            constant = [f"(int64_t){n}" + (f" * {step}" if step != 1 else "")
+                        for n, step in zip(names + ([component] if component else []), steps) if step]
+            constant += [str(start)] if start else []
+            return f"({index(offset(terms))} + {' + '.join(constant)})" if constant else index(offset(terms))
     update = tensor("updates", t, spec["dtype"]) if op in SCATTERS else None
     # Index rows (a count of them, or all) and the checks: constant indices were checked when generated (along
     # axis 0 they are checked against a run-time data count).
     rows = ind[0] if ind else 1
     n_indices = times(count, prod(ind[1:])) if count and not leads_data else prod(ind)
     check_indices = checked and ("indices" not in spec or data_count)
+    if check_indices and derived(spec):  # each value taken, once, against its shifted range
+        first = spec.get("batch_dims", 0) if op == "GatherND" else 0
+        from_bounds = ([data[first + j] for j in range(ind[-1])] if op in ("GatherND", "ScatterND")
+                       else [data[spec.get("axis", 0) % len(data)]])
+        body += range_check_loop(prod(spec.get("indices_broadcast_from", ind)), value_ranges(spec, from_bounds), index)
+        variables.append("t")
+        check_indices = False
     variables += ["t"] if check_indices or (checked and op == "TensorScatter") else []
     # A count above its bound: the error codes of kernelgen's C interface (-3 for the data count, -2 for the count).
     if checked and data_count:
@@ -370,10 +455,13 @@ def plain_kernel(spec, name, checked=True):
         if leads_data:
             outer = times(count, prod(data[1:axis]))
         body += check_loop(n_indices, [size], ti, index) if check_indices else []
-        variables += ["o", "i", "e"]
-        body += loops(["o", "i"], [outer, n_indices], [
-            f"const uint32_t row = {wrap(index('i'), size)};",
-            *loops(["e"], [inner], [f"output[(o * {extent(n_indices)} + i) * {inner}u + e] = "
+        # Derived indices: a loop per axis of indices_shape, whose variables say where each index is taken from.
+        names = [f"i{d}" for d in range(len(ind))] if derived(spec) else ["i"]
+        position = offset(list(zip(names, js))) if derived(spec) else "i"
+        variables += ["o", *names, "e"]
+        body += loops(["o", *names], [outer, *(ind if derived(spec) else [n_indices])], [
+            f"const uint32_t row = {wrap(index_at(names) if derived(spec) else index('i'), size)};",
+            *loops(["e"], [inner], [f"output[(o * {extent(n_indices)} + {position}) * {inner}u + e] = "
                                     f"{read(f'(o * {data[axis]}u + row) * {inner}u + e')};"], ""),
         ])
     elif op in ("GatherElements", "ScatterElements"):
@@ -384,7 +472,7 @@ def plain_kernel(spec, name, checked=True):
         body += check_loop(n_indices, [size], ti, index) if check_indices else []
         at = offset(list(zip(names, js)))
         located = offset([(n, s) for d, (n, s) in enumerate(zip(names, ds)) if d != axis] + [("v", ds[axis])])
-        v = f"const uint32_t v = {wrap(index(at), size)};"
+        v = f"const uint32_t v = {wrap(index_at(names) if derived(spec) else index(at), size)};"
         extents = [count or rows] + ind[1:] if ind else []
         if op == "GatherElements":
             body += loops(names, extents, [v, f"output[{at}] = {read(located)};"])
@@ -406,7 +494,8 @@ def plain_kernel(spec, name, checked=True):
         dense = offset(list(zip(names, [s // k * block for s in js[:-1]])))
         batch = offset([(n, ds[d]) for d, n in enumerate(names[:b])])
         inner = ["uint32_t at = %s;" % batch]
-        inner += loops(["j"], [k], [f"const {ti} v = {index(f'{tuple_at} + j')};",
+        value = index_at(names, "j") if derived(spec) else index(f"{tuple_at} + j")
+        inner += loops(["j"], [k], [f"const {'int64_t' if derived(spec) else ti} v = {value};",
                                     f"at += {wrap('v', f'(' + ti + ')dims[j]')} * strides[j];"], "")
         dims = ", ".join([data_count or str(bounds[0])] + [str(x) for x in bounds[1:]])
         stride_table = ", ".join(str(ds[b + j]) for j in range(k))

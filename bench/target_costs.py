@@ -27,8 +27,13 @@ kernel of the specs with its plain and unchecked loops. Each call's output is ha
 run stops where a baseline's output differs from kernelgen's (each output is first filled with a pattern, so a
 baseline that leaves part of it unwritten differs too). The calls of one spec share their constant inputs.
 
+With --materialized (and --doc), each kernel whose indices are derived from the tensor it takes
+("indices_broadcast_from", "indices_add") is measured against its materialized twin: the same spec without those
+keys, passed the indices the kernel makes of the same values (a scatter's calls out of place and in place); the
+table gives the bytes of indices the caller holds, the cost of a call and .text, and the outputs must agree.
+
 Usage: bench/target_costs.py --kernelgen build/kernelgen [--plugin build/bench/libqemu_count_plugin.so]
-          [--target m4f|m0|avr]... [--unroll MODE]... [--baselines] [--json FILE] [--out FILE]
+          [--target m4f|m0|avr]... [--unroll MODE]... [--baselines] [--plain] [--materialized] [--json FILE] [--out FILE]
           [--doc docs/microcontrollers.md (--check | --update)] [--auto-goal] SPEC.json...
 
 --auto-goal checks the goal of "unroll": "auto" (docs/generated-code.md) on the Cortex-M targets: with --unroll none
@@ -149,19 +154,30 @@ def value_literal(dtype, i):
     return f"({unroll_report.C_TYPES[dtype]})({value}{'ll' if bits == 64 else 'l'})"
 
 
+def index_ranges(spec):
+    """[(low, span)]: the value at flat position t of the indices a kernel takes lies in [low, low + span - 1] for
+    (low, span) = ranges[t % len(ranges)], in range for the axis it selects along ([-b, b-1]; of a derived kernel,
+    the values it takes, that range shifted by the constants added: plain_loops.value_ranges()); span 0 where no
+    value is (an empty axis)."""
+    bounds = unroll_report.index_bounds(spec)
+    if not plain_loops.derived(spec):
+        return [(-b, 2 * b) for b in bounds]
+    return [(low, max(high - low + 1, 0)) for low, high in plain_loops.value_ranges(spec, bounds)]
+
+
 def index_values(spec, count):
     """The pseudo-random in-range indices (negative ones too; TensorScatter's write indices from 0 to
     write_index_high), the same on every target."""
     tensor_scatter = spec["op"] == "TensorScatter"
-    bounds = [] if tensor_scatter else unroll_report.index_bounds(spec)
+    ranges = [] if tensor_scatter else index_ranges(spec)
     state, values = 12345, []
     for t in range(count):
         state = (state * 1103515245 + 12345) % (1 << 32)
         if tensor_scatter:
             values.append((state >> 8) % (unroll_report.write_index_high(spec) + 1))
             continue
-        b = bounds[t % len(bounds)]
-        values.append((state >> 8) % (2 * b) - b if b else 0)
+        low, span = ranges[t % len(ranges)]
+        values.append(low + (state >> 8) % span if span else 0)
     return values
 
 
@@ -180,13 +196,15 @@ def header_sizes(header, name):
 class Call:
     """One measured call: the function, its tensors (each a dict: name, C type, element bytes, element count,
     read-only, dtype), the spec whose shapes they have, the arguments, and what the program needs for it
-    (includes, setup lines); `note` explains a call expected to fail."""
+    (includes, setup lines); `note` explains a call expected to fail; `index_values`, when set, the indices it is
+    passed (else pseudo-random ones in range, index_values())."""
 
     def __init__(self, label, function, tensors, spec, note=""):
         self.label, self.function, self.tensors, self.spec, self.note = label, function, tensors, spec, note
         self.args = [t["name"] for t in tensors]
         self.includes = [f'#include "{spec["name"]}.h"']
         self.setup = []
+        self.index_values = None
 
     def arena_bytes(self, in_flash):
         return sum(aligned(t["bytes"] * max(t["count"], 1)) for t in self.tensors
@@ -336,6 +354,14 @@ def program_source(target, calls, placement):
         "    return bound == 0 ? 0 : (int32_t)((kg_state >> 8) % (uint32_t)(2 * bound)) - bound;",
         "}",
     ]
+    if any(plain_loops.derived(call.spec) for call in calls):  # values in ranges of their own (index_ranges())
+        lines += [
+            "static int32_t kg_index_in(int32_t low, uint32_t span)",
+            "{",
+            "    kg_state = kg_state * 1103515245u + 12345u;",
+            "    return span == 0u ? 0 : low + (int32_t)((kg_state >> 8) % span);",
+            "}",
+        ]
     body, consts, functions, shared = [], [], [], {}
     for n, call in enumerate(calls):
         where = placement[call.label]
@@ -353,7 +379,7 @@ def program_source(target, calls, placement):
                 key = (call.spec["name"], var, t["type"], t["count"])  # one table for the calls of a spec
                 if key not in shared:
                     shared[key] = f"kg_{n}_{var}"
-                    values = (index_values(call.spec, t["count"]) if t["dtype"] == "index"
+                    values = (call.index_values or index_values(call.spec, t["count"]) if t["dtype"] == "index"
                               else [value_literal(t["dtype"], i + (1000 if var == "updates" else 0))
                                     for i in range(t["count"])])
                     consts.append(f"static const {t['type']} {shared[key]}[{count}] = {{"
@@ -366,15 +392,23 @@ def program_source(target, calls, placement):
             var = t["name"]
             if not t["readonly"] or (where == "flash"):
                 continue
-            if t["dtype"] == "index" and call.spec["op"] == "TensorScatter":
-                values = ", ".join(map(str, index_values(call.spec, t["count"]) or [0]))
+            if t["dtype"] == "index" and (call.spec["op"] == "TensorScatter" or call.index_values):
+                values = ", ".join(map(str, call.index_values or index_values(call.spec, t["count"]) or [0]))
                 lines.append(f"    static const {t['type']} values[{max(t['count'], 1)}] = {{{values}}};")
                 lines.append(f"    for (i = 0u; i < {t['count']}u; ++i) {var}[i] = values[i];")
-            elif t["dtype"] == "index":
+            elif t["dtype"] == "index" and not plain_loops.derived(call.spec):
                 bounds = unroll_report.index_bounds(call.spec)
                 lines.append(f"    static const int32_t bounds[{len(bounds)}] = {{{', '.join(map(str, bounds))}}};")
                 lines.append("    kg_state = 12345u;")
                 lines.append(f"    for (i = 0u; i < {t['count']}u; ++i) {var}[i] = ({t['type']})kg_index(bounds[i % {len(bounds)}u]);")
+            elif t["dtype"] == "index":
+                ranges = index_ranges(call.spec)
+                lows, spans = ", ".join(str(r[0]) for r in ranges), ", ".join(f"{r[1]}u" for r in ranges)
+                lines.append(f"    static const int32_t lows[{len(ranges)}] = {{{lows}}};")
+                lines.append(f"    static const uint32_t spans[{len(ranges)}] = {{{spans}}};")
+                lines.append("    kg_state = 12345u;")
+                lines.append(f"    for (i = 0u; i < {t['count']}u; ++i) "
+                             f"{var}[i] = ({t['type']})kg_index_in(lows[i % {len(ranges)}u], spans[i % {len(ranges)}u]);")
             else:
                 base = " + 1000u" if var == "updates" else ""
                 lines.append(f"    for (i = 0u; i < {t['count']}u; ++i) {var}[i] = {value_expression(t['dtype'], '(i' + base + ')')};")
@@ -752,6 +786,93 @@ def baseline_costs(args, pool, work):
     return results
 
 
+def materialized_spec(spec):
+    """The same operation as a derived kernel's (indices_broadcast_from, indices_add) with its indices materialized:
+    a kernel that takes indices of indices_shape, as the model's Expand and Add make them."""
+    twin = {key: value for key, value in spec.items() if key not in ("indices_broadcast_from", "indices_add")}
+    twin["name"] = spec["name"] + "_materialized"
+    return twin
+
+
+def materialized_calls(spec, twin, source_dir, target):
+    """The calls of a derived kernel and of its materialized twin, labelled `<name>/materialized`, the twin passed
+    the indices the kernel makes of what it takes (plain_loops.expanded()); a scatter's in place too."""
+    calls = []
+    for in_place in (False, True) if spec["op"] in unroll_report.SCATTERS else (False,):
+        label = spec["name"] + (" in place" if in_place else "")
+        kernel = kernel_call(spec, os.path.join(source_dir, spec["name"] + ".h"), target, label, in_place=in_place)
+        other = kernel_call(twin, os.path.join(source_dir, twin["name"] + ".h"), target, label + "/materialized",
+                            in_place=in_place)
+        taken = next(t["count"] for t in kernel.tensors if t["name"] == "indices")
+        kernel.index_values = index_values(spec, taken)  # both filled alike
+        other.index_values = plain_loops.expanded(spec, kernel.index_values)
+        calls += [kernel, other]
+    return calls
+
+
+def materialized_costs(args, pool, work):
+    """{kernel: {target: {way: {...}}}} for each derived kernel of the spec files, "taken" (the kernel) and
+    "materialized" (its twin, materialized_spec()): per way the bytes of the indices its caller holds ("index_bytes"),
+    the cost of a call (and "in_place", a scatter's call with output == data), and its sizes; None where the
+    target refuses either."""
+    pairs = [(k, materialized_spec(k)) for k in unroll_report.kernels_of(args.specs) if plain_loops.derived(k)]
+    out_dir = os.path.join(work, "materialized")
+    os.makedirs(out_dir)
+    kernels = [k for pair in pairs for k in pair]
+    if unroll_report.generate_all(args.kernelgen, kernels, None, out_dir) != kernels:
+        sys.exit("kernelgen refused a derived kernel or its materialized twin")
+    results = {spec["name"]: {} for spec, _ in pairs}
+    for key in args.target:
+        target, target_dir = TARGETS[key], os.path.join(out_dir, key)
+        names = [k["name"] for k in kernels]
+        *objects, support = compile_all(target, [os.path.join(out_dir, n + ".c") for n in names + ["kernelgen_support"]],
+                                        target_dir, out_dir, pool)
+        objects = dict(zip(names, objects))
+        both = [(spec, twin) for spec, twin in pairs if objects[spec["name"]] and objects[twin["name"]]]
+        calls = [c for spec, twin in both for c in materialized_calls(spec, twin, out_dir, target)]
+        measured = measure(target, calls, [o for o in objects.values() if o] + [support], target_dir, out_dir,
+                           args.plugin)
+        for spec, twin in pairs:
+            if (spec, twin) not in both:
+                results[spec["name"]][key] = None
+                continue
+            labels = [c.label for c in calls if c.spec is spec]
+            for label in labels:
+                check_agreement(target, measured, label, ("materialized",))
+            results[spec["name"]][key] = {}
+            for way, kernel in (("taken", spec), ("materialized", twin)):
+                suffix = "" if way == "taken" else "/materialized"
+                sizes = header_sizes(os.path.join(out_dir, kernel["name"] + ".h"), kernel["name"])
+                width = 4 if kernel.get("index_dtype") == "int32" else 8
+                results[spec["name"]][key][way] = {
+                    **measured[labels[0] + suffix], **object_sizes(target, objects[kernel["name"]]),
+                    "index_bytes": sizes["indices"] * width,
+                    "in_place": measured[labels[1] + suffix].get(target.unit) if len(labels) > 1 else None}
+    return results
+
+
+def materialized_table(results, targets):
+    """Per derived kernel and target: the bytes of indices its caller holds, the cost of a call (a scatter's in
+    place too) and .text, the kernel's against its materialized twin's."""
+    rows = ["| kernel | target | indices the caller holds, bytes | one call | in place (`output == data`) | .text, bytes |",
+            "| --- | --- | ---: | ---: | ---: | ---: |"]
+    for name, by_target in results.items():
+        for t in targets:
+            unit, ways = TARGETS[t].unit, by_target.get(t)
+            if ways is None:
+                rows.append(f"| `{name}` | {TARGETS[t].title} ({unit}) | refused | refused | refused | refused |")
+                continue
+            taken, twin = ways["taken"], ways["materialized"]
+
+            def pair(field):
+                if taken.get(field) is None or twin.get(field) is None:
+                    return taken.get("status", "-") if field == unit else "-"
+                return f"{taken[field]:,} / {twin[field]:,}"
+            rows.append(f"| `{name}` | {TARGETS[t].title} ({unit}) | {pair('index_bytes')} | {pair(unit)} | "
+                        f"{pair('in_place')} | {pair('text')} |")
+    return "\n".join(rows) + "\n"
+
+
 def check_agreement(target, measured, name, ways):
     """Exits unless every baseline `ways` of kernel `name` wrote the output bytes kernelgen's kernel wrote (a call
     expected to fail, or one that did not fit, is not compared)."""
@@ -1006,6 +1127,9 @@ def main():
                         help="also every kernel bench/plain_loops.py writes against its plain-loop kernel and its "
                              "unchecked loops (--doc: always); exit 1 if kernelgen's is slower than the plain loops "
                              "on any target")
+    parser.add_argument("--materialized", action="store_true",
+                        help="also every kernel whose indices are derived (indices_broadcast_from, indices_add) against "
+                             "the same operation taking its indices materialized (--doc: always)")
     parser.add_argument("--json", help="write every figure here")
     parser.add_argument("--keep", help="build in this (new) folder and keep the programs, for a look")
     parser.add_argument("--doc", action="append",
@@ -1046,9 +1170,11 @@ def main():
         goal_targets = goal_costs(args, pool, work, results) if args.doc and args.auto_goal else args.target
         baselines = baseline_costs(args, pool, work) if args.baselines else None
         plain = plain_costs(args, pool, work) if args.plain or args.doc else None
+        materialized = materialized_costs(args, pool, work) if args.materialized or args.doc else None
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"kernels": results, "baselines": baselines} if baselines else results, f, indent=1)
+            others = {key: value for key, value in (("baselines", baselines), ("materialized", materialized)) if value}
+            json.dump({"kernels": results, **others} if others else results, f, indent=1)
     report = ""
     if args.unroll:
         report += mode_totals(results, modes, args.target) + "\n"
@@ -1062,6 +1188,9 @@ def main():
         table, plain_met = plain_table(*plain, args.target)
         report += "Against plain loops:\n\n" + table + "\n"
         report += "Against unchecked loops (onnx2c's shape):\n\n" + plain_table(*plain, args.target, "unchecked")[0] + "\n"
+    if materialized:
+        report += ("Derived indices (the tensor taken / the indices materialized):\n\n"
+                   + materialized_table(materialized, args.target) + "\n")
     if args.auto_goal:
         verdict, met = auto_goal(results, goal_targets)
         report += "\n".join(verdict) + f"\n\nThe goal of auto: {'met' if met else 'NOT met'}.\n"
@@ -1079,7 +1208,8 @@ def main():
                   "target-baselines": baseline_table(baselines, args.target),
                   "target-copies": copy_table(baselines, args.target),
                   "target-plain": plain_table(*plain, args.target)[0],
-                  "target-unchecked": plain_table(*plain, args.target, "unchecked")[0]}
+                  "target-unchecked": plain_table(*plain, args.target, "unchecked")[0],
+                  "target-materialized": materialized_table(materialized, args.target)}
         for marker, table in tables.items():
             pages = [page for page in args.doc if unroll_report.page_parts(page, marker) is not None]
             if not pages:

@@ -21,12 +21,14 @@
 #include "c_program.h"
 #include "half_reference.h"
 #include "kv_decode_step.h"
+#include "kv_index_copy.h"
 #include "mark_seen.h"
 #include "onnx_tensorscatter.h"
 #include "onnx_tensorscatter_3d.h"
 #include "onnx_tensorscatter_circular.h"
 #include "palette_rows.h"
 #include "ring_of_five.h"
+#include "rotary_cos.h"
 #include "token_counts.h"
 #include "tokens_q4.h"
 #include "vocab_f32.h"
@@ -1305,6 +1307,51 @@ TEST(ScatterConstants, MarksFlagsWithConstantUpdates) {
     mark({false, false, false, false, false, false}, {2, -1}, {false, false, true, false, false, true});
     mark({true, false, true, false, true, false}, {1, 1}, {true, true, true, false, true, false});
     mark({false, false, false, false, false, false}, {6, 0}, {});
+}
+
+// --- indices as a small decoder makes them (specs/decoder_positions.json) ----------------------------------------
+
+// kv_index_copy: PyTorch's cache.index_copy(1, pos, x) into a float32 cache [1, 32, 16], a ScatterElements whose
+// indices [1, 4, 16] are pos expanded; the kernel takes the 4 positions themselves (broadcast from [4, 1]).
+TEST(DecoderPositions, IndexCopyWritesTheRowOfEachPosition) {
+    const auto kernel = SCATTER_KERNEL(kv_index_copy, KV_INDEX_COPY, 1, 32, 16);
+    ASSERT_EQ(KV_INDEX_COPY_INDICES_SIZE, 4u);
+    std::vector<float> cache(KV_INDEX_COPY_DATA_SIZE), x(KV_INDEX_COPY_UPDATES_SIZE);
+    for (size_t i = 0; i < cache.size(); ++i) cache[i] = static_cast<float>(i) + 0.5f;
+    for (size_t i = 0; i < x.size(); ++i) x[i] = -static_cast<float>(i) - 1.0f;
+    // The cache with row rows[p] replaced by x's row p, in the order of p (a row written twice keeps the last).
+    auto written = [&](const std::vector<size_t>& rows) {
+        std::vector<float> expected = cache;
+        for (size_t p = 0; p < 4; ++p) {
+            for (size_t d = 0; d < 16; ++d) expected[rows[p] * 16 + d] = x[p * 16 + d];
+        }
+        return expected;
+    };
+    expect_scatter<float>(kernel, cache, {7, 8, 9, 10}, x, written({7, 8, 9, 10}));
+    expect_scatter<float>(kernel, cache, {28, 29, 30, 31}, x, written({28, 29, 30, 31}));
+    expect_scatter<float>(kernel, cache, {-1, 0, -32, 5}, x, written({31, 0, 0, 5}));
+    expect_scatter_rejects_each<float>(kernel, cache, {0, 1, 2, 3}, x, {32, -33});
+}
+
+// rotary_cos: cos[arange(4) + past_len] of a [64, 16] table, a Gather whose 4 indices are past_len plus 0..3; the
+// kernel takes past_len alone (broadcast from [1], each plus its position), which must lie in [-64, 60].
+TEST(DecoderPositions, RotaryRowsFollowPastLen) {
+    const auto kernel = GATHER_KERNEL(rotary_cos, ROTARY_COS, 4, 16);
+    ASSERT_EQ(ROTARY_COS_INDICES_SIZE, 1u);
+    std::vector<float> table(ROTARY_COS_DATA_SIZE);
+    for (size_t i = 0; i < table.size(); ++i) table[i] = static_cast<float>(i) * 0.25f;
+    auto rows = [&](const std::vector<size_t>& which) {
+        std::vector<float> expected;
+        for (size_t row : which) expected.insert(expected.end(), table.begin() + row * 16, table.begin() + row * 16 + 16);
+        return expected;
+    };
+    expect_gather(kernel, table, {0}, rows({0, 1, 2, 3}));
+    expect_gather(kernel, table, {60}, rows({60, 61, 62, 63}));
+    expect_gather(kernel, table, {-2}, rows({62, 63, 0, 1}));  // each index on its own: -2, -1 from the back
+    expect_gather(kernel, table, {-64}, rows({0, 1, 2, 3}));
+    for (int64_t past_len : std::vector<int64_t>{61, -65, 64, kInt64Max, kInt64Min}) {
+        expect_gather_rejects(kernel, table, {past_len});
+    }
 }
 
 // --- quantized tables (specs/quantized_tables.json) ------------------------------------------------------------
