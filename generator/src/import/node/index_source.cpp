@@ -52,7 +52,7 @@ std::optional<IndexSource::Added> affine(const TensorValue& value, const std::ve
     }
     for (uint64_t dim : shape) count *= dim;
     if (count == 0 || count > (uint64_t{1} << 20)) return std::nullopt;  // none to add, or more than import reads
-    const int64_t limit = int32 ? int64_t{1} << 30 : int64_t{1} << 62;
+    const int64_t limit = int32 ? int64_t{1} << 30 : int64_t{1} << 61;
     // The value at each position of `shape`, row-major: the constant's own position where it broadcasts.
     auto at = [&](uint64_t flat) {
         uint64_t own = 0, own_stride = 1;
@@ -65,21 +65,26 @@ std::optional<IndexSource::Added> affine(const TensorValue& value, const std::ve
         }
         return value.ints[own];
     };
+    // Every value within `limit` (half the spec's 2^62 for int64, so that each step, a difference, is within it).
+    for (uint64_t flat = 0; flat < count; ++flat) {
+        if (at(flat) > limit || at(flat) < -limit) return std::nullopt;
+    }
     IndexSource::Added added{at(0), std::vector<int64_t>(shape.size(), 0)};
     std::vector<uint64_t> strides(shape.size(), 1);
     for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
     for (size_t i = 0; i < shape.size(); ++i) {
-        if (shape[i] > 1) added.steps[i] = at(strides[i]) - added.start;  // each within `limit`: no overflow
+        if (shape[i] > 1) added.steps[i] = at(strides[i]) - added.start;
     }
+    __extension__ typedef __int128 Wide;  // a step (up to 2^62) times a position (below 2^20), summed
+    Wide spread = added.start < 0 ? -Wide{added.start} : Wide{added.start};  // as the spec reader bounds it
+    for (size_t i = 0; i < shape.size(); ++i) {
+        spread += (added.steps[i] < 0 ? -Wide{added.steps[i]} : Wide{added.steps[i]}) * Wide(shape[i] - 1);
+    }
+    if (spread > (Wide{1} << 62)) return std::nullopt;
     for (uint64_t flat = 0; flat < count; ++flat) {
-        const int64_t got = at(flat);
-        if (got > limit || got < -limit) return std::nullopt;
-        int64_t want = added.start;
-        for (size_t i = 0; i < shape.size(); ++i) {
-            want += added.steps[i] * static_cast<int64_t>((flat / strides[i]) % shape[i]);
-            if (want > limit || want < -limit) return std::nullopt;
-        }
-        if (got != want) return std::nullopt;
+        Wide want = added.start;
+        for (size_t i = 0; i < shape.size(); ++i) want += Wide{added.steps[i]} * Wide((flat / strides[i]) % shape[i]);
+        if (want != Wide{at(flat)}) return std::nullopt;
     }
     return added;
 }
