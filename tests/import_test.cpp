@@ -4932,6 +4932,32 @@ TEST(ImportCall, TupleConstantsOfAConcat) {
     }
 }
 
+// Constants of extreme values added to indices: not a range within the spec's bounds (every value within 2^61, the
+// steps' spread within 2^62), so the walk stops at the Add, and its arithmetic never overflows (the steps are
+// differences of values checked first). A range wider than the table's: no index could be in range, which kernelgen
+// refuses, so the node is skipped with that reason rather than given a kernel.
+TEST(ImportCall, ExtremeConstantsStopTheWalk) {
+    Model m(18);
+    m.input("table", kFloat, {3, 4});
+    m.input("at", kInt64, {1});
+    m.initializer("extremes", kInt64, {3}, {INT64_MAX, INT64_MIN, 0});
+    m.initializer("spread", kInt64, {3}, {int64_t{1} << 61, 0, -(int64_t{1} << 61)});  // steps spanning 3 * 2^61
+    m.initializer("too_far", kInt64, {3}, {(int64_t{1} << 61) + 2, (int64_t{1} << 61) + 1, int64_t{1} << 61});
+    m.initializer("wide", kInt64, {8}, {0, 1, 2, 3, 4, 5, 6, 7});
+    for (const std::string constant : {"extremes", "spread", "too_far", "wide"}) {
+        m.node("Add", {"at", constant}, constant + "_ids");
+        m.node("Gather", {"table", constant + "_ids"}, constant + "_rows", constant + "_lookup");
+        m.output(constant + "_rows", kFloat, {constant == "wide" ? 8 : 3, 4});
+    }
+    const auto result = kernelgen::import_model(m.bytes(), "extremes.onnx");
+    ASSERT_EQ(result.kernels.size(), 3u);
+    EXPECT_EQ(result.kernels[0].tensors.indices, "extremes_ids");
+    EXPECT_EQ(result.kernels[1].tensors.indices, "spread_ids");
+    EXPECT_EQ(result.kernels[2].tensors.indices, "too_far_ids");
+    ASSERT_EQ(result.skipped.size(), 1u);
+    EXPECT_NE(result.skipped[0].reason.find("no index could be in range"), std::string::npos) << result.skipped[0].reason;
+}
+
 TEST(ImportCounts, MaxCountOnTheCommandLine) {
     const fs::path dir = fresh_dir("max_count_cli");
     const std::string model = (dir / "counted.onnx").string();
