@@ -270,6 +270,19 @@ TEST(SpecErrors, UnknownKeyWithUnknownOperatorListsEveryKey) {
                             ", axis, data, data_file, quantization, batch_dims, tuple_constants, reduction, updates_shape, updates, updates_file, updates_broadcast_from, mode); did you mean \"batch_dims\"?"}));
 }
 
+// A ScatterND's update rows are read whole: updates that leave out a leading axis of the rows (padded in front, so
+// broadcast along it) are refused at the key itself, as one of its own dimensions is at its place.
+TEST(SpecErrors, UpdatesBroadcastAlongTheRowsByPadding) {
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [3, 4, 5],
+                               "indices_shape": [3, 1], "updates_broadcast_from": [5]})json"),
+              Problems{"spec.json: /updates_broadcast_from: dimension 1 of updates_shape [3, 4, 5] is in the rows of data "
+                       "each index tuple writes, which are read whole (a broadcast is allowed along the first 1)"});
+    EXPECT_EQ(rejected(R"json({"name": "k", "op": "ScatterND", "dtype": "float32", "data_shape": [3, 4, 5],
+                               "indices_shape": [3, 1], "updates_broadcast_from": [1, 5]})json"),
+              Problems{"spec.json: /updates_broadcast_from/0: dimension 1 of updates_shape [3, 4, 5] is in the rows of data "
+                       "each index tuple writes, which are read whole (a broadcast is allowed along the first 1)"});
+}
+
 TEST(SpecErrors, AxisDoesNotApplyToGatherND) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "GatherND", "dtype": "float32", "data_shape": [3, 2],
                                "indices_shape": [2, 1], "axis": 0})json"),

@@ -11,6 +11,42 @@
 
 namespace kernelgen {
 
+namespace {
+
+// An integer within 2^62 either way (the sums of such, read_indices_add checks, stay within int64_t).
+bool within_2_62(const nlohmann::json& number) {
+    if (!number.is_number_integer()) return false;
+    if (number.is_number_unsigned()) return number.get<uint64_t>() <= uint64_t{1} << 62;
+    return number.get<int64_t>() >= -(int64_t{1} << 62);
+}
+
+// The shape at `key` aligned at the back of `to` (`to_name` in messages), as ONNX's Expand aligns shapes: each
+// dimension `to`'s or 1, padded with 1s in front; nothing where it is not that (reported). `where_to(target, must)`
+// says what a dimension that does not broadcast should have been.
+template <typename WhereTo>
+std::optional<Shape> read_broadcast(KernelReader& r, const std::string& key, const Shape& from, const Shape& to,
+                                    const std::string& to_name, WhereTo where_to) {
+    if (from.size() > to.size()) {
+        r.fail(key, "rank " + std::to_string(from.size()) + " is more than " + to_name + "'s " + std::to_string(to.size()) +
+                        " (the shape broadcasts to " + to_name + " " + format_shape(to) + ")");
+        return std::nullopt;
+    }
+    const size_t lead = to.size() - from.size();
+    for (size_t i = 0; i < from.size(); ++i) {
+        const uint64_t dim = from[i], target = to[lead + i];
+        if (dim != target && dim != 1) {
+            const std::string must = "it must be " + (target == 1 ? std::string("1") : std::to_string(target) + " or 1");
+            r.fail(key + "/" + std::to_string(i), "dimension " + std::to_string(dim) + " does not broadcast to " + where_to(target, must));
+            return std::nullopt;
+        }
+    }
+    Shape padded(lead, 1);
+    padded.insert(padded.end(), from.begin(), from.end());
+    return padded;
+}
+
+}  // namespace
+
 void read_tuple_constants(KernelReader& r, KernelSpec& spec) {
     const std::string key = "tuple_constants";
     const nlohmann::json* value = r.find(key);
@@ -38,18 +74,16 @@ void read_tuple_constants(KernelReader& r, KernelSpec& spec) {
             constants.push_back(std::nullopt);
             continue;
         }
-        if (!item.is_number_integer() || (item.is_number_unsigned() && item.get<uint64_t>() > uint64_t{1} << 62) ||
-            (!item.is_number_unsigned() && item.get<int64_t>() < -(int64_t{1} << 62))) {
+        if (!within_2_62(item)) {
             r.fail(where, "expected an integer or null, got " + item.dump() + " (" + allowed + ")");
             return;
         }
         // Checked now, as constant indices are: the data axis this component selects along.
         const int64_t v = item.get<int64_t>();
-        const uint64_t size = spec.data_shape[selected_axis(spec, j)];
-        const bool in_range = v < 0 ? static_cast<uint64_t>(-v) <= size : static_cast<uint64_t>(v) < size;
-        if (!in_range) {
-            r.fail(where, "component " + std::to_string(v) + " is out of range for an axis of size " + std::to_string(size) +
-                              " (allowed " + (size == 0 ? std::string("none") : std::to_string(-static_cast<int64_t>(size)) + ".." + std::to_string(size - 1)) + ")");
+        const IndexRange range = index_range(spec, j);
+        if (v < range.low || v > range.high) {
+            r.fail(where, "component " + std::to_string(v) + " is out of range for an axis of size " +
+                              std::to_string(spec.data_shape[selected_axis(spec, j)]) + " (" + range.allowed + ")");
             return;
         }
         constants.push_back(v);
@@ -73,25 +107,12 @@ void read_indices_broadcast(KernelReader& r, KernelSpec& spec) {
     }
     if (spec.counted()) return;  // refused with the counts (counts.cpp)
     const Shape to = spec.taken_shape();
-    if (from->size() > to.size()) {
-        r.fail(key, "rank " + std::to_string(from->size()) + " is more than indices_shape's " + std::to_string(to.size()) +
-                        " (the shape broadcasts to indices_shape " + format_shape(to) + ")");
-        return;
-    }
-    // Aligned at the back, as ONNX's Expand aligns shapes.
-    const size_t lead = to.size() - from->size();
-    for (size_t i = 0; i < from->size(); ++i) {
-        const uint64_t dim = (*from)[i], target = to[lead + i];
-        if (dim != target && dim != 1) {
-            const std::string must = "it must be " + (target == 1 ? std::string("1") : std::to_string(target) + " or 1");
-            r.fail(key + "/" + std::to_string(i),
-                   "dimension " + std::to_string(dim) + " does not broadcast to " +
-                       (spec.tuple_constants ? std::to_string(target) + " in the indices read, " + format_shape(to) +
-                                                   " (indices_shape less its constant components; " + must + ")"
-                                             : "indices_shape " + format_shape(to) + "'s " + std::to_string(target) + " (" + must + ")"));
-            return;
-        }
-    }
+    const auto padded = read_broadcast(r, key, *from, to, "indices_shape", [&](uint64_t target, const std::string& must) {
+        return spec.tuple_constants ? std::to_string(target) + " in the indices read, " + format_shape(to) +
+                                          " (indices_shape less its constant components; " + must + ")"
+                                    : "indices_shape " + format_shape(to) + "'s " + std::to_string(target) + " (" + must + ")";
+    });
+    if (!padded) return;
     const bool tuples = spec.op == Op::GatherND || spec.op == Op::ScatterND;
     if (tuples && (from->size() != to.size() || from->back() != to.back())) {
         r.fail(key, "the last dimension holds each index tuple whole: it must be indices_shape's last, " +
@@ -99,9 +120,7 @@ void read_indices_broadcast(KernelReader& r, KernelSpec& spec) {
                         ", and the ranks equal");
         return;
     }
-    Shape padded(lead, 1);
-    padded.insert(padded.end(), from->begin(), from->end());
-    if (padded != to) spec.indices_broadcast_from = padded;  // the same shape: the indices themselves
+    if (*padded != to) spec.indices_broadcast_from = padded;  // the same shape: the indices themselves
 }
 
 void read_updates_broadcast(KernelReader& r, KernelSpec& spec) {
@@ -118,34 +137,23 @@ void read_updates_broadcast(KernelReader& r, KernelSpec& spec) {
         return;
     }
     const Shape& to = spec.updates_shape;
-    if (from->size() > to.size()) {
-        r.fail(key, "rank " + std::to_string(from->size()) + " is more than updates_shape's " + std::to_string(to.size()) +
-                        " (the shape broadcasts to updates_shape " + format_shape(to) + ")");
-        return;
-    }
-    // Aligned at the back, as ONNX's Expand aligns shapes; a ScatterND's update rows (updates_shape's axes from
-    // indices' rank - 1 on, the rows of data each tuple selects) read whole.
+    const auto padded = read_broadcast(r, key, *from, to, "updates_shape", [&](uint64_t target, const std::string& must) {
+        return "updates_shape " + format_shape(to) + "'s " + std::to_string(target) + " (" + must + ")";
+    });
+    if (!padded) return;
+    // A ScatterND's update rows (updates_shape's axes from indices' rank - 1 on, the rows of data each tuple
+    // selects) are read whole.
     const size_t lead = to.size() - from->size();
     const size_t rows = spec.op == Op::ScatterND ? spec.indices_shape.size() - 1 : to.size();
-    for (size_t i = 0; i < from->size(); ++i) {
-        const uint64_t dim = (*from)[i], target = to[lead + i];
-        if (dim == target) continue;
-        if (dim != 1) {
-            r.fail(key + "/" + std::to_string(i), "dimension " + std::to_string(dim) + " does not broadcast to updates_shape " +
-                                                      format_shape(to) + "'s " + std::to_string(target) + " (it must be " +
-                                                      std::to_string(target) + " or 1)");
-            return;
-        }
-        if (lead + i >= rows) {
-            r.fail(key + "/" + std::to_string(i), "dimension " + std::to_string(lead + i) + " of updates_shape " + format_shape(to) +
-                                                      " is in the rows of data each index tuple writes, which are read whole (a "
-                                                      "broadcast is allowed along the first " + std::to_string(rows) + ")");
-            return;
-        }
+    for (size_t axis = rows; axis < to.size(); ++axis) {
+        if ((*padded)[axis] == to[axis]) continue;
+        // An axis the shape leaves out (padded in front) is broadcast too: the shape itself is at fault.
+        r.fail(axis < lead ? key : key + "/" + std::to_string(axis - lead), "dimension " + std::to_string(axis) + " of updates_shape " + format_shape(to) +
+                                                           " is in the rows of data each index tuple writes, which are read whole (a "
+                                                           "broadcast is allowed along the first " + std::to_string(rows) + ")");
+        return;
     }
-    Shape padded(lead, 1);
-    padded.insert(padded.end(), from->begin(), from->end());
-    if (padded != to) spec.updates_broadcast_from = padded;
+    if (*padded != to) spec.updates_broadcast_from = padded;
 }
 
 namespace {
@@ -170,14 +178,8 @@ void read_indices_add(KernelReader& r, KernelSpec& spec) {
                                 "indices_shape]}";
     KernelSpec::IndicesAdd add;
     add.steps.assign(rank, 0);
-    // An integer within 2^62 either way (the sums of such, the reader checks below, stay within int64_t).
-    const auto within = [](const nlohmann::json& number) {
-        if (!number.is_number_integer()) return false;
-        if (number.is_number_unsigned()) return number.get<uint64_t>() <= uint64_t{1} << 62;
-        return number.get<int64_t>() >= -(int64_t{1} << 62);
-    };
     if (value->is_number_integer()) {
-        if (!within(*value)) {
+        if (!within_2_62(*value)) {
             r.fail(key, "the constant " + value->dump() + " is too large (at most 2^62 either way)");
             return;
         }
@@ -190,7 +192,7 @@ void read_indices_add(KernelReader& r, KernelSpec& spec) {
             }
         }
         const auto start = value->find("start"), steps = value->find("steps");
-        if (start == value->end() || !within(*start)) {
+        if (start == value->end() || !within_2_62(*start)) {
             r.fail(key + "/start", start == value->end() ? "required key \"start\" is missing (" + allowed + ")"
                                                          : "expected an integer of at most 2^62 either way, got " + start->dump());
             return;
@@ -203,7 +205,7 @@ void read_indices_add(KernelReader& r, KernelSpec& spec) {
         }
         for (size_t i = 0; i < rank; ++i) {
             const nlohmann::json& step = (*steps)[i];
-            if (!within(step)) {
+            if (!within_2_62(step)) {
                 r.fail(key + "/steps/" + std::to_string(i), "expected an integer of at most 2^62 either way, got " + step.dump());
                 return;
             }

@@ -154,4 +154,14 @@ void read_constant_tensors(KernelReader& reader, KernelSpec& spec);
 // The data axis the value at flat position `at` of indices selects along (onnx_rules.cpp).
 size_t selected_axis(const KernelSpec& spec, uint64_t at);
 
+// The values an index may take, what it indexes and the allowed range, for messages.
+struct IndexRange {
+    int64_t low, high;
+    std::string what, allowed;
+};
+// The values the index at flat position `at` of indices may take: [-s, s-1] for the size s of its data axis (within
+// the index type); a TensorScatter's write index 0..max - sequence length (linear) or any value from 0 (circular)
+// (onnx_rules.cpp).
+IndexRange index_range(const KernelSpec& spec, uint64_t at);
+
 }  // namespace kernelgen

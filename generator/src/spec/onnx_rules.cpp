@@ -15,12 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-// The values an index may take, what it indexes and the allowed range, for messages.
-struct IndexRange {
-    int64_t low, high;
-    std::string what, allowed;
-};
-
 // "axis": default 0, negative counts from the back, range [-r, r-1].
 void read_axis(KernelReader& r, KernelSpec& spec) {
     const auto rank = static_cast<int64_t>(spec.data_shape.size());
@@ -259,6 +253,31 @@ void resolve_tensor_scatter(KernelReader& r, KernelSpec& spec) {
     spec.output_shape = spec.data_shape;
 }
 
+}  // namespace
+
+void apply_operator_rules(KernelReader& r, KernelSpec& spec) {
+    switch (spec.op) {
+        case Op::Gather: resolve_gather(r, spec); break;
+        case Op::GatherElements: resolve_gather_elements(r, spec); break;
+        case Op::GatherND: resolve_gather_nd(r, spec); break;
+        case Op::ScatterND: resolve_scatter_nd(r, spec); break;
+        case Op::ScatterElements: resolve_scatter_elements(r, spec); break;
+        case Op::TensorScatter: resolve_tensor_scatter(r, spec); break;
+    }
+}
+
+// The data axis the value at flat position `at` of indices selects along.
+size_t selected_axis(const KernelSpec& spec, uint64_t at) {
+    switch (spec.op) {
+        case Op::Gather:
+        case Op::GatherElements:
+        case Op::ScatterElements: return static_cast<size_t>(spec.axis);
+        case Op::GatherND: return static_cast<size_t>(spec.batch_dims) + static_cast<size_t>(at % spec.indices_shape.back());
+        case Op::ScatterND: return static_cast<size_t>(at % spec.indices_shape.back());
+        case Op::TensorScatter: return static_cast<size_t>(spec.axis);
+    }
+    return 0;
+}
 
 // The values an index at flat position `at` of indices may take: [-s, s-1] for the size s of its data axis; a
 // TensorScatter's write index 0..max - sequence length (linear) or any value from 0 (circular).
@@ -285,32 +304,6 @@ IndexRange index_range(const KernelSpec& spec, uint64_t at) {
     return {low, high, what,
             size == 0 ? "data axis " + std::to_string(axis) + " has size 0, so no index is valid"
                       : "allowed " + std::to_string(low) + ".." + std::to_string(high)};
-}
-
-}  // namespace
-
-void apply_operator_rules(KernelReader& r, KernelSpec& spec) {
-    switch (spec.op) {
-        case Op::Gather: resolve_gather(r, spec); break;
-        case Op::GatherElements: resolve_gather_elements(r, spec); break;
-        case Op::GatherND: resolve_gather_nd(r, spec); break;
-        case Op::ScatterND: resolve_scatter_nd(r, spec); break;
-        case Op::ScatterElements: resolve_scatter_elements(r, spec); break;
-        case Op::TensorScatter: resolve_tensor_scatter(r, spec); break;
-    }
-}
-
-// The data axis the value at flat position `at` of indices selects along.
-size_t selected_axis(const KernelSpec& spec, uint64_t at) {
-    switch (spec.op) {
-        case Op::Gather:
-        case Op::GatherElements:
-        case Op::ScatterElements: return static_cast<size_t>(spec.axis);
-        case Op::GatherND: return static_cast<size_t>(spec.batch_dims) + static_cast<size_t>(at % spec.indices_shape.back());
-        case Op::ScatterND: return static_cast<size_t>(at % spec.indices_shape.back());
-        case Op::TensorScatter: return static_cast<size_t>(spec.axis);
-    }
-    return 0;
 }
 
 void read_constant_indices(KernelReader& r, KernelSpec& spec) {

@@ -91,16 +91,21 @@ std::string scatter_formula(const std::string& target, const std::string& update
     return "";
 }
 
-// Where each position of indices_shape reads its index value: row-major in indices_shape, or in the smaller shape
-// the indices broadcast from ("indices_broadcast_from"), 0 along every axis they are broadcast along.
-std::vector<uint64_t> indices_read_strides(const KernelSpec& spec) {
-    if (!spec.indices_broadcast_from) return row_major_strides(spec.taken_shape());
-    const Shape& from = *spec.indices_broadcast_from;
-    std::vector<uint64_t> strides = row_major_strides(from);
-    for (size_t i = 0; i < from.size(); ++i) {
-        if (from[i] != spec.indices_shape[i]) strides[i] = 0;
+// Where each position of a tensor of shape `to` is read: row-major, or in the smaller shape `from` it broadcasts from
+// (aligned and padded to `to`'s rank), 0 along every axis it is broadcast along.
+std::vector<uint64_t> broadcast_read_strides(const std::optional<Shape>& from, const Shape& to) {
+    if (!from) return row_major_strides(to);
+    std::vector<uint64_t> strides = row_major_strides(*from);
+    for (size_t i = 0; i < from->size(); ++i) {
+        if ((*from)[i] != to[i]) strides[i] = 0;
     }
     return strides;
+}
+
+// Where each position of indices_shape reads its index value ("indices_broadcast_from"; the components the kernel
+// reads, where some are constants).
+std::vector<uint64_t> indices_read_strides(const KernelSpec& spec) {
+    return broadcast_read_strides(spec.indices_broadcast_from, spec.taken_shape());
 }
 
 // What a step along axis `i` of indices_shape adds to the index values ("indices_add"), 0 without it.
@@ -113,16 +118,9 @@ Loop indices_loop(const KernelSpec& spec, size_t i, uint64_t read, uint64_t sour
     return loop;
 }
 
-// Where each position of updates_shape reads its update: row-major, or in the smaller shape the updates broadcast
-// from ("updates_broadcast_from"), 0 along every axis they are broadcast along.
+// Where each position of updates_shape reads its update ("updates_broadcast_from").
 std::vector<uint64_t> updates_read_strides(const KernelSpec& spec) {
-    if (!spec.updates_broadcast_from) return row_major_strides(spec.updates_shape);
-    const Shape& from = *spec.updates_broadcast_from;
-    std::vector<uint64_t> strides = row_major_strides(from);
-    for (size_t i = 0; i < from.size(); ++i) {
-        if (from[i] != spec.updates_shape[i]) strides[i] = 0;
-    }
-    return strides;
+    return broadcast_read_strides(spec.updates_broadcast_from, spec.updates_shape);
 }
 
 IndexedCopy lower_gather(const KernelSpec& spec) {

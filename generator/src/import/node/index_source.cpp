@@ -171,6 +171,18 @@ bool steps_allowed(const IndexSource::Added& added, const std::optional<std::vec
     return true;
 }
 
+// The node of this graph's default domain that makes `tensor` from a first input of this graph, which a walk back
+// may pass; nothing where there is none.
+const onnx::NodeProto* step_before(const GraphScope& scope, const std::string& tensor) {
+    const auto made = scope.producers.find(tensor);
+    if (made == scope.producers.end()) return nullptr;
+    const onnx::NodeProto& node = scope.graph->node(made->second);
+    if (!default_domain(node.domain()) || node.input_size() < 1 || node.input(0).empty() || !scope.defined.count(node.input(0))) {
+        return nullptr;
+    }
+    return &node;
+}
+
 std::string step_name(const onnx::NodeProto& node) { return node.op_type() + " " + (node.name().empty() ? node.output(0) : node.name()); }
 
 // GatherND's and ScatterND's indices made by a Concat along their last axis of constant components (the same in
@@ -224,13 +236,9 @@ IndexSource index_source(const GraphScope& scope, const std::string& indices, bo
     }
     // Each step leads to a tensor made before it: at most one step per node of the graph.
     for (int steps = 0; steps < scope.graph->node_size(); ++steps) {
-        const auto made = scope.producers.find(source.tensor);
-        if (made == scope.producers.end()) break;
-        const onnx::NodeProto& node = scope.graph->node(made->second);
-        if (!default_domain(node.domain()) || node.input_size() < 1 || node.input(0).empty() ||
-            !scope.defined.count(node.input(0))) {
-            break;
-        }
+        const onnx::NodeProto* step = step_before(scope, source.tensor);
+        if (!step) break;
+        const onnx::NodeProto& node = *step;
         // Before any broadcast, the tensor holds the indices' elements in order, its shape theirs up to 1s: an Add
         // (or Sub) of a constant, or an Expand, may be passed, their shapes mapped to the indices'.
         const auto shape = broadcasts && target && !source.broadcast_from ? dims_of(scope, source.tensor) : std::nullopt;
@@ -273,13 +281,9 @@ IndexSource updates_source(const GraphScope& scope, const std::string& name, siz
     IndexSource source{name, elem_type_of(scope, name), {}, std::nullopt, std::nullopt, std::nullopt};
     const auto target = dims_of(scope, name);
     for (int steps = 0; steps < scope.graph->node_size(); ++steps) {
-        const auto made = scope.producers.find(source.tensor);
-        if (made == scope.producers.end()) break;
-        const onnx::NodeProto& node = scope.graph->node(made->second);
-        if (!default_domain(node.domain()) || node.input_size() < 1 || node.input(0).empty() ||
-            !scope.defined.count(node.input(0)) || node.op_type() == "Cast") {
-            break;
-        }
+        const onnx::NodeProto* step = step_before(scope, source.tensor);
+        if (!step || step->op_type() == "Cast") break;
+        const onnx::NodeProto& node = *step;
         const std::string& before = node.input(0);
         const int32_t type = elem_type_of(scope, before);
         if (type == 0 || type != source.elem_type || scope.may_have_value(before)) break;
