@@ -4770,6 +4770,51 @@ TEST(ImportCounts, ConvolutionsResizePadAndPoolingKeepABatchCount) {
                            "picked_grown: data-dependent shape: data \"grown\" dimension 0 depends on run-time values"}));
 }
 
+// Mask and Keypoint R-CNN paste each detection's mask, or decode its keypoints, at its box's size: a Resize by
+// sizes Concat(Shape(x)[:2], run-time h and w). Its leading dimensions are still known, and a tensor gathered from
+// it down to static dimensions ([2, 3, 3] here, flattened) gets a kernel; each tensor with a run-time h or w is
+// skipped, naming the Resize and where its sizes come from.
+TEST(ImportCounts, ResizeByRunTimeSizesKeepsItsKnownDimensions) {
+    Model m(13);
+    m.input("scores", kFloat, {6});
+    m.input("maps", kFloat, {2, 1, 4, 4});
+    m.input("yi", kInt64, {3});
+    m.input("xi", kInt64, {3});
+    m.input("pick", kInt64, {4});
+    m.initializer("zero", kFloat, {}, {0});
+    m.initializer("first", kInt64, {}, {0});
+    m.initializer("starts", kInt64, {1}, {0});
+    m.initializer("two", kInt64, {1}, {2});
+    m.initializer("one", kInt64, {1}, {1});
+    m.initializer("flat", kInt64, {1}, {-1});
+    m.node("Greater", {"scores", "zero"}, "mask", "greater");
+    m.node("NonZero", {"mask"}, "nz", "nz");                                 // [1, K]
+    m.node("Shape", {"nz"}, "nz_shape", "nz_shape");
+    m.node("Slice", {"nz_shape", "one", "two"}, "k", "k");                   // [K]
+    m.node("Shape", {"maps"}, "maps_shape", "maps_shape");
+    m.node("Slice", {"maps_shape", "starts", "two"}, "head", "head");        // [2, 1]
+    Model::attribute(m.node("Concat", {"head", "k", "k"}, "sizes", "sizes"), "axis", int64_t{0});  // [2, 1, K, K]
+    m.node("Resize", {"maps", "", "", "sizes"}, "up", "up");                 // [2, 1, K, K]
+    Model::attribute(m.node("Gather", {"up", "first"}, "a", "a"), "axis", int64_t{1});   // [2, K, K]
+    Model::attribute(m.node("Gather", {"a", "yi"}, "b", "b"), "axis", int64_t{1});       // [2, 3, K]
+    Model::attribute(m.node("Gather", {"b", "xi"}, "c", "c"), "axis", int64_t{2});       // [2, 3, 3]
+    m.node("Reshape", {"c", "flat"}, "d", "d");                              // [18]
+    m.node("Gather", {"d", "pick"}, "e", "e");
+    m.output("e", kFloat, {4});
+    const auto result = kernelgen::import_model(m.bytes(), "paste.onnx");
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_EQ(result.kernels.size(), 1u) << result.report;
+    EXPECT_EQ(result.kernels[0].name, "e");
+    EXPECT_EQ(result.kernels[0].spec.data_shape, (kernelgen::Shape{18}));
+    std::vector<std::string> skipped;
+    for (const auto& s : result.skipped) skipped.push_back(s.node.name + ": " + s.reason);
+    const std::string through = " depends on run-time values (through the sizes of Resize \"up\", made at run time from "
+                                "NonZero node \"nz\"); a kernel takes a run-time size only as a count of rows import can bound";
+    EXPECT_EQ(skipped, (std::vector<std::string>{"a: data-dependent shape: data \"up\" dimension 2" + through,
+                                                 "b: data-dependent shape: data \"a\" dimension 1" + through,
+                                                 "c: data-dependent shape: data \"b\" dimension 2" + through}));
+}
+
 TEST(ImportCounts, MaxCountSetsOrLowersABound) {
     kernelgen::ImportOptions options;
     options.max_counts = {{"cumulative", 10}, {"kept", 4}, {"confident", 100}, {"static_lookup", 3}, {"dynamic_lookup", 16}};

@@ -354,6 +354,65 @@ size_t declare_counted_shapes(GraphScope& scope, const CountBounds& bounds, int6
     return added;
 }
 
+// The elements of the 1-D integer value `name` that are known at import time, nullopt for the others: all of a
+// known value; a Concat's parts in order; through Cast and Identity; each element unknown for any other value of a
+// static length. Nothing when its length is not known.
+std::optional<std::vector<std::optional<int64_t>>> known_elements(const GraphScope& scope, const std::string& name, int depth) {
+    if (const TensorValue* value = scope.value(name)) {
+        if (value->dims.size() != 1 || value->ints.size() != value->count()) return std::nullopt;
+        return std::vector<std::optional<int64_t>>(value->ints.begin(), value->ints.end());
+    }
+    const GraphScope* owner = scope.owner(name);
+    const auto producer = owner ? owner->producers.find(name) : decltype(owner->producers.end()){};
+    if (owner && depth < 16 && producer != owner->producers.end()) {
+        const onnx::NodeProto& node = owner->graph->node(producer->second);
+        const std::string& op = node.op_type();
+        if (default_domain(node.domain()) && node.input_size() > 0 && (op == "Cast" || op == "Identity")) {
+            return known_elements(*owner, node.input(0), depth + 1);
+        }
+        if (default_domain(node.domain()) && op == "Concat") {
+            std::vector<std::optional<int64_t>> out;
+            for (const auto& part : node.input()) {
+                const auto elements = part.empty() ? std::nullopt : known_elements(*owner, part, depth + 1);
+                if (!elements) return std::nullopt;
+                out.insert(out.end(), elements->begin(), elements->end());
+            }
+            return out;
+        }
+    }
+    const auto shape = static_shape(scope.type(name));
+    if (!shape || shape->size() != 1 || (*shape)[0] < 0 || static_cast<uint64_t>((*shape)[0]) > kMaxRank) return std::nullopt;
+    return std::vector<std::optional<int64_t>>(static_cast<size_t>((*shape)[0]));
+}
+
+// Declares the dimensions of a Resize output that its sizes input fixes where inference leaves them unknown: a
+// sizes value made at run time in part (Mask R-CNN's paste of each mask, `Concat(Shape(mask)[:2], Cast(h, w))`)
+// still gives its known elements. Only where the sizes are the output's dimensions as they are: from opset 11 to
+// 17, or at 18 and later without "axes" and with the "stretch" policy. Returns how many outputs it declared.
+size_t declare_resize_sizes(GraphScope& scope, int64_t opset) {
+    size_t added = 0;
+    for (int n = 0; n < scope.graph->node_size() && opset >= 11; ++n) {
+        const onnx::NodeProto& node = scope.graph->node(n);
+        if (node.op_type() != "Resize" || !default_domain(node.domain()) || node.input_size() < 4 || node.input(3).empty() ||
+            node.output_size() < 1 || node.output(0).empty() || find_attribute(node, "axes")) {
+            continue;
+        }
+        if (const auto* policy = find_attribute(node, "keep_aspect_ratio_policy"); policy && policy->s() != "stretch") continue;
+        const onnx::TypeProto* output = scope.type(node.output(0));
+        const auto sizes = known_elements(scope, node.input(3), 0);
+        if (!output || !output->has_tensor_type() || !sizes) continue;
+        onnx::TensorShapeProto shape;
+        for (const auto& size : *sizes) {
+            auto* dim = shape.add_dim();
+            if (size && *size >= 0) dim->set_dim_value(*size);
+        }
+        if (!adds_dims(shape, *output)) continue;
+        if (declare_shape(scope, node.output(0), *output, shape)) ++added;
+    }
+    for (auto& [key, child] : scope.children) added += declare_resize_sizes(*child, opset);
+    return added;
+}
+
 // Marks, in a partial shape, a dimension that is not static (no dimension is negative).
 constexpr int64_t kUnknownDim = std::numeric_limits<int64_t>::min();
 
@@ -537,6 +596,7 @@ ModelAnalysis analyze_model(onnx::ModelProto model, int64_t opset, const ImportO
         size_t declared = declare_selected_ranks(*analysis.main);
         declared += declare_counted_shapes(*analysis.main, CountBounds(*analysis.main, opset, guard), opset);
         declared += declare_loop_scans(*analysis.main);
+        declared += declare_resize_sizes(*analysis.main, opset);
         if (fold_scope(*analysis.main, opset, domains, budget, guard) == 0 && declared == 0) break;
     }
     analysis.rounds = std::min(analysis.rounds, kMaxFoldRounds);

@@ -32,24 +32,39 @@ std::optional<std::string> rank_lost_at(const GraphScope& scope, std::string nam
 // What makes the number of elements of `name` unknown at import time, found by walking back through the
 // producers: a node that makes it depend on run-time values (NonZero, NonMaxSuppression, Compress, Unique, TopK
 // with a run-time k; `run_time` is then true), or a Shape or Size of a tensor whose rank inference lost (the
-// length of a shape is a rank, never a run-time count). Nothing when neither is found.
+// length of a shape is a rank, never a run-time count). Nothing when neither is found. A Resize by run-time sizes
+// on the way is named with a cause found among its sizes.
 std::optional<std::string> unknown_size_cause(const GraphScope& scope, const std::string& name, bool& run_time) {
-    std::vector<std::pair<const GraphScope*, std::string>> pending{{&scope, name}};
+    struct Pending {
+        const GraphScope* at;
+        std::string name;
+        std::string resized;  // "the sizes of Resize ...", when reached through them
+    };
+    std::vector<Pending> pending{{&scope, name, ""}};
     std::set<std::pair<const GraphScope*, std::string>> seen;
     std::optional<std::string> lost_rank;
     while (!pending.empty() && seen.size() < 4096) {
-        auto [at, current] = pending.back();
+        const Pending current = pending.back();
         pending.pop_back();
-        const GraphScope* owner = at->owner(current);
-        if (!owner || !seen.insert({owner, current}).second) continue;
-        auto producer = owner->producers.find(current);
+        const GraphScope* owner = current.at->owner(current.name);
+        if (!owner || !seen.insert({owner, current.name}).second) continue;
+        auto producer = owner->producers.find(current.name);
         if (producer == owner->producers.end()) continue;
         const onnx::NodeProto& node = owner->graph->node(producer->second);
         if (makes_count(*owner, node)) {
             run_time = true;
-            return node.op_type() + " node " + in_quotes(node.name());
+            const std::string cause = node.op_type() + " node " + in_quotes(node.name());
+            return current.resized.empty() ? cause : current.resized + ", made at run time from " + cause;
         }
-        if (owner->value(current)) continue;  // a known value has a known size
+        if (owner->value(current.name)) continue;  // a known value has a known size
+        // A Resize by sizes computed at run time: its output's dimensions are those values (Mask R-CNN's paste of
+        // each mask at its box's size), so only they are followed.
+        if (node.op_type() == "Resize" && default_domain(node.domain()) && node.input_size() > 3 && !node.input(3).empty() &&
+            !owner->value(node.input(3))) {
+            pending.push_back({owner, node.input(3), current.resized.empty() ? "the sizes of Resize " +
+                               in_quotes(node_label(node, static_cast<size_t>(producer->second))) : current.resized});
+            continue;
+        }
         const OnnxOperatorRule* rule = find_operator(node);
         if (rule && rule->needs == FoldNeeds::first_shape && node.input_size() > 0 && !has_rank(owner->type(node.input(0)))) {
             if (!lost_rank) {
@@ -60,7 +75,7 @@ std::optional<std::string> unknown_size_cause(const GraphScope& scope, const std
             continue;  // its values may still be counts, but its length is a rank
         }
         for (const auto& input : node.input()) {
-            if (!input.empty()) pending.emplace_back(owner, input);
+            if (!input.empty()) pending.push_back({owner, input, current.resized});
         }
     }
     run_time = false;
@@ -178,7 +193,7 @@ Result<std::optional<StaticTensor>> static_tensor(const GraphScope& scope, const
             if (auto cause = unknown_size_cause(scope, tensor, run_time)) {
                 if (!run_time) return Problem{"dynamic shape: " + where + " could not be inferred: it comes from " + *cause};
                 return Problem{"data-dependent shape: " + where + " depends on run-time values (through " + *cause + ")" +
-                               (d == 0 ? hint : "")};
+                               (d == 0 ? hint : "; a kernel takes a run-time size only as a count of rows import can bound")};
             }
             // A name ONNX's inference made up (unk__8) is nowhere in the model: the dimension has no name.
             const bool named = dim.has_dim_param() && analysis.declared_dim_params.count(dim.dim_param());
