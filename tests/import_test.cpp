@@ -4995,12 +4995,21 @@ TEST(ImportCall, ExtremeConstantsStopTheWalk) {
         m.output(constant + "_rows", kFloat, {constant == "wide" ? 8 : 3, 4});
     }
     const auto result = kernelgen::import_model(m.bytes(), "extremes.onnx");
-    ASSERT_EQ(result.kernels.size(), 3u);
+    ASSERT_EQ(result.kernels.size(), 4u);
     EXPECT_EQ(result.kernels[0].tensors.indices, "extremes_ids");
     EXPECT_EQ(result.kernels[1].tensors.indices, "spread_ids");
     EXPECT_EQ(result.kernels[2].tensors.indices, "too_far_ids");
-    ASSERT_EQ(result.skipped.size(), 1u);
-    EXPECT_NE(result.skipped[0].reason.find("no index could be in range"), std::string::npos) << result.skipped[0].reason;
+    // A range wider than the table: the reader refuses the constants added, and the kernel takes the Add's output,
+    // on which it fails as ONNX Runtime does, whatever `at` is; a note says why.
+    EXPECT_EQ(result.kernels[3].tensors.indices, "wide_ids");
+    EXPECT_TRUE(result.kernels[3].tensors.indices_through.empty());
+    EXPECT_FALSE(result.kernels[3].spec.indices_add.has_value());
+    EXPECT_TRUE(result.skipped.empty());
+    ASSERT_EQ(result.notes.size(), 1u);
+    EXPECT_NE(result.notes[0].find("node \"wide_lookup\" (Gather, #7): the kernel takes the node's own indices and updates: "
+                                   "kernelgen refuses those it would derive them from (/indices_add: "), std::string::npos)
+        << result.notes[0];
+    EXPECT_NE(result.notes[0].find("no index could be in range"), std::string::npos) << result.notes[0];
 }
 
 TEST(ImportCounts, MaxCountOnTheCommandLine) {

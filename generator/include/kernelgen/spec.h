@@ -204,6 +204,13 @@ struct RunOptions {
 // so a parsed spec can be emitted as it is; generate_files() applies the run's.
 void apply_run_options(KernelSpec& spec, const RunOptions& run);
 
+// Whether "indices_add" may step along `axis` of `indices_shape`, the indices taken being `taken` (their
+// "indices_broadcast_from", aligned and padded, or indices_shape itself): where each value the kernel takes is read
+// at every position along it, an axis the indices are broadcast along (`taken` 1 there), or a tuple's components
+// (GatherND's and ScatterND's last axis, `tuples`); along an axis of one element or none a step moves nothing.
+// Each value taken then has one range, checked once (derived_indices.cpp; import's walk of a model asks it too).
+bool addend_step_allowed(const Shape& indices_shape, const Shape& taken, size_t axis, bool tuples);
+
 // Files a spec names given in memory rather than on disk, by the name the spec gives them: an import's tables,
 // read as the spec that names them is checked, before they are written.
 using SpecFiles = std::map<std::string, std::string>;

@@ -204,55 +204,81 @@ private:
         return accumulate;
     }
 
-    // A spec for the node, made by kernelgen's own reader from its text and the files it names (in memory, not yet
-    // written), under the name it would take: the name and the files' names are taken only when the reader
-    // accepts it (a refused node takes no name); or the node skipped with the reason.
-    void record_spec(const GraphScope& scope, const onnx::NodeProto& node, const NodeRef& ref, const OpRule& rule,
-                     const std::string& accumulate_key, bool plain_indices, Json& entry) {
-        const NodeContext context{node, rule, opset_, scope, analysis_, counts_, max_count_for(ref, node), ref.path(),
-                                  options_.weights_in_kernel, plain_indices};
-        const bool accumulate = index_put(scope, node, ref, accumulate_key, entry);
+    // One try at a node's spec: what node_spec() made of it, and the kernel kernelgen's own reader made of that
+    // (empty where it refused it: `diagnostics` say why), under the name it would take; nothing is taken yet.
+    struct SpecAttempt {
+        Result<Json> spec = Result<Json>(Json());
         std::optional<BoundedCount> bounded;
         HeldTables held;
         ImportedKernel kernel;
-        auto spec = node_spec(context, bounded, held, kernel.tensors);
-        if (!held.note.empty()) result_.notes.push_back(ref.str() + ": " + held.note);
-        if (spec && accumulate) (*spec)["reduction"] = "add";
-        if (context.max_count && spec) max_count_notes(*context.max_count, ref, bounded);
-        if (!spec) {
-            skip(ref, spec.problem(), entry);
-            return;
-        }
-        kernel.node = ref;
-        kernel.name = names_.next(scope.name_prefix, node, ref.position);
-        (*spec)["name"] = kernel.name;
         SpecFiles files;
         std::vector<std::string> file_names;
-        for (const HeldFile& held_file : held.files) {
-            const std::string file = npy_names_.next_part(kernel.name, held_file.part);
-            Json* at = &*spec;
+        std::vector<KernelSpec> kernels;
+        std::vector<Diagnostic> diagnostics;
+    };
+    SpecAttempt attempt_spec(const NodeContext& context, const NodeRef& ref, bool accumulate) {
+        SpecAttempt a;
+        a.spec = node_spec(context, a.bounded, a.held, a.kernel.tensors);
+        if (!a.spec) return a;
+        Json& spec = *a.spec;
+        if (accumulate) spec["reduction"] = "add";
+        a.kernel.node = ref;
+        a.kernel.name = names_.next(context.scope.name_prefix, context.node, ref.position);
+        spec["name"] = a.kernel.name;
+        for (const HeldFile& held_file : a.held.files) {
+            const std::string file = npy_names_.next_part(a.kernel.name, held_file.part);
+            Json* at = &spec;
             for (const auto& key : held_file.key) at = &(*at)[key];
             *at = file;
-            files[file] = held_file.npy;
-            file_names.push_back(file);
-            kernel.table_files.push_back({file, held_file.npy});
+            a.files[file] = held_file.npy;
+            a.file_names.push_back(file);
+            a.kernel.table_files.push_back({file, held_file.npy});
         }
-        kernel.spec_text = spec_text(*spec);
-        std::vector<Diagnostic> diagnostics;
-        const std::string spec_file = kernel.name + ".json";
-        auto kernels = parse_spec_text(kernel.spec_text, spec_file, diagnostics, files);
-        if (kernels.size() != 1) {
-            skip(ref, "kernelgen refuses it: " + strip_file_prefix(diagnostics.front().str(), spec_file), entry);
+        a.kernel.spec_text = spec_text(spec);
+        a.kernels = parse_spec_text(a.kernel.spec_text, a.kernel.name + ".json", a.diagnostics, a.files);
+        return a;
+    }
+
+    // A spec for the node, made by kernelgen's own reader from its text and the files it names (in memory, not yet
+    // written), under the name it would take: the name and the files' names are taken only when the reader
+    // accepts it (a refused node takes no name); or the node skipped with the reason. The reader is the one judge
+    // of indices derived from a smaller tensor: where it refuses them (a constant component of a tuple out of
+    // range, on which ONNX Runtime fails whatever the input), the kernel takes the node's own indices instead.
+    void record_spec(const GraphScope& scope, const onnx::NodeProto& node, const NodeRef& ref, const OpRule& rule,
+                     const std::string& accumulate_key, bool plain_indices, Json& entry) {
+        const bool accumulate = index_put(scope, node, ref, accumulate_key, entry);
+        NodeContext context{node, rule, opset_, scope, analysis_, counts_, max_count_for(ref, node), ref.path(),
+                            options_.weights_in_kernel, plain_indices};
+        SpecAttempt a = attempt_spec(context, ref, accumulate);
+        const KernelTensors& taken = a.kernel.tensors;
+        if (a.spec && a.kernels.size() != 1 && !plain_indices && (!taken.indices_through.empty() || !taken.updates_through.empty())) {
+            const std::string refused = strip_file_prefix(a.diagnostics.front().str(), a.kernel.name + ".json");
+            context.plain_indices = true;
+            a = attempt_spec(context, ref, accumulate);
+            if (a.spec && a.kernels.size() == 1) {
+                result_.notes.push_back(ref.str() + ": the kernel takes the node's own indices and updates: kernelgen "
+                                        "refuses those it would derive them from (" + refused + ")");
+            }
+        }
+        if (!a.held.note.empty()) result_.notes.push_back(ref.str() + ": " + a.held.note);
+        if (context.max_count && a.spec) max_count_notes(*context.max_count, ref, a.bounded);
+        if (!a.spec) {
+            skip(ref, a.spec.problem(), entry);
             return;
         }
+        if (a.kernels.size() != 1) {
+            skip(ref, "kernelgen refuses it: " + strip_file_prefix(a.diagnostics.front().str(), a.kernel.name + ".json"), entry);
+            return;
+        }
+        ImportedKernel& kernel = a.kernel;
         names_.take(kernel.name);
-        for (const auto& file : file_names) npy_names_.take(file);
-        kernel.spec = std::move(kernels.front());
+        for (const auto& file : a.file_names) npy_names_.take(file);
+        kernel.spec = std::move(a.kernels.front());
         if (kernel.spec.constant_data) kernel.data_file = kernel.spec.constant_data->file;
         if (kernel.spec.constant_updates) kernel.updates_file = kernel.spec.constant_updates->file;
         parsed_.push_back(kernel.spec);
-        kernel.bounded = std::move(bounded);
-        report_spec(entry, kernel, held);
+        kernel.bounded = std::move(a.bounded);
+        report_spec(entry, kernel, a.held);
         result_.kernels.push_back(std::move(kernel));
     }
 

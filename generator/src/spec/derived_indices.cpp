@@ -47,6 +47,10 @@ std::optional<Shape> read_broadcast(KernelReader& r, const std::string& key, con
 
 }  // namespace
 
+bool addend_step_allowed(const Shape& indices_shape, const Shape& taken, size_t axis, bool tuples) {
+    return indices_shape[axis] <= 1 || taken[axis] == 1 || (tuples && axis + 1 == indices_shape.size());
+}
+
 void read_tuple_constants(KernelReader& r, KernelSpec& spec) {
     const std::string key = "tuple_constants";
     const nlohmann::json* value = r.find(key);
@@ -231,8 +235,7 @@ void read_indices_add(KernelReader& r, KernelSpec& spec) {
     for (size_t i = 0; i < rank; ++i) {
         const uint64_t extent = spec.indices_shape[i];
         if (add.steps[i] == 0 || extent <= 1) continue;
-        const bool component_axis = tuples && i + 1 == rank;
-        if (!component_axis && from[i] != 1) {
+        if (!addend_step_allowed(spec.indices_shape, from, i, tuples)) {
             r.fail(key + "/steps/" + std::to_string(i),
                    "step " + std::to_string(add.steps[i]) + " along axis " + std::to_string(i) +
                        ", which the indices are not broadcast along: each value the kernel takes must have one range (a "

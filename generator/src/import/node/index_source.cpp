@@ -4,6 +4,7 @@
 
 #include "import/model/node_attributes.h"
 #include "import/model/tensor_value.h"
+#include "kernelgen/spec.h"
 
 namespace kernelgen {
 
@@ -160,13 +161,11 @@ std::optional<AddedSide> added_side(const GraphScope& scope, const onnx::NodePro
     return AddedSide{runtime, *from, *added};
 }
 
-// Whether each step of `added` moves only along an axis the indices are broadcast along (`from` 1 there, or no
-// broadcast at all for a dimension of 1), or along the last of `tuples`: each value taken then has one range.
+// Whether each step of `added` is one the spec allows (addend_step_allowed): each value taken then has one range.
 bool steps_allowed(const IndexSource::Added& added, const std::optional<std::vector<uint64_t>>& from,
                    const std::vector<uint64_t>& target, bool tuples) {
     for (size_t i = 0; i < target.size(); ++i) {
-        const bool broadcast = from ? (*from)[i] == 1 : target[i] == 1;
-        if (added.steps[i] != 0 && !broadcast && !(tuples && i + 1 == target.size())) return false;
+        if (added.steps[i] != 0 && !addend_step_allowed(target, from ? *from : target, i, tuples)) return false;
     }
     return true;
 }

@@ -210,19 +210,6 @@ HeldTables held_tables(const Json& spec, const ConstantTable& table) {
 }
 
 
-// Whether each constant component of a tuple lies in the data axis it selects along (GatherND after its batch
-// dimensions, ScatterND from the first).
-bool constants_in_range(const std::vector<std::optional<int64_t>>& constants, const Json& spec) {
-    const auto data = spec.at("data_shape").get<std::vector<int64_t>>();
-    const size_t batch = spec.contains("batch_dims") ? spec.at("batch_dims").get<size_t>() : 0;
-    for (size_t j = 0; j < constants.size(); ++j) {
-        if (!constants[j]) continue;
-        const int64_t size = batch + j < data.size() ? data[batch + j] : 0;
-        if (*constants[j] < -size || *constants[j] >= size) return false;
-    }
-    return true;
-}
-
 // Run-time indices: the kernel takes the tensor they are made of (index_source.h), of its own type and broadcast
 // where an Expand broadcasts it, unless --plain-indices keeps the node's own. Where the indices' rows are counted,
 // only steps that keep the shape.
@@ -234,9 +221,6 @@ void take_indices_source(const NodeContext& c, const std::string& indices, const
     const bool tuples = c.rule.op == Op::GatherND || c.rule.op == Op::ScatterND;
     IndexSource source = c.plain_indices ? IndexSource{indices, 0, {}, std::nullopt, std::nullopt, std::nullopt}
                                          : index_source(c.scope, indices, !counted_rows, broadcasts, tuples);
-    if (source.tuple_constants && !constants_in_range(*source.tuple_constants, spec)) {
-        source = IndexSource{indices, 0, {}, std::nullopt, std::nullopt, std::nullopt};  // ONNX Runtime fails on any input
-    }
     if (!source.through.empty()) spec["index_dtype"] = source.elem_type == onnx::TensorProto::INT32 ? "int32" : "int64";
     if (source.broadcast_from) spec["indices_broadcast_from"] = *source.broadcast_from;
     if (source.tuple_constants) {
