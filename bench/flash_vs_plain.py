@@ -39,8 +39,8 @@ def agreement_program(spec, name):
         period = unroll_report.index_bounds(spec)
         bounds = [period[t % len(period)] for t in range(prod(spec["indices_shape"]))]
     else:  # the values the kernel takes, each in its range: ONNX's shifted by the constants added to it
-        period = plain_loops.value_ranges(spec, unroll_report.index_bounds(spec))
-        bounds = [period[t % len(period)] for t in range(prod(spec.get("indices_broadcast_from", spec["indices_shape"])))]
+        period = plain_loops.value_ranges(spec)
+        bounds = [period[t % len(period)] for t in range(prod(plain_loops.taken_shape(spec)))]
     if spec["dtype"] in plain_loops.COMPLEX_TYPES:  # both parts set, and the outputs compared byte by byte
         part = "float" if spec["dtype"] == "complex64" else "double"
         fill = {"data": f"{{ data[i].re = ({part})(i % 251u); data[i].im = ({part})(i % 13u); }}",
@@ -59,7 +59,7 @@ def agreement_program(spec, name):
             lines.append(f"static {reads} {argument}[{macro}_{argument.upper()}_SIZE];")
             fills.append(f"for (i = 0u; i < sizeof {argument} / sizeof {argument}[0]; ++i) {fill[argument]}")
         elif argument == "indices":
-            taken = spec.get("indices_broadcast_from", spec["indices_shape"])  # the tensor the kernel takes
+            taken = plain_loops.taken_shape(spec) if plain_loops.derived(spec) else spec["indices_shape"]
             lines.append(f"static {ti} indices[{max(prod(taken), 1)}];")
             fills.append("for (i = 0u; i < sizeof indices / sizeof indices[0] && i < sizeof bounds / sizeof bounds[0]; "
                          "++i) {")

@@ -15,8 +15,10 @@ program memory on AVR (read by avr-libc's pgm_read_* of the element's size, as k
 constant indices in the narrowest type that holds them and checked when written, as kernelgen checks them when
 generating; a quantized table dequantizes each element as docs/spec-format.md says; run-time counts are count
 arguments, their bounds checked first with kernelgen's error codes (-3 for the data count, -2 for the count);
-indices derived from a tensor the kernel takes ("indices_broadcast_from", "indices_add") are read from it where
-they broadcast, each value checked once against ONNX's range shifted by the constants added to it, as kernelgen does.
+indices derived from a tensor the kernel takes ("indices_broadcast_from", "indices_add", "tuple_constants") are read
+from it where they broadcast, each value checked once against ONNX's range shifted by the constants added to it, a
+tuple's constant components one offset (checked when written), as kernelgen does; updates broadcast from a smaller
+tensor ("updates_broadcast_from") are read from it where they broadcast.
 
 With checked=False, the unchecked kernel of the same loops, the shape of onnx2c's Gather and ScatterND (which
 check no index): no check pass, and a scatter's output starting as one memcpy of data. Negative indices are still
@@ -73,25 +75,66 @@ def covers(spec):
     return None
 
 
-# --- indices derived from the tensor the kernel takes (docs/spec-format.md, "Broadcast indices" and "Constants
-# added to indices") ---------------------------------------------------------------------------------------------
+# --- indices derived from the tensor the kernel takes (docs/spec-format.md, "Broadcast indices", "Constants added
+# to indices" and "Constant tuple components"), and updates broadcast from a smaller tensor -------------------------
+
+DERIVED_INDICES = ("indices_broadcast_from", "indices_add", "tuple_constants")
+TUPLES = ("GatherND", "ScatterND")
+
 
 def derived(spec):
-    """Whether the kernel takes a smaller tensor its indices broadcast from, or adds constants to what it reads."""
-    return "indices_broadcast_from" in spec or "indices_add" in spec
+    """Whether the kernel derives its indices from a tensor it takes: a smaller one they broadcast from, constants
+    added to what it reads, or constant components of each index tuple."""
+    return any(key in spec for key in DERIVED_INDICES)
 
 
-def taken_strides(spec):
-    """Per axis of indices_shape, the stride of the tensor the kernel takes along it: 0 where it is broadcast."""
-    shape = spec["indices_shape"]
-    taken = spec.get("indices_broadcast_from", shape)
+def broadcast_strides(shape, taken):
+    """Per axis of `shape`, the stride of a tensor of shape `taken` (aligned at the back, as ONNX's Expand aligns
+    it) read where it broadcasts to `shape`: 0 along an axis it is broadcast along."""
     taken = [1] * (len(shape) - len(taken)) + list(taken)
     return [0 if dim == 1 and full != 1 else stride for dim, full, stride in zip(taken, shape, strides(taken))]
 
 
+def read_components(spec):
+    """The places, in each index tuple (GatherND's and ScatterND's last axis), of the components the kernel reads:
+    all but tuple_constants' constants; [0] for the other operators."""
+    if spec["op"] not in TUPLES:
+        return [0]
+    constants = spec.get("tuple_constants", [None] * spec["indices_shape"][-1])
+    return [j for j, c in enumerate(constants) if c is None]
+
+
+def read_shape(spec):
+    """The shape of the indices the kernel reads, before they broadcast: indices_shape, its last dimension the
+    count of the components read where some are constants."""
+    shape = list(spec["indices_shape"])
+    if "tuple_constants" in spec:
+        shape[-1] = len(read_components(spec))
+    return shape
+
+
+def taken_shape(spec):
+    """The shape of the indices tensor the kernel takes."""
+    return list(spec.get("indices_broadcast_from", read_shape(spec)))
+
+
+def taken_strides(spec):
+    """Per axis of read_shape(), the stride of the tensor the kernel takes along it: 0 where it is broadcast."""
+    return broadcast_strides(read_shape(spec), taken_shape(spec))
+
+
+def read_bounds(spec):
+    """The size of the data axis each component read selects along, a period over the flat read_shape()."""
+    data = spec["data_shape"]
+    if spec["op"] in TUPLES:
+        first = spec.get("batch_dims", 0) if spec["op"] == "GatherND" else 0
+        return [data[first + j] for j in read_components(spec)]
+    return [data[spec.get("axis", 0) % len(data)]]
+
+
 def added_steps(spec):
     """(start, steps): the constant added to the index at position (i0, i1, ...) of indices_shape is
-    start + sum(steps[d] * i_d)."""
+    start + sum(steps[d] * i_d), the last i_d of a tuple's component its place in the whole tuple."""
     add = spec.get("indices_add", 0)
     if isinstance(add, int):
         return add, [0] * len(spec["indices_shape"])
@@ -99,29 +142,63 @@ def added_steps(spec):
 
 
 def derived_positions(spec):
-    """Per flat position of indices_shape, in order: (the offset in the tensor a derived kernel takes of the value
+    """Per flat position of read_shape(), in order: (the offset in the tensor a derived kernel takes of the value
     read there, the constant added to it)."""
-    shape, at, (start, steps) = spec["indices_shape"], taken_strides(spec), added_steps(spec)
+    shape, at, (start, steps) = read_shape(spec), taken_strides(spec), added_steps(spec)
+    places = read_components(spec)
     for flat in range(prod(shape)):
         position = [flat // s % d for s, d in zip(strides(shape), shape)]
-        yield (sum(p * a for p, a in zip(position, at)), start + sum(p * step for p, step in zip(position, steps)))
+        moved = position[:-1] + [places[position[-1]]] if spec["op"] in TUPLES else position
+        yield (sum(p * a for p, a in zip(position, at)), start + sum(p * step for p, step in zip(moved, steps)))
 
 
 def expanded(spec, values):
-    """The indices of indices_shape (flat) a derived kernel reads, given the `values` of the tensor it takes."""
-    return [values[taken] + constant for taken, constant in derived_positions(spec)]
+    """The indices of indices_shape (flat) a derived kernel makes of the `values` of the tensor it takes: each
+    component read the value taken there plus its constant, each constant component as it is."""
+    read = [values[taken] + constant for taken, constant in derived_positions(spec)]
+    if "tuple_constants" not in spec:
+        return read
+    taken = iter(read)
+    return [next(taken) if c is None else c
+            for _ in range(prod(spec["indices_shape"][:-1])) for c in spec["tuple_constants"]]
 
 
-def value_ranges(spec, bounds):
+def value_ranges(spec):
     """[(low, high)]: the range of the value at flat position t of the tensor a derived kernel takes, for t modulo
-    the list's length, that keeps every index made of it in [-b, b-1] for `bounds` (as index_bounds() gives them,
-    periodic over indices_shape): ONNX's range shifted by the constants added to it."""
+    the list's length, that keeps every index made of it in [-b, b-1] for the size b of the axis it selects along
+    (read_bounds()): ONNX's range shifted by the constants added to it."""
+    bounds = read_bounds(spec)
     period = len(bounds)
     ranges = [(-(2**62), 2**62)] * period
     for flat, (taken, constant) in enumerate(derived_positions(spec)):
         b, (low, high) = bounds[flat % period], ranges[taken % period]
         ranges[taken % period] = (max(low, -b - constant), min(high, b - 1 - constant))
     return ranges
+
+
+def updates_shape(spec):
+    """A scatter's updates_shape, as given or as ONNX has it."""
+    if "updates_shape" in spec:
+        return list(spec["updates_shape"])
+    ind = spec["indices_shape"]
+    if spec["op"] == "ScatterND":
+        return ind[:-1] + spec["data_shape"][ind[-1]:]
+    return list(ind)
+
+
+def updates_taken(spec):
+    """The shape of the updates a scatter takes: updates_broadcast_from's, or updates_shape."""
+    return list(spec.get("updates_broadcast_from", updates_shape(spec)))
+
+
+def updates_expanded(spec, count):
+    """Per flat position of updates_shape, the offset in the updates a scatter takes (updates_taken()) of the value
+    read there; `count` positions of the updates taken as they are where nothing is broadcast."""
+    if "updates_broadcast_from" not in spec:
+        return list(range(count))
+    shape = updates_shape(spec)
+    at = broadcast_strides(shape, updates_taken(spec))
+    return [sum(flat // s % d * a for s, d, a in zip(strides(shape), shape, at)) for flat in range(prod(shape))]
 
 
 def c_type(spec):
@@ -399,23 +476,23 @@ def plain_kernel(spec, name, checked=True):
     if derived(spec):  # the index at a position (loop variables over indices_shape): the value taken there, plus
         taken, (start, steps) = taken_strides(spec), added_steps(spec)  # the constant added at that position
 
-        def index_at(names, component=None):
+        def index_at(names, component=None, place=None):
+            """`component` counts the components read, `place` (where it differs) its place in the whole tuple."""
             terms = list(zip(names, taken)) + ([(component, taken[-1])] if component else [])
             constant = [f"(int64_t){n}" + (f" * {step}" if step != 1 else "")
-                        for n, step in zip(names + ([component] if component else []), steps) if step]
+                        for n, step in zip(names + ([place or component] if component else []), steps) if step]
             constant += [str(start)] if start else []
             return f"({index(offset(terms))} + {' + '.join(constant)})" if constant else index(offset(terms))
     update = tensor("updates", t, spec["dtype"]) if op in SCATTERS else None
+    # Per axis of updates_shape, the stride of the updates the kernel takes (0 where they are broadcast).
+    us = broadcast_strides(updates_shape(spec), updates_taken(spec)) if op in SCATTERS else None
     # Index rows (a count of them, or all) and the checks: constant indices were checked when generated (along
     # axis 0 they are checked against a run-time data count).
     rows = ind[0] if ind else 1
     n_indices = times(count, prod(ind[1:])) if count and not leads_data else prod(ind)
     check_indices = checked and ("indices" not in spec or data_count)
     if check_indices and derived(spec):  # each value taken, once, against its shifted range
-        first = spec.get("batch_dims", 0) if op == "GatherND" else 0
-        from_bounds = ([data[first + j] for j in range(ind[-1])] if op in ("GatherND", "ScatterND")
-                       else [data[spec.get("axis", 0) % len(data)]])
-        body += range_check_loop(prod(spec.get("indices_broadcast_from", ind)), value_ranges(spec, from_bounds), index)
+        body += range_check_loop(prod(taken_shape(spec)), value_ranges(spec), index)
         variables.append("t")
         check_indices = False
     variables += ["t"] if check_indices or (checked and op == "TensorScatter") else []
@@ -478,7 +555,7 @@ def plain_kernel(spec, name, checked=True):
             body += loops(names, extents, [v, f"output[{at}] = {read(located)};"])
         else:
             body += copy_data()
-            body += loops(names, extents, [v, store(f"output[{located}]", update(at))])
+            body += loops(names, extents, [v, store(f"output[{located}]", update(offset(list(zip(names, us)))))])
     elif op == "TensorScatter":
         body += tensor_scatter(spec, read, index, update, checked, variables, copy_data)
     else:  # GatherND and ScatterND: tuples of k along indices[:-1] select data[b + j]
@@ -491,16 +568,28 @@ def plain_kernel(spec, name, checked=True):
         bounds = [data[b + j] for j in range(k)]
         body += check_loop(n_indices, [data_count or bounds[0]] + bounds[1:], ti, index) if check_indices else []
         tuple_at = offset(list(zip(names, js[:-1])))
-        dense = offset(list(zip(names, [s // k * block for s in js[:-1]])))
+        dense = offset(list(zip(names, us[:len(tuples)] if us else [s // k * block for s in js[:-1]])))
         batch = offset([(n, ds[d]) for d, n in enumerate(names[:b])])
-        inner = ["uint32_t at = %s;" % batch]
-        value = index_at(names, "j") if derived(spec) else index(f"{tuple_at} + j")
-        inner += loops(["j"], [k], [f"const {'int64_t' if derived(spec) else ti} v = {value};",
-                                    f"at += {wrap('v', f'(' + ti + ')dims[j]')} * strides[j];"], "")
-        dims = ", ".join([data_count or str(bounds[0])] + [str(x) for x in bounds[1:]])
-        stride_table = ", ".join(str(ds[b + j]) for j in range(k))
-        body.insert(0, f"    static const uint32_t strides[{k}] = {{{stride_table}}};")
-        body.insert(0, f"    {'const' if data_count else 'static const'} uint32_t dims[{k}] = {{{dims}}};")
+        # The components read, in a loop over tables of their axes; constant components (tuple_constants, checked
+        # when generated) are one offset, added once a tuple.
+        reads, constants = read_components(spec), spec.get("tuple_constants", [None] * k)
+        fixed = sum((c + bounds[j] if c < 0 else c) * ds[b + j] for j, c in enumerate(constants) if c is not None)
+        origin = [part for part in (batch, f"{fixed}u") if part != "0u"]
+        inner = [f"uint32_t at = {' + '.join(origin) or '0u'};"]
+        place = None  # a step along the tuples counts each component's place in the whole tuple
+        if "tuple_constants" in spec and added_steps(spec)[1][-1]:
+            if reads == list(range(reads[0], reads[0] + len(reads))):
+                place = f"(j + {reads[0]}u)"
+            else:
+                place = "places[j]"
+                body.insert(0, f"    static const uint32_t places[{len(reads)}] = {{{', '.join(map(str, reads))}}};")
+        value = index_at(names, "j", place) if derived(spec) else index(f"{tuple_at} + j")
+        inner += loops(["j"], [len(reads)], [f"const {'int64_t' if derived(spec) else ti} v = {value};",
+                                             f"at += {wrap('v', f'(' + ti + ')dims[j]')} * strides[j];"], "")
+        dims = ", ".join([data_count or str(bounds[reads[0]])] + [str(bounds[j]) for j in reads[1:]])
+        stride_table = ", ".join(str(ds[b + j]) for j in reads)
+        body.insert(0, f"    static const uint32_t strides[{len(reads)}] = {{{stride_table}}};")
+        body.insert(0, f"    {'const' if data_count else 'static const'} uint32_t dims[{len(reads)}] = {{{dims}}};")
         if op == "GatherND":
             inner += loops(["e"], [block], [f"output[{dense} + e] = {read('at + e')};"], "")
         else:

@@ -27,10 +27,11 @@ kernel of the specs with its plain and unchecked loops. Each call's output is ha
 run stops where a baseline's output differs from kernelgen's (each output is first filled with a pattern, so a
 baseline that leaves part of it unwritten differs too). The calls of one spec share their constant inputs.
 
-With --materialized (and --doc), each kernel whose indices are derived from the tensor it takes
-("indices_broadcast_from", "indices_add") is measured against its materialized twin: the same spec without those
-keys, passed the indices the kernel makes of the same values (a scatter's calls out of place and in place); the
-table gives the bytes of indices the caller holds, the cost of a call and .text, and the outputs must agree.
+With --materialized (and --doc), each kernel whose indices or updates are derived from the tensor it takes
+("indices_broadcast_from", "indices_add", "tuple_constants", "updates_broadcast_from") is measured against its
+materialized twin: the same spec without those keys, passed the indices and updates the kernel makes of the same
+values (a scatter's calls out of place and in place); the table gives the bytes of indices and updates the caller
+holds, the cost of a call and .text, and the outputs must agree.
 
 Usage: bench/target_costs.py --kernelgen build/kernelgen [--plugin build/bench/libqemu_count_plugin.so]
           [--target m4f|m0|avr]... [--unroll MODE]... [--baselines] [--plain] [--materialized] [--json FILE] [--out FILE]
@@ -159,10 +160,9 @@ def index_ranges(spec):
     (low, span) = ranges[t % len(ranges)], in range for the axis it selects along ([-b, b-1]; of a derived kernel,
     the values it takes, that range shifted by the constants added: plain_loops.value_ranges()); span 0 where no
     value is (an empty axis)."""
-    bounds = unroll_report.index_bounds(spec)
     if not plain_loops.derived(spec):
-        return [(-b, 2 * b) for b in bounds]
-    return [(low, max(high - low + 1, 0)) for low, high in plain_loops.value_ranges(spec, bounds)]
+        return [(-b, 2 * b) for b in unroll_report.index_bounds(spec)]
+    return [(low, max(high - low + 1, 0)) for low, high in plain_loops.value_ranges(spec)]
 
 
 def index_values(spec, count):
@@ -197,7 +197,8 @@ class Call:
     """One measured call: the function, its tensors (each a dict: name, C type, element bytes, element count,
     read-only, dtype), the spec whose shapes they have, the arguments, and what the program needs for it
     (includes, setup lines); `note` explains a call expected to fail; `index_values`, when set, the indices it is
-    passed (else pseudo-random ones in range, index_values())."""
+    passed (else pseudo-random ones in range, index_values()); `update_sources`, when set, per element of its
+    updates the element of another call's whose value it is passed (else each its own)."""
 
     def __init__(self, label, function, tensors, spec, note=""):
         self.label, self.function, self.tensors, self.spec, self.note = label, function, tensors, spec, note
@@ -205,6 +206,7 @@ class Call:
         self.includes = [f'#include "{spec["name"]}.h"']
         self.setup = []
         self.index_values = None
+        self.update_sources = None
 
     def arena_bytes(self, in_flash):
         return sum(aligned(t["bytes"] * max(t["count"], 1)) for t in self.tensors
@@ -379,9 +381,9 @@ def program_source(target, calls, placement):
                 key = (call.spec["name"], var, t["type"], t["count"])  # one table for the calls of a spec
                 if key not in shared:
                     shared[key] = f"kg_{n}_{var}"
+                    sources = call.update_sources if var == "updates" and call.update_sources else range(t["count"])
                     values = (call.index_values or index_values(call.spec, t["count"]) if t["dtype"] == "index"
-                              else [value_literal(t["dtype"], i + (1000 if var == "updates" else 0))
-                                    for i in range(t["count"])])
+                              else [value_literal(t["dtype"], i + (1000 if var == "updates" else 0)) for i in sources])
                     consts.append(f"static const {t['type']} {shared[key]}[{count}] = {{"
                                   + ", ".join(str(v) for v in values or ["0"]) + "};")
                 lines.append(f"    const {t['type']} *{var} = {shared[key]};")
@@ -409,6 +411,11 @@ def program_source(target, calls, placement):
                 lines.append("    kg_state = 12345u;")
                 lines.append(f"    for (i = 0u; i < {t['count']}u; ++i) "
                              f"{var}[i] = ({t['type']})kg_index_in(lows[i % {len(ranges)}u], spans[i % {len(ranges)}u]);")
+            elif var == "updates" and call.update_sources:  # the values of the elements they broadcast from
+                lines.append(f"    static const uint32_t sources[{t['count']}] = "
+                             f"{{{', '.join(f'{v}u' for v in call.update_sources)}}};")
+                lines.append(f"    for (i = 0u; i < {t['count']}u; ++i) "
+                             f"{var}[i] = {value_expression(t['dtype'], '(sources[i] + 1000u)')};")
             else:
                 base = " + 1000u" if var == "updates" else ""
                 lines.append(f"    for (i = 0u; i < {t['count']}u; ++i) {var}[i] = {value_expression(t['dtype'], '(i' + base + ')')};")
@@ -786,17 +793,28 @@ def baseline_costs(args, pool, work):
     return results
 
 
+# The keys by which a kernel takes the tensor its indices or updates are derived from (docs/spec-format.md).
+DERIVED_KEYS = plain_loops.DERIVED_INDICES + ("updates_broadcast_from",)
+
+
+def has_twin(spec):
+    """Whether the kernel derives its indices or its updates from a tensor it takes (DERIVED_KEYS)."""
+    return any(key in spec for key in DERIVED_KEYS)
+
+
 def materialized_spec(spec):
-    """The same operation as a derived kernel's (indices_broadcast_from, indices_add) with its indices materialized:
-    a kernel that takes indices of indices_shape, as the model's Expand and Add make them."""
-    twin = {key: value for key, value in spec.items() if key not in ("indices_broadcast_from", "indices_add")}
+    """The same operation as a derived kernel's (DERIVED_KEYS) with its indices and updates materialized: a kernel
+    that takes indices of indices_shape and updates of updates_shape, as the model's Expand, Add and Concat make
+    them."""
+    twin = {key: value for key, value in spec.items() if key not in DERIVED_KEYS}
     twin["name"] = spec["name"] + "_materialized"
     return twin
 
 
 def materialized_calls(spec, twin, source_dir, target):
     """The calls of a derived kernel and of its materialized twin, labelled `<name>/materialized`, the twin passed
-    the indices the kernel makes of what it takes (plain_loops.expanded()); a scatter's in place too."""
+    the indices and updates the kernel makes of what it takes (plain_loops.expanded(), updates_expanded()); a
+    scatter's in place too."""
     calls = []
     for in_place in (False, True) if spec["op"] in unroll_report.SCATTERS else (False,):
         label = spec["name"] + (" in place" if in_place else "")
@@ -805,17 +823,21 @@ def materialized_calls(spec, twin, source_dir, target):
                             in_place=in_place)
         taken = next(t["count"] for t in kernel.tensors if t["name"] == "indices")
         kernel.index_values = index_values(spec, taken)  # both filled alike
-        other.index_values = plain_loops.expanded(spec, kernel.index_values)
+        other.index_values = (plain_loops.expanded(spec, kernel.index_values) if plain_loops.derived(spec)
+                              else kernel.index_values)
+        if "updates_broadcast_from" in spec:
+            updates = next(t["count"] for t in other.tensors if t["name"] == "updates")
+            other.update_sources = plain_loops.updates_expanded(spec, updates)
         calls += [kernel, other]
     return calls
 
 
 def materialized_costs(args, pool, work):
     """{kernel: {target: {way: {...}}}} for each derived kernel of the spec files, "taken" (the kernel) and
-    "materialized" (its twin, materialized_spec()): per way the bytes of the indices its caller holds ("index_bytes"),
-    the cost of a call (and "in_place", a scatter's call with output == data), and its sizes; None where the
-    target refuses either."""
-    pairs = [(k, materialized_spec(k)) for k in unroll_report.kernels_of(args.specs) if plain_loops.derived(k)]
+    "materialized" (its twin, materialized_spec()): per way the bytes of the indices and of the updates its caller
+    holds ("index_bytes", "update_bytes", None for a gather), the cost of a call (and "in_place", a scatter's call
+    with output == data), and its sizes; None where the target refuses either."""
+    pairs = [(k, materialized_spec(k)) for k in unroll_report.kernels_of(args.specs) if has_twin(k)]
     out_dir = os.path.join(work, "materialized")
     os.makedirs(out_dir)
     kernels = [k for pair in pairs for k in pair]
@@ -847,20 +869,23 @@ def materialized_costs(args, pool, work):
                 results[spec["name"]][key][way] = {
                     **measured[labels[0] + suffix], **object_sizes(target, objects[kernel["name"]]),
                     "index_bytes": sizes["indices"] * width,
+                    "update_bytes": (sizes["updates"] * element_bytes(spec["dtype"], target)
+                                     if "updates" in sizes else None),
                     "in_place": measured[labels[1] + suffix].get(target.unit) if len(labels) > 1 else None}
     return results
 
 
 def materialized_table(results, targets):
-    """Per derived kernel and target: the bytes of indices its caller holds, the cost of a call (a scatter's in
-    place too) and .text, the kernel's against its materialized twin's."""
-    rows = ["| kernel | target | indices the caller holds, bytes | one call | in place (`output == data`) | .text, bytes |",
-            "| --- | --- | ---: | ---: | ---: | ---: |"]
+    """Per derived kernel and target: the bytes of indices and of updates its caller holds, the cost of a call (a
+    scatter's in place too) and .text, the kernel's against its materialized twin's."""
+    rows = ["| kernel | target | indices the caller holds, bytes | updates, bytes | one call | in place (`output == data`) "
+            "| .text, bytes |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for name, by_target in results.items():
         for t in targets:
             unit, ways = TARGETS[t].unit, by_target.get(t)
             if ways is None:
-                rows.append(f"| `{name}` | {TARGETS[t].title} ({unit}) | refused | refused | refused | refused |")
+                rows.append(f"| `{name}` | {TARGETS[t].title} ({unit}) | refused | refused | refused | refused | refused |")
                 continue
             taken, twin = ways["taken"], ways["materialized"]
 
@@ -868,8 +893,8 @@ def materialized_table(results, targets):
                 if taken.get(field) is None or twin.get(field) is None:
                     return taken.get("status", "-") if field == unit else "-"
                 return f"{taken[field]:,} / {twin[field]:,}"
-            rows.append(f"| `{name}` | {TARGETS[t].title} ({unit}) | {pair('index_bytes')} | {pair(unit)} | "
-                        f"{pair('in_place')} | {pair('text')} |")
+            rows.append(f"| `{name}` | {TARGETS[t].title} ({unit}) | {pair('index_bytes')} | {pair('update_bytes')} | "
+                        f"{pair(unit)} | {pair('in_place')} | {pair('text')} |")
     return "\n".join(rows) + "\n"
 
 
@@ -1128,8 +1153,9 @@ def main():
                              "unchecked loops (--doc: always); exit 1 if kernelgen's is slower than the plain loops "
                              "on any target")
     parser.add_argument("--materialized", action="store_true",
-                        help="also every kernel whose indices are derived (indices_broadcast_from, indices_add) against "
-                             "the same operation taking its indices materialized (--doc: always)")
+                        help="also every kernel whose indices or updates are derived (indices_broadcast_from, "
+                             "indices_add, tuple_constants, updates_broadcast_from) against the same operation taking "
+                             "them materialized (--doc: always)")
     parser.add_argument("--json", help="write every figure here")
     parser.add_argument("--keep", help="build in this (new) folder and keep the programs, for a look")
     parser.add_argument("--doc", action="append",
@@ -1189,7 +1215,7 @@ def main():
         report += "Against plain loops:\n\n" + table + "\n"
         report += "Against unchecked loops (onnx2c's shape):\n\n" + plain_table(*plain, args.target, "unchecked")[0] + "\n"
     if materialized:
-        report += ("Derived indices (the tensor taken / the indices materialized):\n\n"
+        report += ("Derived indices and updates (the tensor taken / the tensors materialized):\n\n"
                    + materialized_table(materialized, args.target) + "\n")
     if args.auto_goal:
         verdict, met = auto_goal(results, goal_targets)

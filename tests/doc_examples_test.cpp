@@ -21,7 +21,9 @@
 #include "c_program.h"
 #include "half_reference.h"
 #include "kv_decode_step.h"
+#include "kv_broadcast_fill.h"
 #include "kv_index_copy.h"
+#include "kv_setitem.h"
 #include "mark_seen.h"
 #include "onnx_tensorscatter.h"
 #include "onnx_tensorscatter_3d.h"
@@ -1311,26 +1313,73 @@ TEST(ScatterConstants, MarksFlagsWithConstantUpdates) {
 
 // --- indices as a small decoder makes them (specs/decoder_positions.json) ----------------------------------------
 
+// The decoder's cache, float32 [1, 32, 16]: element i is i + 0.5.
+std::vector<float> decoder_cache() {
+    std::vector<float> cache(32 * 16);
+    for (size_t i = 0; i < cache.size(); ++i) cache[i] = static_cast<float>(i) + 0.5f;
+    return cache;
+}
+
+// `n` values written into it: element i is -(i + 1), none of the cache's.
+std::vector<float> new_rows(size_t n) {
+    std::vector<float> x(n);
+    for (size_t i = 0; i < n; ++i) x[i] = -static_cast<float>(i) - 1.0f;
+    return x;
+}
+
+// The cache with row rows[p] replaced by row p of `x` (by its only row when it holds one, 16 values), in the order
+// of p: a row written twice keeps the last.
+std::vector<float> cache_with_rows(std::vector<float> cache, const std::vector<size_t>& rows, const std::vector<float>& x) {
+    for (size_t p = 0; p < rows.size(); ++p) {
+        const size_t from = x.size() == 16 ? 0 : p * 16;
+        for (size_t d = 0; d < 16; ++d) cache[rows[p] * 16 + d] = x[from + d];
+    }
+    return cache;
+}
+
+// A call writing `x` at `positions` of the decoder's cache, in place and not: the rows of `x` (its only row, when
+// it holds 16 values) land on `rows`, the rows the positions name, worked out by hand.
+void expect_rows_written(const ScatterKernel<float>& kernel, const std::vector<float>& x,
+                         const std::vector<int64_t>& positions, const std::vector<size_t>& rows) {
+    const std::vector<float> cache = decoder_cache();
+    expect_scatter<float>(kernel, cache, positions, x, cache_with_rows(cache, rows, x));
+}
+
 // kv_index_copy: PyTorch's cache.index_copy(1, pos, x) into a float32 cache [1, 32, 16], a ScatterElements whose
 // indices [1, 4, 16] are pos expanded; the kernel takes the 4 positions themselves (broadcast from [4, 1]).
 TEST(DecoderPositions, IndexCopyWritesTheRowOfEachPosition) {
     const auto kernel = SCATTER_KERNEL(kv_index_copy, KV_INDEX_COPY, 1, 32, 16);
     ASSERT_EQ(KV_INDEX_COPY_INDICES_SIZE, 4u);
-    std::vector<float> cache(KV_INDEX_COPY_DATA_SIZE), x(KV_INDEX_COPY_UPDATES_SIZE);
-    for (size_t i = 0; i < cache.size(); ++i) cache[i] = static_cast<float>(i) + 0.5f;
-    for (size_t i = 0; i < x.size(); ++i) x[i] = -static_cast<float>(i) - 1.0f;
-    // The cache with row rows[p] replaced by x's row p, in the order of p (a row written twice keeps the last).
-    auto written = [&](const std::vector<size_t>& rows) {
-        std::vector<float> expected = cache;
-        for (size_t p = 0; p < 4; ++p) {
-            for (size_t d = 0; d < 16; ++d) expected[rows[p] * 16 + d] = x[p * 16 + d];
-        }
-        return expected;
-    };
-    expect_scatter<float>(kernel, cache, {7, 8, 9, 10}, x, written({7, 8, 9, 10}));
-    expect_scatter<float>(kernel, cache, {28, 29, 30, 31}, x, written({28, 29, 30, 31}));
-    expect_scatter<float>(kernel, cache, {-1, 0, -32, 5}, x, written({31, 0, 0, 5}));
-    expect_scatter_rejects_each<float>(kernel, cache, {0, 1, 2, 3}, x, {32, -33});
+    const std::vector<float> x = new_rows(KV_INDEX_COPY_UPDATES_SIZE);
+    expect_rows_written(kernel, x, {7, 8, 9, 10}, {7, 8, 9, 10});
+    expect_rows_written(kernel, x, {28, 29, 30, 31}, {28, 29, 30, 31});
+    expect_rows_written(kernel, x, {-1, 0, -32, 5}, {31, 0, 0, 5});
+    expect_scatter_rejects_each<float>(kernel, decoder_cache(), {0, 1, 2, 3}, x, {32, -33});
+}
+
+// kv_setitem: PyTorch's cache[:, pos] = x into the same cache, a ScatterND whose index tuples [1, 4, 2] are a Concat
+// of the constant 0 and pos; the kernel takes the 4 positions alone and puts the 0 in itself (tuple_constants).
+TEST(DecoderPositions, SetitemWritesTheRowOfEachPosition) {
+    const auto kernel = SCATTER_KERNEL(kv_setitem, KV_SETITEM, 1, 32, 16);
+    ASSERT_EQ(KV_SETITEM_INDICES_SIZE, 4u);
+    ASSERT_EQ(KV_SETITEM_UPDATES_SIZE, 64u);
+    const std::vector<float> x = new_rows(64);
+    expect_rows_written(kernel, x, {12, 13, 14, 15}, {12, 13, 14, 15});
+    expect_rows_written(kernel, x, {-32, 31, -2, 1}, {0, 31, 30, 1});
+    expect_rows_written(kernel, x, {31, -1, 3, -29}, {31, 31, 3, 3});  // a row written twice keeps the last
+    expect_scatter_rejects_each<float>(kernel, decoder_cache(), {0, 1, 2, 3}, x, {32, -33, kInt64Max, kInt64Min});
+}
+
+// kv_broadcast_fill: cache[:, pos] = row.expand(1, 4, 16), one row of 16 written at each of the 4 positions: the
+// ScatterND of kv_setitem whose updates are an Expand of the row; the kernel takes the row (updates_broadcast_from).
+TEST(DecoderPositions, BroadcastFillWritesOneRowAtEachPosition) {
+    const auto kernel = SCATTER_KERNEL(kv_broadcast_fill, KV_BROADCAST_FILL, 1, 32, 16);
+    ASSERT_EQ(KV_BROADCAST_FILL_INDICES_SIZE, 4u);
+    ASSERT_EQ(KV_BROADCAST_FILL_UPDATES_SIZE, 16u);
+    const std::vector<float> row = new_rows(16);
+    expect_rows_written(kernel, row, {0, 5, 10, 15}, {0, 5, 10, 15});
+    expect_rows_written(kernel, row, {-1, -32, 16, 16}, {31, 0, 16, 16});
+    expect_scatter_rejects_each<float>(kernel, decoder_cache(), {4, 5, 6, 7}, row, {32, -33, kInt64Max, kInt64Min});
 }
 
 // rotary_cos: cos[arange(4) + past_len] of a [64, 16] table, a Gather whose 4 indices are past_len plus 0..3; the
