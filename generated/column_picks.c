@@ -26,7 +26,7 @@ int column_picks(const uint8_t *data, uint32_t data_count, const int64_t *restri
         const int64_t *indices_slice = &indices[i0 * 3u];
         uint8_t *output_slice = &output[i0 * 3u];
         for (uint32_t i1 = 0u; i1 < 3u; ++i1) {
-            output_slice[i1] = data[i1 + kernelgen_wrap_i64_u32(&indices_slice[i1], data_count) * 3u];
+            output_slice[i1] = data[i1 + kernelgen_wrap_count_i64_u32(&indices_slice[i1], data_count) * 3u];
         }
     }
     return COLUMN_PICKS_OK;

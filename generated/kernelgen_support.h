@@ -483,8 +483,7 @@ static inline unsigned kernelgen_outside_count_i64(const int64_t *index, uint32_
  * On the 8- and 16-bit cores of KERNELGEN_CHECK_BY_WORDS, a literal power-of-two size up to 256 (or 65536) takes
  * the AND of the low byte (or 16 bits) alone: avr-gcc otherwise loads and masks all four bytes of the index
  * (the ATmega2560, the 106 kernels of specs/: 440,036 -> 435,544 cycles, 69,488 -> 67,686 bytes; topk_values
- * 787 -> 679). A size known only at run time (a data count) keeps the word's AND, as the tests would cost more
- * than they save there. */
+ * 787 -> 679). A size known only at run time (a data count) takes kernelgen_wrap_count_* instead. */
 KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_low(uint32_t low, uint32_t size)
 {
     if ((size & (size - 1u)) == 0u) {
@@ -545,6 +544,38 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i64_u64(const int64_
         return (uint64_t)index & (size - 1u);
     }
     return index < 0 ? (uint64_t)index + size : (uint64_t)index;
+}
+
+/* An index in [-count, count-1] for a run-time count (a data count, whose bound the generator keeps below 2^31) as
+ * an offset along its axis: the count added where the low word's sign bit is set, with no test of the count
+ * (kernelgen_wrap_low's tests of a size fold away only for a literal one). */
+#if defined(__GNUC__)
+#define KERNELGEN_WRAP_COUNT_INLINE __attribute__((__always_inline__))
+#else
+#define KERNELGEN_WRAP_COUNT_INLINE
+#endif
+KERNELGEN_WRAP_COUNT_INLINE static inline uint32_t kernelgen_wrap_count_i32_u32(int32_t index, uint32_t count)
+{
+    const uint32_t low = (uint32_t)index;
+    return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
+}
+
+KERNELGEN_WRAP_COUNT_INLINE static inline uint32_t kernelgen_wrap_count_i64_u32(const int64_t *at, uint32_t count)
+{
+    const uint32_t low = kernelgen_low_word(at);
+    return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
+}
+
+KERNELGEN_WRAP_COUNT_INLINE static inline uint64_t kernelgen_wrap_count_i32_u64(int32_t index, uint64_t count)
+{
+    const uint32_t low = (uint32_t)index;
+    return (uint64_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
+}
+
+KERNELGEN_WRAP_COUNT_INLINE static inline uint64_t kernelgen_wrap_count_i64_u64(const int64_t *at, uint64_t count)
+{
+    const uint32_t low = kernelgen_low_word(at);
+    return (uint64_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
 }
 
 /* An index plus a constant ("indices_add"), as an offset along its axis: the sum is in [-size, size-1], as the kernel

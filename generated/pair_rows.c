@@ -32,7 +32,7 @@ int pair_rows(const int16_t *data, uint32_t data_count, const int32_t *restrict 
     /* output[i0, :] = data[indices[i0, :], :] */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
         {
-            const uint32_t from = kernelgen_wrap_i32_u32(indices[i0 * 2u], data_count) * 6u + kernelgen_wrap_i32_u32(indices[i0 * 2u + 1u], 3u) * 2u;
+            const uint32_t from = kernelgen_wrap_count_i32_u32(indices[i0 * 2u], data_count) * 6u + kernelgen_wrap_i32_u32(indices[i0 * 2u + 1u], 3u) * 2u;
             output[i0 * 2u] = data[from];
             output[i0 * 2u + 1u] = data[from + 1u];
         }

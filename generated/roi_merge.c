@@ -34,7 +34,7 @@ int roi_merge(const float *data, uint32_t data_count, const int64_t *restrict in
         const float *updates_slice = &updates[i0 * 2u];
         const int64_t *indices_slice = &indices[i0 * 2u];
         for (uint32_t i1 = 0u; i1 < 2u; ++i1) {
-            output[i1 + kernelgen_wrap_i64_u32(&indices_slice[i1], data_count) * 2u] = updates_slice[i1];
+            output[i1 + kernelgen_wrap_count_i64_u32(&indices_slice[i1], data_count) * 2u] = updates_slice[i1];
         }
     }
     return ROI_MERGE_OK;

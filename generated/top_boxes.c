@@ -28,7 +28,7 @@ int top_boxes(const float *data, uint32_t data_count, const int64_t *restrict in
     /* output[i0, :] = data[indices[i0], :] */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
         {
-            const uint32_t from = kernelgen_wrap_i64_u32(&indices[i0], data_count) * 4u;
+            const uint32_t from = kernelgen_wrap_count_i64_u32(&indices[i0], data_count) * 4u;
             output[i0 * 4u] = data[from];
             output[i0 * 4u + 1u] = data[from + 1u];
             output[i0 * 4u + 2u] = data[from + 2u];

@@ -89,8 +89,8 @@ static void wrap_plus(int64_t index, uint32_t size, int64_t plus)
     }
 }
 
-/* An in-range index through every wrap that takes it, the size a run-time value; and as a value plus constants
- * small and large, of either sign. */
+/* An in-range index through every wrap that takes it, the size a run-time value (through the count wraps too where
+ * it is one a data count may have); and as a value plus constants small and large, of either sign. */
 static void wrap(int64_t index, uint32_t size)
 {
     static const int64_t pluses[] = {0, 1, -3, 7, (int64_t)1 << 31, -((int64_t)1 << 32) - 5, (int64_t)1 << 62,
@@ -100,6 +100,11 @@ static void wrap(int64_t index, uint32_t size)
     size_t p;
     compare_wraps(index, size, "", kernelgen_wrap_i64_u32(&index, size), kernelgen_wrap_i64_u64(&index, size),
                   has_i32 ? kernelgen_wrap_i32_u32((int32_t)index, size) : expected);
+    if (size <= 0x7FFFFFFFu) {  /* a data count: its bound is below 2^31 */
+        compare_wraps(index, size, "count ", kernelgen_wrap_count_i64_u32(&index, size),
+                      kernelgen_wrap_count_i64_u64(&index, size), kernelgen_wrap_count_i32_u32((int32_t)index, size));
+        compare_wraps(index, size, "count (i32_u64) ", expected, kernelgen_wrap_count_i32_u64((int32_t)index, size), expected);
+    }
     for (p = 0u; p < sizeof pluses / sizeof pluses[0]; ++p) wrap_plus(index, size, pluses[p]);
 }
 

@@ -175,7 +175,8 @@ private:
             case Term::Kind::Count: return schedule_.wide_offsets ? "(uint64_t)count" : "count";
             case Term::Kind::WrappedIndex: {  // an int64 index by its address (kernelgen_support.h reads its low word)
                 const bool int32 = schedule_.index_type == IndexType::Int32;
-                return "kernelgen_wrap_" + std::string(term.addend ? "plus_" : "") + (int32 ? "i32" : "i64") +
+                const std::string kind = term.addend ? "plus_" : term.bound_parameter.empty() ? "" : "count_";
+                return "kernelgen_wrap_" + kind + (int32 ? "i32" : "i64") +
                        (schedule_.wide_offsets ? "_u64(" : "_u32(") + (int32 ? "" : "&") + view_name(term.view) + "[" +
                        expression(term.position.front()) + "], " + (term.addend ? signed_sum(*term.addend) + ", " : "") +
                        (term.bound_parameter.empty() ? literal(term.bound) : term.bound_parameter) + ")";
