@@ -253,11 +253,12 @@ private:
         const KernelTensors& taken = a.kernel.tensors;
         if (a.spec && a.kernels.size() != 1 && !plain_indices && (!taken.indices_through.empty() || !taken.updates_through.empty())) {
             const std::string refused = strip_file_prefix(a.diagnostics.front().str(), a.kernel.name + ".json");
+            const std::string what = taken.updates_through.empty() ? "indices" : "indices and updates";
             context.plain_indices = true;
             a = attempt_spec(context, ref, accumulate);
             if (a.spec && a.kernels.size() == 1) {
-                result_.notes.push_back(ref.str() + ": the kernel takes the node's own indices and updates: kernelgen "
-                                        "refuses those it would derive them from (" + refused + ")");
+                result_.notes.push_back(ref.str() + ": the kernel takes the node's own " + what + ": kernelgen refuses "
+                                        "those it would derive them from (" + refused + ")");
             }
         }
         if (!a.held.note.empty()) result_.notes.push_back(ref.str() + ": " + a.held.note);
