@@ -14,7 +14,7 @@
 int rotary_cos(const float *data, const int64_t *restrict indices, float *output)
 {
     /* Every index is checked before anything is written. */
-    if (indices[0] < -64 || indices[0] > 60) {
+    if (kernelgen_outside_range_i64(&indices[0], -64, 124u)) {
         return ROTARY_COS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */

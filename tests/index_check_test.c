@@ -58,6 +58,57 @@ static void check(int64_t index, uint32_t size)
     }
 }
 
+/* kernelgen_outside_range_i64 and its _bits form against the plain compare: [low, low + span], both ends int32
+ * values (indices with constants added). */
+static void check_range(int64_t index, int32_t low, uint32_t span)
+{
+    const int expected = index < (int64_t)low || index > (int64_t)low + (int64_t)span;
+    const int got = kernelgen_outside_range_i64(&index, low, span) != 0;
+    const int got_bits = kernelgen_outside_range_i64_bits(&index, low, span) != 0u;
+    ++cases;
+    if (got != expected || got_bits != expected) {
+        ++failures;
+        if (failures <= 10u) {
+            printf("index %lld, range [%ld, +%lu]: %s (outside_range_i64), %s (_bits), expected %s\n", (long long)index,
+                   (long)low, (unsigned long)span, got ? "outside" : "inside", got_bits ? "outside" : "inside",
+                   expected ? "outside" : "inside");
+        }
+    }
+}
+
+/* Shifted ranges at the ends of int32 and around 0, each edge and its neighbours moved by multiples of 2^32, and
+ * pseudo-random indices. */
+static void range_checks(void)
+{
+    static const int32_t lows[] = {INT32_MIN, INT32_MIN + 1, -70000, -5, -4, -1, 0, 1, 3, 65536, INT32_MAX - 9, INT32_MAX};
+    static const uint32_t spans[] = {0u, 1u, 9u, 255u, 65535u, 0x7FFFFFFFu, 0xFFFFFFFFu};
+    const int64_t word = (int64_t)1 << 32;
+    const int64_t moves[] = {0, word, -word, 7 * word, -9 * word};
+    uint64_t state = 4242u;
+    size_t l, s, m;
+    int i;
+    for (l = 0u; l < sizeof lows / sizeof lows[0]; ++l) {
+        for (s = 0u; s < sizeof spans / sizeof spans[0]; ++s) {
+            const int64_t low = lows[l], high = (int64_t)lows[l] + (int64_t)spans[s];
+            const int64_t edges[] = {low, high, 0, low + (int64_t)spans[s] / 2};
+            size_t e;
+            if (high > INT32_MAX) continue;  /* both ends int32 values, as the generator emits it */
+            for (e = 0u; e < sizeof edges / sizeof edges[0]; ++e) {
+                for (m = 0u; m < sizeof moves / sizeof moves[0]; ++m) {
+                    for (i = -2; i <= 2; ++i) check_range(edges[e] + moves[m] + i, lows[l], spans[s]);
+                }
+            }
+            check_range(INT64_MAX, lows[l], spans[s]);
+            check_range(INT64_MIN, lows[l], spans[s]);
+            for (i = 0; i < 500; ++i) {
+                next_state(&state);
+                check_range((int64_t)state, lows[l], spans[s]);
+                check_range(low + (int64_t)(state % ((uint64_t)spans[s] + 3u)) - 1, lows[l], spans[s]);
+            }
+        }
+    }
+}
+
 /* The three wraps' offsets of an in-range index (in [-size, size-1]) against index < 0 ? index + size : index. */
 static void compare_wraps(int64_t index, uint32_t size, const char *kind, uint64_t narrow, uint64_t wide,
                           uint64_t from_i32)
@@ -254,6 +305,7 @@ int main(void)
         }
     }
     wraps();
+    range_checks();
     literal_wraps();
     ored_checks();
     printf("%lu cases, %lu failed\n", cases, failures);

@@ -114,6 +114,9 @@ struct Check {
     // kernelgen_outside_count_i32 of the value, or kernelgen_outside_count_i64 at its address (by words but on
     // 64-bit hosts). Neither flag: the compare in C (a bound of 2^31 or more compares the size in int64_t).
     bool by_count = false;
+    // An int64 value against ONNX's range shifted by constants added ("indices_add") whose both ends are int32
+    // values: kernelgen_support.h's kernelgen_outside_range_i64 (by words where by_words is).
+    bool by_range = false;
 };
 struct CheckIndices {
     bool loop = false;           // false: `checks` written out, each returning the error

@@ -436,7 +436,14 @@ private:
                               component.bound <= (uint64_t{1} << 31);
         const bool by_count = component.kind == IndexComponent::Kind::Wrapped && !component.bound_parameter.empty() &&
                               component.bound < (uint64_t{1} << 31);
-        return Check{value, component, by_words, by_count};
+        bool by_range = false;
+        if (component.kind == IndexComponent::Kind::Wrapped && component.bound_parameter.empty() && component.shifted() &&
+            lowered_.index_type == IndexType::Int64) {
+            const CheckedRange range = checked_range(component, IndexType::Int64);
+            by_range = !range.low_free && !range.high_free && range.low >= INT32_MIN && range.high <= INT32_MAX &&
+                       range.low <= range.high;
+        }
+        return Check{value, component, by_words, by_count, by_range};
     }
 
     void plan_level(Statements& out, size_t level, std::vector<Position>& positions, const Place& place) {

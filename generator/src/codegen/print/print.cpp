@@ -315,12 +315,20 @@ private:
             // form of the literal size's, which returns the failure as bits.
             const std::string test = checks.accumulate ? "kernelgen_outside_i64_bits(" : "kernelgen_outside_i64(";
             const bool int64 = schedule_.index_type == IndexType::Int64;
-            item.text["outside"] = check.by_words ? test + index_address(check.value) + ", " + literal(range.bound) + ")"
-                                   : !check.by_count ? ""
-                                   : int64 ? "kernelgen_outside_count_i64(" + index_address(check.value) + ", " + size + ")"
-                                           : "kernelgen_outside_count_i32(" + index_value(check.value) + ", " + size + ")";
-            item.flags["by_function"] = check.by_words || check.by_count;
-            item.flags["reads_value"] = !(check.by_words || (check.by_count && int64));
+            auto by_range = [&]() {  // the shifted range's low end and its span
+                const CheckedRange shifted = checked_range(range, schedule_.index_type);
+                return std::string(checks.accumulate ? "kernelgen_outside_range_i64_bits(" : "kernelgen_outside_range_i64(") +
+                       index_address(check.value) + ", " + int64_literal(shifted.low) + ", " +
+                       literal(static_cast<uint64_t>(shifted.high - shifted.low)) + ")";
+            };
+            item.text["outside"] =
+                check.by_words   ? test + index_address(check.value) + ", " + literal(range.bound) + ")"
+                : check.by_range ? by_range()
+                : !check.by_count ? ""
+                : int64 ? "kernelgen_outside_count_i64(" + index_address(check.value) + ", " + size + ")"
+                        : "kernelgen_outside_count_i32(" + index_value(check.value) + ", " + size + ")";
+            item.flags["by_function"] = check.by_words || check.by_count || check.by_range;
+            item.flags["reads_value"] = !(check.by_words || check.by_range || (check.by_count && int64));
             each.push_back(item);
         }
         // The loop's local `index`, unless every check reads the value through its address.
