@@ -582,30 +582,25 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i64_u64(const int64_
 /* An index in [-count, count-1] for a run-time count (a data count, whose bound the generator keeps below 2^31) as
  * an offset along its axis: the count added where the low word's sign bit is set, with no test of the count
  * (kernelgen_wrap_low's tests of a size fold away only for a literal one). */
-#if defined(__GNUC__)
-#define KERNELGEN_WRAP_COUNT_INLINE __attribute__((__always_inline__))
-#else
-#define KERNELGEN_WRAP_COUNT_INLINE
-#endif
-KERNELGEN_WRAP_COUNT_INLINE static inline uint32_t kernelgen_wrap_count_i32_u32(int32_t index, uint32_t count)
+KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_count_i32_u32(int32_t index, uint32_t count)
 {
     const uint32_t low = (uint32_t)index;
     return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
 }
 
-KERNELGEN_WRAP_COUNT_INLINE static inline uint32_t kernelgen_wrap_count_i64_u32(const int64_t *at, uint32_t count)
+KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_count_i64_u32(const int64_t *at, uint32_t count)
 {
     const uint32_t low = kernelgen_low_word(at);
     return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
 }
 
-KERNELGEN_WRAP_COUNT_INLINE static inline uint64_t kernelgen_wrap_count_i32_u64(int32_t index, uint64_t count)
+KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_count_i32_u64(int32_t index, uint64_t count)
 {
     const uint32_t low = (uint32_t)index;
     return (uint64_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
 }
 
-KERNELGEN_WRAP_COUNT_INLINE static inline uint64_t kernelgen_wrap_count_i64_u64(const int64_t *at, uint64_t count)
+KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_count_i64_u64(const int64_t *at, uint64_t count)
 {
     const uint32_t low = kernelgen_low_word(at);
     return (uint64_t)(low >= 0x80000000u ? low + (uint32_t)count : low);

@@ -115,7 +115,7 @@ struct Check {
     // 64-bit hosts). Neither flag: the compare in C (a bound of 2^31 or more compares the size in int64_t).
     bool by_count = false;
     // An int64 value against ONNX's range shifted by constants added ("indices_add") whose both ends are int32
-    // values: kernelgen_support.h's kernelgen_outside_range_i64 (by words where by_words is).
+    // values: kernelgen_support.h's kernelgen_outside_range_i64 (by words on the Thumb-1 M profile).
     bool by_range = false;
 };
 struct CheckIndices {

@@ -304,8 +304,10 @@ private:
             item.flags["has_last"] = range.kind != IndexComponent::Kind::Circular;
             item.text["last"] = !onnx ? std::to_string(range.last)
                                 : !size.empty() ? "(int64_t)" + size + " - 1" : std::to_string(range.bound - 1);
-            if (onnx && range.shifted()) {  // constants added: the range shifted, an end the type's own not compared
-                const CheckedRange shifted = checked_range(range, schedule_.index_type);
+            // Constants added: the range shifted, an end the type's own not compared.
+            const bool is_shifted = onnx && range.shifted();
+            const CheckedRange shifted = is_shifted ? checked_range(range, schedule_.index_type) : CheckedRange{};
+            if (is_shifted) {
                 item.text["low"] = int64_literal(shifted.low);
                 item.text["last"] = int64_literal(shifted.high);
                 item.flags["has_low"] = !shifted.low_free;
@@ -316,14 +318,13 @@ private:
             const std::string test = checks.accumulate ? "kernelgen_outside_i64_bits(" : "kernelgen_outside_i64(";
             const bool int64 = schedule_.index_type == IndexType::Int64;
             auto by_range = [&]() {  // the shifted range's low end and its span
-                const CheckedRange shifted = checked_range(range, schedule_.index_type);
                 return std::string(checks.accumulate ? "kernelgen_outside_range_i64_bits(" : "kernelgen_outside_range_i64(") +
                        index_address(check.value) + ", " + int64_literal(shifted.low) + ", " +
                        literal(static_cast<uint64_t>(shifted.high - shifted.low)) + ")";
             };
             item.text["outside"] =
                 check.by_words   ? test + index_address(check.value) + ", " + literal(range.bound) + ")"
-                : check.by_range ? by_range()
+                : check.by_range && is_shifted ? by_range()
                 : !check.by_count ? ""
                 : int64 ? "kernelgen_outside_count_i64(" + index_address(check.value) + ", " + size + ")"
                         : "kernelgen_outside_count_i32(" + index_value(check.value) + ", " + size + ")";

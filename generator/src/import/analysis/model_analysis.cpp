@@ -362,9 +362,9 @@ std::optional<std::vector<std::optional<int64_t>>> known_elements(const GraphSco
         if (value->dims.size() != 1 || value->ints.size() != value->count()) return std::nullopt;
         return std::vector<std::optional<int64_t>>(value->ints.begin(), value->ints.end());
     }
-    const GraphScope* owner = scope.owner(name);
-    const auto producer = owner ? owner->producers.find(name) : decltype(owner->producers.end()){};
-    if (owner && depth < 16 && producer != owner->producers.end()) {
+    const GraphScope* owner = depth < 16 ? scope.owner(name) : nullptr;
+    const auto producer = owner ? owner->producers.find(name) : scope.producers.end();
+    if (owner && producer != owner->producers.end()) {
         const onnx::NodeProto& node = owner->graph->node(producer->second);
         const std::string& op = node.op_type();
         if (default_domain(node.domain()) && node.input_size() > 0 && (op == "Cast" || op == "Identity")) {
