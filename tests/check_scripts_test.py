@@ -94,7 +94,8 @@ copy.mkdir()
 check_docs.copy_checkout(SOURCE, copy)
 report = {"kernelgen_import_report": 1, "model": "decoder.onnx", "generator": "kernelgen 0.2.0", "dims": {"batch": 1},
           "inputs": {}, "inference": "ran", "rounds": 2,
-          "summary": {"specs": 0, "specs_in_subgraphs": 0, "bounded": 0, "folded": 1, "skipped": 0, "not_run": 0},
+          "summary": {"specs": 0, "specs_in_subgraphs": 0, "bounded": 0, "folded": 1, "views": 0, "skipped": 0,
+                      "not_run": 0},
           "nodes": [{"path": "/Gather", "graph": "", "position": 4, "name": "/Gather", "op": "Gather", "folded": 8,
                      "dtype": "int64", "shape": []}]}
 (copy / "specs" / "decoder.import.json").write_text(json.dumps(report))

@@ -4772,8 +4772,10 @@ TEST(ImportCounts, ConvolutionsResizePadAndPoolingKeepABatchCount) {
 
 // Mask and Keypoint R-CNN paste each detection's mask, or decode its keypoints, at its box's size: a Resize by
 // sizes Concat(Shape(x)[:2], run-time h and w). Its leading dimensions are still known, and a tensor gathered from
-// it down to static dimensions ([2, 3, 3] here, flattened) gets a kernel; each tensor with a run-time h or w is
-// skipped, naming the Resize and where its sizes come from.
+// it down to static dimensions ([2, 3, 3] here, flattened) gets a kernel. A constant index that selects all of
+// data (index 0 or -1 along an axis of extent 1) or its first row (index 0 with only 1s before the axis) is a view
+// of data; each other node on a tensor with a run-time h or w is skipped, naming the Resize and where its sizes
+// come from. Where data's shape is static, the same Gather still gets its kernel.
 TEST(ImportCounts, ResizeByRunTimeSizesKeepsItsKnownDimensions) {
     Model m(13);
     m.input("scores", kFloat, {6});
@@ -4783,6 +4785,8 @@ TEST(ImportCounts, ResizeByRunTimeSizesKeepsItsKnownDimensions) {
     m.input("pick", kInt64, {4});
     m.initializer("zero", kFloat, {}, {0});
     m.initializer("first", kInt64, {}, {0});
+    m.initializer("last", kInt32, {1}, {-1});
+    m.initializer("second", kInt64, {}, {1});
     m.initializer("starts", kInt64, {1}, {0});
     m.initializer("two", kInt64, {1}, {2});
     m.initializer("one", kInt64, {1}, {1});
@@ -4795,24 +4799,47 @@ TEST(ImportCounts, ResizeByRunTimeSizesKeepsItsKnownDimensions) {
     m.node("Slice", {"maps_shape", "starts", "two"}, "head", "head");        // [2, 1]
     Model::attribute(m.node("Concat", {"head", "k", "k"}, "sizes", "sizes"), "axis", int64_t{0});  // [2, 1, K, K]
     m.node("Resize", {"maps", "", "", "sizes"}, "up", "up");                 // [2, 1, K, K]
-    Model::attribute(m.node("Gather", {"up", "first"}, "a", "a"), "axis", int64_t{1});   // [2, K, K]
+    Model::attribute(m.node("Gather", {"up", "first"}, "a", "a"), "axis", int64_t{1});   // [2, K, K], a view
     Model::attribute(m.node("Gather", {"a", "yi"}, "b", "b"), "axis", int64_t{1});       // [2, 3, K]
     Model::attribute(m.node("Gather", {"b", "xi"}, "c", "c"), "axis", int64_t{2});       // [2, 3, 3]
     m.node("Reshape", {"c", "flat"}, "d", "d");                              // [18]
     m.node("Gather", {"d", "pick"}, "e", "e");
+    Model::attribute(m.node("Gather", {"up", "last"}, "f", "f"), "axis", int64_t{1});    // [2, 1, K, K], a view
+    m.node("Gather", {"a", "first"}, "g", "g");                              // [K, K]: data's first row, a view
+    m.node("Gather", {"a", "second"}, "h", "h");                             // its second row: skipped
+    Model::attribute(m.node("Gather", {"a", "first"}, "i", "i"), "axis", int64_t{1});    // a column: skipped
+    Model::attribute(m.node("Gather", {"maps", "first"}, "j", "j"), "axis", int64_t{1}); // static: a kernel
     m.output("e", kFloat, {4});
+    m.output("f", kFloat, {2, 1, kDynamic, kDynamic});
+    for (const std::string name : {"g", "h"}) m.output(name, kFloat, {kDynamic, kDynamic});
+    m.output("i", kFloat, {2, kDynamic});
+    m.output("j", kFloat, {2, 4, 4});
     const auto result = kernelgen::import_model(m.bytes(), "paste.onnx");
     ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
-    ASSERT_EQ(result.kernels.size(), 1u) << result.report;
+    ASSERT_EQ(result.kernels.size(), 2u) << result.report;
     EXPECT_EQ(result.kernels[0].name, "e");
     EXPECT_EQ(result.kernels[0].spec.data_shape, (kernelgen::Shape{18}));
+    EXPECT_EQ(result.kernels[1].name, "j");
+    std::vector<std::string> views;
+    for (const auto& v : result.views) views.push_back(v.node.name + ": " + v.of + ": " + v.how);
+    EXPECT_EQ(views, (std::vector<std::string>{
+                         "a: up: index 0 along axis 1 of extent 1 selects all of data, its elements in their order",
+                         "f: up: index -1 along axis 1 of extent 1 selects all of data, its elements in their order",
+                         "g: a: index 0 along axis 0, with only dimensions of 1 before it, selects data's first row, "
+                         "its leading elements"}));
     std::vector<std::string> skipped;
     for (const auto& s : result.skipped) skipped.push_back(s.node.name + ": " + s.reason);
     const std::string through = " depends on run-time values (through the sizes of Resize \"up\", made at run time from "
                                 "NonZero node \"nz\"); a kernel takes a run-time size only as a count of rows import can bound";
-    EXPECT_EQ(skipped, (std::vector<std::string>{"a: data-dependent shape: data \"up\" dimension 2" + through,
-                                                 "b: data-dependent shape: data \"a\" dimension 1" + through,
-                                                 "c: data-dependent shape: data \"b\" dimension 2" + through}));
+    EXPECT_EQ(skipped, (std::vector<std::string>{"b: data-dependent shape: data \"a\" dimension 1" + through,
+                                                 "c: data-dependent shape: data \"b\" dimension 2" + through,
+                                                 "h: data-dependent shape: data \"a\" dimension 1" + through,
+                                                 "i: data-dependent shape: data \"a\" dimension 1" + through}));
+    const auto report = nlohmann::json::parse(result.report);
+    EXPECT_EQ(report["summary"]["views"], 3);
+    EXPECT_EQ(report["nodes"][0]["view_of"], "up");
+    EXPECT_EQ(kernelgen::import_summary(result, "paste.onnx"),
+              "paste.onnx: 2 specs (0 in subgraphs), 0 folded, 3 views, 4 skipped");
 }
 
 TEST(ImportCounts, MaxCountSetsOrLowersABound) {
@@ -5075,7 +5102,7 @@ TEST(ImportReport, MatchesItsSchemaAndIsLeftAloneWhenUnchanged) {
     EXPECT_EQ(parsed.at("kernelgen_import_report"), 1);
     EXPECT_EQ(parsed.at("model"), "multi.onnx");
     EXPECT_EQ(parsed.at("summary"),
-              json::parse(R"({"specs": 8, "specs_in_subgraphs": 2, "bounded": 0, "folded": 0, "skipped": 4, "not_run": 0})"));
+              json::parse(R"({"specs": 8, "specs_in_subgraphs": 2, "bounded": 0, "folded": 0, "views": 0, "skipped": 4, "not_run": 0})"));
     EXPECT_EQ(parsed.at("nodes").size(), 12u);
     EXPECT_EQ(parsed.at("nodes")[0].at("spec"), "embed_lookup_0.json");
     EXPECT_EQ(parsed.at("nodes")[3].at("skipped"),

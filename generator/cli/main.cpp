@@ -301,6 +301,10 @@ int finish_import(const kernelgen::ImportResult& result, const ImportCommand& co
     }
     for (const auto& note : result.notes) line(model + ": note: " + note);
     if (!result.inference_note.empty()) line(model + ": note: " + result.inference_note);
+    for (const auto& view : result.views) {
+        line(model + ": " + view.node.str() + ": a view of " + kernelgen::in_quotes(view.of) + ": " + view.how +
+             "; no kernel, the firmware passes that buffer on");
+    }
     for (const auto& skipped : result.skipped) line(model + ": " + skipped.node.str() + ": " + skipped.reason);
     if (command.strict && !result.skipped.empty()) {
         std::cerr << "kernelgen: " << result.skipped.size() << (result.skipped.size() == 1 ? " node" : " nodes")

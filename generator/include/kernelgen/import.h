@@ -188,6 +188,15 @@ struct SkippedNode {
     std::string reason;
 };
 
+// A Gather whose output is its data's own leading elements (a constant index 0 along an axis of extent 1, or with
+// only dimensions of 1 before it), where a dimension known only at run time leaves no kernel possible: no kernel
+// is needed, the firmware passes data's buffer on.
+struct ViewNode {
+    NodeRef node;
+    std::string of;   // the data tensor
+    std::string how;  // why the output is data's leading elements
+};
+
 struct ImportResult {
     std::vector<Diagnostic> diagnostics;  // fatal: the file is not a readable ONNX model (then nothing else is set)
     // --dim and --input that do not fit the model (an input it lacks, a contradiction): usage errors, and then
@@ -195,6 +204,7 @@ struct ImportResult {
     std::vector<std::string> usage_errors;
     std::vector<ImportedKernel> kernels;  // in graph order (a node, then the nodes of its subgraphs)
     std::vector<FoldedNode> folded;       // likewise
+    std::vector<ViewNode> views;          // likewise
     std::vector<SkippedNode> skipped;     // indexing nodes that could not become a spec, in graph order
     // Indexing nodes in the branch of an If whose condition is known at import time (from the bound shapes)
     // and that the If does not take: they never run, and need no kernel (`--strict` does not count them).
@@ -206,7 +216,9 @@ struct ImportResult {
     std::string inference_note;
     int fold_rounds = 0;                  // rounds of inference and folding run
     std::string report;                   // the import report (JSON), also for a model without indexing nodes
-    size_t indexing_nodes() const { return kernels.size() + folded.size() + skipped.size() + not_run.size(); }
+    size_t indexing_nodes() const {
+        return kernels.size() + folded.size() + views.size() + skipped.size() + not_run.size();
+    }
     size_t kernels_in_subgraphs() const;  // the kernels of nodes in a subgraph (an If branch, a Loop body)
     size_t bounded_kernels() const;       // the kernels with a run-time count
 };

@@ -15,6 +15,7 @@
 #include "import/analysis/model_analysis.h"
 #include "import/names.h"
 #include "import/node/spec.h"
+#include "import/node/view.h"
 #include "import/model/resource_guard.h"
 #include "import/report.h"
 #include "kernelgen/generate.h"
@@ -264,6 +265,12 @@ private:
         if (!a.held.note.empty()) result_.notes.push_back(ref.str() + ": " + a.held.note);
         if (context.max_count && a.spec) max_count_notes(*context.max_count, ref, a.bounded);
         if (!a.spec) {
+            if (auto view = gather_view(scope, node); view && check_opset(rule, opset_)) {
+                entry["view_of"] = view->of;
+                entry["view"] = view->how;
+                result_.views.push_back({ref, view->of, view->how});
+                return;
+            }
             skip(ref, a.spec.problem(), entry);
             return;
         }
@@ -335,6 +342,7 @@ void import_parsed(onnx::ModelProto model, int64_t opset, const std::string& fil
     if (!result.usage_errors.empty()) {
         result.kernels.clear();
         result.folded.clear();
+        result.views.clear();
         result.skipped.clear();
         result.not_run.clear();
         return;
@@ -462,6 +470,8 @@ std::string import_summary(const ImportResult& result, const std::string& model_
            " (" + std::to_string(result.kernels_in_subgraphs()) + " in subgraphs" +
            (bounded ? ", " + std::to_string(bounded) + " bounded" : std::string()) + "), " +
            std::to_string(result.folded.size()) + " folded, " +
+           (result.views.empty() ? std::string() : std::to_string(result.views.size()) +
+                                                       (result.views.size() == 1 ? " view, " : " views, ")) +
            std::to_string(result.skipped.size()) + " skipped" +
            (result.not_run.empty() ? std::string() : ", " + std::to_string(result.not_run.size()) + " not run");
 }

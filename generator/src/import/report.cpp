@@ -152,6 +152,7 @@ std::string make_report(const ImportResult& result, const ModelAnalysis& analysi
                          {"specs_in_subgraphs", result.kernels_in_subgraphs()},
                          {"bounded", result.bounded_kernels()},
                          {"folded", result.folded.size()},
+                         {"views", result.views.size()},
                          {"skipped", result.skipped.size()},
                          {"not_run", result.not_run.size()}};
     report["nodes"] = std::move(entries);
