@@ -10,6 +10,7 @@
 #endif
 
 /* The add reduction: wraps modulo 2^64, computed in unsigned arithmetic (no overflow). */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -22,6 +23,10 @@ int accumulate_u64(const uint64_t *data, const int64_t *restrict indices, const 
 {
     /* Every index is checked before anything is written. */
     unsigned out_of_range = 0u;
+    /*@ loop invariant 0 <= t <= 100u;
+        loop invariant out_of_range == 0 <==> (\forall integer k; 0 <= k < t ==> -40 <= indices[k] <= 39);
+        loop assigns t, out_of_range;
+        loop variant 100u - t; */
     for (uint32_t t = 0u; t < 100u; ++t) {
         out_of_range |= kernelgen_outside_i64_bits(&indices[t], 40u);
     }
@@ -29,10 +34,16 @@ int accumulate_u64(const uint64_t *data, const int64_t *restrict indices, const 
         return ACCUMULATE_U64_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= 40u;
+        loop assigns e, output[0 .. 40u - 1];
+        loop variant 40u - e; */
     for (uint32_t e = 0u; e < 40u; ++e) {
         output[e] = data[e];
     }
     /* output[indices[i0, :]] += updates[i0] */
+    /*@ loop invariant 0 <= i0 <= 96u && i0 % 8u == 0;
+        loop assigns i0, output[0 .. ACCUMULATE_U64_OUTPUT_SIZE - 1];
+        loop variant 96u - i0; */
     for (uint32_t i0 = 0u; i0 < 96u; i0 += 8u) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 40u);

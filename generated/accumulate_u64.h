@@ -34,6 +34,24 @@ extern "C" {
  * Returns ACCUMULATE_U64_OK, or ACCUMULATE_U64_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 39));
+    requires \valid_read(indices + (0 .. 99));
+    requires \valid_read(updates + (0 .. 99));
+    requires \valid(output + (0 .. 39));
+    requires output == data || \separated(output + (0 .. 39), data + (0 .. 39));
+    requires \separated(output + (0 .. 39), indices + (0 .. 99));
+    requires \separated(output + (0 .. 39), updates + (0 .. 99));
+    assigns output[0 .. 39] \from data[0 .. 39], indices[0 .. 99], updates[0 .. 99];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 100 ==> -40 <= indices[k] <= 39);
+      assigns \nothing;
+      ensures \result == ACCUMULATE_U64_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 100 ==> -40 <= indices[k] <= 39;
+      ensures \result == ACCUMULATE_U64_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int accumulate_u64(const uint64_t *data, const int64_t *indices, const uint64_t *updates, uint64_t *output);
 
 #ifdef __cplusplus

@@ -14,6 +14,10 @@
 int attention_mask_set(const bool *data, const int64_t *restrict indices, const bool *restrict updates, bool *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 5u;
+        loop invariant \forall integer k; 0 <= k < t * 2 ==> -8 <= indices[k] <= 7;
+        loop assigns t;
+        loop variant 5u - t; */
     for (uint32_t t = 0u; t < 5u; ++t) {
         const int64_t *tuple = &indices[t * 2u];
         if (kernelgen_outside_i64(&tuple[0], 8u)) {
@@ -24,7 +28,7 @@ int attention_mask_set(const bool *data, const int64_t *restrict indices, const 
         }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const bool *)output != data) {
         kernelgen_copy(output, data, 64u * sizeof(bool), sizeof(bool));
     }
     /* output[indices[i0, :]] = updates[i0] */

@@ -35,6 +35,24 @@ extern "C" {
  * Returns ATTENTION_MASK_SET_OK, or ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 63));
+    requires \valid_read(indices + (0 .. 9));
+    requires \valid_read(updates + (0 .. 4));
+    requires \valid(output + (0 .. 63));
+    requires output == data || \separated(output + (0 .. 63), data + (0 .. 63));
+    requires \separated(output + (0 .. 63), indices + (0 .. 9));
+    requires \separated(output + (0 .. 63), updates + (0 .. 4));
+    assigns output[0 .. 63] \from data[0 .. 63], indices[0 .. 9], updates[0 .. 4];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 10 ==> -8 <= indices[k] <= 7);
+      assigns \nothing;
+      ensures \result == ATTENTION_MASK_SET_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 10 ==> -8 <= indices[k] <= 7;
+      ensures \result == ATTENTION_MASK_SET_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int attention_mask_set(const bool *data, const int64_t *indices, const bool *updates, bool *output);
 
 #ifdef __cplusplus

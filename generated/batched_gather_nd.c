@@ -23,6 +23,9 @@ int batched_gather_nd(const int8_t *data, const int32_t *restrict indices, int8_
         return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[b0, i0, :] = data[b0, indices[b0, i0, :], :] */
+    /*@ loop invariant 0 <= i0 <= 4u && i0 % 2u == 0;
+        loop assigns i0, output[0 .. BATCHED_GATHER_ND_OUTPUT_SIZE - 1];
+        loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; i0 += 2u) {
         kernelgen_copy(&output[i0 * 24u], &data[i0 * 64u + kernelgen_wrap_i32_u32(indices[i0 * 3u], 8u) * 8u], 8u * sizeof(int8_t), sizeof(int8_t));
         kernelgen_copy(&output[i0 * 24u + 8u], &data[i0 * 64u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 1u], 8u) * 8u], 8u * sizeof(int8_t), sizeof(int8_t));

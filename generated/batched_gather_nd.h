@@ -30,6 +30,22 @@ extern "C" {
  * Returns BATCHED_GATHER_ND_OK, or BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 255));
+    requires \valid_read(indices + (0 .. 11));
+    requires \valid(output + (0 .. 95));
+    requires \separated(output + (0 .. 95), data + (0 .. 255));
+    requires \separated(output + (0 .. 95), indices + (0 .. 11));
+    assigns output[0 .. 95] \from data[0 .. 255], indices[0 .. 11];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 12 ==> -8 <= indices[k] <= 7);
+      assigns \nothing;
+      ensures \result == BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 12 ==> -8 <= indices[k] <= 7;
+      ensures \result == BATCHED_GATHER_ND_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int batched_gather_nd(const int8_t *data, const int32_t *indices, int8_t *output);
 
 #ifdef __cplusplus

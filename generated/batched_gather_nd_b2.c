@@ -12,12 +12,19 @@
 int batched_gather_nd_b2(const float *data, const int64_t *restrict indices, float *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 12u;
+        loop invariant \forall integer k; 0 <= k < t ==> -5 <= indices[k] <= 4;
+        loop assigns t;
+        loop variant 12u - t; */
     for (uint32_t t = 0u; t < 12u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 5u)) {
             return BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output[b0, b1, i0, :] = data[b0, b1, indices[b0, b1, i0, :], :] */
+    /*@ loop invariant 0 <= i0 <= 6u;
+        loop assigns i0, output[0 .. BATCHED_GATHER_ND_B2_OUTPUT_SIZE - 1];
+        loop variant 6u - i0; */
     for (uint32_t i0 = 0u; i0 < 6u; ++i0) {
         {
             const uint32_t from = i0 * 20u + kernelgen_wrap_i64_u32(&indices[i0 * 2u], 5u) * 4u;

@@ -30,6 +30,22 @@ extern "C" {
  * Returns BATCHED_GATHER_ND_B2_OK, or BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 119));
+    requires \valid_read(indices + (0 .. 11));
+    requires \valid(output + (0 .. 47));
+    requires \separated(output + (0 .. 47), data + (0 .. 119));
+    requires \separated(output + (0 .. 47), indices + (0 .. 11));
+    assigns output[0 .. 47] \from data[0 .. 119], indices[0 .. 11];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 12 ==> -5 <= indices[k] <= 4);
+      assigns \nothing;
+      ensures \result == BATCHED_GATHER_ND_B2_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 12 ==> -5 <= indices[k] <= 4;
+      ensures \result == BATCHED_GATHER_ND_B2_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int batched_gather_nd_b2(const float *data, const int64_t *indices, float *output);
 
 #ifdef __cplusplus

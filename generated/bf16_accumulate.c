@@ -12,6 +12,7 @@
 #endif
 
 /* The add reduction: computed in float32 and rounded to the nearest bfloat16, ties to even, as a tensor of that type would. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -24,16 +25,23 @@ static inline uint16_t kernelgen_bf16_accumulate_combine(uint16_t current, uint1
 int bf16_accumulate(const uint16_t *data, const int64_t *restrict indices, const uint16_t *restrict updates, uint16_t *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 6u;
+        loop invariant \forall integer k; 0 <= k < t ==> -16 <= indices[k] <= 15;
+        loop assigns t;
+        loop variant 6u - t; */
     for (uint32_t t = 0u; t < 6u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 16u)) {
             return BF16_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const uint16_t *)output != data) {
         kernelgen_copy(output, data, 16u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[indices[i0, :]] += updates[i0] */
+    /*@ loop invariant 0 <= i0 <= 6u;
+        loop assigns i0, output[0 .. BF16_ACCUMULATE_OUTPUT_SIZE - 1];
+        loop variant 6u - i0; */
     for (uint32_t i0 = 0u; i0 < 6u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 16u);

@@ -34,6 +34,24 @@ extern "C" {
  * Returns BF16_ACCUMULATE_OK, or BF16_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 15));
+    requires \valid_read(indices + (0 .. 5));
+    requires \valid_read(updates + (0 .. 5));
+    requires \valid(output + (0 .. 15));
+    requires output == data || \separated(output + (0 .. 15), data + (0 .. 15));
+    requires \separated(output + (0 .. 15), indices + (0 .. 5));
+    requires \separated(output + (0 .. 15), updates + (0 .. 5));
+    assigns output[0 .. 15] \from data[0 .. 15], indices[0 .. 5], updates[0 .. 5];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 6 ==> -16 <= indices[k] <= 15);
+      assigns \nothing;
+      ensures \result == BF16_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 6 ==> -16 <= indices[k] <= 15;
+      ensures \result == BF16_ACCUMULATE_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int bf16_accumulate(const uint16_t *data, const int64_t *indices, const uint16_t *updates, uint16_t *output);
 
 #ifdef __cplusplus

@@ -14,6 +14,10 @@
 int bf16_rows_by_tuple(const uint16_t *data, const int32_t *restrict indices, uint16_t *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 3u;
+        loop invariant \forall integer k; 0 <= k < t * 2 ==> (k % 2 == 0 ==> -4 <= indices[k] <= 3) && (k % 2 == 1 ==> -6 <= indices[k] <= 5);
+        loop assigns t;
+        loop variant 3u - t; */
     for (uint32_t t = 0u; t < 3u; ++t) {
         const int32_t *tuple = &indices[t * 2u];
         if (tuple[0] < -4 || tuple[0] > 3) {

@@ -30,6 +30,22 @@ extern "C" {
  * Returns BF16_ROWS_BY_TUPLE_OK, or BF16_ROWS_BY_TUPLE_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 191));
+    requires \valid_read(indices + (0 .. 5));
+    requires \valid(output + (0 .. 23));
+    requires \separated(output + (0 .. 23), data + (0 .. 191));
+    requires \separated(output + (0 .. 23), indices + (0 .. 5));
+    assigns output[0 .. 23] \from data[0 .. 191], indices[0 .. 5];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 6 ==> (k % 2 == 0 ==> -4 <= indices[k] <= 3) && (k % 2 == 1 ==> -6 <= indices[k] <= 5));
+      assigns \nothing;
+      ensures \result == BF16_ROWS_BY_TUPLE_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 6 ==> (k % 2 == 0 ==> -4 <= indices[k] <= 3) && (k % 2 == 1 ==> -6 <= indices[k] <= 5);
+      ensures \result == BF16_ROWS_BY_TUPLE_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int bf16_rows_by_tuple(const uint16_t *data, const int32_t *indices, uint16_t *output);
 
 #ifdef __cplusplus

@@ -12,6 +12,7 @@
 #endif
 
 /* The min reduction: compared as float32; a NaN operand gives NaN and a tie (-0, +0) takes the update. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -24,6 +25,10 @@ static inline uint16_t kernelgen_bf16_running_min_combine(uint16_t current, uint
 int bf16_running_min(const uint16_t *data, const int64_t *restrict indices, const uint16_t *restrict updates, uint16_t *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 3u;
+        loop invariant \forall integer k; 0 <= k < t * 2 ==> (k % 2 == 0 ==> -4 <= indices[k] <= 3) && (k % 2 == 1 ==> -3 <= indices[k] <= 2);
+        loop assigns t;
+        loop variant 3u - t; */
     for (uint32_t t = 0u; t < 3u; ++t) {
         const int64_t *tuple = &indices[t * 2u];
         if (kernelgen_outside_i64(&tuple[0], 4u)) {
@@ -34,10 +39,13 @@ int bf16_running_min(const uint16_t *data, const int64_t *restrict indices, cons
         }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const uint16_t *)output != data) {
         kernelgen_copy(output, data, 12u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[indices[i0, :]] = min(output[indices[i0, :]], updates[i0]) */
+    /*@ loop invariant 0 <= i0 <= 3u;
+        loop assigns i0, output[0 .. BF16_RUNNING_MIN_OUTPUT_SIZE - 1];
+        loop variant 3u - i0; */
     for (uint32_t i0 = 0u; i0 < 3u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 * 2u], 4u) * 3u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 3u);

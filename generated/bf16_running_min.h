@@ -34,6 +34,24 @@ extern "C" {
  * Returns BF16_RUNNING_MIN_OK, or BF16_RUNNING_MIN_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 11));
+    requires \valid_read(indices + (0 .. 5));
+    requires \valid_read(updates + (0 .. 2));
+    requires \valid(output + (0 .. 11));
+    requires output == data || \separated(output + (0 .. 11), data + (0 .. 11));
+    requires \separated(output + (0 .. 11), indices + (0 .. 5));
+    requires \separated(output + (0 .. 11), updates + (0 .. 2));
+    assigns output[0 .. 11] \from data[0 .. 11], indices[0 .. 5], updates[0 .. 2];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 6 ==> (k % 2 == 0 ==> -4 <= indices[k] <= 3) && (k % 2 == 1 ==> -3 <= indices[k] <= 2));
+      assigns \nothing;
+      ensures \result == BF16_RUNNING_MIN_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 6 ==> (k % 2 == 0 ==> -4 <= indices[k] <= 3) && (k % 2 == 1 ==> -3 <= indices[k] <= 2);
+      ensures \result == BF16_RUNNING_MIN_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int bf16_running_min(const uint16_t *data, const int64_t *indices, const uint16_t *updates, uint16_t *output);
 
 #ifdef __cplusplus

@@ -16,12 +16,19 @@ int boxes_above_threshold(const float *data, const int64_t *restrict indices, ui
         return BOXES_ABOVE_THRESHOLD_ERROR_COUNT_OUT_OF_RANGE;
     }
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= count;
+        loop invariant \forall integer k; 0 <= k < t ==> -100 <= indices[k] <= 99;
+        loop assigns t;
+        loop variant count - t; */
     for (uint32_t t = 0u; t < count; ++t) {
         if (kernelgen_outside_i64(&indices[t], 100u)) {
             return BOXES_ABOVE_THRESHOLD_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output[i0, :] = data[indices[i0, :], :] */
+    /*@ loop invariant 0 <= i0 <= count;
+        loop assigns i0, output[0 .. BOXES_ABOVE_THRESHOLD_OUTPUT_SIZE - 1];
+        loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
         {
             const uint32_t from = kernelgen_wrap_i64_u32(&indices[i0], 100u) * 4u;

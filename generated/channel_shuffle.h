@@ -30,6 +30,12 @@ extern "C" {
  * The indices are constant (given in the spec) and were checked when this kernel was generated.
  * Returns CHANNEL_SHUFFLE_OK.
  */
+/*@ requires \valid_read(data + (0 .. 95));
+    requires \valid(output + (0 .. 95));
+    requires \separated(output + (0 .. 95), data + (0 .. 95));
+    assigns output[0 .. 95] \from data[0 .. 95];
+    ensures \result == CHANNEL_SHUFFLE_OK;
+*/
 int channel_shuffle(const int8_t *data, int8_t *output);
 
 #ifdef __cplusplus

@@ -22,6 +22,9 @@ int class_logits_last_axis(const int16_t *data, const int32_t *restrict indices,
         return CLASS_LOGITS_LAST_AXIS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[a0, a1, i0] = data[a0, a1, indices[i0]] */
+    /*@ loop invariant 0 <= i0 <= 20u && i0 % 4u == 0;
+        loop assigns i0, output[0 .. CLASS_LOGITS_LAST_AXIS_OUTPUT_SIZE - 1];
+        loop variant 20u - i0; */
     for (uint32_t i0 = 0u; i0 < 20u; i0 += 4u) {
         output[i0 * 3u] = data[i0 * 6u + kernelgen_wrap_i32_u32(indices[0u], 6u)];
         output[i0 * 3u + 1u] = data[i0 * 6u + kernelgen_wrap_i32_u32(indices[1u], 6u)];

@@ -30,6 +30,22 @@ extern "C" {
  * Returns CLASS_LOGITS_LAST_AXIS_OK, or CLASS_LOGITS_LAST_AXIS_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 119));
+    requires \valid_read(indices + (0 .. 2));
+    requires \valid(output + (0 .. 59));
+    requires \separated(output + (0 .. 59), data + (0 .. 119));
+    requires \separated(output + (0 .. 59), indices + (0 .. 2));
+    assigns output[0 .. 59] \from data[0 .. 119], indices[0 .. 2];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 3 ==> -6 <= indices[k] <= 5);
+      assigns \nothing;
+      ensures \result == CLASS_LOGITS_LAST_AXIS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 3 ==> -6 <= indices[k] <= 5;
+      ensures \result == CLASS_LOGITS_LAST_AXIS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int class_logits_last_axis(const int16_t *data, const int32_t *indices, int16_t *output);
 
 #ifdef __cplusplus

@@ -16,15 +16,25 @@ int column_picks(const uint8_t *data, uint32_t data_count, const int64_t *restri
         return COLUMN_PICKS_ERROR_DATA_COUNT_OUT_OF_RANGE;
     }
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 6u;
+        loop invariant \forall integer k; 0 <= k < t ==> -(integer)data_count <= indices[k] <= data_count - 1;
+        loop assigns t;
+        loop variant 6u - t; */
     for (uint32_t t = 0u; t < 6u; ++t) {
         if (kernelgen_outside_count_i64(&indices[t], data_count)) {
             return COLUMN_PICKS_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output[i0, i1] = data[indices[i0, i1], i1] */
+    /*@ loop invariant 0 <= i0 <= 2u;
+        loop assigns i0, output[0 .. COLUMN_PICKS_OUTPUT_SIZE - 1];
+        loop variant 2u - i0; */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         const int64_t *indices_slice = &indices[i0 * 3u];
         uint8_t *output_slice = &output[i0 * 3u];
+        /*@ loop invariant 0 <= i1 <= 3u;
+            loop assigns i1, output[0 .. COLUMN_PICKS_OUTPUT_SIZE - 1];
+            loop variant 3u - i1; */
         for (uint32_t i1 = 0u; i1 < 3u; ++i1) {
             output_slice[i1] = data[i1 + kernelgen_wrap_count_i64_u32(&indices_slice[i1], data_count) * 3u];
         }

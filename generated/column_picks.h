@@ -39,6 +39,26 @@ extern "C" {
  * above COLUMN_PICKS_MAX_DATA_COUNT returns COLUMN_PICKS_ERROR_DATA_COUNT_OUT_OF_RANGE before anything else,
  * and output is left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 14));
+    requires \valid_read(indices + (0 .. 5));
+    requires \valid(output + (0 .. 5));
+    requires \separated(output + (0 .. 5), data + (0 .. 14));
+    requires \separated(output + (0 .. 5), indices + (0 .. 5));
+    assigns output[0 .. 5] \from data[0 .. 14], data_count, indices[0 .. 5];
+    behavior data_count_above_its_bound:
+      assumes data_count > COLUMN_PICKS_MAX_DATA_COUNT;
+      assigns \nothing;
+      ensures \result == COLUMN_PICKS_ERROR_DATA_COUNT_OUT_OF_RANGE;
+    behavior index_out_of_range:
+      assumes data_count <= COLUMN_PICKS_MAX_DATA_COUNT && !(\forall integer k; 0 <= k < 6 ==> -(integer)data_count <= indices[k] <= data_count - 1);
+      assigns \nothing;
+      ensures \result == COLUMN_PICKS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes data_count <= COLUMN_PICKS_MAX_DATA_COUNT && \forall integer k; 0 <= k < 6 ==> -(integer)data_count <= indices[k] <= data_count - 1;
+      ensures \result == COLUMN_PICKS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int column_picks(const uint8_t *data, uint32_t data_count, const int64_t *indices, uint8_t *output);
 
 #ifdef __cplusplus

@@ -17,6 +17,10 @@
 int complex128_pairs(const kernelgen_complex128 *data, const int64_t *restrict indices, kernelgen_complex128 *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 4u;
+        loop invariant \forall integer k; 0 <= k < t * 2 ==> -3 <= indices[k] <= 2;
+        loop assigns t;
+        loop variant 4u - t; */
     for (uint32_t t = 0u; t < 4u; ++t) {
         const int64_t *tuple = &indices[t * 2u];
         if (kernelgen_outside_i64(&tuple[0], 3u)) {

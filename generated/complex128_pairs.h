@@ -32,6 +32,22 @@ extern "C" {
  * Returns COMPLEX128_PAIRS_OK, or COMPLEX128_PAIRS_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 8));
+    requires \valid_read(indices + (0 .. 7));
+    requires \valid(output + (0 .. 3));
+    requires \separated(output + (0 .. 3), data + (0 .. 8));
+    requires \separated(output + (0 .. 3), indices + (0 .. 7));
+    assigns output[0 .. 3] \from data[0 .. 8], indices[0 .. 7];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 8 ==> -3 <= indices[k] <= 2);
+      assigns \nothing;
+      ensures \result == COMPLEX128_PAIRS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 8 ==> -3 <= indices[k] <= 2;
+      ensures \result == COMPLEX128_PAIRS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int complex128_pairs(const kernelgen_complex128 *data, const int64_t *indices, kernelgen_complex128 *output);
 
 #ifdef __cplusplus

@@ -21,6 +21,7 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 /* The mul reduction: complex multiplication (no special cases for infinities). */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -45,10 +46,16 @@ int complex128_rotate(const kernelgen_complex128 *data, const int64_t *restrict 
         return COMPLEX128_ROTATE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= 12u;
+        loop assigns e, output[0 .. 12u - 1];
+        loop variant 12u - e; */
     for (uint32_t e = 0u; e < 12u; ++e) {
         output[e] = data[e];
     }
     /* output[indices[i0, :], :] *= updates[i0, :] */
+    /*@ loop invariant 0 <= i0 <= 3u;
+        loop assigns i0, output[0 .. COMPLEX128_ROTATE_OUTPUT_SIZE - 1];
+        loop variant 3u - i0; */
     for (uint32_t i0 = 0u; i0 < 3u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 6u) * 2u;

@@ -36,6 +36,24 @@ extern "C" {
  * Returns COMPLEX128_ROTATE_OK, or COMPLEX128_ROTATE_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 11));
+    requires \valid_read(indices + (0 .. 2));
+    requires \valid_read(updates + (0 .. 5));
+    requires \valid(output + (0 .. 11));
+    requires output == data || \separated(output + (0 .. 11), data + (0 .. 11));
+    requires \separated(output + (0 .. 11), indices + (0 .. 2));
+    requires \separated(output + (0 .. 11), updates + (0 .. 5));
+    assigns output[0 .. 11] \from data[0 .. 11], indices[0 .. 2], updates[0 .. 5];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 3 ==> -6 <= indices[k] <= 5);
+      assigns \nothing;
+      ensures \result == COMPLEX128_ROTATE_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 3 ==> -6 <= indices[k] <= 5;
+      ensures \result == COMPLEX128_ROTATE_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int complex128_rotate(const kernelgen_complex128 *data, const int64_t *indices, const kernelgen_complex128 *updates, kernelgen_complex128 *output);
 
 #ifdef __cplusplus

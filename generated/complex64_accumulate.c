@@ -10,6 +10,7 @@
 #endif
 
 /* The add reduction: complex addition. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -37,10 +38,16 @@ int complex64_accumulate(const kernelgen_complex64 *data, const int64_t *restric
         return COMPLEX64_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= 10u;
+        loop assigns e, output[0 .. 10u - 1];
+        loop variant 10u - e; */
     for (uint32_t e = 0u; e < 10u; ++e) {
         output[e] = data[e];
     }
     /* output[indices[i0, :]] += updates[i0] */
+    /*@ loop invariant 0 <= i0 <= 4u;
+        loop assigns i0, output[0 .. COMPLEX64_ACCUMULATE_OUTPUT_SIZE - 1];
+        loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 10u);

@@ -36,6 +36,24 @@ extern "C" {
  * Returns COMPLEX64_ACCUMULATE_OK, or COMPLEX64_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 9));
+    requires \valid_read(indices + (0 .. 3));
+    requires \valid_read(updates + (0 .. 3));
+    requires \valid(output + (0 .. 9));
+    requires output == data || \separated(output + (0 .. 9), data + (0 .. 9));
+    requires \separated(output + (0 .. 9), indices + (0 .. 3));
+    requires \separated(output + (0 .. 9), updates + (0 .. 3));
+    assigns output[0 .. 9] \from data[0 .. 9], indices[0 .. 3], updates[0 .. 3];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 4 ==> -10 <= indices[k] <= 9);
+      assigns \nothing;
+      ensures \result == COMPLEX64_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 4 ==> -10 <= indices[k] <= 9;
+      ensures \result == COMPLEX64_ACCUMULATE_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int complex64_accumulate(const kernelgen_complex64 *data, const int64_t *indices, const kernelgen_complex64 *updates, kernelgen_complex64 *output);
 
 #ifdef __cplusplus

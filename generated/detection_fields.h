@@ -40,6 +40,26 @@ extern "C" {
  * A count above DETECTION_FIELDS_MAX_COUNT returns
  * DETECTION_FIELDS_ERROR_COUNT_OUT_OF_RANGE, and output is left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 29));
+    requires \valid_read(indices + (0 .. 1));
+    requires \valid(output + (0 .. 11));
+    requires \separated(output + (0 .. 11), data + (0 .. 29));
+    requires \separated(output + (0 .. 11), indices + (0 .. 1));
+    assigns output[0 .. 11] \from data[0 .. 29], indices[0 .. 1], count;
+    behavior count_above_its_bound:
+      assumes count > DETECTION_FIELDS_MAX_COUNT;
+      assigns \nothing;
+      ensures \result == DETECTION_FIELDS_ERROR_COUNT_OUT_OF_RANGE;
+    behavior index_out_of_range:
+      assumes count <= DETECTION_FIELDS_MAX_COUNT && !(\forall integer k; 0 <= k < 2 ==> -5 <= indices[k] <= 4);
+      assigns \nothing;
+      ensures \result == DETECTION_FIELDS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes count <= DETECTION_FIELDS_MAX_COUNT && \forall integer k; 0 <= k < 2 ==> -5 <= indices[k] <= 4;
+      ensures \result == DETECTION_FIELDS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int detection_fields(const float *data, const int32_t *indices, uint32_t count, float *output);
 
 #ifdef __cplusplus

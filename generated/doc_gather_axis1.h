@@ -30,6 +30,22 @@ extern "C" {
  * Returns DOC_GATHER_AXIS1_OK, or DOC_GATHER_AXIS1_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 8));
+    requires \valid_read(indices + (0 .. 1));
+    requires \valid(output + (0 .. 5));
+    requires \separated(output + (0 .. 5), data + (0 .. 8));
+    requires \separated(output + (0 .. 5), indices + (0 .. 1));
+    assigns output[0 .. 5] \from data[0 .. 8], indices[0 .. 1];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 2 ==> -3 <= indices[k] <= 2);
+      assigns \nothing;
+      ensures \result == DOC_GATHER_AXIS1_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 2 ==> -3 <= indices[k] <= 2;
+      ensures \result == DOC_GATHER_AXIS1_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int doc_gather_axis1(const float *data, const int64_t *indices, float *output);
 
 #ifdef __cplusplus

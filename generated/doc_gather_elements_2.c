@@ -12,6 +12,10 @@
 int doc_gather_elements_2(const int32_t *data, const int64_t *restrict indices, int32_t *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 6u;
+        loop invariant \forall integer k; 0 <= k < t ==> -3 <= indices[k] <= 2;
+        loop assigns t;
+        loop variant 6u - t; */
     for (uint32_t t = 0u; t < 6u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 3u)) {
             return DOC_GATHER_ELEMENTS_2_ERROR_INDEX_OUT_OF_RANGE;

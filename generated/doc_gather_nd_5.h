@@ -30,6 +30,22 @@ extern "C" {
  * Returns DOC_GATHER_ND_5_OK, or DOC_GATHER_ND_5_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 7));
+    requires \valid_read(indices + (0 .. 1));
+    requires \valid(output + (0 .. 3));
+    requires \separated(output + (0 .. 3), data + (0 .. 7));
+    requires \separated(output + (0 .. 3), indices + (0 .. 1));
+    assigns output[0 .. 3] \from data[0 .. 7], indices[0 .. 1];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 2 ==> -2 <= indices[k] <= 1);
+      assigns \nothing;
+      ensures \result == DOC_GATHER_ND_5_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 2 ==> -2 <= indices[k] <= 1;
+      ensures \result == DOC_GATHER_ND_5_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int doc_gather_nd_5(const int32_t *data, const int64_t *indices, int32_t *output);
 
 #ifdef __cplusplus

@@ -12,12 +12,19 @@
 int doc_scatter_elements_1(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 6u;
+        loop invariant \forall integer k; 0 <= k < t ==> -3 <= indices[k] <= 2;
+        loop assigns t;
+        loop variant 6u - t; */
     for (uint32_t t = 0u; t < 6u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 3u)) {
             return DOC_SCATTER_ELEMENTS_1_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= 9u;
+        loop assigns e, output[0 .. 9u - 1];
+        loop variant 9u - e; */
     for (uint32_t e = 0u; e < 9u; ++e) {
         output[e] = data[e];
     }

@@ -19,6 +19,9 @@ int doc_scatter_elements_2(const float *data, const int64_t *restrict indices, c
         return DOC_SCATTER_ELEMENTS_2_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= 5u;
+        loop assigns e, output[0 .. 5u - 1];
+        loop variant 5u - e; */
     for (uint32_t e = 0u; e < 5u; ++e) {
         output[e] = data[e];
     }

@@ -10,6 +10,7 @@
 #endif
 
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -21,20 +22,33 @@ static inline int32_t kernelgen_doc_scatter_elements_add_combine(int32_t current
 int doc_scatter_elements_add(const int32_t *data, const int64_t *restrict indices, const int32_t *restrict updates, int32_t *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 6u;
+        loop invariant \forall integer k; 0 <= k < t ==> -4 <= indices[k] <= 3;
+        loop assigns t;
+        loop variant 6u - t; */
     for (uint32_t t = 0u; t < 6u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 4u)) {
             return DOC_SCATTER_ELEMENTS_ADD_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= 8u;
+        loop assigns e, output[0 .. 8u - 1];
+        loop variant 8u - e; */
     for (uint32_t e = 0u; e < 8u; ++e) {
         output[e] = data[e];
     }
     /* output[i0, indices[i0, i1]] += updates[i0, i1] */
+    /*@ loop invariant 0 <= i0 <= 2u;
+        loop assigns i0, output[0 .. DOC_SCATTER_ELEMENTS_ADD_OUTPUT_SIZE - 1];
+        loop variant 2u - i0; */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         const int32_t *updates_slice = &updates[i0 * 3u];
         const int64_t *indices_slice = &indices[i0 * 3u];
         int32_t *output_slice = &output[i0 * 4u];
+        /*@ loop invariant 0 <= i1 <= 3u;
+            loop assigns i1, output[0 .. DOC_SCATTER_ELEMENTS_ADD_OUTPUT_SIZE - 1];
+            loop variant 3u - i1; */
         for (uint32_t i1 = 0u; i1 < 3u; ++i1) {
             {
                 const uint32_t to = kernelgen_wrap_i64_u32(&indices_slice[i1], 4u);

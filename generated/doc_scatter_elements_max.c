@@ -12,6 +12,7 @@
 #endif
 
 /* The max reduction: the larger or smaller value. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -23,19 +24,29 @@ static inline int16_t kernelgen_doc_scatter_elements_max_combine(int16_t current
 int doc_scatter_elements_max(const int16_t *data, const int64_t *restrict indices, const int16_t *restrict updates, int16_t *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 6u;
+        loop invariant \forall integer k; 0 <= k < t ==> -3 <= indices[k] <= 2;
+        loop assigns t;
+        loop variant 6u - t; */
     for (uint32_t t = 0u; t < 6u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 3u)) {
             return DOC_SCATTER_ELEMENTS_MAX_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const int16_t *)output != data) {
         kernelgen_copy(output, data, 6u * sizeof(int16_t), sizeof(int16_t));
     }
     /* output[indices[i0, i1], i1] = max(output[indices[i0, i1], i1], updates[i0, i1]) */
+    /*@ loop invariant 0 <= i0 <= 3u;
+        loop assigns i0, output[0 .. DOC_SCATTER_ELEMENTS_MAX_OUTPUT_SIZE - 1];
+        loop variant 3u - i0; */
     for (uint32_t i0 = 0u; i0 < 3u; ++i0) {
         const int16_t *updates_slice = &updates[i0 * 2u];
         const int64_t *indices_slice = &indices[i0 * 2u];
+        /*@ loop invariant 0 <= i1 <= 2u;
+            loop assigns i1, output[0 .. DOC_SCATTER_ELEMENTS_MAX_OUTPUT_SIZE - 1];
+            loop variant 2u - i1; */
         for (uint32_t i1 = 0u; i1 < 2u; ++i1) {
             {
                 const uint32_t to = i1 + kernelgen_wrap_i64_u32(&indices_slice[i1], 3u) * 2u;

@@ -25,6 +25,9 @@ int doc_scatter_nd_1(const float *data, const int64_t *restrict indices, const f
         return DOC_SCATTER_ND_1_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= 8u;
+        loop assigns e, output[0 .. 8u - 1];
+        loop variant 8u - e; */
     for (uint32_t e = 0u; e < 8u; ++e) {
         output[e] = data[e];
     }

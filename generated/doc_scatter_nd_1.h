@@ -34,6 +34,24 @@ extern "C" {
  * Returns DOC_SCATTER_ND_1_OK, or DOC_SCATTER_ND_1_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 7));
+    requires \valid_read(indices + (0 .. 3));
+    requires \valid_read(updates + (0 .. 3));
+    requires \valid(output + (0 .. 7));
+    requires output == data || \separated(output + (0 .. 7), data + (0 .. 7));
+    requires \separated(output + (0 .. 7), indices + (0 .. 3));
+    requires \separated(output + (0 .. 7), updates + (0 .. 3));
+    assigns output[0 .. 7] \from data[0 .. 7], indices[0 .. 3], updates[0 .. 3];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 4 ==> -8 <= indices[k] <= 7);
+      assigns \nothing;
+      ensures \result == DOC_SCATTER_ND_1_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 4 ==> -8 <= indices[k] <= 7;
+      ensures \result == DOC_SCATTER_ND_1_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int doc_scatter_nd_1(const float *data, const int64_t *indices, const float *updates, float *output);
 
 #ifdef __cplusplus

@@ -21,7 +21,7 @@ int doc_scatter_nd_2(const float *data, const int64_t *restrict indices, const f
         return DOC_SCATTER_ND_2_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const float *)output != data) {
         kernelgen_copy(output, data, 64u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :], :] = updates[i0, :] */

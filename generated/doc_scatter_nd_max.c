@@ -12,6 +12,7 @@
 #endif
 
 /* The max reduction: a NaN operand gives NaN and a tie (-0, +0) takes the update, as numpy's maximum and minimum do. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -30,13 +31,19 @@ int doc_scatter_nd_max(const float *data, const int64_t *restrict indices, const
         return DOC_SCATTER_ND_MAX_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const float *)output != data) {
         kernelgen_copy(output, data, 64u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
+    /*@ loop invariant 0 <= i0 <= 2u;
+        loop assigns i0, output[0 .. DOC_SCATTER_ND_MAX_OUTPUT_SIZE - 1];
+        loop variant 2u - i0; */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 4u) * 16u;
+            /*@ loop invariant 0 <= e <= 16u;
+                loop assigns e, output[0 .. DOC_SCATTER_ND_MAX_OUTPUT_SIZE - 1];
+                loop variant 16u - e; */
             for (uint32_t e = 0u; e < 16u; ++e) {
                 output[to + e] = kernelgen_doc_scatter_nd_max_combine(output[to + e], updates[i0 * 16u + e]);
             }

@@ -30,6 +30,14 @@ extern "C" {
  * Returns EDGE_AXIS_BEYOND_INT32_OK, or EDGE_AXIS_BEYOND_INT32_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 2999999999));
+    requires \valid_read(indices + (0 .. 1));
+    requires \valid(output + (0 .. 1));
+    requires \separated(output + (0 .. 1), data + (0 .. 2999999999));
+    requires \separated(output + (0 .. 1), indices + (0 .. 1));
+    assigns output[0 .. 1] \from data[0 .. 2999999999], indices[0 .. 1];
+    ensures \result == EDGE_AXIS_BEYOND_INT32_OK;
+*/
 int edge_axis_beyond_int32(const int8_t *data, const int32_t *indices, int8_t *output);
 
 #ifdef __cplusplus

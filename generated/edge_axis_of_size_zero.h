@@ -30,6 +30,22 @@ extern "C" {
  * Returns EDGE_AXIS_OF_SIZE_ZERO_OK, or EDGE_AXIS_OF_SIZE_ZERO_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. -1));
+    requires \valid_read(indices + (0 .. 2));
+    requires \valid(output + (0 .. 5));
+    requires \separated(output + (0 .. 5), data + (0 .. -1));
+    requires \separated(output + (0 .. 5), indices + (0 .. 2));
+    assigns output[0 .. 5] \from data[0 .. -1], indices[0 .. 2];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 3 ==> \false);
+      assigns \nothing;
+      ensures \result == EDGE_AXIS_OF_SIZE_ZERO_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 3 ==> \false;
+      ensures \result == EDGE_AXIS_OF_SIZE_ZERO_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int edge_axis_of_size_zero(const float *data, const int64_t *indices, float *output);
 
 #ifdef __cplusplus

@@ -31,6 +31,14 @@ extern "C" {
  * Returns EDGE_NO_INDICES_OK, or EDGE_NO_INDICES_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 5));
+    requires \valid_read(indices + (0 .. -1));
+    requires \valid(output + (0 .. -1));
+    requires \separated(output + (0 .. -1), data + (0 .. 5));
+    requires \separated(output + (0 .. -1), indices + (0 .. -1));
+    assigns output[0 .. -1] \from data[0 .. 5], indices[0 .. -1];
+    ensures \result == EDGE_NO_INDICES_OK;
+*/
 int edge_no_indices(const bool *data, const int64_t *indices, bool *output);
 
 #ifdef __cplusplus

@@ -12,6 +12,7 @@
 #endif
 
 /* The add reduction: logical or, as ONNX Runtime. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -27,7 +28,7 @@ int edge_scalar_update(const bool *data, const int64_t *restrict indices, const 
         return EDGE_SCALAR_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const bool *)output != data) {
         kernelgen_copy(output, data, 4u * sizeof(bool), sizeof(bool));
     }
     /* output[indices[:]] += updates[] */

@@ -35,6 +35,24 @@ extern "C" {
  * Returns EDGE_SCALAR_UPDATE_OK, or EDGE_SCALAR_UPDATE_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 3));
+    requires \valid_read(indices + (0 .. 0));
+    requires \valid_read(updates + (0 .. 0));
+    requires \valid(output + (0 .. 3));
+    requires output == data || \separated(output + (0 .. 3), data + (0 .. 3));
+    requires \separated(output + (0 .. 3), indices + (0 .. 0));
+    requires \separated(output + (0 .. 3), updates + (0 .. 0));
+    assigns output[0 .. 3] \from data[0 .. 3], indices[0 .. 0], updates[0 .. 0];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 1 ==> -4 <= indices[k] <= 3);
+      assigns \nothing;
+      ensures \result == EDGE_SCALAR_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 1 ==> -4 <= indices[k] <= 3;
+      ensures \result == EDGE_SCALAR_UPDATE_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int edge_scalar_update(const bool *data, const int64_t *indices, const bool *updates, bool *output);
 
 #ifdef __cplusplus

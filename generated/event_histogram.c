@@ -10,6 +10,7 @@
 #endif
 
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -25,6 +26,10 @@ int event_histogram(const int32_t *data, const int32_t *restrict indices, uint32
         return EVENT_HISTOGRAM_ERROR_COUNT_OUT_OF_RANGE;
     }
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= count;
+        loop invariant \forall integer k; 0 <= k < t ==> -16 <= indices[k] <= 15;
+        loop assigns t;
+        loop variant count - t; */
     for (uint32_t t = 0u; t < count; ++t) {
         const int32_t index = indices[t];
         if (index < -16 || index > 15) {
@@ -32,10 +37,16 @@ int event_histogram(const int32_t *data, const int32_t *restrict indices, uint32
         }
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= 16u;
+        loop assigns e, output[0 .. 16u - 1];
+        loop variant 16u - e; */
     for (uint32_t e = 0u; e < 16u; ++e) {
         output[e] = data[e];
     }
     /* output[indices[i0]] += updates[i0] */
+    /*@ loop invariant 0 <= i0 <= count;
+        loop assigns i0, output[0 .. EVENT_HISTOGRAM_OUTPUT_SIZE - 1];
+        loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i32_u32(indices[i0], 16u);

@@ -42,6 +42,28 @@ extern "C" {
  * and checked, and of updates read. A count above EVENT_HISTOGRAM_MAX_COUNT returns
  * EVENT_HISTOGRAM_ERROR_COUNT_OUT_OF_RANGE, and output is left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 15));
+    requires \valid_read(indices + (0 .. 255));
+    requires \valid_read(updates + (0 .. 255));
+    requires \valid(output + (0 .. 15));
+    requires output == data || \separated(output + (0 .. 15), data + (0 .. 15));
+    requires \separated(output + (0 .. 15), indices + (0 .. 255));
+    requires \separated(output + (0 .. 15), updates + (0 .. 255));
+    assigns output[0 .. 15] \from data[0 .. 15], indices[0 .. 255], count, updates[0 .. 255];
+    behavior count_above_its_bound:
+      assumes count > EVENT_HISTOGRAM_MAX_COUNT;
+      assigns \nothing;
+      ensures \result == EVENT_HISTOGRAM_ERROR_COUNT_OUT_OF_RANGE;
+    behavior index_out_of_range:
+      assumes count <= EVENT_HISTOGRAM_MAX_COUNT && !(\forall integer k; 0 <= k < count ==> -16 <= indices[k] <= 15);
+      assigns \nothing;
+      ensures \result == EVENT_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes count <= EVENT_HISTOGRAM_MAX_COUNT && \forall integer k; 0 <= k < count ==> -16 <= indices[k] <= 15;
+      ensures \result == EVENT_HISTOGRAM_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int event_histogram(const int32_t *data, const int32_t *indices, uint32_t count, const int32_t *updates, int32_t *output);
 
 #ifdef __cplusplus

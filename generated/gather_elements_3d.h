@@ -30,6 +30,22 @@ extern "C" {
  * Returns GATHER_ELEMENTS_3D_OK, or GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 59));
+    requires \valid_read(indices + (0 .. 29));
+    requires \valid(output + (0 .. 29));
+    requires \separated(output + (0 .. 29), data + (0 .. 59));
+    requires \separated(output + (0 .. 29), indices + (0 .. 29));
+    assigns output[0 .. 29] \from data[0 .. 59], indices[0 .. 29];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 30 ==> -4 <= indices[k] <= 3);
+      assigns \nothing;
+      ensures \result == GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 30 ==> -4 <= indices[k] <= 3;
+      ensures \result == GATHER_ELEMENTS_3D_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int gather_elements_3d(const uint16_t *data, const int64_t *indices, uint16_t *output);
 
 #ifdef __cplusplus

@@ -30,6 +30,20 @@ extern "C" {
  * Returns GLYPH_ROWS_OK, or GLYPH_ROWS_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(indices + (0 .. 1));
+    requires \valid(output + (0 .. 5));
+    requires \separated(output + (0 .. 5), indices + (0 .. 1));
+    assigns output[0 .. 5] \from indices[0 .. 1];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 2 ==> -4 <= indices[k] <= 3);
+      assigns \nothing;
+      ensures \result == GLYPH_ROWS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 2 ==> -4 <= indices[k] <= 3;
+      ensures \result == GLYPH_ROWS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int glyph_rows(const int32_t *indices, int8_t *output);
 
 #ifdef __cplusplus

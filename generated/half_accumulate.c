@@ -12,6 +12,7 @@
 #endif
 
 /* The add reduction: computed in float32 and rounded to the nearest float16, ties to even, as a tensor of that type would. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -24,16 +25,23 @@ static inline uint16_t kernelgen_half_accumulate_combine(uint16_t current, uint1
 int half_accumulate(const uint16_t *data, const int64_t *restrict indices, const uint16_t *restrict updates, uint16_t *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 5u;
+        loop invariant \forall integer k; 0 <= k < t ==> -8 <= indices[k] <= 7;
+        loop assigns t;
+        loop variant 5u - t; */
     for (uint32_t t = 0u; t < 5u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 8u)) {
             return HALF_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const uint16_t *)output != data) {
         kernelgen_copy(output, data, 32u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[indices[i0, :], :] += updates[i0, :] */
+    /*@ loop invariant 0 <= i0 <= 5u;
+        loop assigns i0, output[0 .. HALF_ACCUMULATE_OUTPUT_SIZE - 1];
+        loop variant 5u - i0; */
     for (uint32_t i0 = 0u; i0 < 5u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 8u) * 4u;

@@ -34,6 +34,24 @@ extern "C" {
  * Returns HALF_ACCUMULATE_OK, or HALF_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 31));
+    requires \valid_read(indices + (0 .. 4));
+    requires \valid_read(updates + (0 .. 19));
+    requires \valid(output + (0 .. 31));
+    requires output == data || \separated(output + (0 .. 31), data + (0 .. 31));
+    requires \separated(output + (0 .. 31), indices + (0 .. 4));
+    requires \separated(output + (0 .. 31), updates + (0 .. 19));
+    assigns output[0 .. 31] \from data[0 .. 31], indices[0 .. 4], updates[0 .. 19];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 5 ==> -8 <= indices[k] <= 7);
+      assigns \nothing;
+      ensures \result == HALF_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 5 ==> -8 <= indices[k] <= 7;
+      ensures \result == HALF_ACCUMULATE_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int half_accumulate(const uint16_t *data, const int64_t *indices, const uint16_t *updates, uint16_t *output);
 
 #ifdef __cplusplus

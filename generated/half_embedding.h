@@ -30,6 +30,22 @@ extern "C" {
  * Returns HALF_EMBEDDING_OK, or HALF_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 255));
+    requires \valid_read(indices + (0 .. 3));
+    requires \valid(output + (0 .. 31));
+    requires \separated(output + (0 .. 31), data + (0 .. 255));
+    requires \separated(output + (0 .. 31), indices + (0 .. 3));
+    assigns output[0 .. 31] \from data[0 .. 255], indices[0 .. 3];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 4 ==> -32 <= indices[k] <= 31);
+      assigns \nothing;
+      ensures \result == HALF_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 4 ==> -32 <= indices[k] <= 31;
+      ensures \result == HALF_EMBEDDING_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int half_embedding(const uint16_t *data, const int64_t *indices, uint16_t *output);
 
 #ifdef __cplusplus

@@ -12,6 +12,7 @@
 #endif
 
 /* The max reduction: compared as float32; a NaN operand gives NaN and a tie (-0, +0) takes the update. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -37,10 +38,13 @@ int half_running_max(const uint16_t *data, const int64_t *restrict indices, cons
         return HALF_RUNNING_MAX_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const uint16_t *)output != data) {
         kernelgen_copy(output, data, 12u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
+    /*@ loop invariant 0 <= i0 <= 4u;
+        loop assigns i0, output[0 .. HALF_RUNNING_MAX_OUTPUT_SIZE - 1];
+        loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 6u) * 2u;

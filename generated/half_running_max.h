@@ -34,6 +34,24 @@ extern "C" {
  * Returns HALF_RUNNING_MAX_OK, or HALF_RUNNING_MAX_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 11));
+    requires \valid_read(indices + (0 .. 3));
+    requires \valid_read(updates + (0 .. 7));
+    requires \valid(output + (0 .. 11));
+    requires output == data || \separated(output + (0 .. 11), data + (0 .. 11));
+    requires \separated(output + (0 .. 11), indices + (0 .. 3));
+    requires \separated(output + (0 .. 11), updates + (0 .. 7));
+    assigns output[0 .. 11] \from data[0 .. 11], indices[0 .. 3], updates[0 .. 7];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 4 ==> -6 <= indices[k] <= 5);
+      assigns \nothing;
+      ensures \result == HALF_RUNNING_MAX_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 4 ==> -6 <= indices[k] <= 5;
+      ensures \result == HALF_RUNNING_MAX_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int half_running_max(const uint16_t *data, const int64_t *indices, const uint16_t *updates, uint16_t *output);
 
 #ifdef __cplusplus

@@ -15,6 +15,7 @@ static const uint8_t kernelgen_histogram_bins_destinations[6] KERNELGEN_FLASH = 
 };
 
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -26,10 +27,16 @@ static inline int32_t kernelgen_histogram_bins_combine(int32_t current, int32_t 
 int histogram_bins(const int32_t *data, const int32_t *restrict updates, int32_t *output)
 {
     /* output starts as a copy of data (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= 10u;
+        loop assigns e, output[0 .. 10u - 1];
+        loop variant 10u - e; */
     for (uint32_t e = 0u; e < 10u; ++e) {
         output[e] = data[e];
     }
     /* output[indices[i0, :]] += updates[i0] */
+    /*@ loop invariant 0 <= r <= 6u;
+        loop assigns r, output[0 .. HISTOGRAM_BINS_OUTPUT_SIZE - 1];
+        loop variant 6u - r; */
     for (uint32_t r = 0u; r < 6u; ++r) {
         {
             int32_t *const slot = &output[(uint32_t)KERNELGEN_TABLE_U8(kernelgen_histogram_bins_destinations, r)];

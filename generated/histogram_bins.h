@@ -34,6 +34,14 @@ extern "C" {
  * The indices are constant (given in the spec) and were checked when this kernel was generated.
  * Returns HISTOGRAM_BINS_OK.
  */
+/*@ requires \valid_read(data + (0 .. 9));
+    requires \valid_read(updates + (0 .. 5));
+    requires \valid(output + (0 .. 9));
+    requires output == data || \separated(output + (0 .. 9), data + (0 .. 9));
+    requires \separated(output + (0 .. 9), updates + (0 .. 5));
+    assigns output[0 .. 9] \from data[0 .. 9], updates[0 .. 5];
+    ensures \result == HISTOGRAM_BINS_OK;
+*/
 int histogram_bins(const int32_t *data, const int32_t *updates, int32_t *output);
 
 #ifdef __cplusplus

@@ -30,6 +30,12 @@ extern "C" {
  * The indices are constant (given in the spec) and were checked when this kernel was generated.
  * Returns IMAGE_CORNERS_OK.
  */
+/*@ requires \valid_read(data + (0 .. 191));
+    requires \valid(output + (0 .. 11));
+    requires \separated(output + (0 .. 11), data + (0 .. 191));
+    assigns output[0 .. 11] \from data[0 .. 191];
+    ensures \result == IMAGE_CORNERS_OK;
+*/
 int image_corners(const uint8_t *data, uint8_t *output);
 
 #ifdef __cplusplus

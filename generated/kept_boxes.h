@@ -39,6 +39,26 @@ extern "C" {
  * is left untouched. A count above KEPT_BOXES_MAX_COUNT returns
  * KEPT_BOXES_ERROR_COUNT_OUT_OF_RANGE, and output is left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 399));
+    requires \valid_read(indices + (0 .. 99));
+    requires \valid(output + (0 .. 399));
+    requires \separated(output + (0 .. 399), data + (0 .. 399));
+    requires \separated(output + (0 .. 399), indices + (0 .. 99));
+    assigns output[0 .. 399] \from data[0 .. 399], indices[0 .. 99], count;
+    behavior count_above_its_bound:
+      assumes count > KEPT_BOXES_MAX_COUNT;
+      assigns \nothing;
+      ensures \result == KEPT_BOXES_ERROR_COUNT_OUT_OF_RANGE;
+    behavior index_out_of_range:
+      assumes count <= KEPT_BOXES_MAX_COUNT && !(\forall integer k; 0 <= k < count ==> -100 <= indices[k] <= 99);
+      assigns \nothing;
+      ensures \result == KEPT_BOXES_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes count <= KEPT_BOXES_MAX_COUNT && \forall integer k; 0 <= k < count ==> -100 <= indices[k] <= 99;
+      ensures \result == KEPT_BOXES_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int kept_boxes(const float *data, const int64_t *indices, uint32_t count, float *output);
 
 #ifdef __cplusplus

@@ -391,6 +391,11 @@ static inline uint32_t kernelgen_ored_offsets_i32(const int32_t *at, uint32_t si
  * a word at a time: an index in range is an int32_t value, its high word its low word's sign; then one unsigned
  * compare of the low word moved up by size. Where KERNELGEN_CHECK_SIGN_WORD, the same test on the words of the
  * value read whole. Elsewhere the plain compare. */
+/*@ requires \valid_read(index);
+    requires 0 < size <= 0x80000000;
+    assigns \nothing;
+    ensures \result != 0 <==> (*index < -(integer)size || *index > size - 1);
+*/
 #if defined(__GNUC__)
 __attribute__((__always_inline__)) /* a compare or two: -Os would call it where a kernel checks many values */
 #endif
@@ -424,6 +429,11 @@ static inline int kernelgen_outside_i64(const int64_t *index, uint32_t size)
 #if KERNELGEN_CHECK_BITS_BY_WORDS && defined(__SIZEOF_INT__) && __SIZEOF_INT__ < 4
 #error "KERNELGEN_CHECK_BITS_BY_WORDS needs an unsigned int of 32 bits"
 #endif
+/*@ requires \valid_read(index);
+    requires 0 < size <= 0x80000000;
+    assigns \nothing;
+    ensures \result != 0 <==> (*index < -(integer)size || *index > size - 1);
+*/
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -444,6 +454,11 @@ static inline unsigned kernelgen_outside_i64_bits(const int64_t *index, uint32_t
  * 184 -> 164 bytes); elsewhere the plain compare, also on the 8- and 16-bit cores, where by words the ATmega2560
  * took up to 22 cycles fewer a kernel (and 9 more for ge_add) but 40 to 128 bytes more. The _bits form for a loop
  * that gathers every check into one flag, as kernelgen_outside_i64_bits. */
+/*@ requires \valid_read(index);
+    requires low + span <= 0x7fffffff;
+    assigns \nothing;
+    ensures \result != 0 <==> (*index < low || *index > low + span);
+*/
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -457,6 +472,11 @@ static inline int kernelgen_outside_range_i64(const int64_t *index, int32_t low,
 #endif
 }
 
+/*@ requires \valid_read(index);
+    requires low + span <= 0x7fffffff;
+    assigns \nothing;
+    ensures \result != 0 <==> (*index < low || *index > low + span);
+*/
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -478,6 +498,10 @@ static inline unsigned kernelgen_outside_range_i64_bits(const int64_t *index, in
  * 8- and 16-bit cores of KERNELGEN_CHECK_BY_WORDS and the 32-bit ones of KERNELGEN_CHECK_BITS_BY_WORDS, whose -D
  * forces this choice too (on Cortex-M0 roi_merge took 432 instructions with the 64-bit compare and 309 with this,
  * on Cortex-M4F 271 and 247); on 64-bit hosts the plain compare. */
+/*@ requires count <= 0x7fffffff;
+    assigns \nothing;
+    ensures \result != 0 <==> (index < -(integer)count || index > count - 1);
+*/
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -486,6 +510,11 @@ static inline unsigned kernelgen_outside_count_i32(int32_t index, uint32_t count
     return (unsigned)((uint32_t)index + count >= 2u * count);
 }
 
+/*@ requires \valid_read(index);
+    requires count <= 0x7fffffff;
+    assigns \nothing;
+    ensures \result != 0 <==> (*index < -(integer)count || *index > count - 1);
+*/
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -533,6 +562,10 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_low(uint32_t low, ui
     return low >= 0x80000000u ? low + size : low;
 }
 
+/*@ requires -(integer)size <= index <= size - 1;
+    assigns \nothing;
+    ensures \result == (index < 0 ? index + size : index);
+*/
 KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_i32_u32(int32_t index, uint32_t size)
 {
     if (size <= 0x80000000u) {
@@ -544,6 +577,11 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_i32_u32(int32_t inde
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
+/*@ requires \valid_read(at);
+    requires -(integer)size <= *at <= size - 1;
+    assigns \nothing;
+    ensures \result == (*at < 0 ? *at + size : *at);
+*/
 KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_i64_u32(const int64_t *at, uint32_t size)
 {
     if (size <= 0x80000000u) {
@@ -556,6 +594,10 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_i64_u32(const int64_
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
+/*@ requires -(integer)size <= index <= size - 1;
+    assigns \nothing;
+    ensures \result == (index < 0 ? index + size : index);
+*/
 KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i32_u64(int32_t index, uint64_t size)
 {
     if (size <= 0x80000000u) {
@@ -567,6 +609,11 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i32_u64(int32_t inde
     return index < 0 ? (uint64_t)index + size : (uint64_t)index;
 }
 
+/*@ requires \valid_read(at);
+    requires -(integer)size <= *at <= size - 1;
+    assigns \nothing;
+    ensures \result == (*at < 0 ? *at + size : *at);
+*/
 KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i64_u64(const int64_t *at, uint64_t size)
 {
     if (size <= 0x80000000u) {
@@ -582,24 +629,46 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i64_u64(const int64_
 /* An index in [-count, count-1] for a run-time count (a data count, whose bound the generator keeps below 2^31) as
  * an offset along its axis: the count added where the low word's sign bit is set, with no test of the count
  * (kernelgen_wrap_low's tests of a size fold away only for a literal one). */
+/*@ requires count <= 0x80000000;
+    requires -(integer)count <= index <= count - 1;
+    assigns \nothing;
+    ensures \result == (index < 0 ? index + count : index);
+*/
 KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_count_i32_u32(int32_t index, uint32_t count)
 {
     const uint32_t low = (uint32_t)index;
     return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
 }
 
+/*@ requires \valid_read(at);
+    requires count <= 0x80000000;
+    requires -(integer)count <= *at <= count - 1;
+    assigns \nothing;
+    ensures \result == (*at < 0 ? *at + count : *at);
+*/
 KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_count_i64_u32(const int64_t *at, uint32_t count)
 {
     const uint32_t low = kernelgen_low_word(at);
     return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
 }
 
+/*@ requires count <= 0x80000000;
+    requires -(integer)count <= index <= count - 1;
+    assigns \nothing;
+    ensures \result == (index < 0 ? index + count : index);
+*/
 KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_count_i32_u64(int32_t index, uint64_t count)
 {
     const uint32_t low = (uint32_t)index;
     return (uint64_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
 }
 
+/*@ requires \valid_read(at);
+    requires count <= 0x80000000;
+    requires -(integer)count <= *at <= count - 1;
+    assigns \nothing;
+    ensures \result == (*at < 0 ? *at + count : *at);
+*/
 KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_count_i64_u64(const int64_t *at, uint64_t count)
 {
     const uint32_t low = kernelgen_low_word(at);
@@ -610,6 +679,10 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_count_i64_u64(const 
  * checked the index against the range shifted by the constant (or the caller guarantees it). Up to 2^31 elements
  * the sum's low word is the low words' sum, computed without overflow in unsigned arithmetic; above, the sum
  * itself (which the check keeps within int64_t), wrapped as an int64 index. */
+/*@ requires -(integer)size <= index + plus <= size - 1;
+    assigns \nothing;
+    ensures \result == (index + plus < 0 ? index + plus + size : index + plus);
+*/
 KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_plus_i32_u32(int32_t index, int64_t plus, uint32_t size)
 {
     if (size <= 0x80000000u) {
@@ -621,6 +694,11 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_plus_i32_u32(int32_t
     }
 }
 
+/*@ requires \valid_read(at);
+    requires -(integer)size <= *at + plus <= size - 1;
+    assigns \nothing;
+    ensures \result == (*at + plus < 0 ? *at + plus + size : *at + plus);
+*/
 KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_plus_i64_u32(const int64_t *at, int64_t plus, uint32_t size)
 {
     if (size <= 0x80000000u) {
@@ -632,6 +710,10 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_plus_i64_u32(const i
     }
 }
 
+/*@ requires -(integer)size <= index + plus <= size - 1;
+    assigns \nothing;
+    ensures \result == (index + plus < 0 ? index + plus + size : index + plus);
+*/
 KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_plus_i32_u64(int32_t index, int64_t plus, uint64_t size)
 {
     if (size <= 0x80000000u) {
@@ -643,6 +725,11 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_plus_i32_u64(int32_t
     }
 }
 
+/*@ requires \valid_read(at);
+    requires -(integer)size <= *at + plus <= size - 1;
+    assigns \nothing;
+    ensures \result == (*at + plus < 0 ? *at + plus + size : *at + plus);
+*/
 KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_plus_i64_u64(const int64_t *at, int64_t plus, uint64_t size)
 {
     if (size <= 0x80000000u) {
@@ -658,6 +745,11 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_plus_i64_u64(const i
  * size, for a write index checked >= 0 and a step below size, without overflow; the modulo in 32 bits where the
  * index fits them (a 64-bit division is a library call on 32-bit cores). For a power-of-two size (a literal, so
  * the test folds away) the low bits of index + step: inlined, one add and an AND (gcc -Os had made it a call). */
+/*@ requires 0 <= index;
+    requires 0 <= step < size;
+    assigns \nothing;
+    ensures \result == (index % size + step) % size;
+*/
 KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_circular_i32_u32(int32_t index, uint32_t step, uint32_t size)
 {
     if ((size & (size - 1u)) == 0u) {
@@ -669,6 +761,11 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_circular_i32_u32(int32_t 
     return step < rest ? start + step : step - rest;
 }
 
+/*@ requires 0 <= index;
+    requires 0 <= step < size;
+    assigns \nothing;
+    ensures \result == (index % size + step) % size;
+*/
 KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_circular_i64_u32(int64_t index, uint32_t step, uint32_t size)
 {
     if ((size & (size - 1u)) == 0u) {
@@ -680,6 +777,11 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_circular_i64_u32(int64_t 
     return step < rest ? start + step : step - rest;
 }
 
+/*@ requires 0 <= index;
+    requires 0 <= step < size;
+    assigns \nothing;
+    ensures \result == (index % size + step) % size;
+*/
 KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_circular_i32_u64(int32_t index, uint64_t step, uint64_t size)
 {
     if ((size & (size - 1u)) == 0u) {
@@ -691,6 +793,11 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_circular_i32_u64(int32_t 
     return step < rest ? start + step : step - rest;
 }
 
+/*@ requires 0 <= index;
+    requires 0 <= step < size;
+    assigns \nothing;
+    ensures \result == (index % size + step) % size;
+*/
 KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_circular_i64_u64(int64_t index, uint64_t step, uint64_t size)
 {
     if ((size & (size - 1u)) == 0u) {
@@ -705,10 +812,13 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_circular_i64_u64(int64_t 
 /* float16 and bfloat16 arithmetic (the reductions) goes through float32: these convert exactly to float32
  * and round back to the nearest value, ties to even, as a tensor of the type would. float16's are defined once,
  * in kernelgen_support.c. */
+/*@ assigns \result \from half; */
 float kernelgen_float16_to_float(uint16_t half);
+/*@ assigns \result \from value; */
 uint16_t kernelgen_float16_from_float(float value);
 
 /* bfloat16 bit pattern to float32 and back: a few instructions, fewer than a call, so inline. */
+/*@ assigns \result \from half; */
 static inline float kernelgen_bfloat16_to_float(uint16_t half)
 {
     const uint32_t bits = (uint32_t)half << 16;
@@ -718,6 +828,7 @@ static inline float kernelgen_bfloat16_to_float(uint16_t half)
 }
 
 /* float32 to the nearest bfloat16, ties to even; overflow gives infinity, NaN stays a (quiet) NaN. */
+/*@ assigns \result \from value; */
 static inline uint16_t kernelgen_bfloat16_from_float(float value)
 {
     uint32_t bits;

@@ -34,6 +34,24 @@ extern "C" {
  * Returns KV_BROADCAST_FILL_OK, or KV_BROADCAST_FILL_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 511));
+    requires \valid_read(indices + (0 .. 3));
+    requires \valid_read(updates + (0 .. 15));
+    requires \valid(output + (0 .. 511));
+    requires output == data || \separated(output + (0 .. 511), data + (0 .. 511));
+    requires \separated(output + (0 .. 511), indices + (0 .. 3));
+    requires \separated(output + (0 .. 511), updates + (0 .. 15));
+    assigns output[0 .. 511] \from data[0 .. 511], indices[0 .. 3], updates[0 .. 15];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 4 ==> -32 <= indices[k] <= 31);
+      assigns \nothing;
+      ensures \result == KV_BROADCAST_FILL_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 4 ==> -32 <= indices[k] <= 31;
+      ensures \result == KV_BROADCAST_FILL_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int kv_broadcast_fill(const float *data, const int64_t *indices, const float *updates, float *output);
 
 #ifdef __cplusplus

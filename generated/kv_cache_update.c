@@ -18,7 +18,7 @@ int kv_cache_update(const float *data, const int32_t *restrict indices, const fl
         return KV_CACHE_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const float *)output != data) {
         kernelgen_copy(output, data, 4096u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :], :] = updates[i0, :] */

@@ -34,6 +34,24 @@ extern "C" {
  * Returns KV_CACHE_UPDATE_OK, or KV_CACHE_UPDATE_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 4095));
+    requires \valid_read(indices + (0 .. 0));
+    requires \valid_read(updates + (0 .. 63));
+    requires \valid(output + (0 .. 4095));
+    requires output == data || \separated(output + (0 .. 4095), data + (0 .. 4095));
+    requires \separated(output + (0 .. 4095), indices + (0 .. 0));
+    requires \separated(output + (0 .. 4095), updates + (0 .. 63));
+    assigns output[0 .. 4095] \from data[0 .. 4095], indices[0 .. 0], updates[0 .. 63];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 1 ==> -64 <= indices[k] <= 63);
+      assigns \nothing;
+      ensures \result == KV_CACHE_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 1 ==> -64 <= indices[k] <= 63;
+      ensures \result == KV_CACHE_UPDATE_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int kv_cache_update(const float *data, const int32_t *indices, const float *updates, float *output);
 
 #ifdef __cplusplus

@@ -18,10 +18,13 @@ int kv_decode_step(const uint16_t *data, const int64_t *restrict indices, const 
         return KV_DECODE_STEP_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const uint16_t *)output != data) {
         kernelgen_copy(output, data, 2048u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[b, a0, indices[b] + j, :] = updates[b, a0, j, :] */
+    /*@ loop invariant 0 <= i0 <= 4u && i0 % 2u == 0;
+        loop assigns i0, output[0 .. KV_DECODE_STEP_OUTPUT_SIZE - 1];
+        loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; i0 += 2u) {
         kernelgen_copy(&output[i0 * 512u + (uint32_t)indices[0u] * 16u], &updates[i0 * 16u], 16u * sizeof(uint16_t), sizeof(uint16_t));
         kernelgen_copy(&output[i0 * 512u + (uint32_t)indices[0u] * 16u + 512u], &updates[i0 * 16u + 16u], 16u * sizeof(uint16_t), sizeof(uint16_t));

@@ -33,6 +33,24 @@ extern "C" {
  * Returns KV_DECODE_STEP_OK, or KV_DECODE_STEP_ERROR_INDEX_OUT_OF_RANGE when any write index lies outside
  * [0, 31] (max_sequence_length - sequence_length); output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 2047));
+    requires \valid_read(indices + (0 .. 0));
+    requires \valid_read(updates + (0 .. 63));
+    requires \valid(output + (0 .. 2047));
+    requires output == data || \separated(output + (0 .. 2047), data + (0 .. 2047));
+    requires \separated(output + (0 .. 2047), indices + (0 .. 0));
+    requires \separated(output + (0 .. 2047), updates + (0 .. 63));
+    assigns output[0 .. 2047] \from data[0 .. 2047], indices[0 .. 0], updates[0 .. 63];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 1 ==> 0 <= indices[k] <= 31);
+      assigns \nothing;
+      ensures \result == KV_DECODE_STEP_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 1 ==> 0 <= indices[k] <= 31;
+      ensures \result == KV_DECODE_STEP_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int kv_decode_step(const uint16_t *data, const int64_t *indices, const uint16_t *updates, uint16_t *output);
 
 #ifdef __cplusplus

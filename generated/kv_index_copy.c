@@ -27,7 +27,7 @@ int kv_index_copy(const float *data, const int64_t *restrict indices, const floa
         return KV_INDEX_COPY_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const float *)output != data) {
         kernelgen_copy(output, data, 512u * sizeof(float), sizeof(float));
     }
     /* output[i0, indices[i0, i1, i2], i2] = updates[i0, i1, i2] */

@@ -34,6 +34,24 @@ extern "C" {
  * Returns KV_INDEX_COPY_OK, or KV_INDEX_COPY_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 511));
+    requires \valid_read(indices + (0 .. 3));
+    requires \valid_read(updates + (0 .. 63));
+    requires \valid(output + (0 .. 511));
+    requires output == data || \separated(output + (0 .. 511), data + (0 .. 511));
+    requires \separated(output + (0 .. 511), indices + (0 .. 3));
+    requires \separated(output + (0 .. 511), updates + (0 .. 63));
+    assigns output[0 .. 511] \from data[0 .. 511], indices[0 .. 3], updates[0 .. 63];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 4 ==> -32 <= indices[k] <= 31);
+      assigns \nothing;
+      ensures \result == KV_INDEX_COPY_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 4 ==> -32 <= indices[k] <= 31;
+      ensures \result == KV_INDEX_COPY_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int kv_index_copy(const float *data, const int64_t *indices, const float *updates, float *output);
 
 #ifdef __cplusplus

@@ -27,7 +27,7 @@ int kv_setitem(const float *data, const int64_t *restrict indices, const float *
         return KV_SETITEM_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const float *)output != data) {
         kernelgen_copy(output, data, 512u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, i1, :], :] = updates[i0, i1, :] */

@@ -14,7 +14,7 @@
 int kv_slot_write(const uint16_t *data, const uint16_t *restrict updates, uint16_t *output)
 {
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const uint16_t *)output != data) {
         kernelgen_copy(output, data, 512u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[indices[i0, :], :] = updates[i0, :] */

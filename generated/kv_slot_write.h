@@ -34,6 +34,14 @@ extern "C" {
  * The indices are constant (given in the spec) and were checked when this kernel was generated.
  * Returns KV_SLOT_WRITE_OK.
  */
+/*@ requires \valid_read(data + (0 .. 511));
+    requires \valid_read(updates + (0 .. 63));
+    requires \valid(output + (0 .. 511));
+    requires output == data || \separated(output + (0 .. 511), data + (0 .. 511));
+    requires \separated(output + (0 .. 511), updates + (0 .. 63));
+    assigns output[0 .. 511] \from data[0 .. 511], updates[0 .. 63];
+    ensures \result == KV_SLOT_WRITE_OK;
+*/
 int kv_slot_write(const uint16_t *data, const uint16_t *updates, uint16_t *output);
 
 #ifdef __cplusplus

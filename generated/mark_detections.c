@@ -18,6 +18,10 @@ int mark_detections(const uint8_t *data, const int64_t *restrict indices, uint32
         return MARK_DETECTIONS_ERROR_COUNT_OUT_OF_RANGE;
     }
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= count;
+        loop invariant \forall integer k; 0 <= k < t * 2 ==> -20 <= indices[k] <= 19;
+        loop assigns t;
+        loop variant count - t; */
     for (uint32_t t = 0u; t < count; ++t) {
         const int64_t *tuple = &indices[t * 2u];
         if (kernelgen_outside_i64(&tuple[0], 20u)) {
@@ -28,10 +32,13 @@ int mark_detections(const uint8_t *data, const int64_t *restrict indices, uint32
         }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const uint8_t *)output != data) {
         kernelgen_copy(output, data, 400u * sizeof(uint8_t), sizeof(uint8_t));
     }
     /* output[indices[i0, :]] = updates[i0] */
+    /*@ loop invariant 0 <= i0 <= count;
+        loop assigns i0, output[0 .. MARK_DETECTIONS_OUTPUT_SIZE - 1];
+        loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
         output[kernelgen_wrap_i64_u32(&indices[i0 * 2u], 20u) * 20u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 20u)] = updates[i0];
     }

@@ -42,6 +42,28 @@ extern "C" {
  * and checked, and of updates read. A count above MARK_DETECTIONS_MAX_COUNT returns
  * MARK_DETECTIONS_ERROR_COUNT_OUT_OF_RANGE, and output is left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 399));
+    requires \valid_read(indices + (0 .. 127));
+    requires \valid_read(updates + (0 .. 63));
+    requires \valid(output + (0 .. 399));
+    requires output == data || \separated(output + (0 .. 399), data + (0 .. 399));
+    requires \separated(output + (0 .. 399), indices + (0 .. 127));
+    requires \separated(output + (0 .. 399), updates + (0 .. 63));
+    assigns output[0 .. 399] \from data[0 .. 399], indices[0 .. 127], count, updates[0 .. 63];
+    behavior count_above_its_bound:
+      assumes count > MARK_DETECTIONS_MAX_COUNT;
+      assigns \nothing;
+      ensures \result == MARK_DETECTIONS_ERROR_COUNT_OUT_OF_RANGE;
+    behavior index_out_of_range:
+      assumes count <= MARK_DETECTIONS_MAX_COUNT && !(\forall integer k; 0 <= k < count * 2 ==> -20 <= indices[k] <= 19);
+      assigns \nothing;
+      ensures \result == MARK_DETECTIONS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes count <= MARK_DETECTIONS_MAX_COUNT && \forall integer k; 0 <= k < count * 2 ==> -20 <= indices[k] <= 19;
+      ensures \result == MARK_DETECTIONS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int mark_detections(const uint8_t *data, const int64_t *indices, uint32_t count, const uint8_t *updates, uint8_t *output);
 
 #ifdef __cplusplus

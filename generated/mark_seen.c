@@ -24,7 +24,7 @@ int mark_seen(const bool *data, const int64_t *restrict indices, bool *output)
         return MARK_SEEN_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const bool *)output != data) {
         kernelgen_copy(output, data, 6u * sizeof(bool), sizeof(bool));
     }
     /* output[indices[i0, :]] = updates[i0] */

@@ -35,6 +35,22 @@ extern "C" {
  * Returns MARK_SEEN_OK, or MARK_SEEN_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 5));
+    requires \valid_read(indices + (0 .. 1));
+    requires \valid(output + (0 .. 5));
+    requires output == data || \separated(output + (0 .. 5), data + (0 .. 5));
+    requires \separated(output + (0 .. 5), indices + (0 .. 1));
+    assigns output[0 .. 5] \from data[0 .. 5], indices[0 .. 1];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 2 ==> -6 <= indices[k] <= 5);
+      assigns \nothing;
+      ensures \result == MARK_SEEN_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 2 ==> -6 <= indices[k] <= 5;
+      ensures \result == MARK_SEEN_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int mark_seen(const bool *data, const int64_t *indices, bool *output);
 
 #ifdef __cplusplus

@@ -12,12 +12,19 @@
 int mask_gather_rows(const bool *data, const int64_t *restrict indices, bool *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 4u;
+        loop invariant \forall integer k; 0 <= k < t ==> -6 <= indices[k] <= 5;
+        loop assigns t;
+        loop variant 4u - t; */
     for (uint32_t t = 0u; t < 4u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 6u)) {
             return MASK_GATHER_ROWS_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output[i0, :] = data[indices[i0], :] */
+    /*@ loop invariant 0 <= i0 <= 4u;
+        loop assigns i0, output[0 .. MASK_GATHER_ROWS_OUTPUT_SIZE - 1];
+        loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
         {
             const uint32_t from = kernelgen_wrap_i64_u32(&indices[i0], 6u) * 3u;

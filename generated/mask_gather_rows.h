@@ -31,6 +31,22 @@ extern "C" {
  * Returns MASK_GATHER_ROWS_OK, or MASK_GATHER_ROWS_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 17));
+    requires \valid_read(indices + (0 .. 3));
+    requires \valid(output + (0 .. 11));
+    requires \separated(output + (0 .. 11), data + (0 .. 17));
+    requires \separated(output + (0 .. 11), indices + (0 .. 3));
+    assigns output[0 .. 11] \from data[0 .. 17], indices[0 .. 3];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 4 ==> -6 <= indices[k] <= 5);
+      assigns \nothing;
+      ensures \result == MASK_GATHER_ROWS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 4 ==> -6 <= indices[k] <= 5;
+      ensures \result == MASK_GATHER_ROWS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int mask_gather_rows(const bool *data, const int64_t *indices, bool *output);
 
 #ifdef __cplusplus

@@ -16,6 +16,9 @@ int nms_box_indices(const int64_t *data, uint32_t count, int64_t *output)
         return NMS_BOX_INDICES_ERROR_COUNT_OUT_OF_RANGE;
     }
     /* output[a0] = data[a0, indices] */
+    /*@ loop invariant 0 <= i0 <= count;
+        loop assigns i0, output[0 .. NMS_BOX_INDICES_OUTPUT_SIZE - 1];
+        loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
         output[i0] = data[i0 * 3u + 2u];
     }

@@ -39,6 +39,20 @@ extern "C" {
  * A count above NMS_BOX_INDICES_MAX_COUNT returns
  * NMS_BOX_INDICES_ERROR_COUNT_OUT_OF_RANGE, and output is left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 11));
+    requires \valid(output + (0 .. 3));
+    requires \separated(output + (0 .. 3), data + (0 .. 11));
+    assigns output[0 .. 3] \from data[0 .. 11], count;
+    behavior count_above_its_bound:
+      assumes count > NMS_BOX_INDICES_MAX_COUNT;
+      assigns \nothing;
+      ensures \result == NMS_BOX_INDICES_ERROR_COUNT_OUT_OF_RANGE;
+    behavior success:
+      assumes count <= NMS_BOX_INDICES_MAX_COUNT;
+      ensures \result == NMS_BOX_INDICES_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int nms_box_indices(const int64_t *data, uint32_t count, int64_t *output);
 
 #ifdef __cplusplus

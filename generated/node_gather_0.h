@@ -30,6 +30,22 @@ extern "C" {
  * Returns NODE_GATHER_0_OK, or NODE_GATHER_0_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 119));
+    requires \valid_read(indices + (0 .. 2));
+    requires \valid(output + (0 .. 71));
+    requires \separated(output + (0 .. 71), data + (0 .. 119));
+    requires \separated(output + (0 .. 71), indices + (0 .. 2));
+    assigns output[0 .. 71] \from data[0 .. 119], indices[0 .. 2];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 3 ==> -5 <= indices[k] <= 4);
+      assigns \nothing;
+      ensures \result == NODE_GATHER_0_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 3 ==> -5 <= indices[k] <= 4;
+      ensures \result == NODE_GATHER_0_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int node_gather_0(const float *data, const int64_t *indices, float *output);
 
 #ifdef __cplusplus

@@ -24,6 +24,9 @@ int node_gather_1(const float *data, const int64_t *restrict indices, float *out
         return NODE_GATHER_1_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[a0, i0, :] = data[a0, indices[i0], :] */
+    /*@ loop invariant 0 <= i0 <= 5u;
+        loop assigns i0, output[0 .. NODE_GATHER_1_OUTPUT_SIZE - 1];
+        loop variant 5u - i0; */
     for (uint32_t i0 = 0u; i0 < 5u; ++i0) {
         kernelgen_copy(&output[i0 * 18u], &data[i0 * 24u + kernelgen_wrap_i64_u32(&indices[0u], 4u) * 6u], 6u * sizeof(float), sizeof(float));
         kernelgen_copy(&output[i0 * 18u + 6u], &data[i0 * 24u + kernelgen_wrap_i64_u32(&indices[1u], 4u) * 6u], 6u * sizeof(float), sizeof(float));

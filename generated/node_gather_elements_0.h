@@ -30,6 +30,22 @@ extern "C" {
  * Returns NODE_GATHER_ELEMENTS_0_OK, or NODE_GATHER_ELEMENTS_0_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 3));
+    requires \valid_read(indices + (0 .. 3));
+    requires \valid(output + (0 .. 3));
+    requires \separated(output + (0 .. 3), data + (0 .. 3));
+    requires \separated(output + (0 .. 3), indices + (0 .. 3));
+    assigns output[0 .. 3] \from data[0 .. 3], indices[0 .. 3];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 4 ==> -2 <= indices[k] <= 1);
+      assigns \nothing;
+      ensures \result == NODE_GATHER_ELEMENTS_0_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 4 ==> -2 <= indices[k] <= 1;
+      ensures \result == NODE_GATHER_ELEMENTS_0_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int node_gather_elements_0(const float *data, const int64_t *indices, float *output);
 
 #ifdef __cplusplus

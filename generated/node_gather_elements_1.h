@@ -30,6 +30,22 @@ extern "C" {
  * Returns NODE_GATHER_ELEMENTS_1_OK, or NODE_GATHER_ELEMENTS_1_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 8));
+    requires \valid_read(indices + (0 .. 5));
+    requires \valid(output + (0 .. 5));
+    requires \separated(output + (0 .. 5), data + (0 .. 8));
+    requires \separated(output + (0 .. 5), indices + (0 .. 5));
+    assigns output[0 .. 5] \from data[0 .. 8], indices[0 .. 5];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 6 ==> -3 <= indices[k] <= 2);
+      assigns \nothing;
+      ensures \result == NODE_GATHER_ELEMENTS_1_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 6 ==> -3 <= indices[k] <= 2;
+      ensures \result == NODE_GATHER_ELEMENTS_1_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int node_gather_elements_1(const float *data, const int64_t *indices, float *output);
 
 #ifdef __cplusplus

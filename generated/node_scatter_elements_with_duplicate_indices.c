@@ -10,6 +10,7 @@
 #endif
 
 /* The add reduction: IEEE arithmetic in the element type. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -28,10 +29,16 @@ int node_scatter_elements_with_duplicate_indices(const float *data, const int64_
         return NODE_SCATTER_ELEMENTS_WITH_DUPLICATE_INDICES_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= 5u;
+        loop assigns e, output[0 .. 5u - 1];
+        loop variant 5u - e; */
     for (uint32_t e = 0u; e < 5u; ++e) {
         output[e] = data[e];
     }
     /* output[i0, indices[i0, i1]] += updates[i0, i1] */
+    /*@ loop invariant 0 <= i0 <= 2u;
+        loop assigns i0, output[0 .. NODE_SCATTER_ELEMENTS_WITH_DUPLICATE_INDICES_OUTPUT_SIZE - 1];
+        loop variant 2u - i0; */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 5u);

@@ -21,7 +21,7 @@ int node_scatternd(const float *data, const int64_t *restrict indices, const flo
         return NODE_SCATTERND_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const float *)output != data) {
         kernelgen_copy(output, data, 64u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :], :] = updates[i0, :] */

@@ -34,6 +34,24 @@ extern "C" {
  * Returns NODE_SCATTERND_ADD_OK, or NODE_SCATTERND_ADD_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 63));
+    requires \valid_read(indices + (0 .. 1));
+    requires \valid_read(updates + (0 .. 31));
+    requires \valid(output + (0 .. 63));
+    requires output == data || \separated(output + (0 .. 63), data + (0 .. 63));
+    requires \separated(output + (0 .. 63), indices + (0 .. 1));
+    requires \separated(output + (0 .. 63), updates + (0 .. 31));
+    assigns output[0 .. 63] \from data[0 .. 63], indices[0 .. 1], updates[0 .. 31];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 2 ==> -4 <= indices[k] <= 3);
+      assigns \nothing;
+      ensures \result == NODE_SCATTERND_ADD_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 2 ==> -4 <= indices[k] <= 3;
+      ensures \result == NODE_SCATTERND_ADD_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int node_scatternd_add(const float *data, const int64_t *indices, const float *updates, float *output);
 
 #ifdef __cplusplus

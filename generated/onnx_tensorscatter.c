@@ -21,7 +21,7 @@ int onnx_tensorscatter(const float *data, const int64_t *restrict indices, const
         return ONNX_TENSORSCATTER_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const float *)output != data) {
         kernelgen_copy(output, data, 40u * sizeof(float), sizeof(float));
     }
     /* output[b, a0, indices[b] + j, :] = updates[b, a0, j, :] */

@@ -33,6 +33,24 @@ extern "C" {
  * Returns ONNX_TENSORSCATTER_OK, or ONNX_TENSORSCATTER_ERROR_INDEX_OUT_OF_RANGE when any write index lies outside
  * [0, 3] (max_sequence_length - sequence_length); output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 39));
+    requires \valid_read(indices + (0 .. 1));
+    requires \valid_read(updates + (0 .. 9));
+    requires \valid(output + (0 .. 39));
+    requires output == data || \separated(output + (0 .. 39), data + (0 .. 39));
+    requires \separated(output + (0 .. 39), indices + (0 .. 1));
+    requires \separated(output + (0 .. 39), updates + (0 .. 9));
+    assigns output[0 .. 39] \from data[0 .. 39], indices[0 .. 1], updates[0 .. 9];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 2 ==> 0 <= indices[k] <= 3);
+      assigns \nothing;
+      ensures \result == ONNX_TENSORSCATTER_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 2 ==> 0 <= indices[k] <= 3;
+      ensures \result == ONNX_TENSORSCATTER_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int onnx_tensorscatter(const float *data, const int64_t *indices, const float *updates, float *output);
 
 #ifdef __cplusplus

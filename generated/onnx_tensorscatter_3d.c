@@ -24,7 +24,7 @@ int onnx_tensorscatter_3d(const float *data, const int64_t *restrict indices, co
         return ONNX_TENSORSCATTER_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const float *)output != data) {
         kernelgen_copy(output, data, 60u * sizeof(float), sizeof(float));
     }
     /* output[b, indices[b] + j, :] = updates[b, j, :] */

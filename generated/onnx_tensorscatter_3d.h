@@ -33,6 +33,24 @@ extern "C" {
  * Returns ONNX_TENSORSCATTER_3D_OK, or ONNX_TENSORSCATTER_3D_ERROR_INDEX_OUT_OF_RANGE when any write index lies outside
  * [0, 2] (max_sequence_length - sequence_length); output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 59));
+    requires \valid_read(indices + (0 .. 2));
+    requires \valid_read(updates + (0 .. 29));
+    requires \valid(output + (0 .. 59));
+    requires output == data || \separated(output + (0 .. 59), data + (0 .. 59));
+    requires \separated(output + (0 .. 59), indices + (0 .. 2));
+    requires \separated(output + (0 .. 59), updates + (0 .. 29));
+    assigns output[0 .. 59] \from data[0 .. 59], indices[0 .. 2], updates[0 .. 29];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 3 ==> 0 <= indices[k] <= 2);
+      assigns \nothing;
+      ensures \result == ONNX_TENSORSCATTER_3D_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 3 ==> 0 <= indices[k] <= 2;
+      ensures \result == ONNX_TENSORSCATTER_3D_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int onnx_tensorscatter_3d(const float *data, const int64_t *indices, const float *updates, float *output);
 
 #ifdef __cplusplus

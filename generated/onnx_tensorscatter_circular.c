@@ -21,7 +21,7 @@ int onnx_tensorscatter_circular(const float *data, const int64_t *restrict indic
         return ONNX_TENSORSCATTER_CIRCULAR_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const float *)output != data) {
         kernelgen_copy(output, data, 40u * sizeof(float), sizeof(float));
     }
     /* output[b, a0, (indices[b] mod 4 + j) mod 4, :] = updates[b, a0, j, :] */

@@ -20,6 +20,10 @@ int pair_rows(const int16_t *data, uint32_t data_count, const int32_t *restrict 
         return PAIR_ROWS_ERROR_COUNT_OUT_OF_RANGE;
     }
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= count;
+        loop invariant \forall integer k; 0 <= k < t * 2 ==> (k % 2 == 0 ==> -(integer)data_count <= indices[k] <= data_count - 1) && (k % 2 == 1 ==> -3 <= indices[k] <= 2);
+        loop assigns t;
+        loop variant count - t; */
     for (uint32_t t = 0u; t < count; ++t) {
         const int32_t *tuple = &indices[t * 2u];
         if (kernelgen_outside_count_i32(tuple[0], data_count)) {
@@ -30,6 +34,9 @@ int pair_rows(const int16_t *data, uint32_t data_count, const int32_t *restrict 
         }
     }
     /* output[i0, :] = data[indices[i0, :], :] */
+    /*@ loop invariant 0 <= i0 <= count;
+        loop assigns i0, output[0 .. PAIR_ROWS_OUTPUT_SIZE - 1];
+        loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
         {
             const uint32_t from = kernelgen_wrap_count_i32_u32(indices[i0 * 2u], data_count) * 6u + kernelgen_wrap_i32_u32(indices[i0 * 2u + 1u], 3u) * 2u;

@@ -48,6 +48,30 @@ extern "C" {
  * is left untouched. A count above PAIR_ROWS_MAX_COUNT returns
  * PAIR_ROWS_ERROR_COUNT_OUT_OF_RANGE, and output is left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 35));
+    requires \valid_read(indices + (0 .. 7));
+    requires \valid(output + (0 .. 7));
+    requires \separated(output + (0 .. 7), data + (0 .. 35));
+    requires \separated(output + (0 .. 7), indices + (0 .. 7));
+    assigns output[0 .. 7] \from data[0 .. 35], data_count, indices[0 .. 7], count;
+    behavior data_count_above_its_bound:
+      assumes data_count > PAIR_ROWS_MAX_DATA_COUNT;
+      assigns \nothing;
+      ensures \result == PAIR_ROWS_ERROR_DATA_COUNT_OUT_OF_RANGE;
+    behavior count_above_its_bound:
+      assumes data_count <= PAIR_ROWS_MAX_DATA_COUNT && count > PAIR_ROWS_MAX_COUNT;
+      assigns \nothing;
+      ensures \result == PAIR_ROWS_ERROR_COUNT_OUT_OF_RANGE;
+    behavior index_out_of_range:
+      assumes data_count <= PAIR_ROWS_MAX_DATA_COUNT && count <= PAIR_ROWS_MAX_COUNT && !(\forall integer k; 0 <= k < count * 2 ==> (k % 2 == 0 ==> -(integer)data_count <= indices[k] <= data_count - 1) && (k % 2 == 1 ==> -3 <= indices[k] <= 2));
+      assigns \nothing;
+      ensures \result == PAIR_ROWS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes data_count <= PAIR_ROWS_MAX_DATA_COUNT && count <= PAIR_ROWS_MAX_COUNT && \forall integer k; 0 <= k < count * 2 ==> (k % 2 == 0 ==> -(integer)data_count <= indices[k] <= data_count - 1) && (k % 2 == 1 ==> -3 <= indices[k] <= 2);
+      ensures \result == PAIR_ROWS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int pair_rows(const int16_t *data, uint32_t data_count, const int32_t *indices, uint32_t count, int16_t *output);
 
 #ifdef __cplusplus

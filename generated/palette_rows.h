@@ -34,6 +34,22 @@ extern "C" {
  * Returns PALETTE_ROWS_OK, or PALETTE_ROWS_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(indices + (0 .. 1));
+    requires \valid_read(updates + (0 .. 5));
+    requires \valid(output + (0 .. 11));
+    requires \separated(output + (0 .. 11), indices + (0 .. 1));
+    requires \separated(output + (0 .. 11), updates + (0 .. 5));
+    assigns output[0 .. 11] \from indices[0 .. 1], updates[0 .. 5];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 2 ==> -4 <= indices[k] <= 3);
+      assigns \nothing;
+      ensures \result == PALETTE_ROWS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 2 ==> -4 <= indices[k] <= 3;
+      ensures \result == PALETTE_ROWS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int palette_rows(const int64_t *indices, const uint8_t *updates, uint8_t *output);
 
 #ifdef __cplusplus

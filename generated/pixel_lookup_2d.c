@@ -12,6 +12,10 @@
 int pixel_lookup_2d(const uint32_t *data, const int64_t *restrict indices, uint32_t *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 8u;
+        loop invariant \forall integer k; 0 <= k < t * 2 ==> (k % 2 == 0 ==> -12 <= indices[k] <= 11) && (k % 2 == 1 ==> -10 <= indices[k] <= 9);
+        loop assigns t;
+        loop variant 8u - t; */
     for (uint32_t t = 0u; t < 8u; ++t) {
         const int64_t *tuple = &indices[t * 2u];
         if (kernelgen_outside_i64(&tuple[0], 12u)) {
@@ -22,6 +26,9 @@ int pixel_lookup_2d(const uint32_t *data, const int64_t *restrict indices, uint3
         }
     }
     /* output[i0, :] = data[indices[i0, :], :] */
+    /*@ loop invariant 0 <= i0 <= 8u && i0 % 4u == 0;
+        loop assigns i0, output[0 .. PIXEL_LOOKUP_2D_OUTPUT_SIZE - 1];
+        loop variant 8u - i0; */
     for (uint32_t i0 = 0u; i0 < 8u; i0 += 4u) {
         {
             const uint32_t from = kernelgen_wrap_i64_u32(&indices[i0 * 2u], 12u) * 30u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 10u) * 3u;

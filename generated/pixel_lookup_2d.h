@@ -30,6 +30,22 @@ extern "C" {
  * Returns PIXEL_LOOKUP_2D_OK, or PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 359));
+    requires \valid_read(indices + (0 .. 15));
+    requires \valid(output + (0 .. 23));
+    requires \separated(output + (0 .. 23), data + (0 .. 359));
+    requires \separated(output + (0 .. 23), indices + (0 .. 15));
+    assigns output[0 .. 23] \from data[0 .. 359], indices[0 .. 15];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 16 ==> (k % 2 == 0 ==> -12 <= indices[k] <= 11) && (k % 2 == 1 ==> -10 <= indices[k] <= 9));
+      assigns \nothing;
+      ensures \result == PIXEL_LOOKUP_2D_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 16 ==> (k % 2 == 0 ==> -12 <= indices[k] <= 11) && (k % 2 == 1 ==> -10 <= indices[k] <= 9);
+      ensures \result == PIXEL_LOOKUP_2D_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int pixel_lookup_2d(const uint32_t *data, const int64_t *indices, uint32_t *output);
 
 #ifdef __cplusplus

@@ -13,6 +13,10 @@ int point_lookup_3d(const int64_t *data, const int32_t *restrict indices, int64_
 {
     /* Every index is checked before anything is written. */
     unsigned out_of_range = 0u;
+    /*@ loop invariant 0 <= t <= 7u;
+        loop invariant out_of_range == 0 <==> (\forall integer k; 0 <= k < t * 3 ==> (k % 3 == 0 ==> -4 <= indices[k] <= 3) && (k % 3 == 1 ==> -5 <= indices[k] <= 4) && (k % 3 == 2 ==> -6 <= indices[k] <= 5));
+        loop assigns t, out_of_range;
+        loop variant 7u - t; */
     for (uint32_t t = 0u; t < 7u; ++t) {
         const int32_t *tuple = &indices[t * 3u];
         out_of_range |= (unsigned)((tuple[0] < -4) | (tuple[0] > 3));
@@ -23,6 +27,9 @@ int point_lookup_3d(const int64_t *data, const int32_t *restrict indices, int64_
         return POINT_LOOKUP_3D_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0] = data[indices[i0, :]] */
+    /*@ loop invariant 0 <= i0 <= 6u && i0 % 2u == 0;
+        loop assigns i0, output[0 .. POINT_LOOKUP_3D_OUTPUT_SIZE - 1];
+        loop variant 6u - i0; */
     for (uint32_t i0 = 0u; i0 < 6u; i0 += 2u) {
         output[i0] = data[kernelgen_wrap_i32_u32(indices[i0 * 3u], 4u) * 30u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 1u], 5u) * 6u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 2u], 6u)];
         output[i0 + 1u] = data[kernelgen_wrap_i32_u32(indices[i0 * 3u + 3u], 4u) * 30u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 4u], 5u) * 6u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 5u], 6u)];

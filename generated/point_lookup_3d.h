@@ -30,6 +30,22 @@ extern "C" {
  * Returns POINT_LOOKUP_3D_OK, or POINT_LOOKUP_3D_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 119));
+    requires \valid_read(indices + (0 .. 20));
+    requires \valid(output + (0 .. 6));
+    requires \separated(output + (0 .. 6), data + (0 .. 119));
+    requires \separated(output + (0 .. 6), indices + (0 .. 20));
+    assigns output[0 .. 6] \from data[0 .. 119], indices[0 .. 20];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 21 ==> (k % 3 == 0 ==> -4 <= indices[k] <= 3) && (k % 3 == 1 ==> -5 <= indices[k] <= 4) && (k % 3 == 2 ==> -6 <= indices[k] <= 5));
+      assigns \nothing;
+      ensures \result == POINT_LOOKUP_3D_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 21 ==> (k % 3 == 0 ==> -4 <= indices[k] <= 3) && (k % 3 == 1 ==> -5 <= indices[k] <= 4) && (k % 3 == 2 ==> -6 <= indices[k] <= 5);
+      ensures \result == POINT_LOOKUP_3D_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int point_lookup_3d(const int64_t *data, const int32_t *indices, int64_t *output);
 
 #ifdef __cplusplus

@@ -30,6 +30,12 @@ extern "C" {
  * The indices are constant (given in the spec) and were checked when this kernel was generated.
  * Returns POSITIONAL_PREFIX_OK.
  */
+/*@ requires \valid_read(data + (0 .. 32767));
+    requires \valid(output + (0 .. 1023));
+    requires \separated(output + (0 .. 1023), data + (0 .. 32767));
+    assigns output[0 .. 1023] \from data[0 .. 32767];
+    ensures \result == POSITIONAL_PREFIX_OK;
+*/
 int positional_prefix(const float *data, float *output);
 
 #ifdef __cplusplus

@@ -27,6 +27,9 @@ static const uint8_t kernelgen_reverse_time_sources[128] KERNELGEN_FLASH = {
 int reverse_time(const int32_t *data, int32_t *output)
 {
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
+    /*@ loop invariant 0 <= r <= 128u;
+        loop assigns r, output[0 .. REVERSE_TIME_OUTPUT_SIZE - 1];
+        loop variant 128u - r; */
     for (uint32_t r = 0u; r < 128u; ++r) {
         output[r] = data[(uint32_t)KERNELGEN_TABLE_U8(kernelgen_reverse_time_sources, r)];
     }

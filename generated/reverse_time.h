@@ -30,6 +30,12 @@ extern "C" {
  * The indices are constant (given in the spec) and were checked when this kernel was generated.
  * Returns REVERSE_TIME_OK.
  */
+/*@ requires \valid_read(data + (0 .. 127));
+    requires \valid(output + (0 .. 127));
+    requires \separated(output + (0 .. 127), data + (0 .. 127));
+    assigns output[0 .. 127] \from data[0 .. 127];
+    ensures \result == REVERSE_TIME_OK;
+*/
 int reverse_time(const int32_t *data, int32_t *output);
 
 #ifdef __cplusplus

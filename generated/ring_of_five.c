@@ -14,6 +14,10 @@
 int ring_of_five(const int32_t *data, const int64_t *restrict indices, const int32_t *restrict updates, int32_t *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 5u;
+        loop invariant \forall integer k; 0 <= k < t ==> 0 <= indices[k];
+        loop assigns t;
+        loop variant 5u - t; */
     for (uint32_t t = 0u; t < 5u; ++t) {
         const int64_t index = indices[t];
         if (index < 0) {
@@ -21,7 +25,7 @@ int ring_of_five(const int32_t *data, const int64_t *restrict indices, const int
         }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const int32_t *)output != data) {
         kernelgen_copy(output, data, 20u * sizeof(int32_t), sizeof(int32_t));
     }
     /* output[b, (indices[b] mod 4 + j) mod 4, :] = updates[b, j, :] */

@@ -33,6 +33,24 @@ extern "C" {
  * Returns RING_OF_FIVE_OK, or RING_OF_FIVE_ERROR_INDEX_OUT_OF_RANGE when any write index lies outside
  * [0, INT64_MAX]; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 19));
+    requires \valid_read(indices + (0 .. 4));
+    requires \valid_read(updates + (0 .. 4));
+    requires \valid(output + (0 .. 19));
+    requires output == data || \separated(output + (0 .. 19), data + (0 .. 19));
+    requires \separated(output + (0 .. 19), indices + (0 .. 4));
+    requires \separated(output + (0 .. 19), updates + (0 .. 4));
+    assigns output[0 .. 19] \from data[0 .. 19], indices[0 .. 4], updates[0 .. 4];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 5 ==> 0 <= indices[k]);
+      assigns \nothing;
+      ensures \result == RING_OF_FIVE_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 5 ==> 0 <= indices[k];
+      ensures \result == RING_OF_FIVE_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int ring_of_five(const int32_t *data, const int64_t *indices, const int32_t *updates, int32_t *output);
 
 #ifdef __cplusplus

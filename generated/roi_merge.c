@@ -20,19 +20,32 @@ int roi_merge(const float *data, uint32_t data_count, const int64_t *restrict in
         return ROI_MERGE_ERROR_COUNT_OUT_OF_RANGE;
     }
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= count * 2u;
+        loop invariant \forall integer k; 0 <= k < t ==> -(integer)data_count <= indices[k] <= data_count - 1;
+        loop assigns t;
+        loop variant count * 2u - t; */
     for (uint32_t t = 0u; t < count * 2u; ++t) {
         if (kernelgen_outside_count_i64(&indices[t], data_count)) {
             return ROI_MERGE_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output starts as a copy of data's data_count rows (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= (uint32_t)data_count * 2u;
+        loop assigns e, output[0 .. (uint32_t)data_count * 2u - 1];
+        loop variant (uint32_t)data_count * 2u - e; */
     for (uint32_t e = 0u; e < (uint32_t)data_count * 2u; ++e) {
         output[e] = data[e];
     }
     /* output[indices[i0, i1], i1] = updates[i0, i1] */
+    /*@ loop invariant 0 <= i0 <= count;
+        loop assigns i0, output[0 .. ROI_MERGE_OUTPUT_SIZE - 1];
+        loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
         const float *updates_slice = &updates[i0 * 2u];
         const int64_t *indices_slice = &indices[i0 * 2u];
+        /*@ loop invariant 0 <= i1 <= 2u;
+            loop assigns i1, output[0 .. ROI_MERGE_OUTPUT_SIZE - 1];
+            loop variant 2u - i1; */
         for (uint32_t i1 = 0u; i1 < 2u; ++i1) {
             output[i1 + kernelgen_wrap_count_i64_u32(&indices_slice[i1], data_count) * 2u] = updates_slice[i1];
         }

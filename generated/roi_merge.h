@@ -52,6 +52,32 @@ extern "C" {
  * and checked, and of updates read. A count above ROI_MERGE_MAX_COUNT returns
  * ROI_MERGE_ERROR_COUNT_OUT_OF_RANGE, and output is left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 11));
+    requires \valid_read(indices + (0 .. 7));
+    requires \valid_read(updates + (0 .. 7));
+    requires \valid(output + (0 .. 11));
+    requires output == data || \separated(output + (0 .. 11), data + (0 .. 11));
+    requires \separated(output + (0 .. 11), indices + (0 .. 7));
+    requires \separated(output + (0 .. 11), updates + (0 .. 7));
+    assigns output[0 .. 11] \from data[0 .. 11], data_count, indices[0 .. 7], count, updates[0 .. 7];
+    behavior data_count_above_its_bound:
+      assumes data_count > ROI_MERGE_MAX_DATA_COUNT;
+      assigns \nothing;
+      ensures \result == ROI_MERGE_ERROR_DATA_COUNT_OUT_OF_RANGE;
+    behavior count_above_its_bound:
+      assumes data_count <= ROI_MERGE_MAX_DATA_COUNT && count > ROI_MERGE_MAX_COUNT;
+      assigns \nothing;
+      ensures \result == ROI_MERGE_ERROR_COUNT_OUT_OF_RANGE;
+    behavior index_out_of_range:
+      assumes data_count <= ROI_MERGE_MAX_DATA_COUNT && count <= ROI_MERGE_MAX_COUNT && !(\forall integer k; 0 <= k < count * 2 ==> -(integer)data_count <= indices[k] <= data_count - 1);
+      assigns \nothing;
+      ensures \result == ROI_MERGE_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes data_count <= ROI_MERGE_MAX_DATA_COUNT && count <= ROI_MERGE_MAX_COUNT && \forall integer k; 0 <= k < count * 2 ==> -(integer)data_count <= indices[k] <= data_count - 1;
+      ensures \result == ROI_MERGE_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int roi_merge(const float *data, uint32_t data_count, const int64_t *indices, uint32_t count, const float *updates, float *output);
 
 #ifdef __cplusplus

@@ -30,6 +30,22 @@ extern "C" {
  * Returns ROTARY_COS_OK, or ROTARY_COS_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 1023));
+    requires \valid_read(indices + (0 .. 0));
+    requires \valid(output + (0 .. 63));
+    requires \separated(output + (0 .. 63), data + (0 .. 1023));
+    requires \separated(output + (0 .. 63), indices + (0 .. 0));
+    assigns output[0 .. 63] \from data[0 .. 1023], indices[0 .. 0];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 1 ==> -64 <= indices[k] <= 60);
+      assigns \nothing;
+      ensures \result == ROTARY_COS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 1 ==> -64 <= indices[k] <= 60;
+      ensures \result == ROTARY_COS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int rotary_cos(const float *data, const int64_t *indices, float *output);
 
 #ifdef __cplusplus

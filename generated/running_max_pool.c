@@ -12,6 +12,7 @@
 #endif
 
 /* The max reduction: a NaN operand gives NaN and a tie (-0, +0) takes the update, as numpy's maximum and minimum do. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -23,19 +24,29 @@ static inline float kernelgen_running_max_pool_combine(float current, float upda
 int running_max_pool(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 24u;
+        loop invariant \forall integer k; 0 <= k < t ==> -16 <= indices[k] <= 15;
+        loop assigns t;
+        loop variant 24u - t; */
     for (uint32_t t = 0u; t < 24u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 16u)) {
             return RUNNING_MAX_POOL_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const float *)output != data) {
         kernelgen_copy(output, data, 128u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
+    /*@ loop invariant 0 <= i0 <= 24u;
+        loop assigns i0, output[0 .. RUNNING_MAX_POOL_OUTPUT_SIZE - 1];
+        loop variant 24u - i0; */
     for (uint32_t i0 = 0u; i0 < 24u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 16u) * 8u;
+            /*@ loop invariant 0 <= e <= 8u;
+                loop assigns e, output[0 .. RUNNING_MAX_POOL_OUTPUT_SIZE - 1];
+                loop variant 8u - e; */
             for (uint32_t e = 0u; e < 8u; ++e) {
                 output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e]);
             }

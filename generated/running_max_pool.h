@@ -34,6 +34,24 @@ extern "C" {
  * Returns RUNNING_MAX_POOL_OK, or RUNNING_MAX_POOL_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 127));
+    requires \valid_read(indices + (0 .. 23));
+    requires \valid_read(updates + (0 .. 191));
+    requires \valid(output + (0 .. 127));
+    requires output == data || \separated(output + (0 .. 127), data + (0 .. 127));
+    requires \separated(output + (0 .. 127), indices + (0 .. 23));
+    requires \separated(output + (0 .. 127), updates + (0 .. 191));
+    assigns output[0 .. 127] \from data[0 .. 127], indices[0 .. 23], updates[0 .. 191];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 24 ==> -16 <= indices[k] <= 15);
+      assigns \nothing;
+      ensures \result == RUNNING_MAX_POOL_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 24 ==> -16 <= indices[k] <= 15;
+      ensures \result == RUNNING_MAX_POOL_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int running_max_pool(const float *data, const int64_t *indices, const float *updates, float *output);
 
 #ifdef __cplusplus

@@ -12,6 +12,7 @@
 #endif
 
 /* The min reduction: the larger or smaller value. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -23,16 +24,23 @@ static inline uint8_t kernelgen_running_min_u8_combine(uint8_t current, uint8_t 
 int running_min_u8(const uint8_t *data, const int64_t *restrict indices, const uint8_t *restrict updates, uint8_t *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 6u;
+        loop invariant \forall integer k; 0 <= k < t ==> -10 <= indices[k] <= 9;
+        loop assigns t;
+        loop variant 6u - t; */
     for (uint32_t t = 0u; t < 6u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 10u)) {
             return RUNNING_MIN_U8_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const uint8_t *)output != data) {
         kernelgen_copy(output, data, 40u * sizeof(uint8_t), sizeof(uint8_t));
     }
     /* output[indices[i0, :], :] = min(output[indices[i0, :], :], updates[i0, :]) */
+    /*@ loop invariant 0 <= i0 <= 6u;
+        loop assigns i0, output[0 .. RUNNING_MIN_U8_OUTPUT_SIZE - 1];
+        loop variant 6u - i0; */
     for (uint32_t i0 = 0u; i0 < 6u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 10u) * 4u;

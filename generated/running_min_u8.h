@@ -34,6 +34,24 @@ extern "C" {
  * Returns RUNNING_MIN_U8_OK, or RUNNING_MIN_U8_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 39));
+    requires \valid_read(indices + (0 .. 5));
+    requires \valid_read(updates + (0 .. 23));
+    requires \valid(output + (0 .. 39));
+    requires output == data || \separated(output + (0 .. 39), data + (0 .. 39));
+    requires \separated(output + (0 .. 39), indices + (0 .. 5));
+    requires \separated(output + (0 .. 39), updates + (0 .. 23));
+    assigns output[0 .. 39] \from data[0 .. 39], indices[0 .. 5], updates[0 .. 23];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 6 ==> -10 <= indices[k] <= 9);
+      assigns \nothing;
+      ensures \result == RUNNING_MIN_U8_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 6 ==> -10 <= indices[k] <= 9;
+      ensures \result == RUNNING_MIN_U8_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int running_min_u8(const uint8_t *data, const int64_t *indices, const uint8_t *updates, uint8_t *output);
 
 #ifdef __cplusplus

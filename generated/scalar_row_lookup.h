@@ -30,6 +30,22 @@ extern "C" {
  * Returns SCALAR_ROW_LOOKUP_OK, or SCALAR_ROW_LOOKUP_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 63));
+    requires \valid_read(indices + (0 .. 0));
+    requires \valid(output + (0 .. 3));
+    requires \separated(output + (0 .. 3), data + (0 .. 63));
+    requires \separated(output + (0 .. 3), indices + (0 .. 0));
+    assigns output[0 .. 3] \from data[0 .. 63], indices[0 .. 0];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 1 ==> -16 <= indices[k] <= 15);
+      assigns \nothing;
+      ensures \result == SCALAR_ROW_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 1 ==> -16 <= indices[k] <= 15;
+      ensures \result == SCALAR_ROW_LOOKUP_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int scalar_row_lookup(const uint8_t *data, const int64_t *indices, uint8_t *output);
 
 #ifdef __cplusplus

@@ -12,6 +12,7 @@
 #endif
 
 /* The mul reduction: wraps modulo 2^16, computed in unsigned arithmetic (no overflow). */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -33,13 +34,19 @@ int scale_rows_i16(const int16_t *data, const int32_t *restrict indices, const i
         return SCALE_ROWS_I16_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const int16_t *)output != data) {
         kernelgen_copy(output, data, 30u * sizeof(int16_t), sizeof(int16_t));
     }
     /* output[indices[i0, :], :] *= updates[i0, :] */
+    /*@ loop invariant 0 <= i0 <= 3u;
+        loop assigns i0, output[0 .. SCALE_ROWS_I16_OUTPUT_SIZE - 1];
+        loop variant 3u - i0; */
     for (uint32_t i0 = 0u; i0 < 3u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i32_u32(indices[i0], 6u) * 5u;
+            /*@ loop invariant 0 <= e <= 5u;
+                loop assigns e, output[0 .. SCALE_ROWS_I16_OUTPUT_SIZE - 1];
+                loop variant 5u - e; */
             for (uint32_t e = 0u; e < 5u; ++e) {
                 output[to + e] = kernelgen_scale_rows_i16_combine(output[to + e], updates[i0 * 5u + e]);
             }

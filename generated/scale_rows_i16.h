@@ -34,6 +34,24 @@ extern "C" {
  * Returns SCALE_ROWS_I16_OK, or SCALE_ROWS_I16_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 29));
+    requires \valid_read(indices + (0 .. 2));
+    requires \valid_read(updates + (0 .. 14));
+    requires \valid(output + (0 .. 29));
+    requires output == data || \separated(output + (0 .. 29), data + (0 .. 29));
+    requires \separated(output + (0 .. 29), indices + (0 .. 2));
+    requires \separated(output + (0 .. 29), updates + (0 .. 14));
+    assigns output[0 .. 29] \from data[0 .. 29], indices[0 .. 2], updates[0 .. 14];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 3 ==> -6 <= indices[k] <= 5);
+      assigns \nothing;
+      ensures \result == SCALE_ROWS_I16_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 3 ==> -6 <= indices[k] <= 5;
+      ensures \result == SCALE_ROWS_I16_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int scale_rows_i16(const int16_t *data, const int32_t *indices, const int16_t *updates, int16_t *output);
 
 #ifdef __cplusplus

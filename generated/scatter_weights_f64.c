@@ -15,6 +15,7 @@
 #endif
 
 /* The add reduction: IEEE arithmetic in the element type. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -39,10 +40,16 @@ int scatter_weights_f64(const double *data, const int64_t *restrict indices, con
         return SCATTER_WEIGHTS_F64_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= 24u;
+        loop assigns e, output[0 .. 24u - 1];
+        loop variant 24u - e; */
     for (uint32_t e = 0u; e < 24u; ++e) {
         output[e] = data[e];
     }
     /* output[indices[i0, :], :] += updates[i0, :] */
+    /*@ loop invariant 0 <= i0 <= 2u;
+        loop assigns i0, output[0 .. SCATTER_WEIGHTS_F64_OUTPUT_SIZE - 1];
+        loop variant 2u - i0; */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 * 2u], 3u) * 8u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 4u) * 2u;

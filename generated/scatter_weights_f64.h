@@ -34,6 +34,24 @@ extern "C" {
  * Returns SCATTER_WEIGHTS_F64_OK, or SCATTER_WEIGHTS_F64_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 23));
+    requires \valid_read(indices + (0 .. 3));
+    requires \valid_read(updates + (0 .. 3));
+    requires \valid(output + (0 .. 23));
+    requires output == data || \separated(output + (0 .. 23), data + (0 .. 23));
+    requires \separated(output + (0 .. 23), indices + (0 .. 3));
+    requires \separated(output + (0 .. 23), updates + (0 .. 3));
+    assigns output[0 .. 23] \from data[0 .. 23], indices[0 .. 3], updates[0 .. 3];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 4 ==> (k % 2 == 0 ==> -3 <= indices[k] <= 2) && (k % 2 == 1 ==> -4 <= indices[k] <= 3));
+      assigns \nothing;
+      ensures \result == SCATTER_WEIGHTS_F64_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 4 ==> (k % 2 == 0 ==> -3 <= indices[k] <= 2) && (k % 2 == 1 ==> -4 <= indices[k] <= 3);
+      ensures \result == SCATTER_WEIGHTS_F64_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int scatter_weights_f64(const double *data, const int64_t *indices, const double *updates, double *output);
 
 #ifdef __cplusplus

@@ -18,6 +18,10 @@ int sensor_select_channels(const double *data, const int64_t *restrict indices, 
 {
     /* Every index is checked before anything is written. */
     unsigned out_of_range = 0u;
+    /*@ loop invariant 0 <= t <= 6u;
+        loop invariant out_of_range == 0 <==> (\forall integer k; 0 <= k < t ==> -12 <= indices[k] <= 11);
+        loop assigns t, out_of_range;
+        loop variant 6u - t; */
     for (uint32_t t = 0u; t < 6u; ++t) {
         out_of_range |= kernelgen_outside_i64_bits(&indices[t], 12u);
     }
@@ -25,6 +29,9 @@ int sensor_select_channels(const double *data, const int64_t *restrict indices, 
         return SENSOR_SELECT_CHANNELS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[a0, i0] = data[a0, indices[i0]] */
+    /*@ loop invariant 0 <= i0 <= 32u;
+        loop assigns i0, output[0 .. SENSOR_SELECT_CHANNELS_OUTPUT_SIZE - 1];
+        loop variant 32u - i0; */
     for (uint32_t i0 = 0u; i0 < 32u; ++i0) {
         output[i0 * 6u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[0u], 12u)];
         output[i0 * 6u + 1u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[1u], 12u)];

@@ -30,6 +30,22 @@ extern "C" {
  * Returns SENSOR_SELECT_CHANNELS_OK, or SENSOR_SELECT_CHANNELS_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 383));
+    requires \valid_read(indices + (0 .. 5));
+    requires \valid(output + (0 .. 191));
+    requires \separated(output + (0 .. 191), data + (0 .. 383));
+    requires \separated(output + (0 .. 191), indices + (0 .. 5));
+    assigns output[0 .. 191] \from data[0 .. 383], indices[0 .. 5];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 6 ==> -12 <= indices[k] <= 11);
+      assigns \nothing;
+      ensures \result == SENSOR_SELECT_CHANNELS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 6 ==> -12 <= indices[k] <= 11;
+      ensures \result == SENSOR_SELECT_CHANNELS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int sensor_select_channels(const double *data, const int64_t *indices, double *output);
 
 #ifdef __cplusplus

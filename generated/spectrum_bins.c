@@ -12,12 +12,19 @@
 int spectrum_bins(const kernelgen_complex64 *data, const int64_t *restrict indices, kernelgen_complex64 *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 20u;
+        loop invariant \forall integer k; 0 <= k < t ==> -16 <= indices[k] <= 15;
+        loop assigns t;
+        loop variant 20u - t; */
     for (uint32_t t = 0u; t < 20u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 16u)) {
             return SPECTRUM_BINS_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
+    /*@ loop invariant 0 <= i0 <= 4u && i0 % 2u == 0;
+        loop assigns i0, output[0 .. SPECTRUM_BINS_OUTPUT_SIZE - 1];
+        loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; i0 += 2u) {
         output[i0 * 5u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u], 16u)];
         output[i0 * 5u + 1u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 1u], 16u)];

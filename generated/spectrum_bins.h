@@ -32,6 +32,22 @@ extern "C" {
  * Returns SPECTRUM_BINS_OK, or SPECTRUM_BINS_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 63));
+    requires \valid_read(indices + (0 .. 19));
+    requires \valid(output + (0 .. 19));
+    requires \separated(output + (0 .. 19), data + (0 .. 63));
+    requires \separated(output + (0 .. 19), indices + (0 .. 19));
+    assigns output[0 .. 19] \from data[0 .. 63], indices[0 .. 19];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 20 ==> -16 <= indices[k] <= 15);
+      assigns \nothing;
+      ensures \result == SPECTRUM_BINS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 20 ==> -16 <= indices[k] <= 15;
+      ensures \result == SPECTRUM_BINS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int spectrum_bins(const kernelgen_complex64 *data, const int64_t *indices, kernelgen_complex64 *output);
 
 #ifdef __cplusplus

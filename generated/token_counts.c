@@ -15,6 +15,7 @@
 #include "token_counts_data.inc"
 
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -26,6 +27,10 @@ static inline int32_t kernelgen_token_counts_combine(int32_t current, int32_t up
 int token_counts(const int64_t *restrict indices, int32_t *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 6u;
+        loop invariant \forall integer k; 0 <= k < t ==> -8 <= indices[k] <= 7;
+        loop assigns t;
+        loop variant 6u - t; */
     for (uint32_t t = 0u; t < 6u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 8u)) {
             return TOKEN_COUNTS_ERROR_INDEX_OUT_OF_RANGE;
@@ -34,6 +39,9 @@ int token_counts(const int64_t *restrict indices, int32_t *output)
     /* output starts as the constant data, all zero bytes. */
     memset(output, 0, 8u * sizeof(int32_t));
     /* output[indices[i0]] += updates[i0] */
+    /*@ loop invariant 0 <= i0 <= 6u;
+        loop assigns i0, output[0 .. TOKEN_COUNTS_OUTPUT_SIZE - 1];
+        loop variant 6u - i0; */
     for (uint32_t i0 = 0u; i0 < 6u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 8u);

@@ -34,6 +34,20 @@ extern "C" {
  * Returns TOKEN_COUNTS_OK, or TOKEN_COUNTS_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(indices + (0 .. 5));
+    requires \valid(output + (0 .. 7));
+    requires \separated(output + (0 .. 7), indices + (0 .. 5));
+    assigns output[0 .. 7] \from indices[0 .. 5];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 6 ==> -8 <= indices[k] <= 7);
+      assigns \nothing;
+      ensures \result == TOKEN_COUNTS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 6 ==> -8 <= indices[k] <= 7;
+      ensures \result == TOKEN_COUNTS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int token_counts(const int64_t *indices, int32_t *output);
 
 #ifdef __cplusplus

@@ -14,6 +14,10 @@
 int token_embedding(const float *data, const int64_t *restrict indices, float *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 5u;
+        loop invariant \forall integer k; 0 <= k < t ==> -100 <= indices[k] <= 99;
+        loop assigns t;
+        loop variant 5u - t; */
     for (uint32_t t = 0u; t < 5u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 100u)) {
             return TOKEN_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;

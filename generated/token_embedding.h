@@ -30,6 +30,22 @@ extern "C" {
  * Returns TOKEN_EMBEDDING_OK, or TOKEN_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 799));
+    requires \valid_read(indices + (0 .. 4));
+    requires \valid(output + (0 .. 39));
+    requires \separated(output + (0 .. 39), data + (0 .. 799));
+    requires \separated(output + (0 .. 39), indices + (0 .. 4));
+    assigns output[0 .. 39] \from data[0 .. 799], indices[0 .. 4];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 5 ==> -100 <= indices[k] <= 99);
+      assigns \nothing;
+      ensures \result == TOKEN_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 5 ==> -100 <= indices[k] <= 99;
+      ensures \result == TOKEN_EMBEDDING_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int token_embedding(const float *data, const int64_t *indices, float *output);
 
 #ifdef __cplusplus

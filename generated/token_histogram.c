@@ -10,6 +10,7 @@
 #endif
 
 /* The add reduction: wraps modulo 2^32, computed in unsigned arithmetic (no overflow). */
+/*@ assigns \nothing; */
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
@@ -21,16 +22,26 @@ static inline int32_t kernelgen_token_histogram_combine(int32_t current, int32_t
 int token_histogram(const int32_t *data, const int64_t *restrict indices, const int32_t *restrict updates, int32_t *output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 20u;
+        loop invariant \forall integer k; 0 <= k < t ==> -32 <= indices[k] <= 31;
+        loop assigns t;
+        loop variant 20u - t; */
     for (uint32_t t = 0u; t < 20u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 32u)) {
             return TOKEN_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
     /* output starts as a copy of data (element by element, so output == data is fine too). */
+    /*@ loop invariant 0 <= e <= 32u;
+        loop assigns e, output[0 .. 32u - 1];
+        loop variant 32u - e; */
     for (uint32_t e = 0u; e < 32u; ++e) {
         output[e] = data[e];
     }
     /* output[indices[i0, :]] += updates[i0] */
+    /*@ loop invariant 0 <= i0 <= 20u;
+        loop assigns i0, output[0 .. TOKEN_HISTOGRAM_OUTPUT_SIZE - 1];
+        loop variant 20u - i0; */
     for (uint32_t i0 = 0u; i0 < 20u; ++i0) {
         {
             const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 32u);

@@ -34,6 +34,24 @@ extern "C" {
  * Returns TOKEN_HISTOGRAM_OK, or TOKEN_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 31));
+    requires \valid_read(indices + (0 .. 19));
+    requires \valid_read(updates + (0 .. 19));
+    requires \valid(output + (0 .. 31));
+    requires output == data || \separated(output + (0 .. 31), data + (0 .. 31));
+    requires \separated(output + (0 .. 31), indices + (0 .. 19));
+    requires \separated(output + (0 .. 31), updates + (0 .. 19));
+    assigns output[0 .. 31] \from data[0 .. 31], indices[0 .. 19], updates[0 .. 19];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 20 ==> -32 <= indices[k] <= 31);
+      assigns \nothing;
+      ensures \result == TOKEN_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 20 ==> -32 <= indices[k] <= 31;
+      ensures \result == TOKEN_HISTOGRAM_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int token_histogram(const int32_t *data, const int64_t *indices, const int32_t *updates, int32_t *output);
 
 #ifdef __cplusplus

@@ -30,6 +30,20 @@ extern "C" {
  * Returns TOKEN_TABLE_OK, or TOKEN_TABLE_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(indices + (0 .. 3));
+    requires \valid(output + (0 .. 63));
+    requires \separated(output + (0 .. 63), indices + (0 .. 3));
+    assigns output[0 .. 63] \from indices[0 .. 3];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 4 ==> -128 <= indices[k] <= 127);
+      assigns \nothing;
+      ensures \result == TOKEN_TABLE_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 4 ==> -128 <= indices[k] <= 127;
+      ensures \result == TOKEN_TABLE_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int token_table(const int64_t *indices, float *output);
 
 #ifdef __cplusplus

@@ -49,6 +49,9 @@ int tokens_q4(const int64_t *restrict indices, uint16_t *output)
         return TOKENS_Q4_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */
+    /*@ loop invariant 0 <= i0 <= 2u;
+        loop assigns i0, output[0 .. TOKENS_Q4_OUTPUT_SIZE - 1];
+        loop variant 2u - i0; */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         kernelgen_tokens_q4_dequantize(&output[i0 * 4u], kernelgen_wrap_i64_u32(&indices[i0], 3u));
     }

@@ -30,6 +30,20 @@ extern "C" {
  * Returns TOKENS_Q4_OK, or TOKENS_Q4_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(indices + (0 .. 1));
+    requires \valid(output + (0 .. 7));
+    requires \separated(output + (0 .. 7), indices + (0 .. 1));
+    assigns output[0 .. 7] \from indices[0 .. 1];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 2 ==> -3 <= indices[k] <= 2);
+      assigns \nothing;
+      ensures \result == TOKENS_Q4_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 2 ==> -3 <= indices[k] <= 2;
+      ensures \result == TOKENS_Q4_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int tokens_q4(const int64_t *indices, uint16_t *output);
 
 #ifdef __cplusplus

@@ -48,6 +48,30 @@ extern "C" {
  * is left untouched. A count above TOP_BOXES_MAX_COUNT returns
  * TOP_BOXES_ERROR_COUNT_OUT_OF_RANGE, and output is left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 399));
+    requires \valid_read(indices + (0 .. 9));
+    requires \valid(output + (0 .. 39));
+    requires \separated(output + (0 .. 39), data + (0 .. 399));
+    requires \separated(output + (0 .. 39), indices + (0 .. 9));
+    assigns output[0 .. 39] \from data[0 .. 399], data_count, indices[0 .. 9], count;
+    behavior data_count_above_its_bound:
+      assumes data_count > TOP_BOXES_MAX_DATA_COUNT;
+      assigns \nothing;
+      ensures \result == TOP_BOXES_ERROR_DATA_COUNT_OUT_OF_RANGE;
+    behavior count_above_its_bound:
+      assumes data_count <= TOP_BOXES_MAX_DATA_COUNT && count > TOP_BOXES_MAX_COUNT;
+      assigns \nothing;
+      ensures \result == TOP_BOXES_ERROR_COUNT_OUT_OF_RANGE;
+    behavior index_out_of_range:
+      assumes data_count <= TOP_BOXES_MAX_DATA_COUNT && count <= TOP_BOXES_MAX_COUNT && !(\forall integer k; 0 <= k < count ==> -(integer)data_count <= indices[k] <= data_count - 1);
+      assigns \nothing;
+      ensures \result == TOP_BOXES_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes data_count <= TOP_BOXES_MAX_DATA_COUNT && count <= TOP_BOXES_MAX_COUNT && \forall integer k; 0 <= k < count ==> -(integer)data_count <= indices[k] <= data_count - 1;
+      ensures \result == TOP_BOXES_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int top_boxes(const float *data, uint32_t data_count, const int64_t *indices, uint32_t count, float *output);
 
 #ifdef __cplusplus

@@ -16,6 +16,10 @@ int top_rows(const int16_t *data, const int32_t *restrict indices, uint32_t coun
         return TOP_ROWS_ERROR_COUNT_OUT_OF_RANGE;
     }
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= count * 4u;
+        loop invariant \forall integer k; 0 <= k < t ==> -16 <= indices[k] <= 15;
+        loop assigns t;
+        loop variant count * 4u - t; */
     for (uint32_t t = 0u; t < count * 4u; ++t) {
         const int32_t index = indices[t];
         if (index < -16 || index > 15) {
@@ -23,6 +27,9 @@ int top_rows(const int16_t *data, const int32_t *restrict indices, uint32_t coun
         }
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
+    /*@ loop invariant 0 <= i0 <= count;
+        loop assigns i0, output[0 .. TOP_ROWS_OUTPUT_SIZE - 1];
+        loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
         output[i0 * 4u] = data[i0 * 16u + kernelgen_wrap_i32_u32(indices[i0 * 4u], 16u)];
         output[i0 * 4u + 1u] = data[i0 * 16u + kernelgen_wrap_i32_u32(indices[i0 * 4u + 1u], 16u)];

@@ -39,6 +39,26 @@ extern "C" {
  * is left untouched. A count above TOP_ROWS_MAX_COUNT returns
  * TOP_ROWS_ERROR_COUNT_OUT_OF_RANGE, and output is left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 127));
+    requires \valid_read(indices + (0 .. 31));
+    requires \valid(output + (0 .. 31));
+    requires \separated(output + (0 .. 31), data + (0 .. 127));
+    requires \separated(output + (0 .. 31), indices + (0 .. 31));
+    assigns output[0 .. 31] \from data[0 .. 127], indices[0 .. 31], count;
+    behavior count_above_its_bound:
+      assumes count > TOP_ROWS_MAX_COUNT;
+      assigns \nothing;
+      ensures \result == TOP_ROWS_ERROR_COUNT_OUT_OF_RANGE;
+    behavior index_out_of_range:
+      assumes count <= TOP_ROWS_MAX_COUNT && !(\forall integer k; 0 <= k < count * 4 ==> -16 <= indices[k] <= 15);
+      assigns \nothing;
+      ensures \result == TOP_ROWS_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes count <= TOP_ROWS_MAX_COUNT && \forall integer k; 0 <= k < count * 4 ==> -16 <= indices[k] <= 15;
+      ensures \result == TOP_ROWS_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int top_rows(const int16_t *data, const int32_t *indices, uint32_t count, int16_t *output);
 
 #ifdef __cplusplus

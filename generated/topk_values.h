@@ -30,6 +30,22 @@ extern "C" {
  * Returns TOPK_VALUES_OK, or TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 63));
+    requires \valid_read(indices + (0 .. 11));
+    requires \valid(output + (0 .. 11));
+    requires \separated(output + (0 .. 11), data + (0 .. 63));
+    requires \separated(output + (0 .. 11), indices + (0 .. 11));
+    assigns output[0 .. 11] \from data[0 .. 63], indices[0 .. 11];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 12 ==> -16 <= indices[k] <= 15);
+      assigns \nothing;
+      ensures \result == TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 12 ==> -16 <= indices[k] <= 15;
+      ensures \result == TOPK_VALUES_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int topk_values(const float *data, const int32_t *indices, float *output);
 
 #ifdef __cplusplus

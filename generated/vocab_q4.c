@@ -56,6 +56,9 @@ int vocab_q4(const int64_t *restrict indices, uint16_t *output)
         return VOCAB_Q4_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */
+    /*@ loop invariant 0 <= i0 <= 4u;
+        loop assigns i0, output[0 .. VOCAB_Q4_OUTPUT_SIZE - 1];
+        loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
         kernelgen_vocab_q4_dequantize(&output[i0 * 32u], kernelgen_wrap_i64_u32(&indices[i0], 64u));
     }

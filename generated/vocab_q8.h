@@ -30,6 +30,20 @@ extern "C" {
  * Returns VOCAB_Q8_OK, or VOCAB_Q8_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(indices + (0 .. 3));
+    requires \valid(output + (0 .. 127));
+    requires \separated(output + (0 .. 127), indices + (0 .. 3));
+    assigns output[0 .. 127] \from indices[0 .. 3];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 4 ==> -64 <= indices[k] <= 63);
+      assigns \nothing;
+      ensures \result == VOCAB_Q8_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 4 ==> -64 <= indices[k] <= 63;
+      ensures \result == VOCAB_Q8_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int vocab_q8(const int64_t *indices, float *output);
 
 #ifdef __cplusplus

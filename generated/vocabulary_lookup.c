@@ -12,6 +12,10 @@
 int vocabulary_lookup(const char *const *data, const int64_t *restrict indices, const char **output)
 {
     /* Every index is checked before anything is written. */
+    /*@ loop invariant 0 <= t <= 6u;
+        loop invariant \forall integer k; 0 <= k < t ==> -50 <= indices[k] <= 49;
+        loop assigns t;
+        loop variant 6u - t; */
     for (uint32_t t = 0u; t < 6u; ++t) {
         if (kernelgen_outside_i64(&indices[t], 50u)) {
             return VOCABULARY_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;

@@ -30,6 +30,22 @@ extern "C" {
  * Returns VOCABULARY_LOOKUP_OK, or VOCABULARY_LOOKUP_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 49));
+    requires \valid_read(indices + (0 .. 5));
+    requires \valid(output + (0 .. 5));
+    requires \separated(output + (0 .. 5), data + (0 .. 49));
+    requires \separated(output + (0 .. 5), indices + (0 .. 5));
+    assigns output[0 .. 5] \from data[0 .. 49], indices[0 .. 5];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 6 ==> -50 <= indices[k] <= 49);
+      assigns \nothing;
+      ensures \result == VOCABULARY_LOOKUP_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 6 ==> -50 <= indices[k] <= 49;
+      ensures \result == VOCABULARY_LOOKUP_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int vocabulary_lookup(const char *const *data, const int64_t *indices, const char **output);
 
 #ifdef __cplusplus

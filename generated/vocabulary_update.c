@@ -24,7 +24,7 @@ int vocabulary_update(const char *const *data, const int64_t *restrict indices, 
         return VOCABULARY_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
-    if (output != data) {
+    if ((const char *const *)output != data) {
         kernelgen_copy(output, data, 50u * sizeof(const char *), sizeof(const char *));
     }
     /* output[indices[i0, :]] = updates[i0] */

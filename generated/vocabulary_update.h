@@ -34,6 +34,24 @@ extern "C" {
  * Returns VOCABULARY_UPDATE_OK, or VOCABULARY_UPDATE_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 49));
+    requires \valid_read(indices + (0 .. 2));
+    requires \valid_read(updates + (0 .. 2));
+    requires \valid(output + (0 .. 49));
+    requires output == data || \separated(output + (0 .. 49), data + (0 .. 49));
+    requires \separated(output + (0 .. 49), indices + (0 .. 2));
+    requires \separated(output + (0 .. 49), updates + (0 .. 2));
+    assigns output[0 .. 49] \from data[0 .. 49], indices[0 .. 2], updates[0 .. 2];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 3 ==> -50 <= indices[k] <= 49);
+      assigns \nothing;
+      ensures \result == VOCABULARY_UPDATE_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 3 ==> -50 <= indices[k] <= 49;
+      ensures \result == VOCABULARY_UPDATE_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int vocabulary_update(const char *const *data, const int64_t *indices, const char *const *updates, const char **output);
 
 #ifdef __cplusplus

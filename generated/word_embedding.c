@@ -18,6 +18,7 @@
 /* Asks the cache for the block at `block`, which the copy 4 tuples on will read: a hint for each 64-byte line of its first 1024 bytes,
  * where the compiler has one (GCC, Clang) and the target a prefetch instruction (x86, Arm); nothing elsewhere
  * (some back ends, clang's AVR and MSP430, fail on the builtin). The address lies inside the tensor. */
+/*@ assigns \nothing; */
 #if defined(__GNUC__) && (defined(__i386__) || defined(__x86_64__) || defined(__arm__) || defined(__aarch64__))
 __attribute__((always_inline)) static inline void kernelgen_word_embedding_prefetch(const void *block)
 {
@@ -58,6 +59,9 @@ int word_embedding(const float *data, const int32_t *restrict indices, float *ou
         return WORD_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */
+    /*@ loop invariant 0 <= i0 <= 80u;
+        loop assigns i0, output[0 .. WORD_EMBEDDING_OUTPUT_SIZE - 1];
+        loop variant 80u - i0; */
     for (uint32_t i0 = 0u; i0 < 80u; ++i0) {
         if (i0 < 76u) {
             kernelgen_word_embedding_prefetch(&data[kernelgen_wrap_i32_u32(indices[i0 + 4u], 4096u) * 256u]);

@@ -30,6 +30,22 @@ extern "C" {
  * Returns WORD_EMBEDDING_OK, or WORD_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(data + (0 .. 1048575));
+    requires \valid_read(indices + (0 .. 79));
+    requires \valid(output + (0 .. 20479));
+    requires \separated(output + (0 .. 20479), data + (0 .. 1048575));
+    requires \separated(output + (0 .. 20479), indices + (0 .. 79));
+    assigns output[0 .. 20479] \from data[0 .. 1048575], indices[0 .. 79];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 80 ==> -4096 <= indices[k] <= 4095);
+      assigns \nothing;
+      ensures \result == WORD_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 80 ==> -4096 <= indices[k] <= 4095;
+      ensures \result == WORD_EMBEDDING_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int word_embedding(const float *data, const int32_t *indices, float *output);
 
 #ifdef __cplusplus

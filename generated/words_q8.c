@@ -47,6 +47,9 @@ int words_q8(const int32_t *restrict indices, float *output)
         return WORDS_Q8_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, :] = data[indices[i0], :] */
+    /*@ loop invariant 0 <= i0 <= 3u;
+        loop assigns i0, output[0 .. WORDS_Q8_OUTPUT_SIZE - 1];
+        loop variant 3u - i0; */
     for (uint32_t i0 = 0u; i0 < 3u; ++i0) {
         kernelgen_words_q8_dequantize(&output[i0 * 4u], kernelgen_wrap_i32_u32(indices[i0], 6u));
     }

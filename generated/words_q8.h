@@ -30,6 +30,20 @@ extern "C" {
  * Returns WORDS_Q8_OK, or WORDS_Q8_ERROR_INDEX_OUT_OF_RANGE when any index lies outside
  * [-s, s-1] for the size s of its axis; output is then left untouched.
  */
+/*@ requires \valid_read(indices + (0 .. 2));
+    requires \valid(output + (0 .. 11));
+    requires \separated(output + (0 .. 11), indices + (0 .. 2));
+    assigns output[0 .. 11] \from indices[0 .. 2];
+    behavior index_out_of_range:
+      assumes !(\forall integer k; 0 <= k < 3 ==> -6 <= indices[k] <= 5);
+      assigns \nothing;
+      ensures \result == WORDS_Q8_ERROR_INDEX_OUT_OF_RANGE;
+    behavior success:
+      assumes \forall integer k; 0 <= k < 3 ==> -6 <= indices[k] <= 5;
+      ensures \result == WORDS_Q8_OK;
+    complete behaviors;
+    disjoint behaviors;
+*/
 int words_q8(const int32_t *indices, float *output);
 
 #ifdef __cplusplus

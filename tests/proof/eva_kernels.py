@@ -7,7 +7,8 @@ whole range, and a run-time count or data count over all of uint32_t, then calls
 allows a scatter in place (output the same pointer as data), a second call does so. EVA then analyses the
 driver with the kernel and the support code, at each --precision in turn until a run is clean, and this script
 reads its summary: an alarm (an unknown precondition of a library call such as memcpy counts as one), a construct
-EVA does not implement, or a call it could not analyse fails the kernel.
+EVA does not implement, or a call it could not analyse fails the kernel. EVA reads the code alone: the ACSL
+annotations of the headers and loops are made plain comments first (code_alone), as WP proves them.
 
 A kernel named in --known must still fail (its list stays true); with --sample, kernels of a form EVA cannot
 follow (form_beyond_eva) are reported but not required clear; with --mutants, each kernel's first index check is
@@ -153,6 +154,23 @@ def form_beyond_eva(header):
     return None
 
 
+def code_alone(header, work):
+    """The header's copy, in a copy of its folder whose ACSL annotations (the contracts in the headers and the
+    support code, the loops' invariants) are plain comments: EVA analyses the code alone, as a compiler reads it,
+    and takes no annotation as a hypothesis where it cannot decide it (those are WP's to prove, wp_kernels.py). The
+    C library's own specifications, which EVA checks each call against (memcpy's source and destination), stay."""
+    folder = os.path.dirname(os.path.abspath(header))
+    mirror = os.path.join(work, "code", re.sub(r"\W+", "_", folder).strip("_"))
+    if not os.path.isdir(mirror):
+        os.makedirs(mirror)
+        for entry in os.listdir(folder):
+            source = os.path.join(folder, entry)
+            if os.path.isfile(source) and entry.endswith((".c", ".h", ".inc")):
+                with open(source) as inp, open(os.path.join(mirror, entry), "w") as out:
+                    out.write(inp.read().replace("/*@", "/* @"))
+    return os.path.join(mirror, os.path.basename(header))
+
+
 def known_alarms(path):
     """The kernels EVA is known not to clear, from the file's lines `name: reason` (# starts a comment)."""
     known = {}
@@ -196,8 +214,8 @@ def main():
         else:
             headers.append(given)
     k, n = (int(x) for x in args.batch.split("/"))
-    args.headers = headers[k - 1::n]
     os.makedirs(args.work, exist_ok=True)
+    args.headers = [code_alone(header, args.work) for header in headers[k - 1::n]]
     known = known_alarms(args.known) if args.known else {}
     if args.sample:
         args.headers = args.headers[::args.sample]

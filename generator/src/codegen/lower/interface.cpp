@@ -166,6 +166,7 @@ void lower_interface(const KernelSpec& spec, Lowered& lowered) {
     values.text["formula"] = copy.formula;
     values.flags["scatter"] = is_scatter(spec.op);
     values.text["prototype"] = face.prototype(false);
+    values.text["acsl"] = acsl_contract(lowered);
 }
 
 }  // namespace kernelgen

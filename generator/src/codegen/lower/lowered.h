@@ -129,6 +129,12 @@ struct Lowered {
 // Lowers a resolved spec. Never fails: every rule was checked when the spec was read.
 Lowered lower(const KernelSpec& spec);
 
+// The header's contract in ACSL, for Frama-C (acsl.cpp): `/*@ ... */` above the prototype.
+std::string acsl_contract(const Lowered& lowered);
+// `value` in the range the kernel checks a value of `component` against, in ACSL: "" where any value of the index
+// type is (the contract's, and the loop invariants' of the checks).
+std::string acsl_in_range(const IndexComponent& component, IndexType index_type, const std::string& value);
+
 // Every identifier the header of `spec`'s kernel declares or defines (Interface::identifiers()).
 std::vector<std::string> header_identifiers(const KernelSpec& spec);
 // Every identifier the header of any kernel called `kernel` may define (a scatter's, with every run-time count).

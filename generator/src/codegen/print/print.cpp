@@ -91,7 +91,9 @@ private:
         TemplateValues values = function.head;
         values.text["offset"] = offset_;
         CodeWriter w(1);
+        in_row_function_ = true;
         print(w, function.body);
+        in_row_function_ = false;
         values.text["body"] = w.str();
         return render_template("row_function.c.mustache", values);
     }
@@ -334,6 +336,24 @@ private:
         }
         // The loop's local `index`, unless every check reads the value through its address.
         values.flags["local"] = std::any_of(each.begin(), each.end(), [](const TemplateValues& item) { return item.flags.at("reads_value"); });
+        // The check loop's invariant for Frama-C: every value of the tuples before t in its range (index
+        // values k of the tuples, k % length the value's place in its tuple).
+        std::vector<std::string> ranges;
+        for (const Check& check : checks.checks) ranges.push_back(acsl_in_range(check.component, schedule_.index_type, "indices[k]"));
+        const bool one_range = std::all_of(ranges.begin(), ranges.end(), [&](const std::string& r) { return r == ranges.front(); });
+        std::string in_range = one_range && !ranges.empty() ? ranges.front() : "";
+        for (size_t c = 0; c < ranges.size() && !one_range; ++c) {
+            if (ranges[c].empty()) continue;
+            const Check& check = checks.checks[c];
+            const uint64_t place = check.value.kind == IndexValue::Kind::TupleElement ? check.value.position : 0;
+            in_range += (in_range.empty() ? "" : " && ") +
+                        (checks.tuple_length <= 1 ? ranges[c] : "(k % " + std::to_string(checks.tuple_length) + " == " +
+                                                                    std::to_string(place) + " ==> " + ranges[c] + ")");
+        }
+        const std::string values_before = checks.tuple_length <= 1 ? "t" : "t * " + std::to_string(checks.tuple_length);
+        const std::string all_before = "\\forall integer k; 0 <= k < " + values_before + " ==> " + (in_range.empty() ? "\\true" : in_range);
+        values.text["invariant"] = checks.accumulate ? "out_of_range == 0 <==> (" + all_before + ")" : all_before;
+        values.text["loop_assigns"] = checks.accumulate ? "t, out_of_range" : "t";
         values.lists["written_out"] = checks.loop ? std::vector<TemplateValues>{} : each;
         values.lists["checks"] = each;
         values.lists["loop"] = checks.loop && !checks.ored_bound ? std::vector<TemplateValues>{TemplateValues{}}
@@ -376,6 +396,9 @@ private:
         values.flags["from_table"] = copy.from == CopyData::From::Table;
         values.flags["zeros"] = copy.from == CopyData::From::Zeros;
         values.text["table"] = helper("data");
+        // output compared as data's type: a comparison of pointers to differently qualified types is one of
+        // char pointers to Frama-C (CIL), which its typed memory model cannot follow.
+        values.text["output_as_data"] = "(" + face_.pointer_to_element(true) + ")output";
         values.text["table_copy"] = table_copy();
         values.text["copy"] = copy_call("output", "data", count_as("size_t") + " * sizeof(" + element_ + ")",
                                         copy.rows_parameter.empty());
@@ -384,6 +407,14 @@ private:
 
     void print(CodeWriter& w, const For& loop) const {
         const std::string& v = loop.variable;
+        // The loop's contract for Frama-C (kernel bodies: a row function's loops write its row instead).
+        if (!in_row_function_) {
+            const std::string end = count(loop.end);
+            w.line("/*@ loop invariant 0 <= " + v + " <= " + end +
+                   (loop.step == 1 ? "" : " && " + v + " % " + literal(loop.step) + " == 0") + ";");
+            w.line("    loop assigns " + v + ", output[0 .. " + ids_.size("OUTPUT") + " - 1];");
+            w.line("    loop variant " + end + " - " + v + "; */");
+        }
         w.open("for (" + offset_ + " " + v + " = 0u; " + v + " < " + count(loop.end) + "; " +
                (loop.step == 1 ? "++" + v : v + " += " + literal(loop.step)) + ")");
         print(w, loop.body);
@@ -523,6 +554,7 @@ private:
     }
 
     const Schedule& schedule_;
+    mutable bool in_row_function_ = false;  // printing a row function's body, not the kernel's
     const Interface& face_;
     const KernelIdentifiers& ids_;
     const std::string& name_;

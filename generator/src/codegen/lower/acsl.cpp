@@ -1,0 +1,177 @@
+// The header's contract in ACSL (the ANSI/ISO C Specification Language that Frama-C reads), from the kernel's face
+// and lowering: the buffers each parameter must hold (their sizes at the largest counts) and which may not overlap
+// output; what the kernel may write (output, nothing on an error); and one behavior per return code, decided as the
+// body decides it, in the same order: each run-time count above its bound, then any index value outside its
+// range, else success. The ranges are the operator's own (ONNX's [-s, s-1] along the axis a value selects, shifted
+// by constants added; a write index's [0, last] or [0, ...]); docs/generated-code.md shows one.
+#include <algorithm>
+
+#include "codegen/lower/lowered.h"
+
+namespace kernelgen {
+
+namespace {
+
+// The last position of a buffer of `size` elements (-1 for none).
+std::string last(uint64_t size) { return size == 0 ? std::string("-1") : std::to_string(size - 1); }
+
+std::string elements(const std::string& pointer, uint64_t size) { return pointer + " + (0 .. " + last(size) + ")"; }
+
+// The size of the buffer a parameter points to (at the largest counts).
+uint64_t size_of(const IndexedCopy& copy, schedule::Tensor tensor) {
+    using schedule::Tensor;
+    switch (tensor) {
+        case Tensor::Data: return copy.data_size;
+        case Tensor::Indices: return copy.indices_size;
+        case Tensor::Updates: return copy.updates_size;
+        case Tensor::Output: return copy.output_size;
+    }
+    return 0;
+}
+
+}  // namespace
+
+// `value` in the range of `component`: "" where every value of the index type is.
+std::string acsl_in_range(const IndexComponent& component, IndexType index_type, const std::string& value) {
+    switch (component.kind) {
+        case IndexComponent::Kind::Linear: return "0 <= " + value + " <= " + std::to_string(component.last);
+        case IndexComponent::Kind::Circular: return "0 <= " + value;
+        case IndexComponent::Kind::Wrapped: break;
+    }
+    if (!component.bound_parameter.empty()) {
+        const std::string& size = component.bound_parameter;
+        return "-(integer)" + size + " <= " + value + " <= " + size + " - 1";
+    }
+    const CheckedRange range = checked_range(component, index_type);
+    if (range.low > range.high) return "\\false";
+    if (range.low_free && range.high_free) return "";
+    if (range.low_free) return value + " <= " + std::to_string(range.high);
+    if (range.high_free) return std::to_string(range.low) + " <= " + value;
+    return std::to_string(range.low) + " <= " + value + " <= " + std::to_string(range.high);
+}
+
+namespace {
+
+// Every index value the kernel reads lies in its component's range: "" where that holds of any indices. Quantified
+// over the values themselves (indices[k], with k % length the component where components differ), which the
+// provers instantiate at each value the body reads.
+std::string indices_in_range(const Lowered& lowered) {
+    const IndexedCopy& copy = lowered.copy;
+    if (lowered.held_indices || copy.components.empty() || copy.indices_size == 0) return "";
+    const uint64_t length = copy.components.size();
+    std::vector<std::string> ranges;
+    for (const IndexComponent& component : copy.components) ranges.push_back(acsl_in_range(component, lowered.index_type, "indices[k]"));
+    std::string each;
+    if (std::all_of(ranges.begin(), ranges.end(), [&](const std::string& range) { return range == ranges.front(); })) {
+        each = ranges.front();
+    } else {
+        for (size_t c = 0; c < ranges.size(); ++c) {
+            if (ranges[c].empty()) continue;
+            each += (each.empty() ? "" : " && ") + std::string("(k % ") + std::to_string(length) + " == " +
+                    std::to_string(copy.components[c].offset) + " ==> " + ranges[c] + ")";
+        }
+    }
+    if (each.empty()) return "";
+    const std::string values = copy.counts_index_rows()
+                                   ? "count" + (copy.tuples_per_count * length == 1 ? "" : " * " + std::to_string(copy.tuples_per_count * length))
+                                   : std::to_string(copy.indices_size);
+    return "\\forall integer k; 0 <= k < " + values + " ==> " + each;
+}
+
+// The constant indices a kernel holds, checked along axis 0 against the data count: the data count they need.
+std::string held_in_range(const Lowered& lowered) {
+    if (!lowered.held_indices) return "";
+    const IndexedCopy& copy = lowered.copy;
+    const uint64_t length = std::max<uint64_t>(copy.components.size(), 1);
+    uint64_t need = 0;
+    for (size_t i = 0; i < lowered.held_indices->size(); ++i) {
+        const IndexComponent& component = copy.components[(i % length)];
+        if (component.bound_parameter.empty()) continue;
+        const int64_t value = (*lowered.held_indices)[i];
+        need = std::max(need, value >= 0 ? static_cast<uint64_t>(value) + 1 : 0 - static_cast<uint64_t>(value));
+    }
+    if (need == 0) return "";
+    return copy.components.front().bound_parameter + " >= " + std::to_string(need);
+}
+
+}  // namespace
+
+std::string acsl_contract(const Lowered& lowered) {
+    using schedule::Tensor;
+    const Interface& face = lowered.face;
+    const IndexedCopy& copy = lowered.copy;
+    std::vector<std::string> lines;
+    const Parameter* output = nullptr;
+    for (const Parameter& parameter : face.parameters) {
+        if (!parameter.tensor) continue;
+        const std::string buffer = elements(parameter.name, size_of(copy, parameter.which));
+        if (parameter.which == Tensor::Output) {
+            output = &parameter;
+            lines.push_back("requires \\valid(" + buffer + ");");
+        } else {
+            lines.push_back("requires \\valid_read(" + buffer + ");");
+        }
+    }
+    const std::string written = elements("output", copy.output_size);
+    for (const Parameter& parameter : face.parameters) {
+        if (!parameter.tensor || parameter.which == Tensor::Output) continue;
+        const std::string apart = "\\separated(" + written + ", " + elements(parameter.name, size_of(copy, parameter.which)) + ")";
+        // A scatter's data may be output itself: the update is then made in place.
+        const bool in_place = parameter.which == Tensor::Data && copy.copy_data_first;
+        lines.push_back("requires " + (in_place ? "output == data || " + apart : apart) + ";");
+    }
+    // What output's values come from: the tensors and counts passed in (and the kernel's own constants).
+    std::string from;
+    for (const Parameter& parameter : face.parameters) {
+        if (parameter.which == Tensor::Output) continue;
+        from += (from.empty() ? " \\from " : ", ") +
+                (parameter.tensor ? parameter.name + "[0 .. " + last(size_of(copy, parameter.which)) + "]" : parameter.name);
+    }
+    if (output) lines.push_back("assigns output[0 .. " + last(copy.output_size) + "]" + from + ";");
+
+    // The behaviors, in the order the body returns: each count above its bound, then the indices.
+    std::vector<std::string> admitted;  // what the behaviors before this one leave
+    auto all = [](const std::vector<std::string>& parts) {
+        std::string out;
+        for (const auto& part : parts) out += (out.empty() ? "" : " && ") + part;
+        return out;
+    };
+    std::vector<std::pair<std::string, std::pair<std::string, std::string>>> behaviors;  // name, assumes, result
+    for (const RuntimeCount& count : face.counts) {
+        const std::string above = count.parameter + " > " + count.max_macro;
+        behaviors.push_back({count.parameter + "_above_its_bound", {all(admitted) + (admitted.empty() ? "" : " && ") + above, count.error_macro}});
+        admitted.push_back(count.parameter + " <= " + count.max_macro);
+    }
+    const std::string indices = lowered.checked ? indices_in_range(lowered) : "";
+    const std::string held = held_in_range(lowered);
+    std::string in_range_condition = !indices.empty() ? indices : held;
+    if (!lowered.checked) {
+        const std::string required = indices_in_range(lowered);
+        if (!required.empty()) lines.push_back("requires " + required + ";");
+    }
+    if (!in_range_condition.empty()) {
+        behaviors.push_back({"index_out_of_range",
+                             {all(admitted) + (admitted.empty() ? "" : " && ") + "!(" + in_range_condition + ")", face.ids.error_index}});
+        admitted.push_back(in_range_condition);
+    }
+    if (behaviors.empty()) {
+        lines.push_back("ensures \\result == " + face.ids.ok + ";");
+    } else {
+        for (const auto& [name, body] : behaviors) {
+            lines.push_back("behavior " + name + ":");
+            lines.push_back("  assumes " + body.first + ";");
+            lines.push_back("  assigns \\nothing;");
+            lines.push_back("  ensures \\result == " + body.second + ";");
+        }
+        lines.push_back("behavior success:");
+        lines.push_back("  assumes " + all(admitted) + ";");
+        lines.push_back("  ensures \\result == " + face.ids.ok + ";");
+        lines.push_back("complete behaviors;");
+        lines.push_back("disjoint behaviors;");
+    }
+    std::string out = "/*@ ";
+    for (size_t i = 0; i < lines.size(); ++i) out += (i ? "    " : "") + lines[i] + "\n";
+    return out + "*/";
+}
+
+}  // namespace kernelgen

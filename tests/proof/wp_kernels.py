@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Frama-C WP over generated kernels: every goal of each header's ACSL contract proven, or the test fails.
+
+For each header given (a kernel of a kernelgen output folder), WP proves the kernel's function against the
+contract its header states (the buffers it needs, what it writes, one behavior per return code) and that its
+body has no run-time error (-wp-rte: every access inside its buffer, no overflow, no invalid shift), with z3 and
+cvc4 through why3. The support functions the body calls are taken by their own contracts in kernelgen_support.h
+(an index check: nonzero exactly when the value lies outside its range; a wrap: the offset of an index in range),
+which index_check_test tests on every target against the plain compare and wrap.
+
+One substitution is made before WP reads a kernel: each row copy (kernelgen_copy, KERNELGEN_COPY_FROM_TABLE) of
+N elements of type T becomes a call of a copy of T with the contract below (it writes to[0 .. N-1] from
+from[0 .. N-1], both valid and apart). WP's typed memory model cannot follow a copy through void pointers, and the
+copies' bodies are per-target code (inline assembly on Cortex-M and AVR) that copy_routine_test runs on every
+target; EVA (eva_kernels.py) analyses the real text, copies included.
+
+A kernel named in --known (wp_known_unproven.txt: a form whose proof is not there yet, each with the reason) is
+not run: trying it costs minutes of prover time. With --mutants, each kernel's first index check is removed and WP
+must then leave a goal unproven. --batch K/N runs every Nth kernel from the Kth (the tier runs four batches).
+
+    wp_kernels.py --work DIR [--frama-c PATH] [--timeout S] [--known FILE] [--mutants] [--jobs J] [--batch K/N]
+                  HEADER_OR_FOLDER...
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from eva_kernels import CHECK, PROTOTYPE, known_alarms  # noqa: E402  (the same kernels' shape, the same list format)
+
+COPY = re.compile(r"\b(kernelgen_copy|KERNELGEN_COPY_FROM_TABLE|KERNELGEN_MEMCPY_FROM_TABLE|memcpy|memset)\(")
+
+
+def arguments(text, start):
+    """The arguments of the call whose '(' is at text[start - 1], and the index after its ')'."""
+    depth, parts, begin = 0, [], start
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            if depth == 0:
+                parts.append(text[begin:i].strip())
+                return parts, i + 1
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[begin:i].strip())
+            begin = i + 1
+    raise ValueError("unbalanced call")
+
+
+def tag(element):
+    return re.sub(r"\W+", "_", element.replace("const char *", "string")).strip("_")
+
+
+TABLE = re.compile(r"^static const (\w+) (kernelgen_\w+)\[", re.M)
+
+
+def typed_copies(source, tables):
+    """The source with its row copies made typed calls, and the (destination, source) element types they copy.
+    A copy out of a table the kernel holds reads the table's own type (its elements' bits: uint8_t of int8_t
+    data, uint32_t of float data)."""
+    out, types, at = [], set(), 0
+    for match in COPY.finditer(source):
+        if match.start() < at:
+            continue
+        args, end = arguments(source, match.end())
+        table = None
+        if match.group(1) in ("kernelgen_copy", "memcpy", "memset"):
+            to, from_, size = args[0], args[1], args[2]
+        else:
+            table = tables.get(args[1])
+            to, from_, size = args[0], f"&({args[1]})[{args[2]}]", args[3]
+        sized = re.fullmatch(r"(?:(.+) \* )?sizeof\((.+)\)", size)
+        if not sized:
+            raise ValueError(f"a row copy of {size!r} bytes: not a count of elements")
+        count, element = sized.group(1) or "1u", sized.group(2)
+        pair = (element, table or element)
+        out.append(source[at:match.start()])
+        if match.group(1) == "memset":
+            out.append(f"kernelgen_proof_zero_{tag(element)}({to}, {count})")
+            pair = (element, element)
+        else:
+            out.append(f"{copy_name(pair)}({to}, {from_}, {count})")
+        types.add(pair)
+        at = end
+    out.append(source[at:])
+    return "".join(out), types
+
+
+def copy_name(pair):
+    to, from_ = pair
+    return f"kernelgen_proof_copy_{tag(to)}" + ("" if to == from_ else f"_from_{tag(from_)}")
+
+
+def pointer(element, read_only):
+    if element == "const char *":
+        return "const char *const *" if read_only else "const char **"
+    return ("const " if read_only else "") + element + " *"
+
+
+def proof_header(types):
+    lines = ["/* The row copies as WP reads them (wp_kernels.py): N elements from `from` to `to`. A prefetch hint, which",
+             " * has no effect on any value, is nothing (Frama-C does not know the builtin). */",
+             "#define __builtin_prefetch(...) ((void)0)",
+             "#include <stddef.h>", "#include <stdint.h>", "#include <stdbool.h>", '#include "kernelgen_support.h"', ""]
+    for pair in sorted(types):
+        lines += ["/*@ requires \\valid(to + (0 .. n - 1));",
+                  "    requires \\valid_read(from + (0 .. n - 1));",
+                  "    requires \\separated(to + (0 .. n - 1), from + (0 .. n - 1));",
+                  "    assigns to[0 .. n - 1] \\from from[0 .. n - 1];",
+                  "    exits \\false;",
+                  "*/",
+                  f"void {copy_name(pair)}({pointer(pair[0], False)}to, {pointer(pair[1], True)}from, size_t n);", ""]
+    for element in sorted({pair[0] for pair in types}):
+        lines += ["/*@ requires \\valid(to + (0 .. n - 1));",
+                  "    assigns to[0 .. n - 1];",
+                  "    exits \\false;",
+                  "*/",
+                  f"void kernelgen_proof_zero_{tag(element)}({pointer(element, False)}to, size_t n);", ""]
+    return "\n".join(lines)
+
+
+def prove(header, work, frama_c, timeout, mutant):
+    folder = os.path.dirname(os.path.abspath(header))
+    text = open(header).read()
+    found = PROTOTYPE.search(text)
+    name = found.group(1)
+    if "/*@" not in text:
+        return name, False, "no contract in the header", ""
+    source = open(os.path.join(folder, f"{name}.c")).read()
+    if mutant:
+        source, removed = CHECK.subn("", source, count=1)
+        if not removed:
+            return name, False, "no index check to remove", ""
+    tables = {}
+    for held in (source, *(open(os.path.join(folder, f)).read() for f in os.listdir(folder)
+                            if f.startswith(f"{name}_") and f.endswith(".inc"))):
+        tables.update({table: element for element, table in TABLE.findall(held)})
+    try:
+        source, types = typed_copies(source, tables)
+    except ValueError as error:
+        return name, False, str(error), ""
+    suffix = "_mutant" if mutant else ""
+    path = os.path.join(work, f"{name}{suffix}.c")
+    with open(path, "w") as out:
+        out.write(f'#include "{name}_proof.h"\n' + source)
+    with open(os.path.join(work, f"{name}_proof.h"), "w") as out:
+        out.write(proof_header(types))
+    # The kernel's own helpers (a reduction's combine) are proven beside it, against their contracts.
+    helpers = re.findall(r"^static inline \w+ (kernelgen_\w+)\(", source, re.M)
+    began = time.monotonic()
+    # cvc4 alone proves most goals fastest; z3 beside it where some are left (it proves goals cvc4 does not, but
+    # takes several times as long).
+    for provers in ("cvc4", "cvc4,z3"):
+        command = [frama_c, "-wp", "-wp-rte", "-wp-prover", provers, "-wp-timeout", str(timeout),
+                   "-warn-special-float", "none", "-machdep", "x86_64",
+                   f"-cpp-extra-args=-I{folder} -I{work}",
+                   "-wp-fct", ",".join([name] + helpers), path]
+        run = subprocess.run(command, capture_output=True, text=True)
+        log = run.stdout + run.stderr
+        proved = re.search(r"Proved goals:\s+(\d+) / (\d+)", log)
+        if run.returncode != 0 or not proved:
+            return name, False, f"WP failed (exit {run.returncode}), {time.monotonic() - began:.1f} s", log
+        done, total = int(proved.group(1)), int(proved.group(2))
+        if done == total:
+            break
+    seconds = time.monotonic() - began
+    lines = log.splitlines()
+    # WP's hypotheses that the kernel's own tables (static, file-local: no caller holds a pointer into them) lie
+    # apart from the caller's buffers are expected; any other hypothesis fails the kernel.
+    tables_apart = set()
+    for i, line in enumerate(lines[:-1]):
+        if "Memory model hypotheses" not in lines[i + 1]:
+            continue
+        block = []
+        for after in lines[i + 2:]:
+            block.append(after)
+            if "*/" in after:
+                break
+        clauses = re.split(r"requires", " ".join(block))[1:]
+        if clauses and all("kernelgen_" in clause for clause in clauses):
+            tables_apart.add(i)
+    failed = [line for i, line in enumerate(lines) if i not in tables_apart and
+              (re.search(r"\[wp\] \[[^]]*\] Goal .*: (Failed|Unknown|Timeout)", line) or
+               re.search(r"\[wp\] \[Failed\] Goal", line) or re.search(r"\[(kernel|wp)[^]]*\].*(Warning|warning)", line))]
+    ok = done == total and not failed
+    return name, ok, f"{done} / {total} goals, {seconds:.1f} s", "\n".join(failed)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--frama-c", default="frama-c")
+    parser.add_argument("--timeout", type=int, default=10)
+    parser.add_argument("--known")
+    parser.add_argument("--mutants", action="store_true",
+                        help="remove each kernel's first index check: WP must then leave a goal unproven")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--batch", default="1/1")
+    parser.add_argument("headers", nargs="+")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    headers = []
+    for item in args.headers:
+        if os.path.isdir(item):
+            headers += sorted(os.path.join(item, f) for f in os.listdir(item)
+                              if f.endswith(".h") and f != "kernelgen_support.h")
+        else:
+            headers.append(item)
+    known = known_alarms(args.known) if args.known else {}
+    # A name no kernel of the folders given has (a list that no longer holds).
+    stale = sorted(name for name in known if not any(os.path.basename(h) == f"{name}.h" for h in headers))
+    if stale and all(os.path.isdir(item) for item in args.headers):
+        print(f"FAIL {args.known} names kernels there are not: {', '.join(stale)}")
+        return 1
+    first, every = (int(part) for part in args.batch.split("/"))
+    headers = headers[first - 1::every]
+    for name in sorted(known):
+        if any(os.path.basename(h) == f"{name}.h" for h in headers):
+            print(f"skip {name}: known unproven ({known[name]})")
+    headers = [h for h in headers if os.path.basename(h)[:-2] not in known]
+    failures = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(lambda h: prove(h, args.work, args.frama_c, args.timeout, args.mutants), headers))
+    for name, ok, summary, log in results:
+        if args.mutants:
+            expected = not ok and "goals" in summary
+            print(f"{'ok  ' if expected else 'FAIL'} {name} (first check removed): {summary}")
+        else:
+            expected = ok
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: {summary}")
+            if not ok and log:
+                print(log)
+        failures += not expected
+    print(f"{len(results) - failures} of {len(results)} as expected")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
