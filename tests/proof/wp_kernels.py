@@ -76,9 +76,14 @@ def typed_copies(source, tables):
             table = tables.get(args[1])
             to, from_, size = args[0], f"&({args[1]})[{args[2]}]", args[3]
         sized = re.fullmatch(r"(?:(.+) \* )?sizeof\((.+)\)", size)
-        if not sized:
+        local = re.fullmatch(r"sizeof (\w+)", size)  # one element into a local: `int32_t update;` declares its type
+        declared = re.findall(rf"^\s*(\w+) {local.group(1)};$", source, re.M) if local and to == f"&{local.group(1)}" else []
+        if sized:
+            count, element = sized.group(1) or "1u", sized.group(2)
+        elif len(declared) == 1:
+            count, element = "1u", declared[0]
+        else:
             raise ValueError(f"a row copy of {size!r} bytes: not a count of elements")
-        count, element = sized.group(1) or "1u", sized.group(2)
         pair = (element, table or element)
         out.append(source[at:match.start()])
         if match.group(1) == "memset":
