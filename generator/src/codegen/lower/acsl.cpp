@@ -80,8 +80,8 @@ std::string indices_in_range(const Lowered& lowered) {
 
 // The constant indices a kernel holds, checked along axis 0 against the data count: the data count they need.
 std::string held_in_range(const Lowered& lowered) {
-    if (!lowered.held_indices) return "";
     const IndexedCopy& copy = lowered.copy;
+    if (!lowered.held_indices || copy.components.empty()) return "";
     const uint64_t length = std::max<uint64_t>(copy.components.size(), 1);
     uint64_t need = 0;
     for (size_t i = 0; i < lowered.held_indices->size(); ++i) {
@@ -127,6 +127,11 @@ std::string acsl_contract(const Lowered& lowered) {
         from += (from.empty() ? " \\from " : ", ") +
                 (parameter.tensor ? parameter.name + "[0 .. " + last(size_of(copy, parameter.which)) + "]" : parameter.name);
     }
+    // Without checks ("index_check": "none"), the ranges are the caller's to keep: a precondition.
+    if (!lowered.checked) {
+        const std::string required = indices_in_range(lowered);
+        if (!required.empty()) lines.push_back("requires " + required + ";");
+    }
     if (output) lines.push_back("assigns output[0 .. " + last(copy.output_size) + "]" + from + ";");
 
     // The behaviors, in the order the body returns: each count above its bound, then the indices.
@@ -144,11 +149,7 @@ std::string acsl_contract(const Lowered& lowered) {
     }
     const std::string indices = lowered.checked ? indices_in_range(lowered) : "";
     const std::string held = held_in_range(lowered);
-    std::string in_range_condition = !indices.empty() ? indices : held;
-    if (!lowered.checked) {
-        const std::string required = indices_in_range(lowered);
-        if (!required.empty()) lines.push_back("requires " + required + ";");
-    }
+    const std::string in_range_condition = !indices.empty() ? indices : held;
     if (!in_range_condition.empty()) {
         behaviors.push_back({"index_out_of_range",
                              {all(admitted) + (admitted.empty() ? "" : " && ") + "!(" + in_range_condition + ")", face.ids.error_index}});
