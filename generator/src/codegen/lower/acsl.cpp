@@ -29,10 +29,8 @@ uint64_t size_of(const IndexedCopy& copy, schedule::Tensor tensor) {
     return 0;
 }
 
-}  // namespace
-
 // `value` in the range of `component`: "" where every value of the index type is.
-std::string acsl_in_range(const IndexComponent& component, IndexType index_type, const std::string& value) {
+std::string in_range(const IndexComponent& component, IndexType index_type, const std::string& value) {
     switch (component.kind) {
         case IndexComponent::Kind::Linear: return "0 <= " + value + " <= " + std::to_string(component.last);
         case IndexComponent::Kind::Circular: return "0 <= " + value;
@@ -50,6 +48,24 @@ std::string acsl_in_range(const IndexComponent& component, IndexType index_type,
     return std::to_string(range.low) + " <= " + value + " <= " + std::to_string(range.high);
 }
 
+}  // namespace
+
+std::string acsl_values_in_range(const std::vector<TupleValue>& values, uint64_t length, IndexType index_type) {
+    std::vector<std::string> ranges;
+    for (const TupleValue& value : values) ranges.push_back(in_range(*value.component, index_type, "indices[k]"));
+    if (ranges.empty()) return "";
+    if (std::all_of(ranges.begin(), ranges.end(), [&](const std::string& range) { return range == ranges.front(); })) {
+        return ranges.front();
+    }
+    std::string each;
+    for (size_t c = 0; c < ranges.size(); ++c) {
+        if (ranges[c].empty()) continue;
+        each += (each.empty() ? "" : " && ") + std::string("(k % ") + std::to_string(length) + " == " +
+                std::to_string(values[c].place) + " ==> " + ranges[c] + ")";
+    }
+    return each;
+}
+
 namespace {
 
 // Every index value the kernel reads lies in its component's range: "" where that holds of any indices. Quantified
@@ -59,30 +75,21 @@ std::string indices_in_range(const Lowered& lowered) {
     const IndexedCopy& copy = lowered.copy;
     if (lowered.held_indices || copy.components.empty() || copy.indices_size == 0) return "";
     const uint64_t length = copy.components.size();
-    std::vector<std::string> ranges;
-    for (const IndexComponent& component : copy.components) ranges.push_back(acsl_in_range(component, lowered.index_type, "indices[k]"));
-    std::string each;
-    if (std::all_of(ranges.begin(), ranges.end(), [&](const std::string& range) { return range == ranges.front(); })) {
-        each = ranges.front();
-    } else {
-        for (size_t c = 0; c < ranges.size(); ++c) {
-            if (ranges[c].empty()) continue;
-            each += (each.empty() ? "" : " && ") + std::string("(k % ") + std::to_string(length) + " == " +
-                    std::to_string(copy.components[c].offset) + " ==> " + ranges[c] + ")";
-        }
-    }
+    std::vector<TupleValue> values;
+    for (const IndexComponent& component : copy.components) values.push_back({component.offset, &component});
+    const std::string each = acsl_values_in_range(values, length, lowered.index_type);
     if (each.empty()) return "";
-    const std::string values = copy.counts_index_rows()
-                                   ? "count" + (copy.tuples_per_count * length == 1 ? "" : " * " + std::to_string(copy.tuples_per_count * length))
-                                   : std::to_string(copy.indices_size);
-    return "\\forall integer k; 0 <= k < " + values + " ==> " + each;
+    const std::string count = copy.counts_index_rows()
+                                  ? "count" + (copy.tuples_per_count * length == 1 ? "" : " * " + std::to_string(copy.tuples_per_count * length))
+                                  : std::to_string(copy.indices_size);
+    return "\\forall integer k; 0 <= k < " + count + " ==> " + each;
 }
 
 // The constant indices a kernel holds, checked along axis 0 against the data count: the data count they need.
 std::string held_in_range(const Lowered& lowered) {
     const IndexedCopy& copy = lowered.copy;
     if (!lowered.held_indices || copy.components.empty()) return "";
-    const uint64_t length = std::max<uint64_t>(copy.components.size(), 1);
+    const uint64_t length = copy.components.size();
     uint64_t need = 0;
     for (size_t i = 0; i < lowered.held_indices->size(); ++i) {
         const IndexComponent& component = copy.components[(i % length)];
@@ -134,35 +141,41 @@ std::string acsl_contract(const Lowered& lowered) {
     }
     if (output) lines.push_back("assigns output[0 .. " + last(copy.output_size) + "]" + from + ";");
 
-    // The behaviors, in the order the body returns: each count above its bound, then the indices.
-    std::vector<std::string> admitted;  // what the behaviors before this one leave
+    // The behaviors, in the order the body returns: each count above its bound, then the indices. Each assumes
+    // what the ones before it leave (`admitted`) and its own failure.
+    struct Behavior {
+        std::string name, assumes, result;
+    };
+    std::vector<Behavior> behaviors;
+    std::vector<std::string> admitted;
     auto all = [](const std::vector<std::string>& parts) {
         std::string out;
         for (const auto& part : parts) out += (out.empty() ? "" : " && ") + part;
         return out;
     };
-    std::vector<std::pair<std::string, std::pair<std::string, std::string>>> behaviors;  // name, assumes, result
+    auto fails = [&](const std::string& name, const std::string& failure, const std::string& result) {
+        std::vector<std::string> assumed = admitted;
+        assumed.push_back(failure);
+        behaviors.push_back({name, all(assumed), result});
+    };
     for (const RuntimeCount& count : face.counts) {
-        const std::string above = count.parameter + " > " + count.max_macro;
-        behaviors.push_back({count.parameter + "_above_its_bound", {all(admitted) + (admitted.empty() ? "" : " && ") + above, count.error_macro}});
+        fails(count.parameter + "_above_its_bound", count.parameter + " > " + count.max_macro, count.error_macro);
         admitted.push_back(count.parameter + " <= " + count.max_macro);
     }
     const std::string indices = lowered.checked ? indices_in_range(lowered) : "";
-    const std::string held = held_in_range(lowered);
-    const std::string in_range_condition = !indices.empty() ? indices : held;
+    const std::string in_range_condition = !indices.empty() ? indices : held_in_range(lowered);
     if (!in_range_condition.empty()) {
-        behaviors.push_back({"index_out_of_range",
-                             {all(admitted) + (admitted.empty() ? "" : " && ") + "!(" + in_range_condition + ")", face.ids.error_index}});
+        fails("index_out_of_range", "!(" + in_range_condition + ")", face.ids.error_index);
         admitted.push_back(in_range_condition);
     }
     if (behaviors.empty()) {
         lines.push_back("ensures \\result == " + face.ids.ok + ";");
     } else {
-        for (const auto& [name, body] : behaviors) {
-            lines.push_back("behavior " + name + ":");
-            lines.push_back("  assumes " + body.first + ";");
+        for (const Behavior& behavior : behaviors) {
+            lines.push_back("behavior " + behavior.name + ":");
+            lines.push_back("  assumes " + behavior.assumes + ";");
             lines.push_back("  assigns \\nothing;");
-            lines.push_back("  ensures \\result == " + body.second + ";");
+            lines.push_back("  ensures \\result == " + behavior.result + ";");
         }
         lines.push_back("behavior success:");
         lines.push_back("  assumes " + all(admitted) + ";");

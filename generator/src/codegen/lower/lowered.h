@@ -131,9 +131,15 @@ Lowered lower(const KernelSpec& spec);
 
 // The header's contract in ACSL, for Frama-C (acsl.cpp): `/*@ ... */` above the prototype.
 std::string acsl_contract(const Lowered& lowered);
-// `value` in the range the kernel checks a value of `component` against, in ACSL: "" where any value of the index
-// type is (the contract's, and the loop invariants' of the checks).
-std::string acsl_in_range(const IndexComponent& component, IndexType index_type, const std::string& value);
+// A value of an index tuple: its place in the tuple and the component it is checked as.
+struct TupleValue {
+    uint64_t place = 0;
+    const IndexComponent* component = nullptr;
+};
+// Each value indices[k] of tuples of `length` values in the range the kernel checks it against, in ACSL (k % length
+// its place where the values' ranges differ): "" where any value of the index type is. The contract's, and the loop
+// invariants' of the checks.
+std::string acsl_values_in_range(const std::vector<TupleValue>& values, uint64_t length, IndexType index_type);
 
 // Every identifier the header of `spec`'s kernel declares or defines (Interface::identifiers()).
 std::vector<std::string> header_identifiers(const KernelSpec& spec);

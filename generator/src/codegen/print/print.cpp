@@ -338,18 +338,11 @@ private:
         values.flags["local"] = std::any_of(each.begin(), each.end(), [](const TemplateValues& item) { return item.flags.at("reads_value"); });
         // The check loop's invariant for Frama-C: every value of the tuples before t in its range (index
         // values k of the tuples, k % length the value's place in its tuple).
-        std::vector<std::string> ranges;
-        for (const Check& check : checks.checks) ranges.push_back(acsl_in_range(check.component, schedule_.index_type, "indices[k]"));
-        const bool one_range = std::all_of(ranges.begin(), ranges.end(), [&](const std::string& r) { return r == ranges.front(); });
-        std::string in_range = one_range && !ranges.empty() ? ranges.front() : "";
-        for (size_t c = 0; c < ranges.size() && !one_range; ++c) {
-            if (ranges[c].empty()) continue;
-            const Check& check = checks.checks[c];
-            const uint64_t place = check.value.kind == IndexValue::Kind::TupleElement ? check.value.position : 0;
-            in_range += (in_range.empty() ? "" : " && ") +
-                        (checks.tuple_length <= 1 ? ranges[c] : "(k % " + std::to_string(checks.tuple_length) + " == " +
-                                                                    std::to_string(place) + " ==> " + ranges[c] + ")");
+        std::vector<TupleValue> tuple;
+        for (const Check& check : checks.checks) {
+            tuple.push_back({check.value.kind == IndexValue::Kind::TupleElement ? check.value.position : 0, &check.component});
         }
+        const std::string in_range = acsl_values_in_range(tuple, checks.tuple_length, schedule_.index_type);
         const std::string values_before = checks.tuple_length <= 1 ? "t" : "t * " + std::to_string(checks.tuple_length);
         const std::string all_before = "\\forall integer k; 0 <= k < " + values_before + " ==> " + (in_range.empty() ? "\\true" : in_range);
         values.text["invariant"] = checks.accumulate ? "out_of_range == 0 <==> (" + all_before + ")" : all_before;
