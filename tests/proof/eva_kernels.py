@@ -154,6 +154,9 @@ def form_beyond_eva(header):
     return None
 
 
+MIRRORED = set()  # the folders code_alone has copied in this run
+
+
 def code_alone(header, work):
     """The header's copy, in a copy of its folder whose ACSL annotations (the contracts in the headers and the
     support code, the loops' invariants) are plain comments: EVA analyses the code alone, as a compiler reads it,
@@ -161,8 +164,9 @@ def code_alone(header, work):
     C library's own specifications, which EVA checks each call against (memcpy's source and destination), stay."""
     folder = os.path.dirname(os.path.abspath(header))
     mirror = os.path.join(work, "code", re.sub(r"\W+", "_", folder).strip("_"))
-    if not os.path.isdir(mirror):
-        os.makedirs(mirror)
+    if mirror not in MIRRORED:  # written once a run, over what an earlier run left (the kernels may have changed)
+        MIRRORED.add(mirror)
+        os.makedirs(mirror, exist_ok=True)
         for entry in os.listdir(folder):
             source = os.path.join(folder, entry)
             if os.path.isfile(source) and entry.endswith((".c", ".h", ".inc")):
