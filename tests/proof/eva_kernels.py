@@ -154,6 +154,18 @@ def form_beyond_eva(header):
     return None
 
 
+def kernel_headers(items):
+    """The kernel headers given, each folder among them as its kernels' headers (in name order)."""
+    headers = []
+    for given in items:
+        if os.path.isdir(given):
+            headers += sorted(os.path.join(given, f) for f in os.listdir(given)
+                              if f.endswith(".h") and f != "kernelgen_support.h")
+        else:
+            headers.append(given)
+    return headers
+
+
 MIRRORED = set()  # the folders code_alone has copied in this run
 
 
@@ -210,13 +222,7 @@ def main():
         folder = os.path.join(args.work, "kernels")
         subprocess.run([args.kernelgen, "--unroll", args.unroll, "--out-dir", folder] + args.headers, check=True)
         args.headers = [folder]
-    headers = []
-    for given in args.headers:
-        if os.path.isdir(given):
-            headers += sorted(os.path.join(given, f) for f in os.listdir(given)
-                              if f.endswith(".h") and f != "kernelgen_support.h")
-        else:
-            headers.append(given)
+    headers = kernel_headers(args.headers)
     k, n = (int(x) for x in args.batch.split("/"))
     os.makedirs(args.work, exist_ok=True)
     args.headers = [code_alone(header, args.work) for header in headers[k - 1::n]]

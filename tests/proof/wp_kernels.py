@@ -8,9 +8,9 @@ cvc4 through why3. The support functions the body calls are taken by their own c
 (an index check: nonzero exactly when the value lies outside its range; a wrap: the offset of an index in range),
 which index_check_test tests on every target against the plain compare and wrap.
 
-One substitution is made before WP reads a kernel: each row copy (kernelgen_copy, KERNELGEN_COPY_FROM_TABLE) of
-N elements of type T becomes a call of a copy of T with the contract below (it writes to[0 .. N-1] from
-from[0 .. N-1], both valid and apart). WP's typed memory model cannot follow a copy through void pointers, and the
+One substitution is made before WP reads a kernel: each row copy (kernelgen_copy, a copy out of a table, memcpy)
+of N elements of type T becomes a call of a copy of T with the contract below (it writes to[0 .. N-1] from
+from[0 .. N-1], both valid and apart), and each memset of them a call that writes to[0 .. N-1]. WP's typed memory model cannot follow a copy through void pointers, and the
 copies' bodies are per-target code (inline assembly on Cortex-M and AVR) that copy_routine_test runs on every
 target; EVA (eva_kernels.py) analyses the real text, copies included.
 
@@ -30,7 +30,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eva_kernels import CHECK, PROTOTYPE, known_alarms  # noqa: E402  (the same kernels' shape, the same list format)
+from eva_kernels import CHECK, PROTOTYPE, kernel_headers, known_alarms  # noqa: E402  (the same kernels' shape, the same list format)
 
 COPY = re.compile(r"\b(kernelgen_copy|KERNELGEN_COPY_FROM_TABLE|KERNELGEN_MEMCPY_FROM_TABLE|memcpy|memset)\(")
 
@@ -75,26 +75,31 @@ def typed_copies(source, tables):
         else:
             table = tables.get(args[1])
             to, from_, size = args[0], f"&({args[1]})[{args[2]}]", args[3]
-        sized = re.fullmatch(r"(?:(.+) \* )?sizeof\((.+)\)", size)
-        local = re.fullmatch(r"sizeof (\w+)", size)  # one element into a local: `int32_t update;` declares its type
-        declared = re.findall(rf"^\s*(\w+) {local.group(1)};$", source, re.M) if local and to == f"&{local.group(1)}" else []
-        if sized:
-            count, element = sized.group(1) or "1u", sized.group(2)
-        elif len(declared) == 1:
-            count, element = "1u", declared[0]
-        else:
-            raise ValueError(f"a row copy of {size!r} bytes: not a count of elements")
-        pair = (element, table or element)
+        count, element = copied_elements(size, to, source)
         out.append(source[at:match.start()])
         if match.group(1) == "memset":
             out.append(f"kernelgen_proof_zero_{tag(element)}({to}, {count})")
-            pair = (element, element)
+            types.add((element, element))
         else:
+            pair = (element, table or element)
             out.append(f"{copy_name(pair)}({to}, {from_}, {count})")
-        types.add(pair)
+            types.add(pair)
         at = end
     out.append(source[at:])
     return "".join(out), types
+
+
+def copied_elements(size, to, source):
+    """The count and type of the elements a copy of `size` bytes into `to` moves: `N * sizeof(T)`, or one element
+    into a local (`sizeof update`, whose declaration `int32_t update;` gives its type)."""
+    sized = re.fullmatch(r"(?:(.+) \* )?sizeof\((.+)\)", size)
+    if sized:
+        return sized.group(1) or "1u", sized.group(2)
+    local = re.fullmatch(r"sizeof (\w+)", size)
+    declared = re.findall(rf"^\s*(\w+) {local.group(1)};$", source, re.M) if local and to == f"&{local.group(1)}" else []
+    if len(declared) == 1:
+        return "1u", declared[0]
+    raise ValueError(f"a row copy of {size!r} bytes: not a count of elements")
 
 
 def copy_name(pair):
@@ -217,13 +222,7 @@ def main():
         folder = os.path.join(args.work, "kernels")
         subprocess.run([args.kernelgen, "--out-dir", folder] + args.headers, check=True)
         args.headers = [folder]
-    headers = []
-    for item in args.headers:
-        if os.path.isdir(item):
-            headers += sorted(os.path.join(item, f) for f in os.listdir(item)
-                              if f.endswith(".h") and f != "kernelgen_support.h")
-        else:
-            headers.append(item)
+    headers = kernel_headers(args.headers)
     known = known_alarms(args.known) if args.known else {}
     # A name no kernel of the folders given has (a list that no longer holds).
     stale = sorted(name for name in known if not any(os.path.basename(h) == f"{name}.h" for h in headers))
