@@ -15,25 +15,37 @@
 #include "vocab_q4_data.inc"
 
 /* Value `at` of the quantized table, an uint4 (two a byte, element 2k in the low nibble of byte k). */
+/*@ requires at < 2048u;
+    assigns \nothing;
+    ensures 0 <= \result <= 15; */
 static inline int kernelgen_vocab_q4_value(uint32_t at)
 {
-    const unsigned byte = KERNELGEN_DATA_U8(kernelgen_vocab_q4_data, at >> 1);
-    const unsigned nibble = (at & 1u) != 0u ? byte >> 4 : byte & 15u;
+    const unsigned byte = KERNELGEN_DATA_U8(kernelgen_vocab_q4_data, at / 2u);
+    const unsigned nibble = at % 2u != 0u ? byte / 16u : byte % 16u;
     return (int)nibble;
 }
 
 /* Row `row` of the quantized table, dequantized into `to`: each of its 32 elements (uint4 q) becomes
  * (float)(q - zero_point) * scale, one rounding, then to float16 (nearest, ties to even); a scale per block of 16 along axis 1. */
+/*@ requires row < 64u;
+    requires \valid(to + (0 .. 32u - 1));
+    assigns to[0 .. 32u - 1]; */
 static void kernelgen_vocab_q4_dequantize(uint16_t *to, uint32_t row)
 {
     const uint32_t first = row * 32u;
     const uint32_t scales = row * 2u;
+    /*@ loop invariant 0 <= i0 <= 2u;
+        loop assigns i0, to[0 .. 32u - 1];
+        loop variant 2u - i0; */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         uint16_t scale_bits;
         float scale;
         KERNELGEN_COPY_FROM_TABLE(&scale_bits, kernelgen_vocab_q4_scales, scales + i0, sizeof scale_bits);
         scale = kernelgen_float16_to_float(scale_bits);
         const int zero_point = (int)KERNELGEN_DATA_U8(kernelgen_vocab_q4_zero_points, scales + i0);
+        /*@ loop invariant 0 <= i1 <= 16u;
+            loop assigns i1, to[0 .. 32u - 1];
+            loop variant 16u - i1; */
         for (uint32_t i1 = 0u; i1 < 16u; ++i1) {
             to[i0 * 16u + i1] = kernelgen_float16_from_float((float)(kernelgen_vocab_q4_value(first + i0 * 16u + i1) - zero_point) * scale);
         }

@@ -15,6 +15,9 @@
 #include "vocab_q8_data.inc"
 
 /* Value `at` of the quantized table, an uint8 (one a byte). */
+/*@ requires at < 2048u;
+    assigns \nothing;
+    ensures 0 <= \result <= 255; */
 static inline int kernelgen_vocab_q8_value(uint32_t at)
 {
     const unsigned byte = KERNELGEN_DATA_U8(kernelgen_vocab_q8_data, at);
@@ -23,13 +26,22 @@ static inline int kernelgen_vocab_q8_value(uint32_t at)
 
 /* Row `row` of the quantized table, dequantized into `to`: each of its 32 elements (uint8 q) becomes
  * (float)(q - zero_point) * scale, one rounding; a scale per block of 16 along axis 1. */
+/*@ requires row < 64u;
+    requires \valid(to + (0 .. 32u - 1));
+    assigns to[0 .. 32u - 1]; */
 static void kernelgen_vocab_q8_dequantize(float *to, uint32_t row)
 {
     const uint32_t first = row * 32u;
     const uint32_t scales = row * 2u;
+    /*@ loop invariant 0 <= i0 <= 2u;
+        loop assigns i0, to[0 .. 32u - 1];
+        loop variant 2u - i0; */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         float scale;
         KERNELGEN_COPY_FROM_TABLE(&scale, kernelgen_vocab_q8_scales, scales + i0, sizeof scale);
+        /*@ loop invariant 0 <= i1 <= 16u;
+            loop assigns i1, to[0 .. 32u - 1];
+            loop variant 16u - i1; */
         for (uint32_t i1 = 0u; i1 < 16u; ++i1) {
             to[i0 * 16u + i1] = (float)(kernelgen_vocab_q8_value(first + i0 * 16u + i1) - 128) * scale;
         }

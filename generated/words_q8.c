@@ -15,20 +15,29 @@
 #include "words_q8_data.inc"
 
 /* Value `at` of the quantized table, an int8 (one a byte). */
+/*@ requires at < 24u;
+    assigns \nothing;
+    ensures -128 <= \result <= 127; */
 static inline int kernelgen_words_q8_value(uint32_t at)
 {
     const unsigned byte = KERNELGEN_DATA_U8(kernelgen_words_q8_data, at);
-    return (int)(byte ^ 0x80u) - 128;
+    return (int)((byte + 0x80u) % 256u) - 128;
 }
 
 /* Row `row` of the quantized table, dequantized into `to`: each of its 4 elements (int8 q) becomes
  * (float)(q - zero_point) * scale, one rounding; a scale per index along axis 0. */
+/*@ requires row < 6u;
+    requires \valid(to + (0 .. 4u - 1));
+    assigns to[0 .. 4u - 1]; */
 static void kernelgen_words_q8_dequantize(float *to, uint32_t row)
 {
     const uint32_t first = row * 4u;
     const uint32_t scales = row;
     float scale;
     KERNELGEN_COPY_FROM_TABLE(&scale, kernelgen_words_q8_scales, scales, sizeof scale);
+    /*@ loop invariant 0 <= i0 <= 4u;
+        loop assigns i0, to[0 .. 4u - 1];
+        loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
         to[i0] = (float)(kernelgen_words_q8_value(first + i0)) * scale;
     }

@@ -161,8 +161,9 @@ def prove(header, work, frama_c, timeout, mutant):
         out.write(f'#include "{name}_proof.h"\n' + source)
     with open(os.path.join(work, f"{name}_proof.h"), "w") as out:
         out.write(proof_header(types))
-    # The kernel's own helpers (a reduction's combine) are proven beside it, against their contracts.
-    helpers = re.findall(r"^static inline \w+ (kernelgen_\w+)\(", source, re.M)
+    # The kernel's own helpers (a reduction's combine, a quantized table's value reader and row function) are
+    # proven beside it, against their contracts.
+    helpers = re.findall(r"^static (?:inline )?\w+ (kernelgen_\w+)\(", source, re.M)
     began = time.monotonic()
     # cvc4 alone proves most goals fastest; z3 beside it where some are left (it proves goals cvc4 does not, but
     # takes several times as long).

@@ -201,6 +201,15 @@ TemplateValues row_head(const KernelSpec& spec, const RowPlan& plan) {
                               std::string(spec.dtype == DType::Float32 ? "" : ", then to " + dtype + " (nearest, ties to even)") +
                               "; " + quantization_mode(q) + ".";
     values.text["function"] = helper_name(spec.name, "dequantize");
+    // The contracts' bounds (row_function.c.mustache): the table's values, its rows, a row's elements.
+    const uint64_t total = element_count(spec.data_shape);
+    values.text["values"] = std::to_string(total) + "u";
+    values.text["rows"] = std::to_string(plan.row_elements == 0 ? 0 : total / plan.row_elements) + "u";
+    values.text["row_elements"] = std::to_string(plan.row_elements) + "u";
+    const bool is_signed = quantized_type_signed(q.type);
+    const int64_t levels = int64_t{1} << bits;
+    values.text["value_low"] = std::to_string(is_signed ? -levels / 2 : 0);
+    values.text["value_high"] = std::to_string(is_signed ? levels / 2 - 1 : levels - 1);
     values.text["element"] = std::string(info(spec.dtype).c_type);
     return values;
 }

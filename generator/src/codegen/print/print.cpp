@@ -91,9 +91,9 @@ private:
         TemplateValues values = function.head;
         values.text["offset"] = offset_;
         CodeWriter w(1);
-        in_row_function_ = true;
+        row_function_ = &function;
         print(w, function.body);
-        in_row_function_ = false;
+        row_function_ = nullptr;
         values.text["body"] = w.str();
         return render_template("row_function.c.mustache", values);
     }
@@ -400,14 +400,14 @@ private:
 
     void print(CodeWriter& w, const For& loop) const {
         const std::string& v = loop.variable;
-        // The loop's contract for Frama-C (kernel bodies: a row function's loops write its row instead).
-        if (!in_row_function_) {
-            const std::string end = count(loop.end);
-            w.line("/*@ loop invariant 0 <= " + v + " <= " + end +
-                   (loop.step == 1 ? "" : " && " + v + " % " + literal(loop.step) + " == 0") + ";");
-            w.line("    loop assigns " + v + ", output[0 .. " + ids_.size("OUTPUT") + " - 1];");
-            w.line("    loop variant " + end + " - " + v + "; */");
-        }
+        // The loop's contract for Frama-C: it writes the output (a row function's loops: the row it writes).
+        const std::string end = count(loop.end);
+        const std::string written = row_function_ ? "to[0 .. " + literal(row_function_->row_elements) + " - 1]"
+                                                  : "output[0 .. " + ids_.size("OUTPUT") + " - 1]";
+        w.line("/*@ loop invariant 0 <= " + v + " <= " + end +
+               (loop.step == 1 ? "" : " && " + v + " % " + literal(loop.step) + " == 0") + ";");
+        w.line("    loop assigns " + v + ", " + written + ";");
+        w.line("    loop variant " + end + " - " + v + "; */");
         w.open("for (" + offset_ + " " + v + " = 0u; " + v + " < " + count(loop.end) + "; " +
                (loop.step == 1 ? "++" + v : v + " += " + literal(loop.step)) + ")");
         print(w, loop.body);
@@ -547,7 +547,7 @@ private:
     }
 
     const Schedule& schedule_;
-    mutable bool in_row_function_ = false;  // printing a row function's body, not the kernel's
+    mutable const RowFunction* row_function_ = nullptr;  // the row function whose body is printing, if any
     const Interface& face_;
     const KernelIdentifiers& ids_;
     const std::string& name_;
