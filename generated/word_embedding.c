@@ -20,7 +20,7 @@
  * (some back ends, clang's AVR and MSP430, fail on the builtin). The address lies inside the tensor. */
 /*@ assigns \nothing; */
 #if defined(__GNUC__) && (defined(__i386__) || defined(__x86_64__) || defined(__arm__) || defined(__aarch64__))
-__attribute__((always_inline)) static inline void kernelgen_word_embedding_prefetch(const void *block)
+__attribute__((always_inline)) static inline void kernelgen_word_embedding_prefetch(const float *block)
 {
     const char *line = (const char *)block;
     __builtin_prefetch(line);
@@ -41,7 +41,7 @@ __attribute__((always_inline)) static inline void kernelgen_word_embedding_prefe
     __builtin_prefetch(line + 960);
 }
 #else
-static void kernelgen_word_embedding_prefetch(const void *block)
+static void kernelgen_word_embedding_prefetch(const float *block)
 {
     (void)block;
 }

@@ -531,8 +531,8 @@ TEST(Emit, AutoPrefetchesLargeTablesOfWholeLines) {
     EXPECT_NE(source.find(" * unroll auto: loops over the index tuples, a loop of index checks, prefetch 64 tuples ahead.\n"),
               std::string::npos) << source;
     EXPECT_NE(source.find("#if defined(__GNUC__) && (defined(__i386__) || defined(__x86_64__) || defined(__arm__) || "
-                          "defined(__aarch64__))\n__attribute__((always_inline)) static inline void kernelgen_g_prefetch(const void *block)\n"
-                          "{\n    __builtin_prefetch(block);\n}\n#else\nstatic void kernelgen_g_prefetch(const void *block)\n{\n"
+                          "defined(__aarch64__))\n__attribute__((always_inline)) static inline void kernelgen_g_prefetch(const float *block)\n"
+                          "{\n    __builtin_prefetch(block);\n}\n#else\nstatic void kernelgen_g_prefetch(const float *block)\n{\n"
                           "    (void)block;\n}\n#endif\n"),
               std::string::npos) << source;
     // 64-byte rows (2 statements each): the budget allows 6 copies a loop body (5 dividing 100), the flash limit 4

@@ -111,6 +111,9 @@ private:
                                                    : "each " + std::to_string(kCacheLineBytes) + "-byte line of its first " +
                                                          std::to_string(bytes) + " bytes";
         values.text["helper"] = helper("prefetch");
+        // The block as the tensor's own elements (a pointer to strings converted to `const void *` is a cast WP
+        // cannot follow); in a table the kernel holds, whose elements are bit patterns, any bytes.
+        values.text["block_type"] = is_table(View{Tensor::Data}) ? "const void *" : face_.pointer_to_element(true);
         values.flags["line_pointer"] = prefetch.lines > 1;
         for (uint64_t l = 0; l < prefetch.lines; ++l) {
             TemplateValues hint;
