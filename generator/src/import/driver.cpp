@@ -265,10 +265,10 @@ private:
         if (!a.held.note.empty()) result_.notes.push_back(ref.str() + ": " + a.held.note);
         if (context.max_count && a.spec) max_count_notes(*context.max_count, ref, a.bounded);
         if (!a.spec) {
-            if (auto view = gather_view(scope, node); view && check_opset(rule, opset_)) {
+            if (auto view = gather_view(scope, node, ref); view && check_opset(rule, opset_)) {
                 entry["view_of"] = view->of;
                 entry["view"] = view->how;
-                result_.views.push_back({ref, view->of, view->how});
+                result_.views.push_back(std::move(*view));
                 return;
             }
             skip(ref, a.spec.problem(), entry);

@@ -7,7 +7,7 @@
 
 namespace kernelgen {
 
-std::optional<GatherView> gather_view(const GraphScope& scope, const onnx::NodeProto& node) {
+std::optional<ViewNode> gather_view(const GraphScope& scope, const onnx::NodeProto& node, const NodeRef& ref) {
     if (node.op_type() != "Gather" || !default_domain(node.domain()) || node.input_size() != 2 || node.output_size() != 1) {
         return std::nullopt;
     }
@@ -35,11 +35,11 @@ std::optional<GatherView> gather_view(const GraphScope& scope, const onnx::NodeP
     for (size_t d = 0; d < *axis; ++d) ones_before = ones_before && extent(d) == 1;
     const std::string along = "index " + std::to_string(value) + " along axis " + std::to_string(*axis);
     if (n == 1) {
-        return GatherView{node.input(0), along + " of extent 1 selects all of data, its elements in their order"};
+        return ViewNode{ref, node.input(0), along + " of extent 1 selects all of data, its elements in their order"};
     }
     if (ones_before) {
-        return GatherView{node.input(0), along + ", with only dimensions of 1 before it, selects data's first row, "
-                                                 "its leading elements"};
+        return ViewNode{ref, node.input(0), along + ", with only dimensions of 1 before it, selects data's first row, "
+                                               "its leading elements"};
     }
     return std::nullopt;
 }

@@ -8,17 +8,13 @@
 #include <string>
 
 #include "import/model/graph_scope.h"
+#include "kernelgen/import.h"
 
 namespace kernelgen {
 
-struct GatherView {
-    std::string of;   // the data tensor
-    std::string how;  // why the output is data's leading elements, for the report
-};
-
-// The view a Gather node is, or nothing: its indices a constant of one element whose wrapped value is 0, along an
-// axis whose extent is 1 or before which every dimension is 1 (both known), of data with a dimension import does
-// not know. Any other node, and a Gather whose data's shape is static, is nothing.
-std::optional<GatherView> gather_view(const GraphScope& scope, const onnx::NodeProto& node);
+// The view a Gather node (at `ref`) is, or nothing: its indices a constant of one element whose wrapped value is
+// 0, along an axis whose extent is 1 or before which every dimension is 1 (both known), of data with a dimension
+// import does not know. Any other node, and a Gather whose data's shape is static, is nothing.
+std::optional<ViewNode> gather_view(const GraphScope& scope, const onnx::NodeProto& node, const NodeRef& ref);
 
 }  // namespace kernelgen
