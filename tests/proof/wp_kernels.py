@@ -231,11 +231,13 @@ SAMPLE_TABLE = 16384  # bytes of a constant table's C text (its _data.inc)
 
 def form_beyond_wp(header, work, frama_c):
     """Why WP does not prove this kernel's form yet (the forms of wp_known_unproven.txt), or None: checks by ORed
-    offsets, a large constant table, more goals than SAMPLE_GOALS (counted by WP with no prover, in a fraction of
+    offsets, a signed 4-bit table, a large constant table, more goals than SAMPLE_GOALS (counted by WP with no prover, in a fraction of
     a second)."""
     source = open(header[:-2] + ".c").read()
     if re.search(r"kernelgen_ored_offsets|offsets ORed", source):
         return "checks by ORed offsets"
+    if "of the quantized table, an int4" in source:
+        return "a signed 4-bit table, whose reader takes the sign by an XOR"
     name = os.path.basename(header)[:-2]
     # WP builds a constant table's initial value element by element: a table of some kilobytes takes it minutes
     # before any goal.
