@@ -16,8 +16,12 @@ int batched_gather_nd(const int8_t *data, const int32_t *restrict indices, int8_
     /* Every index is checked before anything is written: index + 8, as a uint32_t, is at most 15 when the
      * index is in [-8, 7], and as 16 is a power of two, the offsets ORed are at most 15 when each is. */
     uint32_t outside = 0u;
+    /*@ loop invariant 0 <= t <= 12u && t % KERNELGEN_ORED_CHECKS == 0;
+        loop invariant outside <= 15u <==> (\forall integer k; 0 <= k < t ==> -8 <= indices[k] <= 7);
+        loop assigns t, outside;
+        loop variant 12u - t; */
     for (uint32_t t = 0u; t < 12u; t += KERNELGEN_ORED_CHECKS) {
-        outside |= kernelgen_ored_offsets_i32(&indices[t], 8u);
+        outside = kernelgen_ored_offsets_i32(outside, &indices[t], 8u);
     }
     if (outside > 15u) {
         return BATCHED_GATHER_ND_ERROR_INDEX_OUT_OF_RANGE;

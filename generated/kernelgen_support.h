@@ -355,18 +355,46 @@ static inline uint32_t kernelgen_high_word(const int64_t *at)
 #define KERNELGEN_ORED_CHECKS 4u
 #endif
 #endif
+/* Its contract states what the kernels' proofs take (the loop ORs the turns): the turn's result is at most
+ * 2 * size - 1 exactly when `outside` is and each of its values lies in [-size, size - 1], as size is a power of
+ * two (index_check_test tests it on every target). The values are named one by one: a quantifier over them there
+ * left the provers unable to close the loop's invariants. */
+#if KERNELGEN_ORED_CHECKS == 4u
+/*@ requires \valid_read(at + (0 .. 3));
+    requires 0 < size <= 0x40000000 && (size & (size - 1)) == 0;
+    assigns \nothing;
+    ensures \result <= 2 * size - 1 <==> (outside <= 2 * size - 1 && -(integer)size <= at[0] <= size - 1 && -(integer)size <= at[1] <= size - 1 && -(integer)size <= at[2] <= size - 1 && -(integer)size <= at[3] <= size - 1); */
+#else
+/*@ requires \valid_read(at);
+    requires 0 < size <= 0x40000000 && (size & (size - 1)) == 0;
+    assigns \nothing;
+    ensures \result <= 2 * size - 1 <==> (outside <= 2 * size - 1 && -(integer)size <= at[0] <= size - 1); */
+#endif
 #if defined(__GNUC__)
 __attribute__((__always_inline__))
 #endif
-static inline uint32_t kernelgen_ored_offsets_i32(const int32_t *at, uint32_t size)
+static inline uint32_t kernelgen_ored_offsets_i32(uint32_t outside, const int32_t *at, uint32_t size)
 {
 #if KERNELGEN_ORED_CHECKS == 4u
-    return ((uint32_t)at[0] + size) | ((uint32_t)at[1] + size) | ((uint32_t)at[2] + size) | ((uint32_t)at[3] + size);
+    return outside | ((uint32_t)at[0] + size) | ((uint32_t)at[1] + size) | ((uint32_t)at[2] + size) | ((uint32_t)at[3] + size);
 #elif KERNELGEN_ORED_CHECKS == 1u
-    return (uint32_t)at[0] + size;
+    return outside | ((uint32_t)at[0] + size);
 #else
 #error "KERNELGEN_ORED_CHECKS is 1u or 4u"
 #endif
+}
+
+/* One value's turn of a loop of ORed checks, where the count of values is not a multiple of 4: `outside` ORed
+ * with the value's offset from -size, with the same contract for the one value. */
+/*@ requires 0 < size <= 0x40000000 && (size & (size - 1)) == 0;
+    assigns \nothing;
+    ensures \result <= 2 * size - 1 <==> (outside <= 2 * size - 1 && -(integer)size <= index <= size - 1); */
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
+static inline uint32_t kernelgen_ored_offset_i32(uint32_t outside, int32_t index, uint32_t size)
+{
+    return outside | ((uint32_t)index + size);
 }
 
 /* KERNELGEN_CHECK_SIGN_WORD: 1 where kernelgen_outside_i64 compares an int64 index's high word with its low word's

@@ -14,8 +14,12 @@ int topk_values(const float *data, const int32_t *restrict indices, float *outpu
     /* Every index is checked before anything is written: index + 16, as a uint32_t, is at most 31 when the
      * index is in [-16, 15], and as 32 is a power of two, the offsets ORed are at most 31 when each is. */
     uint32_t outside = 0u;
+    /*@ loop invariant 0 <= t <= 12u && t % KERNELGEN_ORED_CHECKS == 0;
+        loop invariant outside <= 31u <==> (\forall integer k; 0 <= k < t ==> -16 <= indices[k] <= 15);
+        loop assigns t, outside;
+        loop variant 12u - t; */
     for (uint32_t t = 0u; t < 12u; t += KERNELGEN_ORED_CHECKS) {
-        outside |= kernelgen_ored_offsets_i32(&indices[t], 16u);
+        outside = kernelgen_ored_offsets_i32(outside, &indices[t], 16u);
     }
     if (outside > 31u) {
         return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;

@@ -52,8 +52,12 @@ int word_embedding(const float *data, const int32_t *restrict indices, float *ou
     /* Every index is checked before anything is written: index + 4096, as a uint32_t, is at most 8191 when the
      * index is in [-4096, 4095], and as 8192 is a power of two, the offsets ORed are at most 8191 when each is. */
     uint32_t outside = 0u;
+    /*@ loop invariant 0 <= t <= 80u && t % KERNELGEN_ORED_CHECKS == 0;
+        loop invariant outside <= 8191u <==> (\forall integer k; 0 <= k < t ==> -4096 <= indices[k] <= 4095);
+        loop assigns t, outside;
+        loop variant 80u - t; */
     for (uint32_t t = 0u; t < 80u; t += KERNELGEN_ORED_CHECKS) {
-        outside |= kernelgen_ored_offsets_i32(&indices[t], 4096u);
+        outside = kernelgen_ored_offsets_i32(outside, &indices[t], 4096u);
     }
     if (outside > 8191u) {
         return WORD_EMBEDDING_ERROR_INDEX_OUT_OF_RANGE;

@@ -416,8 +416,12 @@ TEST(Emit, Int32IndicesOfAPowerOfTwoRangeOrTheirOffsets) {
     const std::string four = emit_json(gather32("[64]", "")).source;
     const std::string expected_four =
         "    uint32_t outside = 0u;\n"
+        "    /*@ loop invariant 0 <= t <= 64u && t % KERNELGEN_ORED_CHECKS == 0;\n"
+        "        loop invariant outside <= 63u <==> (\\forall integer k; 0 <= k < t ==> -32 <= indices[k] <= 31);\n"
+        "        loop assigns t, outside;\n"
+        "        loop variant 64u - t; */\n"
         "    for (uint32_t t = 0u; t < 64u; t += KERNELGEN_ORED_CHECKS) {\n"
-        "        outside |= kernelgen_ored_offsets_i32(&indices[t], 32u);\n"
+        "        outside = kernelgen_ored_offsets_i32(outside, &indices[t], 32u);\n"
         "    }\n"
         "    if (outside > 63u) {\n"
         "        return G_ERROR_INDEX_OUT_OF_RANGE;\n"
@@ -425,7 +429,7 @@ TEST(Emit, Int32IndicesOfAPowerOfTwoRangeOrTheirOffsets) {
     EXPECT_EQ(count(four, expected_four), 1u) << four;
     const std::string one = emit_json(gather32("[10]", "")).source;
     EXPECT_EQ(count(one, "    for (uint32_t t = 0u; t < 10u; ++t) {\n"
-                         "        outside |= (uint32_t)indices[t] + 32u;\n"), 1u) << one;
+                         "        outside = kernelgen_ored_offset_i32(outside, indices[t], 32u);\n"), 1u) << one;
     EXPECT_EQ(count(one, "if (outside > 63u)"), 1u) << one;
     const std::string none = emit_json(gather32("[64]", R"(, "unroll": "none")")).source;
     EXPECT_EQ(count(none, "outside"), 0u) << none;

@@ -11,7 +11,9 @@
  * call them (the 8- and 16-bit cores' AND of the low byte or 16 bits, in the build by words).
  *
  * Then kernelgen_ored_offsets_i32, a turn of the loop that ORs the offsets of int32 indices against a power-of-two
- * size, with each value of a hostile list at each position of the turn (4 values a turn; 1 in the build by words).
+ * size, with each value of a hostile list at each position of the turn (4 values a turn; 1 in the build by words),
+ * and kernelgen_ored_offset_i32, a turn of one value: each against the contract the kernels' proofs take from
+ * kernelgen_support.h (the result within 2 * size - 1 exactly when the `outside` given is and each value is in range).
  *
  * Built for the host under AddressSanitizer and UBSan three times: with the host's own 64-bit compare, with the
  * test by words that 8- and 16-bit targets use (KERNELGEN_CHECK_BY_WORDS=1; the host is little-endian), and with
@@ -219,26 +221,33 @@ static void ored(int32_t value, uint32_t at, uint32_t size, uint64_t *state)
     int32_t values[2u * KERNELGEN_ORED_CHECKS];
     uint32_t i;
     const int expected = (int64_t)value < -(int64_t)size || (int64_t)value > (int64_t)size - 1;
-    int got, got_loop;
-    uint32_t outside = 0u;
+    int got, got_one, got_loop, outside_before;
+    uint32_t outside = 0u, inside_before;
     for (i = 0u; i < 2u * KERNELGEN_ORED_CHECKS; ++i) {
         values[i] = (int32_t)((int64_t)((next_state(state) >> 33) % (2u * (uint64_t)size)) - (int64_t)size);
     }
     values[at % KERNELGEN_ORED_CHECKS] = value;
-    got = kernelgen_ored_offsets_i32(values, size) > 2u * size - 1u;
+    /* Its contract: the result is within 2 * size - 1 exactly when the `outside` it is given is and each value is
+     * in range; so is the one-value turn's (kernelgen_ored_offset_i32). */
+    inside_before = (uint32_t)(next_state(state) >> 33) % (2u * size);
+    got = kernelgen_ored_offsets_i32(inside_before, values, size) > 2u * size - 1u;
+    got_one = kernelgen_ored_offset_i32(inside_before, value, size) > 2u * size - 1u;
+    outside_before = kernelgen_ored_offsets_i32(2u * size + inside_before, values, size) > 2u * size - 1u &&
+                     kernelgen_ored_offset_i32(2u * size + inside_before, value, size) > 2u * size - 1u;
     for (i = 0u; i < 2u * KERNELGEN_ORED_CHECKS; ++i) values[i] = i % 2u ? -(int32_t)size : (int32_t)(size - 1u);
     values[KERNELGEN_ORED_CHECKS + at % KERNELGEN_ORED_CHECKS] = value;
     for (i = 0u; i < 2u * KERNELGEN_ORED_CHECKS; i += KERNELGEN_ORED_CHECKS) {
-        outside |= kernelgen_ored_offsets_i32(&values[i], size);
+        outside = kernelgen_ored_offsets_i32(outside, &values[i], size);
     }
     got_loop = outside > 2u * size - 1u;
     ++cases;
-    if (got != expected || got_loop != expected) {
+    if (got != expected || got_one != expected || got_loop != expected || !outside_before) {
         ++failures;
         if (failures <= 10u) {
-            printf("index %ld at %lu, size %lu: %s (one turn), %s (two turns), expected %s\n", (long)value,
-                   (unsigned long)at, (unsigned long)size, got ? "outside" : "inside", got_loop ? "outside" : "inside",
-                   expected ? "outside" : "inside");
+            printf("index %ld at %lu, size %lu: %s (one turn), %s (one value), %s (two turns), expected %s%s\n",
+                   (long)value, (unsigned long)at, (unsigned long)size, got ? "outside" : "inside",
+                   got_one ? "outside" : "inside", got_loop ? "outside" : "inside", expected ? "outside" : "inside",
+                   outside_before ? "" : "; an outside given was lost");
         }
     }
 }

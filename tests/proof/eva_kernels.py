@@ -122,8 +122,9 @@ def analyse(header, work, frama_c, extra, timeout, source=None):
     return name, ok, summary, log if alarms is None else "\n".join(problems)
 
 
-# The first index check of a kernel: an `if` whose condition tests an index, with its `return` of the error.
-CHECK = re.compile(r"^( *)if \((kernelgen_outside|[^\n]*< -)[^\n]*\{\n[^\n]*return [A-Z0-9_]*_ERROR_INDEX_OUT_OF_RANGE;\n\1\}\n",
+# The first index check of a kernel: an `if` whose condition tests an index (or the ORed offsets of a loop of
+# checks), with its `return` of the error.
+CHECK = re.compile(r"^( *)if \((kernelgen_outside|outside > |[^\n]*< -)[^\n]*\{\n[^\n]*return [A-Z0-9_]*_ERROR_INDEX_OUT_OF_RANGE;\n\1\}\n",
                    re.M)
 
 

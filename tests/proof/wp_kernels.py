@@ -143,6 +143,12 @@ def proof_header(types):
     return "\n".join(lines)
 
 
+def wp_command(frama_c, provers, include, functions, path):
+    """Frama-C's WP over `functions` of the C file `path` (with -wp-rte) by `provers`, as every run here starts."""
+    return [frama_c, "-wp", "-wp-rte", "-wp-prover", provers, "-warn-special-float", "none", "-machdep", "x86_64",
+            "-cpp-extra-args=" + " ".join(f"-I{folder}" for folder in include), "-wp-fct", ",".join(functions), path]
+
+
 def prove(header, work, frama_c, timeout, mutant):
     folder = os.path.dirname(os.path.abspath(header))
     text = open(header).read()
@@ -186,10 +192,9 @@ def prove(header, work, frama_c, timeout, mutant):
     passes = []
     for provers in ("cvc4", "cvc4,z3"):
         passes.append(provers)
-        command = [frama_c, "-wp", "-wp-rte", "-wp-prover", provers, "-wp-timeout", str(timeout), *model,
-                   "-warn-special-float", "none", "-machdep", "x86_64",
-                   f"-cpp-extra-args=-I{folder} -I{work}", "-wp-cache", "update", "-wp-cache-dir", cache,
-                   "-wp-par", str(PROVERS_AT_ONCE), "-wp-fct", ",".join([name] + helpers), path]
+        command = wp_command(frama_c, provers, [folder, work], [name] + helpers, path) + [
+            "-wp-timeout", str(timeout), *model, "-wp-cache", "update", "-wp-cache-dir", cache,
+            "-wp-par", str(PROVERS_AT_ONCE)]
         run = subprocess.run(command, capture_output=True, text=True)
         log = run.stdout + run.stderr
         proved = re.search(r"Proved goals:\s+(\d+) / (\d+)", log)
@@ -230,12 +235,10 @@ SAMPLE_TABLE = 16384  # bytes of a constant table's C text (its _data.inc)
 
 
 def form_beyond_wp(header, work, frama_c):
-    """Why WP does not prove this kernel's form yet (the forms of wp_known_unproven.txt), or None: checks by ORed
-    offsets, a signed 4-bit table, a large constant table, more goals than SAMPLE_GOALS (counted by WP with no prover, in a fraction of
-    a second)."""
+    """Why WP does not prove this kernel's form yet (the forms of wp_known_unproven.txt), or None: a signed 4-bit
+    table, a large constant table, more goals than SAMPLE_GOALS (counted by WP with no prover, in a fraction of a
+    second)."""
     source = open(header[:-2] + ".c").read()
-    if re.search(r"kernelgen_ored_offsets|offsets ORed", source):
-        return "checks by ORed offsets"
     if "of the quantized table, an int4" in source:
         return "a signed 4-bit table, whose reader takes the sign by an XOR"
     name = os.path.basename(header)[:-2]
@@ -248,9 +251,8 @@ def form_beyond_wp(header, work, frama_c):
     with open(copy, "w") as out:
         out.write(source)
     try:
-        run = subprocess.run([frama_c, "-wp", "-wp-rte", "-wp-prover", "none", "-warn-special-float", "none",
-                              "-machdep", "x86_64", f"-cpp-extra-args=-I{os.path.dirname(os.path.abspath(header))}",
-                              "-wp-fct", name, copy], capture_output=True, text=True, timeout=SAMPLE_LISTING)
+        run = subprocess.run(wp_command(frama_c, "none", [os.path.dirname(os.path.abspath(header))], [name], copy),
+                             capture_output=True, text=True, timeout=SAMPLE_LISTING)
     except subprocess.TimeoutExpired:
         return f"its goals not listed within {SAMPLE_LISTING} s"
     goals = len(re.findall(r"\[wp\] Goal .* : not tried", run.stdout + run.stderr))
