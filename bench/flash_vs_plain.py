@@ -144,13 +144,7 @@ def measure(args, work, spec, modes):
 def explained_table(doc, larger):
     """The none-over-plain table of `doc` for the kernels larger under none than their plain loops, each with the
     reason its row in the page gives (kept from the page as written by hand); and the kernels that have none."""
-    reasons = {}
-    parts = unroll_report.page_parts(doc, "none-over-plain")
-    if parts is not None:
-        for line in parts[1].splitlines()[2:]:
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if len(cells) == 5 and cells[4]:
-                reasons[cells[0].strip("`")] = cells[4]
+    reasons = unroll_report.written_reasons(doc, "none-over-plain")
     rows = ["| kernel | plain loops | `none` | `none` / plain | why |", "| --- | ---: | ---: | ---: | --- |"]
     for name, plain, none in larger:
         rows.append(f"| `{name}` | {plain:,} | {none:,} | {none / plain:.2f} | {reasons.get(name, '')} |")

@@ -23,7 +23,9 @@ their own #error (AVR: 64-bit doubles, tensors over 64 KB) are "refused".
 With --baselines, the cases of bench/specs/ are measured four ways too (docs/speed-and-size.md measures the
 first two on x86): kernelgen's kernel, the runtime-shaped kernel (bench/runtime_shaped.c), the plain-loop kernel
 and the same loops unchecked, in the shape of onnx2c's kernels (bench/plain_loops.py). --plain (and --doc) compares every
-kernel of the specs with its plain and unchecked loops. Each call's output is hashed after its bracket, and the
+kernel of the specs with its plain and unchecked loops; with --doc, each kernel slower than its unchecked loops on
+some target must have its row, with a reason written by hand, in the page's slower-than-unchecked table (the
+figures checked or rewritten, the reasons kept), or the run exits 1. Each call's output is hashed after its bracket, and the
 run stops where a baseline's output differs from kernelgen's (each output is first filled with a pattern, so a
 baseline that leaves part of it unwritten differs too). The calls of one spec share their constant inputs.
 
@@ -997,6 +999,29 @@ def plain_table(results, left_out, targets, way="plain"):
     return "\n".join(rows) + "\n" + note, not slower_anywhere
 
 
+def slower_than_unchecked(results, targets, doc):
+    """The slower-than-unchecked table of `doc`: each kernel slower than its unchecked loops on some target, its
+    cost against theirs on each such target, and the reason its row in the page gives (written by hand, kept); and
+    the kernels that have none. Calls expected to fail are left out, as in plain_table."""
+    reasons = unroll_report.written_reasons(doc, "slower-than-unchecked")
+    slower = {}
+    for t in targets:
+        unit = TARGETS[t].unit
+        for name, by_target in results.items():
+            r = by_target.get(t)
+            if not r or r["kernelgen"].get("status") != "ok":
+                continue
+            mine, theirs = r["kernelgen"].get(unit), r["unchecked"].get(unit)
+            if mine is not None and theirs is not None and mine > theirs:
+                slower.setdefault(name, {})[t] = f"{mine:,} / {theirs:,}"
+    rows = ["| kernel | " + " | ".join(f"{TARGETS[t].title} ({TARGETS[t].unit})" for t in targets) + " | why |",
+            "| --- | " + " | ".join("---:" for _ in targets) + " | --- |"]
+    for name in sorted(slower):
+        rows.append(f"| `{name}` | " + " | ".join(slower[name].get(t, "") for t in targets)
+                    + f" | {reasons.get(name, '')} |")
+    return "\n".join(rows) + "\n", [name for name in sorted(slower) if name not in reasons]
+
+
 def geomean(values):
     values = list(values)
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else 0.0
@@ -1244,6 +1269,21 @@ def main():
                 unroll_report.doc_table(page, marker, table, args.update)
     if args.explained:
         none_over_plain(args, results, plain[0])
+    if args.doc:
+        unchecked_explained(args, plain[0])
+
+
+def unchecked_explained(args, plain):
+    """Every kernel slower than its unchecked loops on some target has its row, with a reason, in the
+    slower-than-unchecked table of the --doc page that has one; exits 1 when one has none."""
+    pages = [page for page in args.doc if unroll_report.page_parts(page, "slower-than-unchecked") is not None]
+    if not pages:
+        sys.exit(f"none of {', '.join(args.doc)} has slower-than-unchecked markers")
+    table, unexplained = slower_than_unchecked(plain, args.target, pages[0])
+    unroll_report.doc_table(pages[0], "slower-than-unchecked", table, args.update)
+    if unexplained:
+        sys.exit(f"{pages[0]}: no reason given for {', '.join(unexplained)} (slower than its unchecked loops): "
+                 "write one in its row of the slower-than-unchecked table")
 
 
 def none_over_plain(args, results, plain):

@@ -250,6 +250,18 @@ def page_parts(doc, marker):
     return head + begin, current, end + tail
 
 
+def written_reasons(doc, marker):
+    """{first cell: last cell} of the rows of the page's table between its markers, the first cell's backquotes
+    dropped: the reasons written by hand in a table whose figures a script keeps current."""
+    reasons = {}
+    parts = page_parts(doc, marker)
+    for line in (parts[1].splitlines()[2:] if parts else []):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) > 1 and cells[-1]:
+            reasons[cells[0].strip("`")] = cells[-1]
+    return reasons
+
+
 def doc_table(doc, marker, table, update):
     """The table between the page's `<!-- MARKER:begin -->` and `<!-- MARKER:end -->` lines must be `table`: exits 1
     when it is stale, or rewrites it with `update`. The pages' deterministic tables are kept current this way."""
