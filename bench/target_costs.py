@@ -570,14 +570,15 @@ def build_plugin(cc, work):
     return plugin
 
 
-def kernel_costs(args, pool, work, modes=None, targets=None, kernels=None, results=None):
+def kernel_costs(args, pool, work, modes=None, targets=None, kernels=None, results=None, label=None):
     """{kernel: {mode: {target: {...}}}} for the kernels of the spec files (or `kernels`), under each of `modes`
-    (default: --unroll's, or the specs' own settings) on `targets` (default --target's), added to `results`."""
+    (default: --unroll's, or the specs' own settings) on `targets` (default --target's), added to `results`; with
+    `label` (one mode), measured under that name in place of the mode's."""
     kernels = list(unroll_report.kernels_of(args.specs)) if kernels is None else kernels
     targets = targets or args.target
     results = {label: {} for k in kernels for label in measured_names(k)} if results is None else results
     for mode in modes or args.unroll or [None]:
-        label = mode or "spec"
+        label = label or mode or "spec"
         out_dir = os.path.join(work, label)
         os.makedirs(out_dir)
         made = list(pool.map(lambda k: unroll_report.generate(args.kernelgen, k, mode, out_dir), kernels))
@@ -999,11 +1000,9 @@ def plain_table(results, left_out, targets, way="plain"):
     return "\n".join(rows) + "\n" + note, not slower_anywhere
 
 
-def slower_than_unchecked(results, targets, doc):
-    """The slower-than-unchecked table of `doc`: each kernel slower than its unchecked loops on some target, its
-    cost against theirs on each such target, and the reason its row in the page gives (written by hand, kept); and
-    the kernels that have none. Calls expected to fail are left out, as in plain_table."""
-    reasons = unroll_report.written_reasons(doc, "slower-than-unchecked")
+def slower_kernels(results, targets):
+    """{kernel: {target: (kernelgen's cost, the unchecked loops')}} of the kernels slower than their unchecked
+    loops, on the targets where they are. Calls expected to fail are left out, as in plain_table."""
     slower = {}
     for t in targets:
         unit = TARGETS[t].unit
@@ -1013,12 +1012,37 @@ def slower_than_unchecked(results, targets, doc):
                 continue
             mine, theirs = r["kernelgen"].get(unit), r["unchecked"].get(unit)
             if mine is not None and theirs is not None and mine > theirs:
-                slower.setdefault(name, {})[t] = f"{mine:,} / {theirs:,}"
+                slower.setdefault(name, {})[t] = (mine, theirs)
+    return slower
+
+
+def unchecked_kernelgen_costs(args, pool, work, slower):
+    """{kernel: {target: cost}} of kernelgen's own kernels of `slower` generated with "index_check": "none" (the
+    same kernel, its checks left out): how much of a kernel's cost its checks are. Kernels of constant indices,
+    checked when generated, have no such form and are left out."""
+    kernels = [dict(k, index_check="none") for k in unroll_report.kernels_of(args.specs)
+               if k["name"] in slower and "indices" not in k]
+    results = kernel_costs(args, pool, work, [None], args.target, kernels, label="index_check_none")
+    return {name: {t: cell.get(TARGETS[t].unit) for t, cell in by_label["index_check_none"].items()}
+            for name, by_label in results.items() if name in slower}
+
+
+def slower_than_unchecked(slower, without_checks, targets, doc):
+    """The slower-than-unchecked table of `doc`: each kernel slower than its unchecked loops on some target, its
+    cost against theirs on each such target with its own cost without checks beside them, and the reason its row
+    in the page gives (written by hand, kept); and the kernels that have none."""
+    reasons = unroll_report.written_reasons(doc, "slower-than-unchecked")
+
+    def cell(name, t):
+        if t not in slower[name]:
+            return ""
+        mine, theirs = slower[name][t]
+        bare = without_checks.get(name, {}).get(t)
+        return f"{mine:,} / {theirs:,}" + (f" ({bare:,})" if bare is not None else "")
     rows = ["| kernel | " + " | ".join(f"{TARGETS[t].title} ({TARGETS[t].unit})" for t in targets) + " | why |",
             "| --- | " + " | ".join("---:" for _ in targets) + " | --- |"]
     for name in sorted(slower):
-        rows.append(f"| `{name}` | " + " | ".join(slower[name].get(t, "") for t in targets)
-                    + f" | {reasons.get(name, '')} |")
+        rows.append(f"| `{name}` | " + " | ".join(cell(name, t) for t in targets) + f" | {reasons.get(name, '')} |")
     return "\n".join(rows) + "\n", [name for name in sorted(slower) if name not in reasons]
 
 
@@ -1222,6 +1246,8 @@ def main():
         baselines = baseline_costs(args, pool, work) if args.baselines else None
         plain = plain_costs(args, pool, work) if args.plain or args.doc else None
         materialized = materialized_costs(args, pool, work) if args.materialized or args.doc else None
+        slower = slower_kernels(plain[0], args.target) if plain else {}
+        without_checks = unchecked_kernelgen_costs(args, pool, work, slower) if args.doc else {}
     if args.json:
         with open(args.json, "w") as f:
             others = {key: value for key, value in (("baselines", baselines), ("materialized", materialized)) if value}
@@ -1270,16 +1296,16 @@ def main():
     if args.explained:
         none_over_plain(args, results, plain[0])
     if args.doc:
-        unchecked_explained(args, plain[0])
+        unchecked_explained(args, slower, without_checks)
 
 
-def unchecked_explained(args, plain):
+def unchecked_explained(args, slower, without_checks):
     """Every kernel slower than its unchecked loops on some target has its row, with a reason, in the
     slower-than-unchecked table of the --doc page that has one; exits 1 when one has none."""
     pages = [page for page in args.doc if unroll_report.page_parts(page, "slower-than-unchecked") is not None]
     if not pages:
         sys.exit(f"none of {', '.join(args.doc)} has slower-than-unchecked markers")
-    table, unexplained = slower_than_unchecked(plain, args.target, pages[0])
+    table, unexplained = slower_than_unchecked(slower, without_checks, args.target, pages[0])
     unroll_report.doc_table(pages[0], "slower-than-unchecked", table, args.update)
     if unexplained:
         sys.exit(f"{pages[0]}: no reason given for {', '.join(unexplained)} (slower than its unchecked loops): "
