@@ -5,6 +5,8 @@
 #include "complex128_rotate.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #include <float.h>
 #if DBL_MANT_DIG != 53 || DBL_MAX_EXP != 1024
 #error "complex128_rotate: its elements are 64-bit IEEE doubles, and this target's double is not one (avr-gcc: double is 32-bit unless -mdouble=64)"
@@ -45,12 +47,9 @@ int complex128_rotate(const kernelgen_complex128 *data, const int64_t *restrict 
     if (kernelgen_outside_i64(&indices[2], 6u)) {
         return COMPLEX128_ROTATE_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    /*@ loop invariant 0 <= e <= 12u;
-        loop assigns e, output[0 .. 12u - 1];
-        loop variant 12u - e; */
-    for (uint32_t e = 0u; e < 12u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if ((const kernelgen_complex128 *)output != data) {
+        kernelgen_copy(output, data, 12u * sizeof(kernelgen_complex128), sizeof(kernelgen_complex128));
     }
     /* output[indices[i0, :], :] *= updates[i0, :] */
     /*@ loop invariant 0 <= i0 <= 3u;

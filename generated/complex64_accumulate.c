@@ -5,6 +5,8 @@
 #include "complex64_accumulate.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "complex64_accumulate.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -37,12 +39,9 @@ int complex64_accumulate(const kernelgen_complex64 *data, const int64_t *restric
     if (kernelgen_outside_i64(&indices[3], 10u)) {
         return COMPLEX64_ACCUMULATE_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    /*@ loop invariant 0 <= e <= 10u;
-        loop assigns e, output[0 .. 10u - 1];
-        loop variant 10u - e; */
-    for (uint32_t e = 0u; e < 10u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if ((const kernelgen_complex64 *)output != data) {
+        kernelgen_copy(output, data, 10u * sizeof(kernelgen_complex64), sizeof(kernelgen_complex64));
     }
     /* output[indices[i0, :]] += updates[i0] */
     /*@ loop invariant 0 <= i0 <= 4u;

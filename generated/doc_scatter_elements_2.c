@@ -5,6 +5,8 @@
 #include "doc_scatter_elements_2.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "doc_scatter_elements_2.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -18,12 +20,9 @@ int doc_scatter_elements_2(const float *data, const int64_t *restrict indices, c
     if (kernelgen_outside_i64(&indices[1], 5u)) {
         return DOC_SCATTER_ELEMENTS_2_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    /*@ loop invariant 0 <= e <= 5u;
-        loop assigns e, output[0 .. 5u - 1];
-        loop variant 5u - e; */
-    for (uint32_t e = 0u; e < 5u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if ((const float *)output != data) {
+        kernelgen_copy(output, data, 5u * sizeof(float), sizeof(float));
     }
     /* output[i0, indices[i0, i1]] = updates[i0, i1] */
     output[kernelgen_wrap_i64_u32(&indices[0u], 5u)] = updates[0u];

@@ -5,6 +5,8 @@
 #include "doc_scatter_elements_add.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "doc_scatter_elements_add.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -31,12 +33,9 @@ int doc_scatter_elements_add(const int32_t *data, const int64_t *restrict indice
             return DOC_SCATTER_ELEMENTS_ADD_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    /*@ loop invariant 0 <= e <= 8u;
-        loop assigns e, output[0 .. 8u - 1];
-        loop variant 8u - e; */
-    for (uint32_t e = 0u; e < 8u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if ((const int32_t *)output != data) {
+        kernelgen_copy(output, data, 8u * sizeof(int32_t), sizeof(int32_t));
     }
     /* output[i0, indices[i0, i1]] += updates[i0, i1] */
     /*@ loop invariant 0 <= i0 <= 2u;

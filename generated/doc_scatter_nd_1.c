@@ -5,6 +5,8 @@
 #include "doc_scatter_nd_1.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "doc_scatter_nd_1.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -24,12 +26,9 @@ int doc_scatter_nd_1(const float *data, const int64_t *restrict indices, const f
     if (kernelgen_outside_i64(&indices[3], 8u)) {
         return DOC_SCATTER_ND_1_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    /*@ loop invariant 0 <= e <= 8u;
-        loop assigns e, output[0 .. 8u - 1];
-        loop variant 8u - e; */
-    for (uint32_t e = 0u; e < 8u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if ((const float *)output != data) {
+        kernelgen_copy(output, data, 8u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :]] = updates[i0] */
     output[kernelgen_wrap_i64_u32(&indices[0u], 8u)] = updates[0u];

@@ -5,6 +5,8 @@
 #include "node_scatter_elements_with_duplicate_indices.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "node_scatter_elements_with_duplicate_indices.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -28,12 +30,9 @@ int node_scatter_elements_with_duplicate_indices(const float *data, const int64_
     if (kernelgen_outside_i64(&indices[1], 5u)) {
         return NODE_SCATTER_ELEMENTS_WITH_DUPLICATE_INDICES_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    /*@ loop invariant 0 <= e <= 5u;
-        loop assigns e, output[0 .. 5u - 1];
-        loop variant 5u - e; */
-    for (uint32_t e = 0u; e < 5u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if ((const float *)output != data) {
+        kernelgen_copy(output, data, 5u * sizeof(float), sizeof(float));
     }
     /* output[i0, indices[i0, i1]] += updates[i0, i1] */
     /*@ loop invariant 0 <= i0 <= 2u;

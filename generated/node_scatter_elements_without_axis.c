@@ -5,6 +5,8 @@
 #include "node_scatter_elements_without_axis.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "node_scatter_elements_without_axis.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -21,12 +23,9 @@ int node_scatter_elements_without_axis(const float *data, const int64_t *restric
             return NODE_SCATTER_ELEMENTS_WITHOUT_AXIS_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    /*@ loop invariant 0 <= e <= 9u;
-        loop assigns e, output[0 .. 9u - 1];
-        loop variant 9u - e; */
-    for (uint32_t e = 0u; e < 9u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if ((const float *)output != data) {
+        kernelgen_copy(output, data, 9u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, i1], i1] = updates[i0, i1] */
     output[kernelgen_wrap_i64_u32(&indices[0u], 3u) * 3u] = updates[0u];

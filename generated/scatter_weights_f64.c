@@ -5,6 +5,8 @@
 #include "scatter_weights_f64.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #include <float.h>
 #if DBL_MANT_DIG != 53 || DBL_MAX_EXP != 1024
 #error "scatter_weights_f64: its elements are 64-bit IEEE doubles, and this target's double is not one (avr-gcc: double is 32-bit unless -mdouble=64)"
@@ -39,12 +41,9 @@ int scatter_weights_f64(const double *data, const int64_t *restrict indices, con
     if (kernelgen_outside_i64(&indices[3], 4u)) {
         return SCATTER_WEIGHTS_F64_ERROR_INDEX_OUT_OF_RANGE;
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    /*@ loop invariant 0 <= e <= 24u;
-        loop assigns e, output[0 .. 24u - 1];
-        loop variant 24u - e; */
-    for (uint32_t e = 0u; e < 24u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if ((const double *)output != data) {
+        kernelgen_copy(output, data, 24u * sizeof(double), sizeof(double));
     }
     /* output[indices[i0, :], :] += updates[i0, :] */
     /*@ loop invariant 0 <= i0 <= 2u;

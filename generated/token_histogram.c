@@ -5,6 +5,8 @@
 #include "token_histogram.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "token_histogram.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -31,12 +33,9 @@ int token_histogram(const int32_t *data, const int64_t *restrict indices, const 
             return TOKEN_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE;
         }
     }
-    /* output starts as a copy of data (element by element, so output == data is fine too). */
-    /*@ loop invariant 0 <= e <= 32u;
-        loop assigns e, output[0 .. 32u - 1];
-        loop variant 32u - e; */
-    for (uint32_t e = 0u; e < 32u; ++e) {
-        output[e] = data[e];
+    /* output starts as a copy of data; an in-place update (output == data) skips it. */
+    if ((const int32_t *)output != data) {
+        kernelgen_copy(output, data, 32u * sizeof(int32_t), sizeof(int32_t));
     }
     /* output[indices[i0, :]] += updates[i0] */
     /*@ loop invariant 0 <= i0 <= 20u;

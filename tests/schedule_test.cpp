@@ -117,22 +117,27 @@ TEST(Schedule, AutoWeighsAReductionsElementAsEightCopies) {
 
 // Up to 32 elements of 4 bytes or more, or elements of 8 bytes or more; narrower elements take the row copy, which
 // moves words (an element loop moved one or two bytes a turn).
-TEST(Schedule, SmallOrWideDataIsCopiedByAnElementLoop) {
-    auto copy_of = [](const std::string& dtype, int rows) {
+TEST(Schedule, DataIsCopiedByARowCopyButWhereAnElementLoopWasMeasuredFaster) {
+    // Under auto: the row copy (kernelgen_copy), but an element loop for at most 32 elements of 4 bytes or more
+    // before a loop over a run-time count, and for more than 32 elements of 8 bytes or more; under none and a
+    // factor, always an element loop.
+    auto copy_of = [](const std::string& dtype, int rows, const std::string& more = "") {
         const Schedule schedule = plan_json(R"({"name": "s", "op": "ScatterND", "dtype": ")" + dtype +
-                                            R"(", "data_shape": [)" + std::to_string(rows) + R"(, 4], "indices_shape": [1, 1]})");
+                                            R"(", "data_shape": [)" + std::to_string(rows) + R"(, 4], "indices_shape": [2, 1])" + more + "}");
         const auto* copy = first<CopyData>(schedule);
         EXPECT_NE(copy, nullptr);
         return copy ? copy->element_loop : false;
     };
-    EXPECT_TRUE(copy_of("float32", 8));    // 32 elements
-    EXPECT_FALSE(copy_of("float32", 9));   // 36: memcpy
-    EXPECT_TRUE(copy_of("float64", 100));  // 8-byte elements: always
+    EXPECT_FALSE(copy_of("float32", 8));                            // 32 elements: the row copy
+    EXPECT_TRUE(copy_of("float32", 8, R"(, "count": "runtime")"));  // before a loop of run-time length
+    EXPECT_FALSE(copy_of("float32", 9, R"(, "count": "runtime")")); // 36: the row copy
+    EXPECT_FALSE(copy_of("int16", 1, R"(, "count": "runtime")"));   // 2-byte elements: the row copy
+    EXPECT_FALSE(copy_of("float64", 8));                            // 32 elements of 8 bytes: the row copy
+    EXPECT_TRUE(copy_of("float64", 9));                             // 36 of them: the element loop
     EXPECT_FALSE(copy_of("int8", 100));
-    EXPECT_TRUE(copy_of("int32", 1));
-    EXPECT_FALSE(copy_of("int16", 1));    // 4 elements of 2 bytes: the row copy
-    EXPECT_FALSE(copy_of("float16", 8));
     EXPECT_FALSE(copy_of("bool", 1));
+    EXPECT_TRUE(copy_of("int8", 100, R"(, "unroll": "none")"));
+    EXPECT_TRUE(copy_of("float32", 8, R"(, "unroll": 4)"));
 }
 
 TEST(Schedule, NoneKeepsOneCopyPerIterationAndReturnsAtTheFirstBadIndex) {

@@ -363,12 +363,14 @@ private:
             body.push_back(wrap(CopyData{false, copy_.data_size, "", 0, from}));
         } else if (data_copy) {
             // unroll none: the least code, one element loop (which an in-place update may run too); otherwise
-            // the faster of the two (kElementLoopCopyLimit). A buffer updated in place as a rule (a cache) is never
-            // walked by an element loop, which would run over all of it in place too.
-            const bool words = element_bytes() >= kElementLoopCopyWordBytes;
+            // the faster of the two (weights.h, kElementLoopCopyLimit). A buffer updated in place as a rule (a
+            // cache) is never walked by an element loop, which would run over all of it in place too.
+            const bool small_words = copy_.data_size <= kElementLoopCopyLimit && element_bytes() >= kElementLoopCopyWordBytes;
+            const bool many_wide = copy_.data_size > kElementLoopCopyLimit && element_bytes() >= 8;
             const bool element_loop = first.element_loop_allowed &&
                                       (lowered_.unroll.kind == Unroll::Kind::None ||
-                                       (copy_.data_size <= kElementLoopCopyLimit && words) || element_bytes() >= 8);
+                                       lowered_.unroll.kind == Unroll::Kind::Factor ||
+                                       (copy_.counts_index_rows() && small_words) || many_wide);
             uses_memcpy_ = uses_memcpy_ || !element_loop;
             body.push_back(wrap(CopyData{element_loop, copy_.data_size, first.rows_parameter, first.row_elements, CopyData::From::Data}));
         }

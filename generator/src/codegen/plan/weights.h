@@ -30,11 +30,16 @@ constexpr uint64_t kCheckStraightLineBudget = 4;
 // of its loop form ("unroll": "none"), by an estimate of both in Thumb-2 instructions (weights.cpp's
 // FlashEstimate): fewer copies are written out where the estimate would pass it.
 constexpr uint64_t kFlashRatio = 3;
-// ScatterND's copy of data into output, in every mode but "none" (always an element loop): an element loop
-// for at most kElementLoopCopyLimit elements of kElementLoopCopyWordBytes or more, or for elements of 8 bytes or
-// more (whose element loop moves as many bytes per instruction as memcpy does on a 32-bit core, without the
-// call), else the in-place test and one row copy (kernelgen_copy, which moves words: elements of 1 or 2 bytes
-// one at a time took up to twice its instructions, docs/generated-code.md).
+// A scatter's copy of data into output: under "none" and an unroll factor an element loop; otherwise the
+// in-place test and one row copy (kernelgen_copy, which moves words, by ldm/stm of 8 registers on Cortex-M4F),
+// but for two kinds of copy measured faster as an element loop (bench/target_costs.py): at most
+// kElementLoopCopyLimit elements of kElementLoopCopyWordBytes or more before a loop over a run-time count
+// (event_histogram, 16 int32: the copy's 8 registers pushed the count to the stack, read back every turn, 4,196 ->
+// 4,382 instructions on Cortex-M4F), and more than kElementLoopCopyLimit elements of 8 bytes or more
+// (accumulate_u64 under auto, 40 uint64: 2,863 against none's 2,776). Elsewhere the row copy took 12 kernels of
+// specs/ 2 to 33% fewer instructions on Cortex-M4F (complex64_accumulate 175 -> 117, doc_scatter_elements_1
+// 147 -> 123), 7 to 29% on Cortex-M0 (scatter_weights_f64 834 -> 637), up to 14% fewer cycles on the ATmega2560
+// (one 2% more there), for up to 62 bytes of .text more each (docs/generated-code.md, "Unrolling").
 constexpr uint64_t kElementLoopCopyLimit = 32;
 constexpr uint64_t kElementLoopCopyWordBytes = 4;
 
