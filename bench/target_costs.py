@@ -576,20 +576,20 @@ def kernel_costs(args, pool, work, modes=None, targets=None, kernels=None, resul
     `label` (one mode), measured under that name in place of the mode's."""
     kernels = list(unroll_report.kernels_of(args.specs)) if kernels is None else kernels
     targets = targets or args.target
-    results = {label: {} for k in kernels for label in measured_names(k)} if results is None else results
+    results = {name: {} for k in kernels for name in measured_names(k)} if results is None else results
     for mode in modes or args.unroll or [None]:
-        label = label or mode or "spec"
-        out_dir = os.path.join(work, label)
+        measured_as = label or mode or "spec"
+        out_dir = os.path.join(work, measured_as)
         os.makedirs(out_dir)
         made = list(pool.map(lambda k: unroll_report.generate(args.kernelgen, k, mode, out_dir), kernels))
         for kernel in kernels:
             for name in measured_names(kernel):
-                results[name][label] = {key: {"status": "not generated"} for key in targets}
+                results[name][measured_as] = {key: {"status": "not generated"} for key in targets}
         generated = [k for k, ok in zip(kernels, made) if ok]
         for key in targets:
             cells = measure_mode(TARGETS[key], generated, out_dir, os.path.join(out_dir, key), args.plugin, pool)
             for name, cell in cells.items():
-                results[name][label][key] = cell
+                results[name][measured_as][key] = cell
     return results
 
 
