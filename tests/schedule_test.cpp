@@ -118,9 +118,9 @@ TEST(Schedule, AutoWeighsAReductionsElementAsEightCopies) {
 // Up to 32 elements of 4 bytes or more, or elements of 8 bytes or more; narrower elements take the row copy, which
 // moves words (an element loop moved one or two bytes a turn).
 TEST(Schedule, DataIsCopiedByARowCopyButWhereAnElementLoopWasMeasuredFaster) {
-    // Under auto: the row copy (kernelgen_copy), but an element loop for at most 32 elements of 4 bytes or more
-    // before a loop over a run-time count, and for more than 32 elements of 8 bytes or more; under none and a
-    // factor, always an element loop.
+    // Under auto (and an unroll factor): the row copy (kernelgen_copy), but an element loop for at most 32
+    // elements of 4 bytes or more before a loop over a run-time count, and for more than 32 elements of 8 bytes or
+    // more; under none, always an element loop.
     auto copy_of = [](const std::string& dtype, int rows, const std::string& more = "") {
         const Schedule schedule = plan_json(R"({"name": "s", "op": "ScatterND", "dtype": ")" + dtype +
                                             R"(", "data_shape": [)" + std::to_string(rows) + R"(, 4], "indices_shape": [2, 1])" + more + "}");
@@ -137,7 +137,9 @@ TEST(Schedule, DataIsCopiedByARowCopyButWhereAnElementLoopWasMeasuredFaster) {
     EXPECT_FALSE(copy_of("int8", 100));
     EXPECT_FALSE(copy_of("bool", 1));
     EXPECT_TRUE(copy_of("int8", 100, R"(, "unroll": "none")"));
-    EXPECT_TRUE(copy_of("float32", 8, R"(, "unroll": 4)"));
+    EXPECT_FALSE(copy_of("int8", 100, R"(, "unroll": 4)"));            // a factor: as auto
+    EXPECT_FALSE(copy_of("float32", 8, R"(, "unroll": 4)"));
+    EXPECT_TRUE(copy_of("uint64", 10, R"(, "unroll": 8)"));            // 40 of 8 bytes (accumulate_u64)
 }
 
 TEST(Schedule, NoneKeepsOneCopyPerIterationAndReturnsAtTheFirstBadIndex) {

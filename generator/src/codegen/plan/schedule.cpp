@@ -369,7 +369,6 @@ private:
             const bool many_wide = copy_.data_size > kElementLoopCopyLimit && element_bytes() >= 8;
             const bool element_loop = first.element_loop_allowed &&
                                       (lowered_.unroll.kind == Unroll::Kind::None ||
-                                       lowered_.unroll.kind == Unroll::Kind::Factor ||
                                        (copy_.counts_index_rows() && small_words) || many_wide);
             uses_memcpy_ = uses_memcpy_ || !element_loop;
             body.push_back(wrap(CopyData{element_loop, copy_.data_size, first.rows_parameter, first.row_elements, CopyData::From::Data}));

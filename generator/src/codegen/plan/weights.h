@@ -30,9 +30,9 @@ constexpr uint64_t kCheckStraightLineBudget = 4;
 // of its loop form ("unroll": "none"), by an estimate of both in Thumb-2 instructions (weights.cpp's
 // FlashEstimate): fewer copies are written out where the estimate would pass it.
 constexpr uint64_t kFlashRatio = 3;
-// A scatter's copy of data into output: under "none" and an unroll factor an element loop; otherwise the
-// in-place test and one row copy (kernelgen_copy, which moves words, by ldm/stm of 8 registers on Cortex-M4F),
-// but for two kinds of copy measured faster as an element loop (bench/target_costs.py): at most
+// A scatter's copy of data into output: under "none" an element loop; otherwise the in-place test and one row
+// copy (kernelgen_copy, which moves words, by ldm/stm of 8 registers on Cortex-M4F), but for two kinds of copy
+// measured faster as an element loop (bench/target_costs.py): at most
 // kElementLoopCopyLimit elements of kElementLoopCopyWordBytes or more before a loop over a run-time count
 // (event_histogram, 16 int32: the copy's 8 registers pushed the count to the stack, read back every turn, 4,196 ->
 // 4,382 instructions on Cortex-M4F), and more than kElementLoopCopyLimit elements of 8 bytes or more
