@@ -973,6 +973,16 @@ def plain_costs(args, pool, work):
     return results, left_out
 
 
+def compared(results, t, way):
+    """{kernel: its figures on target t} of the kernels measured there both as kernelgen's and as `way`'s loops. A
+    call expected to fail (no index in range) is compared with checked loops alone: an unchecked kernel does the
+    whole copy there."""
+    unit = TARGETS[t].unit
+    return {n: r[t] for n, r in results.items()
+            if r.get(t) and r[t]["kernelgen"].get(unit) is not None and r[t][way].get(unit) is not None
+            and (way == "plain" or r[t]["kernelgen"].get("status") == "ok")}
+
+
 def plain_table(results, left_out, targets, way="plain"):
     """Per target: kernelgen against bench/plain_loops.py's kernels of the same specs (`way`: the checked plain
     loops, or the unchecked ones of onnx2c's shape), in cost and flash. Returns the table and whether no kernel
@@ -983,11 +993,7 @@ def plain_table(results, left_out, targets, way="plain"):
     slower_anywhere = []
     for t in targets:
         unit = TARGETS[t].unit
-        # A call expected to fail (no index in range) is compared with checked loops alone: an unchecked kernel
-        # does the whole copy there.
-        pairs = {n: r[t] for n, r in results.items()
-                 if r.get(t) and r[t]["kernelgen"].get(unit) is not None and r[t][way].get(unit) is not None
-                 and (way == "plain" or r[t]["kernelgen"].get("status") == "ok")}
+        pairs = compared(results, t, way)
         ratios = {n: max(p["kernelgen"][unit], 1) / max(p[way][unit], 1) for n, p in pairs.items()}
         flash = [p["kernelgen"]["flash"] / p[way]["flash"] for p in pairs.values()]
         slower = [f"{n} ({pairs[n]['kernelgen'][unit]:,} / {pairs[n][way][unit]:,})" for n, v in ratios.items() if v > 1]
@@ -1002,16 +1008,13 @@ def plain_table(results, left_out, targets, way="plain"):
 
 def slower_kernels(results, targets):
     """{kernel: {target: (kernelgen's cost, the unchecked loops')}} of the kernels slower than their unchecked
-    loops, on the targets where they are. Calls expected to fail are left out, as in plain_table."""
+    loops, on the targets where they are (those compared(): calls expected to fail left out)."""
     slower = {}
     for t in targets:
         unit = TARGETS[t].unit
-        for name, by_target in results.items():
-            r = by_target.get(t)
-            if not r or r["kernelgen"].get("status") != "ok":
-                continue
-            mine, theirs = r["kernelgen"].get(unit), r["unchecked"].get(unit)
-            if mine is not None and theirs is not None and mine > theirs:
+        for name, r in compared(results, t, "unchecked").items():
+            mine, theirs = r["kernelgen"][unit], r["unchecked"][unit]
+            if mine > theirs:
                 slower.setdefault(name, {})[t] = (mine, theirs)
     return slower
 
