@@ -355,18 +355,21 @@ static inline uint32_t kernelgen_high_word(const int64_t *at)
 #define KERNELGEN_ORED_CHECKS 4u
 #endif
 #endif
+/* The functions below carry ACSL contracts (Frama-C's WP proves the kernels against them). Each has one `requires`,
+ * its conditions joined by &&: WP makes one goal of each `requires` at every call, and a kernel calls these
+ * functions once or twice an index. */
 /* Its contract states what the kernels' proofs take (the loop ORs the turns): the turn's result is at most
  * 2 * size - 1 exactly when `outside` is and each of its values lies in [-size, size - 1], as size is a power of
  * two (index_check_test tests it on every target). The values are named one by one: a quantifier over them there
  * left the provers unable to close the loop's invariants. */
 #if KERNELGEN_ORED_CHECKS == 4u
-/*@ requires \valid_read(at + (0 .. 3));
-    requires 0 < size <= 0x40000000 && (size & (size - 1)) == 0;
+/*@ requires \valid_read(at + (0 .. 3)) &&
+             0 < size <= 0x40000000 && (size & (size - 1)) == 0;
     assigns \nothing;
     ensures \result <= 2 * size - 1 <==> (outside <= 2 * size - 1 && -(integer)size <= at[0] <= size - 1 && -(integer)size <= at[1] <= size - 1 && -(integer)size <= at[2] <= size - 1 && -(integer)size <= at[3] <= size - 1); */
 #else
-/*@ requires \valid_read(at);
-    requires 0 < size <= 0x40000000 && (size & (size - 1)) == 0;
+/*@ requires \valid_read(at) &&
+             0 < size <= 0x40000000 && (size & (size - 1)) == 0;
     assigns \nothing;
     ensures \result <= 2 * size - 1 <==> (outside <= 2 * size - 1 && -(integer)size <= at[0] <= size - 1); */
 #endif
@@ -419,8 +422,8 @@ static inline uint32_t kernelgen_ored_offset_i32(uint32_t outside, int32_t index
  * a word at a time: an index in range is an int32_t value, its high word its low word's sign; then one unsigned
  * compare of the low word moved up by size. Where KERNELGEN_CHECK_SIGN_WORD, the same test on the words of the
  * value read whole. Elsewhere the plain compare. */
-/*@ requires \valid_read(index);
-    requires 0 < size <= 0x80000000;
+/*@ requires \valid_read(index) &&
+             0 < size <= 0x80000000;
     assigns \nothing;
     ensures \result != 0 <==> (*index < -(integer)size || *index > size - 1);
 */
@@ -457,8 +460,8 @@ static inline int kernelgen_outside_i64(const int64_t *index, uint32_t size)
 #if KERNELGEN_CHECK_BITS_BY_WORDS && defined(__SIZEOF_INT__) && __SIZEOF_INT__ < 4
 #error "KERNELGEN_CHECK_BITS_BY_WORDS needs an unsigned int of 32 bits"
 #endif
-/*@ requires \valid_read(index);
-    requires 0 < size <= 0x80000000;
+/*@ requires \valid_read(index) &&
+             0 < size <= 0x80000000;
     assigns \nothing;
     ensures \result != 0 <==> (*index < -(integer)size || *index > size - 1);
 */
@@ -482,8 +485,8 @@ static inline unsigned kernelgen_outside_i64_bits(const int64_t *index, uint32_t
  * 184 -> 164 bytes); elsewhere the plain compare, also on the 8- and 16-bit cores, where by words the ATmega2560
  * took up to 22 cycles fewer a kernel (and 9 more for ge_add) but 40 to 128 bytes more. The _bits form for a loop
  * that gathers every check into one flag, as kernelgen_outside_i64_bits. */
-/*@ requires \valid_read(index);
-    requires low + span <= 0x7fffffff;
+/*@ requires \valid_read(index) &&
+             low + span <= 0x7fffffff;
     assigns \nothing;
     ensures \result != 0 <==> (*index < low || *index > low + span);
 */
@@ -500,8 +503,8 @@ static inline int kernelgen_outside_range_i64(const int64_t *index, int32_t low,
 #endif
 }
 
-/*@ requires \valid_read(index);
-    requires low + span <= 0x7fffffff;
+/*@ requires \valid_read(index) &&
+             low + span <= 0x7fffffff;
     assigns \nothing;
     ensures \result != 0 <==> (*index < low || *index > low + span);
 */
@@ -538,8 +541,8 @@ static inline unsigned kernelgen_outside_count_i32(int32_t index, uint32_t count
     return (unsigned)((uint32_t)index + count >= 2u * count);
 }
 
-/*@ requires \valid_read(index);
-    requires count <= 0x7fffffff;
+/*@ requires \valid_read(index) &&
+             count <= 0x7fffffff;
     assigns \nothing;
     ensures \result != 0 <==> (*index < -(integer)count || *index > count - 1);
 */
@@ -605,8 +608,8 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_i32_u32(int32_t inde
     return index < 0 ? (uint32_t)index + size : (uint32_t)index;
 }
 
-/*@ requires \valid_read(at);
-    requires -(integer)size <= *at <= size - 1;
+/*@ requires \valid_read(at) &&
+             -(integer)size <= *at <= size - 1;
     assigns \nothing;
     ensures \result == (*at < 0 ? *at + size : *at);
 */
@@ -637,8 +640,8 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i32_u64(int32_t inde
     return index < 0 ? (uint64_t)index + size : (uint64_t)index;
 }
 
-/*@ requires \valid_read(at);
-    requires -(integer)size <= *at <= size - 1;
+/*@ requires \valid_read(at) &&
+             -(integer)size <= *at <= size - 1;
     assigns \nothing;
     ensures \result == (*at < 0 ? *at + size : *at);
 */
@@ -657,8 +660,8 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i64_u64(const int64_
 /* An index in [-count, count-1] for a run-time count (a data count, whose bound the generator keeps below 2^31) as
  * an offset along its axis: the count added where the low word's sign bit is set, with no test of the count
  * (kernelgen_wrap_low's tests of a size fold away only for a literal one). */
-/*@ requires count <= 0x80000000;
-    requires -(integer)count <= index <= count - 1;
+/*@ requires count <= 0x80000000 &&
+             -(integer)count <= index <= count - 1;
     assigns \nothing;
     ensures \result == (index < 0 ? index + count : index);
 */
@@ -668,9 +671,9 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_count_i32_u32(int32_
     return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
 }
 
-/*@ requires \valid_read(at);
-    requires count <= 0x80000000;
-    requires -(integer)count <= *at <= count - 1;
+/*@ requires \valid_read(at) &&
+             count <= 0x80000000 &&
+             -(integer)count <= *at <= count - 1;
     assigns \nothing;
     ensures \result == (*at < 0 ? *at + count : *at);
 */
@@ -680,8 +683,8 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_count_i64_u32(const 
     return (uint32_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
 }
 
-/*@ requires count <= 0x80000000;
-    requires -(integer)count <= index <= count - 1;
+/*@ requires count <= 0x80000000 &&
+             -(integer)count <= index <= count - 1;
     assigns \nothing;
     ensures \result == (index < 0 ? index + count : index);
 */
@@ -691,9 +694,9 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_count_i32_u64(int32_
     return (uint64_t)(low >= 0x80000000u ? low + (uint32_t)count : low);
 }
 
-/*@ requires \valid_read(at);
-    requires count <= 0x80000000;
-    requires -(integer)count <= *at <= count - 1;
+/*@ requires \valid_read(at) &&
+             count <= 0x80000000 &&
+             -(integer)count <= *at <= count - 1;
     assigns \nothing;
     ensures \result == (*at < 0 ? *at + count : *at);
 */
@@ -722,8 +725,8 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_wrap_plus_i32_u32(int32_t
     }
 }
 
-/*@ requires \valid_read(at);
-    requires -(integer)size <= *at + plus <= size - 1;
+/*@ requires \valid_read(at) &&
+             -(integer)size <= *at + plus <= size - 1;
     assigns \nothing;
     ensures \result == (*at + plus < 0 ? *at + plus + size : *at + plus);
 */
@@ -753,8 +756,8 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_plus_i32_u64(int32_t
     }
 }
 
-/*@ requires \valid_read(at);
-    requires -(integer)size <= *at + plus <= size - 1;
+/*@ requires \valid_read(at) &&
+             -(integer)size <= *at + plus <= size - 1;
     assigns \nothing;
     ensures \result == (*at + plus < 0 ? *at + plus + size : *at + plus);
 */
@@ -773,8 +776,8 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_plus_i64_u64(const i
  * size, for a write index checked >= 0 and a step below size, without overflow; the modulo in 32 bits where the
  * index fits them (a 64-bit division is a library call on 32-bit cores). For a power-of-two size (a literal, so
  * the test folds away) the low bits of index + step: inlined, one add and an AND (gcc -Os had made it a call). */
-/*@ requires 0 <= index;
-    requires 0 <= step < size;
+/*@ requires 0 <= index &&
+             0 <= step < size;
     assigns \nothing;
     ensures \result == (index % size + step) % size;
 */
@@ -789,8 +792,8 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_circular_i32_u32(int32_t 
     return step < rest ? start + step : step - rest;
 }
 
-/*@ requires 0 <= index;
-    requires 0 <= step < size;
+/*@ requires 0 <= index &&
+             0 <= step < size;
     assigns \nothing;
     ensures \result == (index % size + step) % size;
 */
@@ -805,8 +808,8 @@ KERNELGEN_WRAP_INLINE static inline uint32_t kernelgen_circular_i64_u32(int64_t 
     return step < rest ? start + step : step - rest;
 }
 
-/*@ requires 0 <= index;
-    requires 0 <= step < size;
+/*@ requires 0 <= index &&
+             0 <= step < size;
     assigns \nothing;
     ensures \result == (index % size + step) % size;
 */
@@ -821,8 +824,8 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_circular_i32_u64(int32_t 
     return step < rest ? start + step : step - rest;
 }
 
-/*@ requires 0 <= index;
-    requires 0 <= step < size;
+/*@ requires 0 <= index &&
+             0 <= step < size;
     assigns \nothing;
     ensures \result == (index % size + step) % size;
 */

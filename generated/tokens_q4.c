@@ -27,8 +27,7 @@ static inline int kernelgen_tokens_q4_value(uint32_t at)
 
 /* Row `row` of the quantized table, dequantized into `to`: each of its 4 elements (uint4 q) becomes
  * (float)(q - zero_point) * scale, one rounding, then to float16 (nearest, ties to even); a scale per block of 2 along axis 1. */
-/*@ requires row < 3u;
-    requires \valid(to + (0 .. 4u - 1));
+/*@ requires row < 3u && \valid(to + (0 .. 4u - 1));
     assigns to[0 .. 4u - 1]; */
 static void kernelgen_tokens_q4_dequantize(uint16_t *to, uint32_t row)
 {

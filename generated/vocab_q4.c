@@ -27,8 +27,7 @@ static inline int kernelgen_vocab_q4_value(uint32_t at)
 
 /* Row `row` of the quantized table, dequantized into `to`: each of its 32 elements (uint4 q) becomes
  * (float)(q - zero_point) * scale, one rounding, then to float16 (nearest, ties to even); a scale per block of 16 along axis 1. */
-/*@ requires row < 64u;
-    requires \valid(to + (0 .. 32u - 1));
+/*@ requires row < 64u && \valid(to + (0 .. 32u - 1));
     assigns to[0 .. 32u - 1]; */
 static void kernelgen_vocab_q4_dequantize(uint16_t *to, uint32_t row)
 {

@@ -26,8 +26,7 @@ static inline int kernelgen_vocab_q8_value(uint32_t at)
 
 /* Row `row` of the quantized table, dequantized into `to`: each of its 32 elements (uint8 q) becomes
  * (float)(q - zero_point) * scale, one rounding; a scale per block of 16 along axis 1. */
-/*@ requires row < 64u;
-    requires \valid(to + (0 .. 32u - 1));
+/*@ requires row < 64u && \valid(to + (0 .. 32u - 1));
     assigns to[0 .. 32u - 1]; */
 static void kernelgen_vocab_q8_dequantize(float *to, uint32_t row)
 {

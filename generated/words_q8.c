@@ -26,8 +26,7 @@ static inline int kernelgen_words_q8_value(uint32_t at)
 
 /* Row `row` of the quantized table, dequantized into `to`: each of its 4 elements (int8 q) becomes
  * (float)(q - zero_point) * scale, one rounding; a scale per index along axis 0. */
-/*@ requires row < 6u;
-    requires \valid(to + (0 .. 4u - 1));
+/*@ requires row < 6u && \valid(to + (0 .. 4u - 1));
     assigns to[0 .. 4u - 1]; */
 static void kernelgen_words_q8_dequantize(float *to, uint32_t row)
 {
