@@ -138,10 +138,11 @@ def cleared_together(headers, work, frama_c, extra, timeout):
     Most of a run on one kernel is Frama-C's start and parse (0.3 s of 0.4). One run takes them all: each driver's
     function (`eva_<kernel>`, its buffers its own statics, filled with values EVA knows nothing about as alone) is
     called in turn from one `main`, and after each call a marker (Frama_C_show_each_cleared_<i>) shows that EVA got
-    past it. Each call starts from its own buffers' state, and every alarm and warning names the file it is in: a
-    kernel is cleared when EVA reached its marker and no line names its source, header, tables or driver, as its
-    own run would. A line that names no file, or another (the support code, which every kernel calls), clears
-    none; a kernel not cleared here is for the caller to run on its own."""
+    past it. Each call starts from its own buffers' state, and every alarm and warning is placed: by the call stack
+    EVA prints with it (through `eva_<kernel>`: an alarm in the support code a kernel calls is that kernel's), else
+    by the files it names (a kernel's source, header, tables or driver). A kernel is cleared when EVA reached its
+    marker and no message is its own, as its own run would clear it. A message that cannot be placed clears none; a
+    kernel not cleared here is for the caller to run on its own."""
     if len(headers) < 2:
         return {}
     folder = os.path.dirname(os.path.abspath(headers[0]))
