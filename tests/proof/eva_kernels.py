@@ -54,9 +54,16 @@ def parameters(text):
     return found.group(1), result
 
 
-def driver(header, text, entry="main"):
-    """The kernel's name and the text of a driver for it, whose function `entry` fills the inputs and calls it."""
+def kernel_name(header):
+    """The kernel a header declares, by the header's file name (kernelgen names it after the kernel)."""
+    return os.path.basename(header)[:-2]
+
+
+def driver(header, text, together=False):
+    """The kernel's name and the text of a driver for it, whose function (`main`, or `eva_<kernel>` to be called
+    with others, cleared_together) fills the inputs and calls it."""
     name, params = parameters(text)
+    entry = f"eva_{name}" if together else "main"
     upper = name.upper()
     in_place = "output may be the same pointer as data" in text
     lines = ['#include "__fc_builtin.h"', "#include <stddef.h>", f'#include "{os.path.basename(header)}"', ""]
@@ -113,13 +120,19 @@ def run_eva(folder, sources, frama_c, extra, timeout, defines=()):
     return code, log, time.monotonic() - began, int(alarms.group(1)) if alarms else None, problems
 
 
-def analyse(header, work, frama_c, extra, timeout, source=None):
-    """EVA over the kernel of `header` (its .c beside it, or `source` in its place): (name, ok, summary, log)."""
-    folder = os.path.dirname(os.path.abspath(header))
-    name, driver_source = driver(header, open(header).read())
+def write_driver(header, work, together=False):
+    """The kernel's name and the path of its driver (driver()), written into `work`."""
+    name, driver_source = driver(header, open(header).read(), together)
     path = os.path.join(work, f"{name}_driver.c")
     with open(path, "w") as out:
         out.write(driver_source)
+    return name, path
+
+
+def analyse(header, work, frama_c, extra, timeout, source=None):
+    """EVA over the kernel of `header` (its .c beside it, or `source` in its place): (name, ok, summary, log)."""
+    folder = os.path.dirname(os.path.abspath(header))
+    name, path = write_driver(header, work)
     sources = [path, source or os.path.join(folder, f"{name}.c"), os.path.join(folder, "kernelgen_support.c")]
     code, log, seconds, alarms, problems = run_eva(folder, sources, frama_c, extra, timeout)
     ok = code == 0 and alarms == 0 and not problems
@@ -148,10 +161,7 @@ def cleared_together(headers, work, frama_c, extra, timeout):
     folder = os.path.dirname(os.path.abspath(headers[0]))
     names, sources, calls = [], [], []
     for i, header in enumerate(headers):
-        name, driver_source = driver(header, open(header).read(), entry=f"eva_{os.path.basename(header)[:-2]}")
-        path = os.path.join(work, f"{name}_driver.c")
-        with open(path, "w") as out:
-            out.write(driver_source)
+        name, path = write_driver(header, work, together=True)
         names.append(name)
         sources += [path, os.path.join(folder, f"{name}.c")]
         calls += [f"    eva_{name}();", f"    Frama_C_show_each_cleared_{i}(0);"]
@@ -199,7 +209,7 @@ CHECK = re.compile(r"^( *)if \((kernelgen_outside|outside > |[^\n]*< -)[^\n]*\{\
 
 def mutant(header, work):
     """The kernel's source with its first index check removed, written into `work`; None if it has none."""
-    name = os.path.basename(header)[:-2]
+    name = kernel_name(header)
     text = open(os.path.join(os.path.dirname(header), f"{name}.c")).read()
     removed, count = CHECK.subn("", text, count=1)
     if not count:
@@ -302,19 +312,19 @@ def main():
         for header in args.headers:
             form = form_beyond_eva(header)
             if form:
-                known[os.path.basename(header)[:-2]] = form
+                known[kernel_name(header)] = form
     precisions = [["-eva-precision", str(p)] for p in args.precision or [0]]
     # The kernels required clear are first analysed all at once (cleared_together), at each precision in turn on
     # those not yet cleared; those not cleared so run alone, as the loop below runs every kernel.
-    together = [] if args.mutants else [h for h in args.headers if os.path.basename(h)[:-2] not in known]
+    together = [] if args.mutants else [h for h in args.headers if kernel_name(h) not in known]
     cleared = {}
     for options in precisions:
-        cleared.update(cleared_together([h for h in together if os.path.basename(h)[:-2] not in cleared],
+        cleared.update(cleared_together([h for h in together if kernel_name(h) not in cleared],
                                         args.work, args.frama_c, options, args.timeout))
     failed = 0
     for header in args.headers:
-        if os.path.basename(header)[:-2] in cleared:
-            print(f"ok   {os.path.basename(header)[:-2]}: {cleared[os.path.basename(header)[:-2]]}")
+        if kernel_name(header) in cleared:
+            print(f"ok   {kernel_name(header)}: {cleared[kernel_name(header)]}")
             continue
         if args.mutants:
             source = mutant(header, args.work)
@@ -328,7 +338,7 @@ def main():
                   f"{'' if good else ' (EVA should have found the access the check guarded)'}")
             failed += not good
             continue
-        listed = os.path.basename(header)[:-2] in known
+        listed = kernel_name(header) in known
         timeout = args.known_timeout if listed else args.timeout
         # Each run is sound: one without alarms is enough. A kernel listed (or of a form EVA cannot follow) runs
         # at the last precision alone, the one that would clear it.
@@ -359,7 +369,7 @@ def main():
             if entry.endswith((".c", ".h", ".inc")):
                 shutil.copy(os.path.join(beside, entry), folder)
         for header in args.headers:
-            name = os.path.basename(header)[:-2]
+            name = kernel_name(header)
             if os.path.exists(os.path.join(args.work, f"{name}_mutant.c")):
                 shutil.copy(os.path.join(args.work, f"{name}_mutant.c"), os.path.join(folder, f"{name}.c"))
         wrongly = cleared_together([os.path.join(folder, os.path.basename(h)) for h in args.headers], args.work,
