@@ -20,7 +20,7 @@ must then leave a goal unproven. --batch K/N runs every Nth kernel from the Kth 
 --sample N proves every Nth kernel (of the random ones), but those of a form WP does not prove yet (form_beyond_wp),
 which it reports.
 
-    wp_kernels.py --work DIR [--frama-c PATH] [--timeout S] [--known FILE] [--mutants] [--jobs J] [--batch K/N]
+    wp_kernels.py --work DIR [--frama-c PATH] [--steps N] [--timeout S] [--known FILE] [--mutants] [--jobs J] [--batch K/N]
                   [--sample N] [--kernelgen PATH] HEADER_OR_FOLDER_OR_SPEC...
 """
 import argparse
@@ -39,6 +39,15 @@ from eva_kernels import CHECK, PROTOTYPE, kernel_headers, known_alarms  # noqa: 
 # about as long: more of them at once than there are cores keeps the cores busy (a kernel of 108 goals: 13.9 s
 # with 1, 5.5 s with 4, 4.8 s with 8, on 2 cores, for the same 5 s of processor time).
 PROVERS_AT_ONCE = 8
+
+# How far a prover may search for one goal, in its own steps (why3's step limit: cvc4's --rlimit, z3's rlimit),
+# which count the same work on any machine: a goal is proven or not whatever the processor's speed and load. A
+# time limit alone did not: on a machine about twice as slow, with the tier's other tests beside it, cvc4 ran out
+# of its 10 s on goals it proves in 2 s alone, and two kernels failed. The most any goal of the tier took:
+# 172,165 steps of cvc4 (reverse_time), 1,056,321 of z3 (batched_gather_nd, where cvc4 left it); a goal no prover
+# proves (the mutants') ends as "unknown" within the limit, in a fraction of a second. --timeout is then a net
+# for a machine that is slower still, not the limit that decides.
+STEPS = 3_000_000
 
 COPY = re.compile(r"\b(kernelgen_copy|KERNELGEN_COPY_FROM_TABLE|KERNELGEN_MEMCPY_FROM_TABLE|memcpy|memset)\(")
 
@@ -149,7 +158,7 @@ def wp_command(frama_c, provers, include, functions, path):
             "-cpp-extra-args=" + " ".join(f"-I{folder}" for folder in include), "-wp-fct", ",".join(functions), path]
 
 
-def prove(header, work, frama_c, timeout, mutant):
+def prove(header, work, frama_c, steps, timeout, mutant):
     folder = os.path.dirname(os.path.abspath(header))
     text = open(header).read()
     found = PROTOTYPE.search(text)
@@ -193,7 +202,7 @@ def prove(header, work, frama_c, timeout, mutant):
     for provers in ("cvc4", "cvc4,z3"):
         passes.append(provers)
         command = wp_command(frama_c, provers, [folder, work], [name] + helpers, path) + [
-            "-wp-timeout", str(timeout), *model, "-wp-cache", "update", "-wp-cache-dir", cache,
+            "-wp-steps", str(steps), "-wp-timeout", str(timeout), *model, "-wp-cache", "update", "-wp-cache-dir", cache,
             "-wp-par", str(PROVERS_AT_ONCE)]
         run = subprocess.run(command, capture_output=True, text=True)
         log = run.stdout + run.stderr
@@ -263,7 +272,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--work", required=True)
     parser.add_argument("--frama-c", default="frama-c")
-    parser.add_argument("--timeout", type=int, default=10)
+    parser.add_argument("--steps", type=int, default=STEPS, help="a prover's steps per goal (the limit that decides)")
+    parser.add_argument("--timeout", type=int, default=120, help="seconds per goal: a net for slow machines")
     parser.add_argument("--known")
     parser.add_argument("--mutants", action="store_true",
                         help="remove each kernel's first index check: WP must then leave a goal unproven")
@@ -301,7 +311,7 @@ def main():
     headers = [h for h in headers if os.path.basename(h)[:-2] not in known]
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda h: prove(h, args.work, args.frama_c, args.timeout, args.mutants), headers))
+        results = list(pool.map(lambda h: prove(h, args.work, args.frama_c, args.steps, args.timeout, args.mutants), headers))
     for name, ok, summary, log in results:
         if args.mutants:
             expected = not ok and "goals" in summary
