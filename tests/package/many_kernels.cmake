@@ -2,9 +2,9 @@
 #
 # kernelgen_add_kernels() configures in time linear in the kernels of one spec file: 250 and 2,000 kernels in one
 # spec, listed by kernelgen at configure time and read by the function itself (a generator that cannot list), each
-# timed around the call alone, the least of three runs. Eight times the kernels may take at most 16 times as long (each kernel once re-read
-# the whole spec about ten times: 2,000 kernels took 95 s, 38 times 250's 2.5 s), and every kernel is a source of
-# the library.
+# timed around the call alone, the least of three runs. Eight times the kernels may take at most 16 times as long
+# (each kernel once re-read the whole spec about ten times: 2,000 kernels took 95 s, 38 times 250's 2.5 s; the
+# function's lists once grew by list(APPEND), 14 times), and every kernel is a source of the library.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(unlisting "${WORK_DIR}/kernelgen-without-list.sh")
@@ -35,8 +35,8 @@ list(LENGTH sources sources)
 message(STATUS \"took \${took} us for \${sources} sources\")
 ")
   # The least of three configures (the second and third run the function again, the compiler's checks cached): a
-  # busy machine slows one run now and then, which took a single run's ratio to 20 of 10 beside the other tests,
-  # where three runs alone gave 7.7, 9.0 and 12.7.
+  # busy machine slows one run now and then. Beside the other tests, one run's ratio came to 20.7 where three
+  # configures alone gave 7.7, 9.0 and 12.7.
   set(best "")
   foreach(run RANGE 1 3)
     kg_run(log "${CMAKE_COMMAND}" -S "${project}" -B "${project}/build" -G Ninja)

@@ -20,8 +20,8 @@ must then leave a goal unproven. --batch K/N runs every Nth kernel from the Kth 
 --sample N proves every Nth kernel (of the random ones), but those of a form WP does not prove yet (form_beyond_wp),
 which it reports.
 
-    wp_kernels.py --work DIR [--frama-c PATH] [--steps N] [--timeout S] [--known FILE] [--mutants] [--jobs J] [--batch K/N]
-                  [--sample N] [--kernelgen PATH] HEADER_OR_FOLDER_OR_SPEC...
+    wp_kernels.py --work DIR [--frama-c PATH] [--steps N] [--timeout S] [--known FILE] [--mutants] [--jobs J]
+                  [--batch K/N] [--sample N] [--kernelgen PATH] HEADER_OR_FOLDER_OR_SPEC...
 """
 import argparse
 import concurrent.futures
@@ -42,7 +42,7 @@ PROVERS_AT_ONCE = 8
 
 # How far a prover may search for one goal, in its own steps (why3's step limit: cvc4's --rlimit, z3's rlimit),
 # which count the same work on any machine: a goal is proven or not whatever the processor's speed and load. A
-# time limit alone did not: on a machine about twice as slow, with the tier's other tests beside it, cvc4 ran out
+# time limit alone did not: on a machine about three times as slow, with the tier's other tests beside it, cvc4 ran out
 # of its 10 s on goals it proves in 2 s alone, and two kernels failed. The most any goal of the tier took:
 # 172,165 steps of cvc4 (reverse_time), 1,056,321 of z3 (batched_gather_nd, where cvc4 left it); a goal no prover
 # proves (the mutants') ends as "unknown" within the limit, in a fraction of a second. --timeout is then a net
@@ -202,8 +202,8 @@ def prove(header, work, frama_c, steps, timeout, mutant):
     for provers in ("cvc4", "cvc4,z3"):
         passes.append(provers)
         command = wp_command(frama_c, provers, [folder, work], [name] + helpers, path) + [
-            "-wp-steps", str(steps), "-wp-timeout", str(timeout), *model, "-wp-cache", "update", "-wp-cache-dir", cache,
-            "-wp-par", str(PROVERS_AT_ONCE)]
+            "-wp-steps", str(steps), "-wp-timeout", str(timeout), *model,
+            "-wp-cache", "update", "-wp-cache-dir", cache, "-wp-par", str(PROVERS_AT_ONCE)]
         run = subprocess.run(command, capture_output=True, text=True)
         log = run.stdout + run.stderr
         proved = re.search(r"Proved goals:\s+(\d+) / (\d+)", log)
@@ -311,7 +311,8 @@ def main():
     headers = [h for h in headers if os.path.basename(h)[:-2] not in known]
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda h: prove(h, args.work, args.frama_c, args.steps, args.timeout, args.mutants), headers))
+        results = list(pool.map(lambda h: prove(h, args.work, args.frama_c, args.steps, args.timeout, args.mutants),
+                                headers))
     for name, ok, summary, log in results:
         if args.mutants:
             expected = not ok and "goals" in summary
