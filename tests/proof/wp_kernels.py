@@ -33,7 +33,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eva_kernels import CHECK, PROTOTYPE, kernel_headers, known_alarms  # noqa: E402  (the same kernels' shape, the same list format)
+from eva_kernels import CHECK, PROTOTYPE, kernel_headers, kernel_name, known_alarms  # noqa: E402  (the same kernels' shape, the same list format)
 
 # Provers WP runs at once. Most goals take a prover tens of milliseconds, and waiting for each one's answer costs
 # about as long: more of them at once than there are cores keeps the cores busy (a kernel of 108 goals: 13.9 s
@@ -250,7 +250,7 @@ def form_beyond_wp(header, work, frama_c):
     source = open(header[:-2] + ".c").read()
     if "of the quantized table, an int4" in source:
         return "a signed 4-bit table, whose reader takes the sign by an XOR"
-    name = os.path.basename(header)[:-2]
+    name = kernel_name(header)
     # WP builds a constant table's initial value element by element: a table of some kilobytes takes it minutes
     # before any goal.
     table = header[:-2] + "_data.inc"
@@ -293,7 +293,7 @@ def main():
     headers = kernel_headers(args.headers)
     known = known_alarms(args.known) if args.known else {}
     # A name no kernel of the folders given has (a list that no longer holds).
-    stale = sorted(name for name in known if not any(os.path.basename(h) == f"{name}.h" for h in headers))
+    stale = sorted(name for name in known if not any(kernel_name(h) == name for h in headers))
     if stale and all(os.path.isdir(item) for item in args.headers):
         print(f"FAIL {args.known} names kernels there are not: {', '.join(stale)}")
         return 1
@@ -304,11 +304,11 @@ def main():
         for header in headers:
             form = form_beyond_wp(header, args.work, args.frama_c)
             if form:
-                known[os.path.basename(header)[:-2]] = form
+                known[kernel_name(header)] = form
     for name in sorted(known):
-        if any(os.path.basename(h) == f"{name}.h" for h in headers):
+        if any(kernel_name(h) == name for h in headers):
             print(f"skip {name}: {'not required' if args.sample else 'known unproven'} ({known[name]})")
-    headers = [h for h in headers if os.path.basename(h)[:-2] not in known]
+    headers = [h for h in headers if kernel_name(h) not in known]
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(lambda h: prove(h, args.work, args.frama_c, args.steps, args.timeout, args.mutants),
