@@ -335,11 +335,43 @@ TEST(Schedule, FullUnrollTakesTheStatementsTheCapCounts) {
         const Lowered lowered = lower(spec);
         const Schedule schedule = plan(lowered);
         EXPECT_TRUE(all<For>(schedule).empty()) << json;
-        const auto* checks = first<CheckIndices>(schedule);
+        // More checks than "auto" writes out are the check helper's.
+        const auto* checks = schedule.helpers.checks ? &schedule.helpers.checks->checks : first<CheckIndices>(schedule);
         const uint64_t written = all<BlockCopy>(schedule).size() + all<Assign>(schedule).size() +
                                  (checks ? checks->checks.size() : 0);
         EXPECT_EQ(written, full_unroll_statements(lowered)) << json;
     }
+}
+
+// Written-out checks of more values than "auto" writes out go to a helper the body calls once (its contract is
+// what a proof of the kernel takes); up to that many stay in the body.
+TEST(Schedule, LongWrittenOutChecksAreAHelperTheBodyCalls) {
+    const Schedule schedule = plan_json(R"({"name": "e", "op": "GatherElements", "dtype": "uint16", "axis": 1,
+        "data_shape": [3, 4, 5], "indices_shape": [3, 2, 5], "unroll": "full"})");
+    ASSERT_TRUE(schedule.helpers.checks.has_value());
+    const CheckHelper& helper = *schedule.helpers.checks;
+    EXPECT_EQ(helper.values, 30u);
+    ASSERT_EQ(helper.checks.checks.size(), 30u);
+    EXPECT_FALSE(helper.checks.loop);
+    EXPECT_EQ(helper.checks.checks[29].value.position, 29u);
+    ASSERT_EQ(helper.components.size(), 1u);
+    EXPECT_EQ(helper.components[0].bound, 4u);
+    const auto* call = first<CheckIndices>(schedule);
+    ASSERT_NE(call, nullptr);
+    EXPECT_TRUE(call->by_helper);
+    EXPECT_TRUE(call->checks.empty());
+
+    for (const char* few : {R"(, "unroll": "full")", ""}) {  // 4 values: written out in the body
+        const Schedule inline_checks = plan_json(gather(10, 4, few));
+        EXPECT_FALSE(inline_checks.helpers.checks.has_value()) << few;
+        const auto* checks = first<CheckIndices>(inline_checks);
+        ASSERT_NE(checks, nullptr);
+        EXPECT_FALSE(checks->by_helper);
+        EXPECT_EQ(checks->checks.size(), 4u);
+    }
+    // Checks against a data count passed at run time stay in the body, and a loop of checks is no helper's.
+    EXPECT_FALSE(plan_json(gather(10, 30, R"(, "unroll": "full", "data_count": "runtime")")).helpers.checks);
+    EXPECT_FALSE(plan_json(gather(10, 30, "")).helpers.checks);
 }
 
 // --- run-time counts --------------------------------------------------------------------------------------------

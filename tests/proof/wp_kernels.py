@@ -237,8 +237,10 @@ def prove(header, work, frama_c, steps, timeout, mutant):
     return name, ok, f"{done} / {total} goals, {seconds:.1f} s ({' then '.join(passes)})", "\n".join(failed)
 
 
-# Goals a kernel of the random sample may have: a larger one (a long written-out form) takes minutes.
-SAMPLE_GOALS = 300
+# Goals a kernel of the random sample may have: a larger one (a long written-out form) takes minutes. The sample
+# proves forms; generated/'s gather_elements_3d (30 written-out checks and copies, 467 goals, about 2 minutes) is
+# the long written-out one, and random_ScatterND_nan_11 (245 goals listed, 150 s alone) is left out by this.
+SAMPLE_GOALS = 200
 SAMPLE_LISTING = 10  # seconds WP may take to list them
 SAMPLE_TABLE = 16384  # bytes of a constant table's C text (its _data.inc)
 

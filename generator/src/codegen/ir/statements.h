@@ -119,6 +119,7 @@ struct Check {
     bool by_range = false;
 };
 struct CheckIndices {
+    bool by_helper = false;      // a call of the kernel's check helper (schedule::CheckHelper), which has them
     bool loop = false;           // false: `checks` written out, each returning the error
     Expr tuple_end;              // loop: the tuples, of tuple_length values (a constant, or count * a constant)
     uint64_t tuple_length = 0;

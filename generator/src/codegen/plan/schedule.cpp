@@ -281,6 +281,7 @@ private:
     void plan_helpers() {
         Helpers& helpers = helpers_;
         const bool copies = copy_.copy_count() > 0;
+        plan_check_helper();
         if (prefetch_level_) {
             helpers.prefetch = PrefetchHelper{copy_.indexed == IndexedCopy::Indexed::Destination, prefetch_lines_,
                                               decided_.prefetch_distance};
@@ -292,6 +293,18 @@ private:
             helpers.combine = CombineHelper{copy_.reduction,
                                             type.category == Category::Complex && copy_.reduction == Reduction::Mul};
         }
+    }
+
+    // Written-out checks of more values than "auto" writes out, each against a literal size, go to a helper
+    // (CheckHelper).
+    void plan_check_helper() {
+        if (!decided_.checks_straight || always_out_of_range() || !any_check()) return;
+        CheckIndices written = plan_checks();
+        if (written.checks.size() <= kCheckStraightLineBudget) return;
+        for (const Check& check : written.checks) {
+            if (check.value.kind != IndexValue::Kind::Element || !check.component.bound_parameter.empty()) return;
+        }
+        helpers_.checks = CheckHelper{std::move(written), copy_.tuple_count * copy_.components.size(), copy_.components};
     }
 
     // The tables a loop over the constant runs reads, in the narrowest unsigned type that holds them; a side
@@ -355,7 +368,11 @@ private:
         if (parameter(Tensor::Updates) && !copies) unused.push_back(Tensor::Updates);
         if (!copies && !data_copy) unused.push_back(Tensor::Output);
         if (!unused.empty()) body.push_back(wrap(Unused{unused}));
-        if (checks) body.push_back(wrap(plan_checks()));
+        if (checks) {
+            CheckIndices by_helper;
+            by_helper.by_helper = true;
+            body.push_back(wrap(helpers_.checks ? by_helper : plan_checks()));
+        }
         if (first.from == FirstCopy::From::Table || first.from == FirstCopy::From::Zeros) {
             // Constant data: one copy out of flash, or, when every byte of it is 0, one memset (no table).
             uses_memcpy_ = true;  // memset, or the copy out of flash (memcpy where flash is memory)
@@ -710,7 +727,7 @@ Schedule plan(Lowered lowered) { return Planner(std::move(lowered)).run(); }
 
 const std::vector<std::string>& helper_roles() {
     static const std::vector<std::string> roles = [] {
-        std::vector<std::string> out{"combine", "prefetch", "sources", "destinations", "lengths", "data", "updates"};
+        std::vector<std::string> out{"checks", "combine", "prefetch", "sources", "destinations", "lengths", "data", "updates"};
         out.insert(out.end(), row_function_roles().begin(), row_function_roles().end());
         return out;
     }();

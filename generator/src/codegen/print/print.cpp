@@ -70,6 +70,8 @@ private:
         if (helpers.prefetch) prefetch.push_back(prefetch_values(*helpers.prefetch));
         auto& tables = values.lists["tables"];
         for (const RunTable& table : helpers.tables) tables.push_back(table_values(table));
+        auto& checks = values.lists["checks"];
+        if (helpers.checks) checks.push_back(check_helper_values(*helpers.checks));
         auto& combine = values.lists["combine"];
         if (helpers.combine) {
             TemplateValues item;
@@ -84,6 +86,27 @@ private:
             combine.push_back(item);
         }
         return render_template("helpers.c.mustache", values) + (helpers.row_function ? row_function(*helpers.row_function) : "");
+    }
+
+    // The check helper (schedule::CheckHelper): its contract, what the body's call relies on, and the checks.
+    TemplateValues check_helper_values(const CheckHelper& helper) const {
+        TemplateValues values;
+        values.text["helper"] = helper_name(name_, "checks");
+        values.text["index"] = index_;
+        values.text["count"] = std::to_string(helper.checks.checks.size());
+        values.text["last"] = std::to_string(helper.values - 1);
+        values.text["ok"] = ids_.ok;
+        values.text["error_index"] = ids_.error_index;
+        std::vector<TupleValue> tuple;
+        for (size_t j = 0; j < helper.components.size(); ++j) tuple.push_back({j, &helper.components[j]});
+        values.text["in_range"] = "\\forall integer k; 0 <= k < " + std::to_string(helper.values) + " ==> " +
+                                  acsl_values_in_range(tuple, helper.components.size(), schedule_.index_type);
+        CodeWriter w(1);
+        in_check_helper_ = true;
+        print(w, helper.checks);
+        in_check_helper_ = false;
+        values.text["body"] = w.str();
+        return values;
     }
 
     // A row function (row_function.c.mustache): its comment and value reader from the lowering, its body printed.
@@ -287,7 +310,15 @@ private:
 
     // The checks (index_checks.c.mustache): written out, or one loop over the tuples.
     void print(CodeWriter& w, const CheckIndices& checks) const {
+        if (checks.by_helper) {
+            w.line("/* Every index is checked before anything is written. */");
+            w.open("if (" + helper_name(name_, "checks") + "(indices) != " + ids_.ok + ")");
+            w.line("return " + ids_.error_index + ";");
+            w.close();
+            return;
+        }
         TemplateValues values;
+        values.flags["comment"] = !in_check_helper_;
         values.text["error_index"] = ids_.error_index;
         values.text["offset"] = offset_;
         values.text["index"] = index_;
@@ -551,6 +582,7 @@ private:
 
     const Schedule& schedule_;
     mutable const RowFunction* row_function_ = nullptr;  // the row function whose body is printing, if any
+    mutable bool in_check_helper_ = false;                // the check helper's body is printing
     const Interface& face_;
     const KernelIdentifiers& ids_;
     const std::string& name_;
