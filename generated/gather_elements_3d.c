@@ -10,7 +10,7 @@
 #endif
 
 /* The kernel's 30 index checks, written out, in a function of their own that it calls once: a proof of the
- * kernel takes this contract in place of a branch per check (compilers inline the call). */
+ * kernel takes this contract in place of a branch per check (compilers inline it while it is short). */
 /*@ requires \valid_read(indices + (0 .. 29));
     assigns \nothing;
     ensures \result == GATHER_ELEMENTS_3D_OK || \result == GATHER_ELEMENTS_3D_ERROR_INDEX_OUT_OF_RANGE;
