@@ -66,23 +66,25 @@ std::string acsl_values_in_range(const std::vector<TupleValue>& values, uint64_t
     return each;
 }
 
+std::string acsl_all_in_range(const std::vector<IndexComponent>& components, const std::string& count, IndexType index_type) {
+    std::vector<TupleValue> values;
+    for (const IndexComponent& component : components) values.push_back({component.offset, &component});
+    const std::string each = acsl_values_in_range(values, components.size(), index_type);
+    if (each.empty()) return "";
+    return "\\forall integer k; 0 <= k < " + count + " ==> " + each;
+}
+
 namespace {
 
-// Every index value the kernel reads lies in its component's range: "" where that holds of any indices. Quantified
-// over the values themselves (indices[k], with k % length the component where components differ), which the
-// provers instantiate at each value the body reads.
+// Every index value the kernel reads lies in its component's range: "" where that holds of any indices.
 std::string indices_in_range(const Lowered& lowered) {
     const IndexedCopy& copy = lowered.copy;
     if (lowered.held_indices || copy.components.empty() || copy.indices_size == 0) return "";
     const uint64_t length = copy.components.size();
-    std::vector<TupleValue> values;
-    for (const IndexComponent& component : copy.components) values.push_back({component.offset, &component});
-    const std::string each = acsl_values_in_range(values, length, lowered.index_type);
-    if (each.empty()) return "";
     const std::string count = copy.counts_index_rows()
                                   ? "count" + (copy.tuples_per_count * length == 1 ? "" : " * " + std::to_string(copy.tuples_per_count * length))
                                   : std::to_string(copy.indices_size);
-    return "\\forall integer k; 0 <= k < " + count + " ==> " + each;
+    return acsl_all_in_range(copy.components, count, lowered.index_type);
 }
 
 // The constant indices a kernel holds, checked along axis 0 against the data count: the data count they need.

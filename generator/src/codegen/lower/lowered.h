@@ -140,6 +140,11 @@ struct TupleValue {
 // its place where the values' ranges differ): "" where any value of the index type is. The contract's, and the loop
 // invariants' of the checks.
 std::string acsl_values_in_range(const std::vector<TupleValue>& values, uint64_t length, IndexType index_type);
+// Every value indices[k], k below `count` (a C expression), in the range of its component (the (k % size())th of
+// `components`, placed by their offsets), quantified over the values themselves, which the provers instantiate at
+// each value a body reads: "" where any value of the index type is. The header's behaviors and the check helper's
+// contract.
+std::string acsl_all_in_range(const std::vector<IndexComponent>& components, const std::string& count, IndexType index_type);
 
 // Every identifier the header of `spec`'s kernel declares or defines (Interface::identifiers()).
 std::vector<std::string> header_identifiers(const KernelSpec& spec);

@@ -97,10 +97,7 @@ private:
         values.text["last"] = std::to_string(helper.values - 1);
         values.text["ok"] = ids_.ok;
         values.text["error_index"] = ids_.error_index;
-        std::vector<TupleValue> tuple;
-        for (size_t j = 0; j < helper.components.size(); ++j) tuple.push_back({j, &helper.components[j]});
-        values.text["in_range"] = "\\forall integer k; 0 <= k < " + std::to_string(helper.values) + " ==> " +
-                                  acsl_values_in_range(tuple, helper.components.size(), schedule_.index_type);
+        values.text["in_range"] = acsl_all_in_range(helper.components, std::to_string(helper.values), schedule_.index_type);
         CodeWriter w(1);
         in_check_helper_ = true;
         print(w, helper.checks);
