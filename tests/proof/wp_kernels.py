@@ -246,12 +246,10 @@ SAMPLE_TABLE = 16384  # bytes of a constant table's C text (its _data.inc)
 
 
 def form_beyond_wp(header, work, frama_c):
-    """Why WP does not prove this kernel's form yet (the forms of wp_known_unproven.txt), or None: a signed 4-bit
-    table, a large constant table, more goals than SAMPLE_GOALS (counted by WP with no prover, in a fraction of a
+    """Why WP does not prove this kernel's form yet (the forms of wp_known_unproven.txt), or None: a large
+    constant table, more goals than SAMPLE_GOALS (counted by WP with no prover, in a fraction of a
     second)."""
     source = open(header[:-2] + ".c").read()
-    if "of the quantized table, an int4" in source:
-        return "a signed 4-bit table, whose reader takes the sign by an XOR"
     name = kernel_name(header)
     # WP builds a constant table's initial value element by element: a table of some kilobytes takes it minutes
     # before any goal.
@@ -284,6 +282,8 @@ def main():
     parser.add_argument("--sample", type=int, default=0,
                         help="every N-th kernel only (random ones); those of a form WP does not prove yet "
                              "(form_beyond_wp) are reported and skipped, the others must be proven")
+    parser.add_argument("--match", help="only the kernels whose name this regular expression matches (with --sample: "
+                                             "every N-th of them)")
     parser.add_argument("--kernelgen", help="generate the kernels first, with this kernelgen, from the specs given")
     parser.add_argument("headers", nargs="+")
     args = parser.parse_args()
@@ -300,6 +300,8 @@ def main():
         print(f"FAIL {args.known} names kernels there are not: {', '.join(stale)}")
         return 1
     first, every = (int(part) for part in args.batch.split("/"))
+    if args.match:
+        headers = [h for h in headers if re.search(args.match, kernel_name(h))]
     headers = headers[first - 1::every]
     if args.sample:
         headers = headers[::args.sample]
