@@ -43,6 +43,7 @@ extern "C" {
     behavior success:
       assumes \forall integer k; 0 <= k < 4 ==> -3 <= indices[k] <= 2;
       ensures \result == DOC_GATHER_AXIS0_OK;
+      ensures values: \forall integer p0, e; 0 <= p0 < 4 && 0 <= e < 2 ==> output[p0 * 2 + e] == data[e + (indices[p0] < 0 ? indices[p0] + 3 : indices[p0]) * 2];
     complete behaviors;
     disjoint behaviors;
 */

@@ -43,6 +43,7 @@ extern "C" {
     behavior success:
       assumes \forall integer k; 0 <= k < 4 ==> -2 <= indices[k] <= 1;
       ensures \result == DOC_GATHER_ELEMENTS_1_OK;
+      ensures values: \forall integer p0, p1; 0 <= p0 < 2 && 0 <= p1 < 2 ==> output[p0 * 2 + p1] == data[p0 * 2 + (indices[p0 * 2 + p1] < 0 ? indices[p0 * 2 + p1] + 2 : indices[p0 * 2 + p1])];
     complete behaviors;
     disjoint behaviors;
 */

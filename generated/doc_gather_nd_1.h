@@ -43,6 +43,7 @@ extern "C" {
     behavior success:
       assumes \forall integer k; 0 <= k < 4 ==> -2 <= indices[k] <= 1;
       ensures \result == DOC_GATHER_ND_1_OK;
+      ensures values: \forall integer p0; 0 <= p0 < 2 ==> output[p0] == data[(indices[p0 * 2] < 0 ? indices[p0 * 2] + 2 : indices[p0 * 2]) * 2 + (indices[p0 * 2 + 1] < 0 ? indices[p0 * 2 + 1] + 2 : indices[p0 * 2 + 1])];
     complete behaviors;
     disjoint behaviors;
 */

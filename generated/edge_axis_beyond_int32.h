@@ -37,6 +37,7 @@ extern "C" {
     requires \separated(output + (0 .. 1), indices + (0 .. 1));
     assigns output[0 .. 1] \from data[0 .. 2999999999], indices[0 .. 1];
     ensures \result == EDGE_AXIS_BEYOND_INT32_OK;
+    ensures values: \forall integer p0; 0 <= p0 < 2 ==> output[p0] == data[(indices[p0] < 0 ? indices[p0] + 3000000000 : indices[p0])];
 */
 int edge_axis_beyond_int32(const int8_t *data, const int32_t *indices, int8_t *output);
 

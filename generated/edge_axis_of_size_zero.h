@@ -43,6 +43,7 @@ extern "C" {
     behavior success:
       assumes \forall integer k; 0 <= k < 3 ==> \false;
       ensures \result == EDGE_AXIS_OF_SIZE_ZERO_OK;
+      ensures values: \forall integer p0; 0 <= p0 < 0 ==> output[0] == data[(indices[0] < 0 ? indices[0] + 0 : indices[0])];
     complete behaviors;
     disjoint behaviors;
 */

@@ -43,6 +43,7 @@ extern "C" {
     behavior success:
       assumes \forall integer k; 0 <= k < 2 ==> -3 <= indices[k] <= 2;
       ensures \result == NODE_GATHER_2D_INDICES_OK;
+      ensures values: \forall integer p0, p1; 0 <= p0 < 3 && 0 <= p1 < 2 ==> output[p0 * 2 + p1] == data[p0 * 3 + (indices[p1] < 0 ? indices[p1] + 3 : indices[p1])];
     complete behaviors;
     disjoint behaviors;
 */

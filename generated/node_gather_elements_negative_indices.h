@@ -43,6 +43,7 @@ extern "C" {
     behavior success:
       assumes \forall integer k; 0 <= k < 6 ==> -3 <= indices[k] <= 2;
       ensures \result == NODE_GATHER_ELEMENTS_NEGATIVE_INDICES_OK;
+      ensures values: \forall integer p0, p1; 0 <= p0 < 2 && 0 <= p1 < 3 ==> output[p0 * 3 + p1] == data[p1 + (indices[p0 * 3 + p1] < 0 ? indices[p0 * 3 + p1] + 3 : indices[p0 * 3 + p1]) * 3];
     complete behaviors;
     disjoint behaviors;
 */

@@ -43,6 +43,7 @@ extern "C" {
     behavior success:
       assumes \forall integer k; 0 <= k < 3 ==> -10 <= indices[k] <= 9;
       ensures \result == NODE_GATHER_NEGATIVE_INDICES_OK;
+      ensures values: \forall integer p0; 0 <= p0 < 3 ==> output[p0] == data[(indices[p0] < 0 ? indices[p0] + 10 : indices[p0])];
     complete behaviors;
     disjoint behaviors;
 */

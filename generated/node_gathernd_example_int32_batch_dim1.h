@@ -43,6 +43,7 @@ extern "C" {
     behavior success:
       assumes \forall integer k; 0 <= k < 2 ==> -2 <= indices[k] <= 1;
       ensures \result == NODE_GATHERND_EXAMPLE_INT32_BATCH_DIM1_OK;
+      ensures values: \forall integer p0, e; 0 <= p0 < 2 && 0 <= e < 2 ==> output[p0 * 2 + e] == data[p0 * 4 + e + (indices[p0] < 0 ? indices[p0] + 2 : indices[p0]) * 2];
     complete behaviors;
     disjoint behaviors;
 */

@@ -43,6 +43,7 @@ extern "C" {
     behavior success:
       assumes \forall integer k; 0 <= k < 1 ==> -16 <= indices[k] <= 15;
       ensures \result == SCALAR_ROW_LOOKUP_OK;
+      ensures values: \forall integer e; 0 <= e < 4 ==> output[e] == data[e + (indices[0] < 0 ? indices[0] + 16 : indices[0]) * 4];
     complete behaviors;
     disjoint behaviors;
 */

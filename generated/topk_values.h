@@ -43,6 +43,7 @@ extern "C" {
     behavior success:
       assumes \forall integer k; 0 <= k < 12 ==> -16 <= indices[k] <= 15;
       ensures \result == TOPK_VALUES_OK;
+      ensures values: \forall integer p0, p1; 0 <= p0 < 4 && 0 <= p1 < 3 ==> output[p0 * 3 + p1] == data[p0 * 16 + (indices[p0 * 3 + p1] < 0 ? indices[p0 * 3 + p1] + 16 : indices[p0 * 3 + p1])];
     complete behaviors;
     disjoint behaviors;
 */

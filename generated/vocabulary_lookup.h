@@ -43,6 +43,7 @@ extern "C" {
     behavior success:
       assumes \forall integer k; 0 <= k < 6 ==> -50 <= indices[k] <= 49;
       ensures \result == VOCABULARY_LOOKUP_OK;
+      ensures values: \forall integer p0; 0 <= p0 < 6 ==> output[p0] == data[(indices[p0] < 0 ? indices[p0] + 50 : indices[p0])];
     complete behaviors;
     disjoint behaviors;
 */

@@ -240,6 +240,45 @@ TEST(Emit, HeaderDeclaresTheExactInterface) {
     EXPECT_EQ(h.rfind("Auto-generated file. Do not edit!", 10), 3u);
 }
 
+TEST(Emit, AWrittenOutGatherStatesTheValuesItWrites) {
+    // ONNX's Gather example (data [3, 2], indices [2, 2], axis 0): output row i (of the 4, flattened) is data row
+    // indices[i], wrapped: output[2i + e] = data[2 * (indices[i] < 0 ? indices[i] + 3 : indices[i]) + e].
+    const std::string gather = R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
+                                   "indices_shape": [2, 2]})";
+    auto kernel = emit_json(gather);
+    EXPECT_NE(kernel.header.find(
+                  "  ensures values: \\forall integer p0, e; 0 <= p0 < 4 && 0 <= e < 2 ==> output[p0 * 2 + e] == "
+                  "data[e + (indices[p0] < 0 ? indices[p0] + 3 : indices[p0]) * 2];\n"),
+              std::string::npos) << kernel.header;
+    // GatherElements along axis 1 of [2, 3] by [2, 2]: output[i][j] = data[i][wrap(indices[i][j])].
+    auto elements = emit_json(R"({"name": "g", "op": "GatherElements", "dtype": "int16", "data_shape": [2, 3],
+                                   "indices_shape": [2, 2], "axis": 1, "index_dtype": "int32"})");
+    EXPECT_NE(elements.header.find(
+                  "ensures values: \\forall integer p0, p1; 0 <= p0 < 2 && 0 <= p1 < 2 ==> output[p0 * 2 + p1] == "
+                  "data[p0 * 3 + (indices[p0 * 2 + p1] < 0 ? indices[p0 * 2 + p1] + 3 : indices[p0 * 2 + p1])];"),
+              std::string::npos) << elements.header;
+    // Unchecked, the values are the contract's only ensures beside the result.
+    auto trusted = emit_json(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
+                                  "indices_shape": [2, 2], "index_check": "none"})");
+    EXPECT_NE(trusted.header.find("    ensures values: \\forall integer p0, e;"), std::string::npos) << trusted.header;
+    // Not stated: copies in loops (WP would need them in the loops' invariants), a scatter.
+    auto looped = emit_json(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
+                                 "indices_shape": [2, 2], "unroll": "none"})");
+    EXPECT_EQ(looped.header.find("ensures values"), std::string::npos) << looped.header;
+    EXPECT_NE(looped.header.find("behavior success:"), std::string::npos);
+    auto scatter = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "float32", "data_shape": [4, 4, 4],
+                                  "indices_shape": [2, 1]})");
+    EXPECT_EQ(scatter.header.find("ensures values"), std::string::npos) << scatter.header;
+    // Nor rows moved by a row copy (the proof's copy would have to carry the values), nor more than 16 elements.
+    auto rows = emit_json(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [4, 16],
+                               "indices_shape": [2]})");
+    EXPECT_NE(rows.source.find("kernelgen_copy(&output["), std::string::npos) << rows.source;
+    EXPECT_EQ(rows.header.find("ensures values"), std::string::npos) << rows.header;
+    auto many = emit_json(R"({"name": "g", "op": "GatherElements", "dtype": "int16", "data_shape": [2, 9],
+                               "indices_shape": [2, 9], "axis": 1, "index_dtype": "int32", "unroll": "full"})");
+    EXPECT_EQ(many.header.find("ensures values"), std::string::npos) << many.header;
+}
+
 TEST(Emit, IndexCheckNoneDropsTheChecksAndSaysSo) {
     const std::string spec = R"({"name": "t", "op": "ScatterND", "dtype": "int8", "data_shape": [8, 2],
                                  "indices_shape": [3, 1], "index_check": "none"})";

@@ -103,9 +103,74 @@ std::string held_in_range(const Lowered& lowered) {
     return copy.components.front().bound_parameter + " >= " + std::to_string(need);
 }
 
+// "a * b" of a term and a literal factor: the term alone for 1, "" for 0.
+std::string times(const std::string& term, uint64_t factor) {
+    if (factor == 0) return "";
+    return factor == 1 ? term : term + " * " + std::to_string(factor);
+}
+
+std::string sum(const std::vector<std::string>& terms) {
+    std::string out;
+    for (const std::string& term : terms) {
+        if (!term.empty()) out += (out.empty() ? "" : " + ") + term;
+    }
+    return out.empty() ? "0" : out;
+}
+
+// The values a gather writes, for a kernel whose every copy is written out element by element (the planner's
+// call): each output element equal to the data element its wrapped index values select, over every point of the copy's loops and
+// every element of its block, in ACSL; "" for the forms this does not state (scatters, reductions, run-time
+// counts and bounds, constant indices or data, indices with constants added, a table converted row by row,
+// complex elements).
+std::string values_written(const Lowered& lowered) {
+    const IndexedCopy& copy = lowered.copy;
+    const bool gather = copy.indexed == IndexedCopy::Indexed::Source && copy.reduction == Reduction::None &&
+                        !copy.copy_data_first && !copy.runs && copy.count_bound == 0 && !copy.components.empty();
+    if (!gather || lowered.data_table || lowered.row_function || lowered.held_indices ||
+        info(lowered.element).category == Category::Complex || copy.output_size == 0) {
+        return "";
+    }
+    for (const IndexComponent& component : copy.components) {
+        if (component.kind != IndexComponent::Kind::Wrapped || !component.bound_parameter.empty() || component.shifted()) return "";
+    }
+    std::vector<std::string> names, ranges, destination, source, at;
+    for (size_t n = 0; n < copy.loops.size(); ++n) {
+        const Loop& loop = copy.loops[n];
+        if (loop.runtime_scale != 0 || loop.sequence || loop.addend_step != 0) return "";
+        if (loop.extent == 1) continue;
+        const std::string p = "p" + std::to_string(n);
+        names.push_back(p);
+        ranges.push_back("0 <= " + p + " < " + std::to_string(loop.extent));
+        destination.push_back(times(p, loop.destination_stride));
+        source.push_back(times(p, loop.source_stride));
+        at.push_back(times(p, loop.indices_stride));
+    }
+    if (copy.block > 1) {
+        names.push_back("e");
+        ranges.push_back("0 <= e < " + std::to_string(copy.block));
+        destination.push_back("e");
+        source.push_back("e");
+    }
+    for (const IndexComponent& component : copy.components) {
+        std::vector<std::string> place = at;
+        place.push_back(component.offset ? std::to_string(component.offset) : "");
+        const std::string value = "indices[" + sum(place) + "]";
+        const std::string wrapped = "(" + value + " < 0 ? " + value + " + " + std::to_string(component.bound) + " : " + value + ")";
+        source.push_back(times(wrapped, component.stride));
+    }
+    source.push_back(copy.indexed_base ? std::to_string(copy.indexed_base) : "");
+    const std::string equal = "output[" + sum(destination) + "] == data[" + sum(source) + "]";
+    if (names.empty()) return equal;
+    std::string quantified = "\\forall integer";
+    for (size_t i = 0; i < names.size(); ++i) quantified += (i ? ", " : " ") + names[i];
+    std::string range;
+    for (const std::string& r : ranges) range += (range.empty() ? "" : " && ") + r;
+    return quantified + "; " + range + " ==> " + equal;
+}
+
 }  // namespace
 
-std::string acsl_contract(const Lowered& lowered) {
+std::string acsl_contract(const Lowered& lowered, bool values_proven) {
     using schedule::Tensor;
     const Interface& face = lowered.face;
     const IndexedCopy& copy = lowered.copy;
@@ -170,8 +235,10 @@ std::string acsl_contract(const Lowered& lowered) {
         fails("index_out_of_range", "!(" + in_range_condition + ")", face.ids.error_index);
         admitted.push_back(in_range_condition);
     }
+    const std::string values = values_proven ? values_written(lowered) : "";
     if (behaviors.empty()) {
         lines.push_back("ensures \\result == " + face.ids.ok + ";");
+        if (!values.empty()) lines.push_back("ensures values: " + values + ";");
     } else {
         for (const Behavior& behavior : behaviors) {
             lines.push_back("behavior " + behavior.name + ":");
@@ -182,6 +249,7 @@ std::string acsl_contract(const Lowered& lowered) {
         lines.push_back("behavior success:");
         lines.push_back("  assumes " + all(admitted) + ";");
         lines.push_back("  ensures \\result == " + face.ids.ok + ";");
+        if (!values.empty()) lines.push_back("  ensures values: " + values + ";");
         lines.push_back("complete behaviors;");
         lines.push_back("disjoint behaviors;");
     }

@@ -166,7 +166,6 @@ void lower_interface(const KernelSpec& spec, Lowered& lowered) {
     values.text["formula"] = copy.formula;
     values.flags["scatter"] = is_scatter(spec.op);
     values.text["prototype"] = face.prototype(false);
-    values.text["acsl"] = acsl_contract(lowered);
 }
 
 }  // namespace kernelgen

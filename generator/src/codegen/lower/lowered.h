@@ -129,8 +129,10 @@ struct Lowered {
 // Lowers a resolved spec. Never fails: every rule was checked when the spec was read.
 Lowered lower(const KernelSpec& spec);
 
-// The header's contract in ACSL, for Frama-C (acsl.cpp): `/*@ ... */` above the prototype.
-std::string acsl_contract(const Lowered& lowered);
+// The header's contract in ACSL, for Frama-C (acsl.cpp): `/*@ ... */` above the prototype. With `values_proven`
+// (the planner's call, for a body whose every copy is written out), a gather's success also states the values it
+// writes (`ensures values:`), where the form is one the contract states.
+std::string acsl_contract(const Lowered& lowered, bool values_proven);
 // A value of an index tuple: its place in the tuple and the component it is checked as.
 struct TupleValue {
     uint64_t place = 0;

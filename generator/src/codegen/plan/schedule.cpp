@@ -61,12 +61,37 @@ public:
         out.prefetch_distance = decided_.prefetch_distance;
         out.size_guard_bytes = size_guard_bytes();
         out.note = note();
+        // The header's contract; where every copy is written out element by element, and there are few, a gather's
+        // also states the values it writes (kValuesStatedCopies).
+        const std::optional<uint64_t> elements = element_copies(out.body);
+        lowered_.face.contract.text["acsl"] =
+            acsl_contract(lowered_, decided_.straight && elements && *elements <= kValuesStatedCopies);
         out.face = std::move(lowered_.face);
         out.data_file = std::move(lowered_.data_file);
         return out;
     }
 
 private:
+    // The element copies (Assign) of a body with no loop and no block copy (memcpy), or none for another.
+    static std::optional<uint64_t> element_copies(const Statements& body) {
+        uint64_t copies = 0;
+        for (const Statement& statement : body) {
+            const Statements* inner = nullptr;
+            if (std::holds_alternative<For>(statement.node) || std::holds_alternative<BlockCopy>(statement.node) ||
+                std::holds_alternative<RowCall>(statement.node)) {
+                return std::nullopt;
+            }
+            if (std::holds_alternative<Assign>(statement.node)) ++copies;
+            if (const auto* block = std::get_if<Block>(&statement.node)) inner = &block->body;
+            if (const auto* local = std::get_if<Local>(&statement.node)) inner = &local->body;
+            if (!inner) continue;
+            const std::optional<uint64_t> more = element_copies(*inner);
+            if (!more) return std::nullopt;
+            copies += *more;
+        }
+        return copies;
+    }
+
     // --- decisions -------------------------------------------------------------------------------------
 
     // "auto"'s statements of one point's copies inside a loop body: written out, or a loop over the table of runs.
