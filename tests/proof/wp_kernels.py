@@ -17,12 +17,13 @@ target; EVA (eva_kernels.py) analyses the real text, copies included.
 A kernel named in --known (wp_known_unproven.txt: a form whose proof is not there yet, each with the reason) is
 not run: trying it costs minutes of prover time. With --mutants, each kernel's first index check is removed and WP
 must then leave a goal unproven; with --mutants copy, the sources of its first two element copies are swapped and
-WP must then leave the header's `ensures values:` unproven, and only that. --batch K/N runs every Nth kernel from the Kth (the tier runs four batches).
+WP must then leave the header's `ensures values:` unproven, and only that. --batch K/N runs every Nth kernel from
+the Kth (the tier runs four batches).
 --sample N proves every Nth kernel (of the random ones), but those of a form WP does not prove yet (form_beyond_wp),
 which it reports.
 
-    wp_kernels.py --work DIR [--frama-c PATH] [--steps N] [--timeout S] [--known FILE] [--mutants [check|copy]] [--jobs J]
-                  [--batch K/N] [--sample N] [--kernelgen PATH] HEADER_OR_FOLDER_OR_SPEC...
+    wp_kernels.py --work DIR [--frama-c PATH] [--steps N] [--timeout S] [--known FILE] [--mutants [check|copy]]
+                  [--jobs J] [--batch K/N] [--sample N] [--match REGEX] [--kernelgen PATH] HEADER_OR_FOLDER_OR_SPEC...
 """
 import argparse
 import concurrent.futures

@@ -118,10 +118,10 @@ std::string sum(const std::vector<std::string>& terms) {
 }
 
 // The values a gather writes, for a kernel whose every copy is written out element by element (the planner's
-// call): each output element equal to the data element its wrapped index values select, over every point of the copy's loops and
-// every element of its block, in ACSL; "" for the forms this does not state (scatters, reductions, run-time
-// counts and bounds, constant indices or data, indices with constants added, a table converted row by row,
-// complex elements).
+// call): each output element equal to the data element its wrapped index values select, over every point of the
+// copy's loops and every element of its block, in ACSL; "" for the forms this does not state (scatters,
+// reductions, run-time counts and bounds, constant indices or data, indices with constants added, a table
+// converted row by row, complex elements).
 std::string values_written(const Lowered& lowered) {
     const IndexedCopy& copy = lowered.copy;
     const bool gather = copy.indexed == IndexedCopy::Indexed::Source && copy.reduction == Reduction::None &&
