@@ -109,11 +109,17 @@ std::string times(const std::string& term, uint64_t factor) {
     return factor == 1 ? term : term + " * " + std::to_string(factor);
 }
 
-std::string sum(const std::vector<std::string>& terms) {
+// The parts that are not empty, `separator` between them.
+std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
     std::string out;
-    for (const std::string& term : terms) {
-        if (!term.empty()) out += (out.empty() ? "" : " + ") + term;
+    for (const std::string& part : parts) {
+        if (!part.empty()) out += (out.empty() ? "" : separator) + part;
     }
+    return out;
+}
+
+std::string sum(const std::vector<std::string>& terms) {
+    const std::string out = joined(terms, " + ");
     return out.empty() ? "0" : out;
 }
 
@@ -161,11 +167,7 @@ std::string values_written(const Lowered& lowered) {
     source.push_back(copy.indexed_base ? std::to_string(copy.indexed_base) : "");
     const std::string equal = "output[" + sum(destination) + "] == data[" + sum(source) + "]";
     if (names.empty()) return equal;
-    std::string quantified = "\\forall integer";
-    for (size_t i = 0; i < names.size(); ++i) quantified += (i ? ", " : " ") + names[i];
-    std::string range;
-    for (const std::string& r : ranges) range += (range.empty() ? "" : " && ") + r;
-    return quantified + "; " + range + " ==> " + equal;
+    return "\\forall integer " + joined(names, ", ") + "; " + joined(ranges, " && ") + " ==> " + equal;
 }
 
 }  // namespace
@@ -215,15 +217,10 @@ std::string acsl_contract(const Lowered& lowered, bool values_proven) {
     };
     std::vector<Behavior> behaviors;
     std::vector<std::string> admitted;
-    auto all = [](const std::vector<std::string>& parts) {
-        std::string out;
-        for (const auto& part : parts) out += (out.empty() ? "" : " && ") + part;
-        return out;
-    };
     auto fails = [&](const std::string& name, const std::string& failure, const std::string& result) {
         std::vector<std::string> assumed = admitted;
         assumed.push_back(failure);
-        behaviors.push_back({name, all(assumed), result});
+        behaviors.push_back({name, joined(assumed, " && "), result});
     };
     for (const RuntimeCount& count : face.counts) {
         fails(count.parameter + "_above_its_bound", count.parameter + " > " + count.max_macro, count.error_macro);
@@ -247,7 +244,7 @@ std::string acsl_contract(const Lowered& lowered, bool values_proven) {
             lines.push_back("  ensures \\result == " + behavior.result + ";");
         }
         lines.push_back("behavior success:");
-        lines.push_back("  assumes " + all(admitted) + ";");
+        lines.push_back("  assumes " + joined(admitted, " && ") + ";");
         lines.push_back("  ensures \\result == " + face.ids.ok + ";");
         if (!values.empty()) lines.push_back("  ensures values: " + values + ";");
         lines.push_back("complete behaviors;");

@@ -130,8 +130,8 @@ struct Lowered {
 Lowered lower(const KernelSpec& spec);
 
 // The header's contract in ACSL, for Frama-C (acsl.cpp): `/*@ ... */` above the prototype. With `values_proven`
-// (the planner's call, for a body whose every copy is written out), a gather's success also states the values it
-// writes (`ensures values:`), where the form is one the contract states.
+// (the planner's call, for a body whose every copy is written out element by element), a gather's success also
+// states the values it writes (`ensures values:`), where the form is one the contract states.
 std::string acsl_contract(const Lowered& lowered, bool values_proven);
 // A value of an index tuple: its place in the tuple and the component it is checked as.
 struct TupleValue {
