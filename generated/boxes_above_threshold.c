@@ -30,6 +30,7 @@ int boxes_above_threshold(const float *data, const int64_t *restrict indices, ui
         loop assigns i0, output[0 .. BOXES_ABOVE_THRESHOLD_OUTPUT_SIZE - 1];
         loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
+        /*@ assert checked: -100 <= indices[i0] <= 99; */
         {
             const uint32_t from = kernelgen_wrap_i64_u32(&indices[i0], 100u) * 4u;
             output[i0 * 4u] = data[from];

@@ -48,6 +48,7 @@ int event_histogram(const int32_t *data, const int32_t *restrict indices, uint32
         loop assigns i0, output[0 .. EVENT_HISTOGRAM_OUTPUT_SIZE - 1];
         loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
+        /*@ assert checked: -16 <= indices[i0] <= 15; */
         {
             const uint32_t to = kernelgen_wrap_i32_u32(indices[i0], 16u);
             output[to] = kernelgen_event_histogram_combine(output[to], updates[i0]);

@@ -40,6 +40,7 @@ int mark_detections(const uint8_t *data, const int64_t *restrict indices, uint32
         loop assigns i0, output[0 .. MARK_DETECTIONS_OUTPUT_SIZE - 1];
         loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
+        /*@ assert checked: -20 <= indices[i0 * 2u] <= 19 && -20 <= indices[i0 * 2u + 1u] <= 19; */
         output[kernelgen_wrap_i64_u32(&indices[i0 * 2u], 20u) * 20u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 20u)] = updates[i0];
     }
     return MARK_DETECTIONS_OK;

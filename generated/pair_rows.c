@@ -38,6 +38,7 @@ int pair_rows(const int16_t *data, uint32_t data_count, const int32_t *restrict 
         loop assigns i0, output[0 .. PAIR_ROWS_OUTPUT_SIZE - 1];
         loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
+        /*@ assert checked: -(integer)data_count <= indices[i0 * 2u] <= data_count - 1 && -3 <= indices[i0 * 2u + 1u] <= 2; */
         {
             const uint32_t from = kernelgen_wrap_count_i32_u32(indices[i0 * 2u], data_count) * 6u + kernelgen_wrap_i32_u32(indices[i0 * 2u + 1u], 3u) * 2u;
             output[i0 * 2u] = data[from];

@@ -31,9 +31,12 @@ int point_lookup_3d(const int64_t *data, const int32_t *restrict indices, int64_
         loop assigns i0, output[0 .. POINT_LOOKUP_3D_OUTPUT_SIZE - 1];
         loop variant 6u - i0; */
     for (uint32_t i0 = 0u; i0 < 6u; i0 += 2u) {
+        /*@ assert checked: -4 <= indices[i0 * 3u] <= 3 && -5 <= indices[i0 * 3u + 1u] <= 4 && -6 <= indices[i0 * 3u + 2u] <= 5; */
         output[i0] = data[kernelgen_wrap_i32_u32(indices[i0 * 3u], 4u) * 30u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 1u], 5u) * 6u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 2u], 6u)];
+        /*@ assert checked: -4 <= indices[i0 * 3u + 3u] <= 3 && -5 <= indices[i0 * 3u + 4u] <= 4 && -6 <= indices[i0 * 3u + 5u] <= 5; */
         output[i0 + 1u] = data[kernelgen_wrap_i32_u32(indices[i0 * 3u + 3u], 4u) * 30u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 4u], 5u) * 6u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 5u], 6u)];
     }
+    /*@ assert checked: -4 <= indices[18u] <= 3 && -5 <= indices[19u] <= 4 && -6 <= indices[20u] <= 5; */
     output[6u] = data[kernelgen_wrap_i32_u32(indices[18u], 4u) * 30u + kernelgen_wrap_i32_u32(indices[19u], 5u) * 6u + kernelgen_wrap_i32_u32(indices[20u], 6u)];
     return POINT_LOOKUP_3D_OK;
 }

@@ -47,6 +47,7 @@ int roi_merge(const float *data, uint32_t data_count, const int64_t *restrict in
             loop assigns i1, output[0 .. ROI_MERGE_OUTPUT_SIZE - 1];
             loop variant 2u - i1; */
         for (uint32_t i1 = 0u; i1 < 2u; ++i1) {
+            /*@ assert checked: -(integer)data_count <= indices_slice[i1] <= data_count - 1; */
             output[i1 + kernelgen_wrap_count_i64_u32(&indices_slice[i1], data_count) * 2u] = updates_slice[i1];
         }
     }

@@ -33,11 +33,17 @@ int sensor_select_channels(const double *data, const int64_t *restrict indices, 
         loop assigns i0, output[0 .. SENSOR_SELECT_CHANNELS_OUTPUT_SIZE - 1];
         loop variant 32u - i0; */
     for (uint32_t i0 = 0u; i0 < 32u; ++i0) {
+        /*@ assert checked: -12 <= indices[0u] <= 11; */
         output[i0 * 6u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[0u], 12u)];
+        /*@ assert checked: -12 <= indices[1u] <= 11; */
         output[i0 * 6u + 1u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[1u], 12u)];
+        /*@ assert checked: -12 <= indices[2u] <= 11; */
         output[i0 * 6u + 2u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[2u], 12u)];
+        /*@ assert checked: -12 <= indices[3u] <= 11; */
         output[i0 * 6u + 3u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[3u], 12u)];
+        /*@ assert checked: -12 <= indices[4u] <= 11; */
         output[i0 * 6u + 4u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[4u], 12u)];
+        /*@ assert checked: -12 <= indices[5u] <= 11; */
         output[i0 * 6u + 5u] = data[i0 * 12u + kernelgen_wrap_i64_u32(&indices[5u], 12u)];
     }
     return SENSOR_SELECT_CHANNELS_OK;

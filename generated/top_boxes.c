@@ -34,6 +34,7 @@ int top_boxes(const float *data, uint32_t data_count, const int64_t *restrict in
         loop assigns i0, output[0 .. TOP_BOXES_OUTPUT_SIZE - 1];
         loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
+        /*@ assert checked: -(integer)data_count <= indices[i0] <= data_count - 1; */
         {
             const uint32_t from = kernelgen_wrap_count_i64_u32(&indices[i0], data_count) * 4u;
             output[i0 * 4u] = data[from];

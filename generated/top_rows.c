@@ -31,9 +31,13 @@ int top_rows(const int16_t *data, const int32_t *restrict indices, uint32_t coun
         loop assigns i0, output[0 .. TOP_ROWS_OUTPUT_SIZE - 1];
         loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
+        /*@ assert checked: -16 <= indices[i0 * 4u] <= 15; */
         output[i0 * 4u] = data[i0 * 16u + kernelgen_wrap_i32_u32(indices[i0 * 4u], 16u)];
+        /*@ assert checked: -16 <= indices[i0 * 4u + 1u] <= 15; */
         output[i0 * 4u + 1u] = data[i0 * 16u + kernelgen_wrap_i32_u32(indices[i0 * 4u + 1u], 16u)];
+        /*@ assert checked: -16 <= indices[i0 * 4u + 2u] <= 15; */
         output[i0 * 4u + 2u] = data[i0 * 16u + kernelgen_wrap_i32_u32(indices[i0 * 4u + 2u], 16u)];
+        /*@ assert checked: -16 <= indices[i0 * 4u + 3u] <= 15; */
         output[i0 * 4u + 3u] = data[i0 * 16u + kernelgen_wrap_i32_u32(indices[i0 * 4u + 3u], 16u)];
     }
     return TOP_ROWS_OK;

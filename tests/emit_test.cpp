@@ -279,6 +279,33 @@ TEST(Emit, AWrittenOutGatherStatesTheValuesItWrites) {
     EXPECT_EQ(many.header.find("ensures values"), std::string::npos) << many.header;
 }
 
+TEST(Emit, CopiesRestateChecksAnAnalysisCannotCarry) {
+    // A loop of checks up to a run-time count: the copy loop reads indices[i0] again, for an i0 below the same
+    // count; it first asserts what the checks established (ONNX's [-s, s-1] of each value it reads).
+    auto counted = emit_json(R"({"name": "m", "op": "ScatterND", "dtype": "uint8", "data_shape": [20, 20],
+                                  "indices_shape": [64, 2], "count": "runtime"})");
+    EXPECT_NE(counted.source.find("/*@ assert checked: -20 <= indices[i0 * 2u] <= 19 && "
+                                  "-20 <= indices[i0 * 2u + 1u] <= 19; */\n        output["),
+              std::string::npos) << counted.source;
+    // Checks gathered into one flag (an unroll factor), each value restated before the copy that reads it.
+    auto flagged = emit_json(R"({"name": "a", "op": "ScatterND", "dtype": "uint64", "data_shape": [40],
+                                  "indices_shape": [100, 1], "reduction": "add", "unroll": 8})");
+    EXPECT_NE(flagged.source.find("out_of_range |="), std::string::npos) << flagged.source;
+    EXPECT_NE(flagged.source.find("/*@ assert checked: -40 <= indices[i0 + 7u] <= 39; */"), std::string::npos)
+        << flagged.source;
+    // A size passed at run time: the range against it.
+    auto sized = emit_json(R"({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [100, 4],
+                                "indices_shape": [10], "count": "runtime", "data_count": "runtime"})");
+    EXPECT_NE(sized.source.find("/*@ assert checked: -(integer)data_count <= indices[i0] <= data_count - 1; */"),
+              std::string::npos) << sized.source;
+    // Checks each returning at once, written out or in a loop over a constant count: nothing restated.
+    for (const char* unroll : {"auto", "none"}) {
+        auto plain = emit_json(std::string(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [5, 4],
+                                                 "indices_shape": [6], "unroll": ")") + unroll + "\"}");
+        EXPECT_EQ(plain.source.find("assert checked"), std::string::npos) << plain.source;
+    }
+}
+
 TEST(Emit, IndexCheckNoneDropsTheChecksAndSaysSo) {
     const std::string spec = R"({"name": "t", "op": "ScatterND", "dtype": "int8", "data_shape": [8, 2],
                                  "indices_shape": [3, 1], "index_check": "none"})";

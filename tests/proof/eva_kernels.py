@@ -102,6 +102,15 @@ def driver(header, text, together=False):
 PROBLEM = re.compile(r"\[(eva:alarm|kernel:annot-error|eva:locals-escaping|eva:garbled-mix)\]|"
                      r"\[eva\] .*(not implemented|Neither code nor specification)|"
                      r"warning: |\[kernel\] User Error|Assertion .* invalid")
+# Where a kernel's checks gather into one flag or run up to a run-time count, its copies restate each index value's
+# range (`/*@ assert checked: ... */`, kept by code_alone): EVA takes it as a hypothesis and leaves its status
+# unknown, which is no problem here, as WP proves each (wp_kernels.py); one EVA finds invalid still fails.
+RESTATED = re.compile(r"assertion 'checked' got status unknown")
+
+
+def problems_in(log):
+    """The messages of EVA's log (a line opening with `[`, and the indented lines after it) that fail a kernel."""
+    return [message for message in re.split(r"\n(?=\[)", log) if PROBLEM.search(message) and not RESTATED.search(message)]
 
 
 def run_eva(folder, sources, frama_c, extra, timeout, defines=()):
@@ -116,7 +125,7 @@ def run_eva(folder, sources, frama_c, extra, timeout, defines=()):
     except subprocess.TimeoutExpired:
         code, log = "timeout", f"EVA ran out of its {timeout:g} s"
     alarms = re.search(r"(\d+) alarms? generated", log)
-    problems = [line for line in log.splitlines() if PROBLEM.search(line)]
+    problems = problems_in(log)
     return code, log, time.monotonic() - began, int(alarms.group(1)) if alarms else None, problems
 
 
@@ -129,11 +138,20 @@ def write_driver(header, work, together=False):
     return name, path
 
 
+def restates(header):
+    """Whether the kernel's copies restate its checks (RESTATED), which it is then analysed alone to take."""
+    return "/*@ assert checked:" in open(header[:-2] + ".c").read()
+
+
 def analyse(header, work, frama_c, extra, timeout, source=None):
-    """EVA over the kernel of `header` (its .c beside it, or `source` in its place): (name, ok, summary, log)."""
+    """EVA over the kernel of `header` (its .c beside it, or `source` in its place): (name, ok, summary, log). A
+    kernel whose copies restate its checks with EVA's domain of imprecise lvalues' values, which carries a range
+    restated for indices[i0] to the copy's read of it (the domain took other kernels' row copies to alarms)."""
     folder = os.path.dirname(os.path.abspath(header))
     name, path = write_driver(header, work)
     sources = [path, source or os.path.join(folder, f"{name}.c"), os.path.join(folder, "kernelgen_support.c")]
+    if restates(header):
+        extra = extra + ["-eva-domains", "symbolic-locations"]
     code, log, seconds, alarms, problems = run_eva(folder, sources, frama_c, extra, timeout)
     ok = code == 0 and alarms == 0 and not problems
     if code == "timeout":
@@ -185,9 +203,7 @@ def cleared_together(headers, work, frama_c, extra, timeout):
     # Each message of the log (a line opening with `[`, and the indented lines after it) that fails a kernel is
     # blamed on the kernel whose driver its call stack passes through (`eva_<kernel> ::`), or whose files it names.
     blamed = set()
-    for message in re.split(r"\n(?=\[)", log):
-        if not PROBLEM.search(message):
-            continue
+    for message in problems_in(log):
         callers = set(re.findall(r"\beva_(\w+) ::", message)) & set(names)
         files = {os.path.basename(f) for f in re.findall(r"([^\s:]+\.(?:c|h|inc)):\d+", message)}
         whose = callers or {owner.get(f) for f in files}
@@ -252,8 +268,9 @@ MIRRORED = set()  # the folders code_alone has copied in this run
 def code_alone(header, work):
     """The header's copy, in a copy of its folder whose ACSL annotations (the contracts in the headers and the
     support code, the loops' invariants) are plain comments: EVA analyses the code alone, as a compiler reads it,
-    and takes no annotation as a hypothesis where it cannot decide it (those are WP's to prove, wp_kernels.py). The
-    C library's own specifications, which EVA checks each call against (memcpy's source and destination), stay."""
+    and takes no annotation as a hypothesis where it cannot decide it (those are WP's to prove, wp_kernels.py), but
+    the copies' restated checks (RESTATED), each of which WP proves. The C library's own specifications, which EVA
+    checks each call against (memcpy's source and destination), stay."""
     folder = os.path.dirname(os.path.abspath(header))
     mirror = os.path.join(work, "code", re.sub(r"\W+", "_", folder).strip("_"))
     if mirror not in MIRRORED:  # written once a run, over what an earlier run left (the kernels may have changed)
@@ -263,7 +280,7 @@ def code_alone(header, work):
             source = os.path.join(folder, entry)
             if os.path.isfile(source) and entry.endswith((".c", ".h", ".inc")):
                 with open(source) as inp, open(os.path.join(mirror, entry), "w") as out:
-                    out.write(inp.read().replace("/*@", "/* @"))
+                    out.write(re.sub(r"/\*@(?! assert checked:)", "/* @", inp.read()))
     return os.path.join(mirror, os.path.basename(header))
 
 
@@ -316,7 +333,7 @@ def main():
     precisions = [["-eva-precision", str(p)] for p in args.precision or [0]]
     # The kernels required clear are first analysed all at once (cleared_together), at each precision in turn on
     # those not yet cleared; those not cleared so run alone, as the loop below runs every kernel.
-    together = [] if args.mutants else [h for h in args.headers if kernel_name(h) not in known]
+    together = [] if args.mutants else [h for h in args.headers if kernel_name(h) not in known and not restates(h)]
     cleared = {}
     for options in precisions:
         cleared.update(cleared_together([h for h in together if kernel_name(h) not in cleared],

@@ -50,6 +50,10 @@ std::string in_range(const IndexComponent& component, IndexType index_type, cons
 
 }  // namespace
 
+std::string acsl_value_in_range(const IndexComponent& component, IndexType index_type, const std::string& value) {
+    return in_range(component, index_type, value);
+}
+
 std::string acsl_values_in_range(const std::vector<TupleValue>& values, uint64_t length, IndexType index_type) {
     std::vector<std::string> ranges;
     for (const TupleValue& value : values) ranges.push_back(in_range(*value.component, index_type, "indices[k]"));

@@ -133,6 +133,9 @@ Lowered lower(const KernelSpec& spec);
 // (the planner's call, for a body whose every copy is written out element by element), a gather's success also
 // states the values it writes (`ensures values:`), where the form is one the contract states.
 std::string acsl_contract(const Lowered& lowered, bool values_proven);
+// `value` (a C lvalue) in the range the kernel checks it against as `component`, in ACSL: "" where any value of
+// the index type is. The copies' restated checks (schedule::Schedule::restates_checks).
+std::string acsl_value_in_range(const IndexComponent& component, IndexType index_type, const std::string& value);
 // A value of an index tuple: its place in the tuple and the component it is checked as.
 struct TupleValue {
     uint64_t place = 0;

@@ -58,6 +58,7 @@ public:
         out.straight = decided_.straight;
         out.checks_straight = decided_.checks_straight;
         out.runs_straight = decided_.runs_straight;
+        out.restates_checks = restates_checks();
         out.prefetch_distance = decided_.prefetch_distance;
         out.size_guard_bytes = size_guard_bytes();
         out.note = note();
@@ -105,6 +106,16 @@ private:
         return std::any_of(copy_.components.begin(), copy_.components.end(), [&](const IndexComponent& component) {
             return component.bound == 0 || needs_check(component, lowered_.index_type);
         });
+    }
+
+    // Where the loop of checks gathers them into one flag (an unroll factor's) or runs up to a run-time count, a
+    // non-relational analysis (Frama-C's EVA) cannot carry what it learned about each value to the copies after
+    // it, which read the values again: the copies then restate each value's range as an ACSL assertion, which WP
+    // proves from the loop's invariant and EVA takes as a hypothesis (tests/proof/). Not ORed offsets: their
+    // power-of-two sizes wrap any value inside the axis.
+    bool restates_checks() const {
+        if (decided_.checks_straight || !any_check() || always_out_of_range()) return false;
+        return plan_checks().accumulate || copy_.counts_index_rows();
     }
 
     // Whether an axis of size 0 makes every index tuple fail its check (and there are tuples).

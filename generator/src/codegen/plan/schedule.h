@@ -77,6 +77,8 @@ struct Schedule {
     bool straight = false;
     bool checks_straight = false;
     bool runs_straight = false;
+    // The copies restate, as ACSL assertions, the range of each index value they read (Planner::restates_checks).
+    bool restates_checks = false;
     uint64_t prefetch_distance = 0;
     // The banner's line on how the kernel runs ("unroll auto: straight-line copies, straight-line index checks").
     std::string note;

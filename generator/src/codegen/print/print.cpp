@@ -456,7 +456,28 @@ private:
         w.line(type + base + "_slice = &" + base + "[" + expression(slice.at) + "];");
     }
 
+    // Schedule::restates_checks: before a statement that reads index values, the assertion that each is in the
+    // range its check admitted (`-40 <= indices[i0 + 1u] <= 39`; against a size passed at run time,
+    // `-(integer)data_count <= ...`). Not a value with constants added, whose checks EVA follows.
+    void restate_checks(CodeWriter& w, std::initializer_list<const Expr*> expressions) const {
+        if (!schedule_.restates_checks) return;
+        std::vector<std::string> ranges;
+        for (const Expr* expr : expressions) {
+            for (const Term& term : expr->terms) {
+                if (term.kind != Term::Kind::WrappedIndex || term.addend) continue;
+                const IndexComponent component{0, term.bound, 0, term.bound_parameter};
+                const std::string range = acsl_value_in_range(
+                    component, schedule_.index_type, view_name(term.view) + "[" + expression(term.position.front()) + "]");
+                if (!range.empty() && std::find(ranges.begin(), ranges.end(), range) == ranges.end()) ranges.push_back(range);
+            }
+        }
+        std::string all;
+        for (const std::string& range : ranges) all += (all.empty() ? "" : " && ") + range;
+        if (!all.empty()) w.line("/*@ assert checked: " + all + "; */");
+    }
+
     void print(CodeWriter& w, const Local& local) const {
+        restate_checks(w, {&local.value});
         w.open("");
         w.line("const " + offset_ + " " + local.name + " = " + expression(local.value) + ";");
         print(w, local.body);
@@ -484,6 +505,7 @@ private:
                                      : one_entry ? "(size_t)" + table_entry(length.terms.front())
                                                  : "(size_t)" + count(length);
         const std::string bytes = (elements == "1u" ? "" : elements + " * ") + "sizeof(" + element_ + ")";
+        restate_checks(w, {&copy.to.at, &copy.from.at});
         if (is_table(copy.from.view)) {
             w.line(table_copy() + "(&" + access(copy.to) + ", " + table_name(copy.from.view) + ", " +
                    table_offset(copy.from) + ", " + bytes + ");");
@@ -495,10 +517,14 @@ private:
     // The row function's call: the row, divided exactly, or the block's offset divided at run time.
     void print(CodeWriter& w, const RowCall& call) const {
         const std::string row = call.row ? expression(*call.row) : "(" + table_offset(call.from) + ") / " + literal(call.row_elements);
+        restate_checks(w, {&call.to.at, &call.from.at, call.row ? &*call.row : &call.from.at});
         w.line(helper(call.role) + "(&" + access(call.to) + ", " + row + ");");
     }
 
-    void print(CodeWriter& w, const Let& let) const { w.line("const " + offset_ + " " + let.name + " = " + expression(let.value) + ";"); }
+    void print(CodeWriter& w, const Let& let) const {
+        restate_checks(w, {&let.value});
+        w.line("const " + offset_ + " " + let.name + " = " + expression(let.value) + ";");
+    }
 
     void print(CodeWriter& w, const Block& block) const {
         w.open("");
@@ -544,6 +570,7 @@ private:
         const bool from_table = is_table(assign.from.view);
         const bool once = assign.combine && std::any_of(assign.to.at.terms.begin(), assign.to.at.terms.end(),
                                                         [](const Term& t) { return t.kind == Term::Kind::TableEntry; });
+        restate_checks(w, {&assign.to.at, &assign.from.at});
         if (from_table || once) w.open("");
         if (once) {
             w.line(element_ + " *const slot = &" + target + ";");
