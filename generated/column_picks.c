@@ -36,6 +36,7 @@ int column_picks(const uint8_t *data, uint32_t data_count, const int64_t *restri
             loop assigns i1, output[0 .. COLUMN_PICKS_OUTPUT_SIZE - 1];
             loop variant 3u - i1; */
         for (uint32_t i1 = 0u; i1 < 3u; ++i1) {
+            /*@ assert checked: -(integer)data_count <= indices_slice[i1] <= data_count - 1; */
             output_slice[i1] = data[i1 + kernelgen_wrap_count_i64_u32(&indices_slice[i1], data_count) * 3u];
         }
     }

@@ -293,11 +293,13 @@ TEST(Emit, CopiesRestateChecksAnAnalysisCannotCarry) {
     EXPECT_NE(flagged.source.find("out_of_range |="), std::string::npos) << flagged.source;
     EXPECT_NE(flagged.source.find("/*@ assert checked: -40 <= indices[i0 + 7u] <= 39; */"), std::string::npos)
         << flagged.source;
-    // A size passed at run time: the range against it.
-    auto sized = emit_json(R"({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [100, 4],
-                                "indices_shape": [10], "count": "runtime", "data_count": "runtime"})");
-    EXPECT_NE(sized.source.find("/*@ assert checked: -(integer)data_count <= indices[i0] <= data_count - 1; */"),
-              std::string::npos) << sized.source;
+    // A size passed at run time, whatever the count: the range against it.
+    for (const char* count : {R"("count": "runtime", )", ""}) {
+        auto sized = emit_json(std::string(R"({"name": "t", "op": "Gather", "dtype": "float32", "data_shape": [100, 4],
+                                               "indices_shape": [10], )") + count + R"("data_count": "runtime"})");
+        EXPECT_NE(sized.source.find("/*@ assert checked: -(integer)data_count <= indices[i0] <= data_count - 1; */"),
+                  std::string::npos) << sized.source;
+    }
     // Checks each returning at once, written out or in a loop over a constant count: nothing restated.
     for (const char* unroll : {"auto", "none"}) {
         auto plain = emit_json(std::string(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [5, 4],

@@ -108,14 +108,16 @@ private:
         });
     }
 
-    // Where the loop of checks gathers them into one flag (an unroll factor's) or runs up to a run-time count, a
-    // non-relational analysis (Frama-C's EVA) cannot carry what it learned about each value to the copies after
-    // it, which read the values again: the copies then restate each value's range as an ACSL assertion, which WP
-    // proves from the loop's invariant and EVA takes as a hypothesis (tests/proof/). Not ORed offsets: their
-    // power-of-two sizes wrap any value inside the axis.
+    // Where the loop of checks gathers them into one flag (an unroll factor's) or runs up to a run-time count, or
+    // any check is against a size passed at run time, a non-relational analysis (Frama-C's EVA) cannot carry what
+    // the checks learned about each value to the copies after them, which read the values again: the copies then
+    // restate each value's range as an ACSL assertion, which WP proves from the checks and EVA takes as a
+    // hypothesis (tests/proof/). Not ORed offsets: their power-of-two sizes wrap any value inside the axis.
     bool restates_checks() const {
-        if (decided_.checks_straight || !any_check() || always_out_of_range()) return false;
-        return plan_checks().accumulate || copy_.counts_index_rows();
+        if (!any_check() || always_out_of_range()) return false;
+        const bool sized = std::any_of(copy_.components.begin(), copy_.components.end(),
+                                       [](const IndexComponent& component) { return !component.bound_parameter.empty(); });
+        return sized || (!decided_.checks_straight && (plan_checks().accumulate || copy_.counts_index_rows()));
     }
 
     // Whether an axis of size 0 makes every index tuple fail its check (and there are tuples).
