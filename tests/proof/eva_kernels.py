@@ -107,9 +107,10 @@ def driver(header, text, together=False):
 PROBLEM = re.compile(r"\[(eva:alarm|kernel:annot-error|eva:locals-escaping|eva:garbled-mix)\]|"
                      r"\[eva\] .*(not implemented|Neither code nor specification)|"
                      r"warning: |\[kernel\] User Error|Assertion .* invalid")
-# Where a kernel's checks gather into one flag or run up to a run-time count, its copies restate each index value's
-# range (`/*@ assert checked: ... */`, kept by code_alone): EVA takes it as a hypothesis and leaves its status
-# unknown, which is no problem here, as WP proves each (wp_kernels.py); one EVA finds invalid still fails.
+# Where a kernel's checks gather into one flag, run up to a run-time count or compare against a run-time data count,
+# its copies restate each index value's range (`/*@ assert checked: ... */`, kept by code_alone): EVA takes it as a
+# hypothesis and leaves its status unknown, which is no problem here, as WP proves each (wp_kernels.py); one EVA
+# finds invalid still fails.
 RESTATED = re.compile(r"assertion 'checked' got status unknown")
 
 
@@ -151,8 +152,9 @@ def restates(header):
 
 def analyse(header, work, frama_c, extra, timeout, source=None):
     """EVA over the kernel of `header` (its .c beside it, or `source` in its place): (name, ok, summary, log). A
-    kernel whose copies restate its checks with EVA's domain of imprecise lvalues' values, which carries a range
-    restated for indices[i0] to the copy's read of it (the domain took other kernels' row copies to alarms)."""
+    kernel whose copies restate its checks is analysed with EVA's domain of imprecise lvalues' values, which
+    carries a range restated for indices[i0] to the copy's read of it (given to every kernel, the domain gave four
+    others alarms: row copies' memcpy preconditions, and a read of words_q8)."""
     folder = os.path.dirname(os.path.abspath(header))
     name, path = write_driver(header, work)
     sources = [path, source or os.path.join(folder, f"{name}.c"), os.path.join(folder, "kernelgen_support.c")]
