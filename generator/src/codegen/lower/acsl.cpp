@@ -50,10 +50,6 @@ std::string in_range(const IndexComponent& component, IndexType index_type, cons
 
 }  // namespace
 
-std::string acsl_value_in_range(const IndexComponent& component, IndexType index_type, const std::string& value) {
-    return in_range(component, index_type, value);
-}
-
 std::string acsl_values_in_range(const std::vector<TupleValue>& values, uint64_t length, IndexType index_type) {
     std::vector<std::string> ranges;
     for (const TupleValue& value : values) ranges.push_back(in_range(*value.component, index_type, "indices[k]"));
@@ -175,6 +171,16 @@ std::string values_written(const Lowered& lowered) {
 }
 
 }  // namespace
+
+std::string acsl_restated_checks(const std::vector<std::pair<IndexComponent, std::string>>& values, IndexType index_type) {
+    std::vector<std::string> ranges;
+    for (const auto& [component, value] : values) {
+        const std::string range = in_range(component, index_type, value);
+        if (std::find(ranges.begin(), ranges.end(), range) == ranges.end()) ranges.push_back(range);
+    }
+    const std::string all = joined(ranges, " && ");
+    return all.empty() ? "" : "/*@ assert checked: " + all + "; */";
+}
 
 std::string acsl_contract(const Lowered& lowered, bool values_proven) {
     using schedule::Tensor;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/ir/indexed_copy.h"
@@ -133,9 +134,10 @@ Lowered lower(const KernelSpec& spec);
 // (the planner's call, for a body whose every copy is written out element by element), a gather's success also
 // states the values it writes (`ensures values:`), where the form is one the contract states.
 std::string acsl_contract(const Lowered& lowered, bool values_proven);
-// `value` (a C lvalue) in the range the kernel checks it against as `component`, in ACSL: "" where any value of
-// the index type is. The copies' restated checks (schedule::Schedule::restates_checks).
-std::string acsl_value_in_range(const IndexComponent& component, IndexType index_type, const std::string& value);
+// The copies' restated checks (schedule::Schedule::restates_checks): one ACSL assertion named `checked` that each
+// value (a C lvalue) lies in the range the kernel checks it against as its component, each range once; "" where
+// every value of the index type does.
+std::string acsl_restated_checks(const std::vector<std::pair<IndexComponent, std::string>>& values, IndexType index_type);
 // A value of an index tuple: its place in the tuple and the component it is checked as.
 struct TupleValue {
     uint64_t place = 0;

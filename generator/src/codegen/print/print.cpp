@@ -461,19 +461,16 @@ private:
     // `-(integer)data_count <= ...`). Not a value with constants added, whose checks EVA follows.
     void restate_checks(CodeWriter& w, std::initializer_list<const Expr*> expressions) const {
         if (!schedule_.restates_checks) return;
-        std::vector<std::string> ranges;
+        std::vector<std::pair<IndexComponent, std::string>> values;
         for (const Expr* expr : expressions) {
             for (const Term& term : expr->terms) {
                 if (term.kind != Term::Kind::WrappedIndex || term.addend) continue;
-                const IndexComponent component{0, term.bound, 0, term.bound_parameter};
-                const std::string range = acsl_value_in_range(
-                    component, schedule_.index_type, view_name(term.view) + "[" + expression(term.position.front()) + "]");
-                if (!range.empty() && std::find(ranges.begin(), ranges.end(), range) == ranges.end()) ranges.push_back(range);
+                values.push_back({IndexComponent{0, term.bound, 0, term.bound_parameter},
+                                  view_name(term.view) + "[" + expression(term.position.front()) + "]"});
             }
         }
-        std::string all;
-        for (const std::string& range : ranges) all += (all.empty() ? "" : " && ") + range;
-        if (!all.empty()) w.line("/*@ assert checked: " + all + "; */");
+        const std::string assertion = acsl_restated_checks(values, schedule_.index_type);
+        if (!assertion.empty()) w.line(assertion);
     }
 
     void print(CodeWriter& w, const Local& local) const {
