@@ -20,13 +20,17 @@ must then leave a goal unproven; with --mutants copy, the sources of its first t
 WP must then leave the header's `ensures values:` unproven, and only that. --batch K/N runs every Nth kernel from
 the Kth (the tier runs four batches).
 --sample N proves every Nth kernel (of the random ones), but those of a form WP does not prove yet (form_beyond_wp),
-which it reports.
+which it reports. --proven FILE begins WP's cache with the verdicts FILE records of goals a prover proved before
+(wp_proven.json: a goal of the same text takes its verdict, every other goes to the provers; RESULTS below).
 
     wp_kernels.py --work DIR [--frama-c PATH] [--steps N] [--timeout S] [--known FILE] [--mutants [check|copy]]
-                  [--jobs J] [--batch K/N] [--sample N] [--match REGEX] [--kernelgen PATH] HEADER_OR_FOLDER_OR_SPEC...
+                  [--jobs J] [--batch K/N] [--sample N] [--match REGEX] [--kernelgen PATH] [--proven FILE]
+                  HEADER_OR_FOLDER_OR_SPEC...
 """
 import argparse
 import concurrent.futures
+import fcntl
+import json
 import os
 import re
 import shutil
@@ -163,7 +167,7 @@ def wp_command(frama_c, provers, include, functions, path):
             "-cpp-extra-args=" + " ".join(f"-I{folder}" for folder in include), "-wp-fct", ",".join(functions), path]
 
 
-def prove(header, work, frama_c, steps, timeout, mutant):
+def prove(header, work, frama_c, steps, timeout, mutant, shared_cache=None):
     folder = os.path.dirname(os.path.abspath(header))
     text = open(header).read()
     found = PROTOTYPE.search(text)
@@ -204,9 +208,11 @@ def prove(header, work, frama_c, steps, timeout, mutant):
     began = time.monotonic()
     # cvc4 alone proves most goals fastest; z3 beside it where some are left (it proves goals cvc4 does not, but
     # takes several times as long). The second run takes the first one's results from WP's cache, begun empty
-    # for each kernel in each run: it gives z3 only the goals cvc4 left.
-    cache = os.path.join(work, f"{name}{suffix}_cache")
-    shutil.rmtree(cache, ignore_errors=True)
+    # for each kernel in each run (with --proven, one cache for every kernel of the run, begun with the verdicts
+    # of that file: RESULTS): it gives z3 only the goals cvc4 left.
+    cache = shared_cache or os.path.join(work, f"{name}{suffix}_cache")
+    if not shared_cache:
+        shutil.rmtree(cache, ignore_errors=True)
     # Complex elements (a struct of two floats or doubles): WP's model of such a struct brings floating-point
     # literals (the float types' bounds), which Debian's cvc4 1.8 is built without (it aborts: "Floating-point
     # literals not yet implemented"). Those kernels are proven with floats as reals: no goal depends on a float's
@@ -253,6 +259,66 @@ def prove(header, work, frama_c, steps, timeout, mutant):
                re.search(r"\[wp\] \[Failed\] Goal", line) or re.search(r"\[(kernel|wp)[^]]*\].*(Warning|warning)", line))]
     ok = done == total and not failed
     return name, ok, f"{done} / {total} goals, {seconds:.1f} s ({' then '.join(passes)})", "\n".join(failed)
+
+
+# RESULTS. WP's cache holds one file per goal a prover was run on, named by a digest of the goal as the prover
+# receives it (the why3 task: every hypothesis and the conclusion) and the prover, with the verdict; a valid one
+# holds whatever the limits (a run with fewer steps takes it too).
+# tests/proof/wp_proven.json keeps those of the tier's goals that a prover proved, recorded by a run from an empty
+# cache (the update-proof-results target). With --proven, a run begins its cache with them: a goal whose text is
+# the same as one recorded takes the recorded verdict, and every other goal (any change to a kernel, its contract,
+# the support header, Frama-C, why3 or a prover changes the digest) goes to the provers. Qed, Frama-C's own
+# simplifier, still simplifies every goal in every run, and a goal it proves never reaches the file. With
+# KERNELGEN_WP_FRESH=1 a run proves everything again from an empty cache; with KERNELGEN_WP_RECORD=1 it does so and
+# adds the verdicts of its goals to the file (the update-proof-results target empties the file, then runs the tier's
+# WP tests so).
+FRESH, RECORD = "KERNELGEN_WP_FRESH", "KERNELGEN_WP_RECORD"
+
+
+def fresh():
+    return bool(os.environ.get(FRESH) or os.environ.get(RECORD))
+
+
+def begin_cache(folder, proven):
+    """A cache in `folder` for a run: empty, or holding the recorded verdicts of `proven` (RESULTS)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    if proven and not fresh():
+        for digest, verdict in json.load(open(proven)).items():
+            with open(os.path.join(folder, f"{digest}.json"), "w") as out:
+                json.dump(verdict, out)
+    return set(os.listdir(folder))
+
+
+def cached_verdicts(folders):
+    """The goals proven by a prover, as WP's cache in each of `folders` holds them: {digest: verdict}."""
+    proven = {}
+    for folder in folders:
+        for entry in sorted(e for e in os.listdir(folder) if e.endswith(".json")):
+            try:
+                verdict = json.load(open(os.path.join(folder, entry)))
+            except ValueError:  # not a verdict
+                continue
+            if isinstance(verdict, dict) and verdict.get("verdict") == "valid":
+                proven[entry[:-len(".json")]] = verdict
+    return proven
+
+
+def record(proven, folders):
+    """Adds the verdicts the caches of a run from an empty one hold to those `proven` records (RESULTS), one goal a
+    line in digest order. Tests that record at once take turns (a lock on its folder)."""
+    lock = os.open(os.path.dirname(os.path.abspath(proven)), os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        verdicts = json.load(open(proven)) if os.path.exists(proven) else {}
+        verdicts.update(cached_verdicts(folders))
+        with open(proven + ".new", "w") as out:
+            out.write("{\n" + ",\n".join(f"{json.dumps(d)}: {json.dumps(v, sort_keys=True)}"
+                                          for d, v in sorted(verdicts.items())) + "\n}\n")
+        os.replace(proven + ".new", proven)
+    finally:
+        os.close(lock)
+    print(f"{proven} records the verdicts of {len(verdicts)} goals")
 
 
 # Goals a kernel of the random sample may have: a larger one (a long written-out form) takes minutes. The sample
@@ -305,6 +371,7 @@ def main():
     parser.add_argument("--match", help="only the kernels whose name this regular expression matches (with --sample: "
                                              "every N-th of them)")
     parser.add_argument("--kernelgen", help="generate the kernels first, with this kernelgen, from the specs given")
+    parser.add_argument("--proven", help="begin WP's cache with the verdicts this file records (RESULTS above)")
     parser.add_argument("headers", nargs="+")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -333,10 +400,12 @@ def main():
         if any(kernel_name(h) == name for h in headers):
             print(f"skip {name}: {'not required' if args.sample else 'known unproven'} ({known[name]})")
     headers = [h for h in headers if kernel_name(h) not in known]
+    shared = os.path.join(args.work, "cache") if args.proven else None
+    recorded = begin_cache(shared, args.proven) if shared else set()
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda h: prove(h, args.work, args.frama_c, args.steps, args.timeout, args.mutants),
-                                headers))
+        results = list(pool.map(lambda h: prove(h, args.work, args.frama_c, args.steps, args.timeout, args.mutants,
+                                                shared), headers))
     for name, ok, summary, log in results:
         if args.mutants:
             expected = not ok and "goals" in summary
@@ -353,6 +422,13 @@ def main():
             if not ok and log:
                 print(log)
         failures += not expected
+    if shared:
+        new = len(cached_verdicts([shared]).keys() - {entry[:-len(".json")] for entry in recorded})
+        print(f"{new} goals proven by a prover in this run, {len(recorded)} recorded verdicts begun with"
+              + ("" if not new or fresh() else
+                 f" ({os.path.basename(args.proven)} is not current: the update-proof-results target records them)"))
+        if os.environ.get(RECORD):
+            record(args.proven, [shared])
     print(f"{len(results) - failures} of {len(results)} as expected")
     return 1 if failures else 0
 
