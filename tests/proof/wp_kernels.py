@@ -209,7 +209,8 @@ def prove(header, work, frama_c, steps, timeout, mutant, shared_cache=None):
     # cvc4 alone proves most goals fastest; z3 beside it where some are left (it proves goals cvc4 does not, but
     # takes several times as long). The second run takes the first one's results from WP's cache, begun empty
     # for each kernel in each run (with --proven, one cache for every kernel of the run, begun with the verdicts
-    # of that file: RESULTS): it gives z3 only the goals cvc4 left.
+    # of that file: RESULTS; a verdict other than valid then serves every kernel of the run with the same goal):
+    # it gives z3 only the goals cvc4 left.
     cache = shared_cache or os.path.join(work, f"{name}{suffix}_cache")
     if not shared_cache:
         shutil.rmtree(cache, ignore_errors=True)
@@ -254,7 +255,9 @@ def prove(header, work, frama_c, steps, timeout, mutant, shared_cache=None):
         clauses = re.split(r"requires", " ".join(block))[1:]
         if clauses and all(any(table in clause for table in own) for clause in clauses):
             tables_apart.add(i)
-    failed = [line for i, line in enumerate(lines) if i not in tables_apart and
+    # A cache entry WP reads while another kernel's run of the same goal writes it (--proven with --jobs: one cache
+    # for the run) is "invalid": WP then runs the prover, as for an entry it does not have.
+    failed = [line for i, line in enumerate(lines) if i not in tables_apart and "invalid cache entry" not in line and
               (re.search(r"\[wp\] \[[^]]*\] Goal .*: (Failed|Unknown|Timeout)", line) or
                re.search(r"\[wp\] \[Failed\] Goal", line) or re.search(r"\[(kernel|wp)[^]]*\].*(Warning|warning)", line))]
     ok = done == total and not failed
@@ -262,21 +265,23 @@ def prove(header, work, frama_c, steps, timeout, mutant, shared_cache=None):
 
 
 # RESULTS. WP's cache holds one file per goal a prover was run on, named by a digest of the goal as the prover
-# receives it (the why3 task: every hypothesis and the conclusion) and the prover, with the verdict; a valid one
-# holds whatever the limits (a run with fewer steps takes it too).
-# tests/proof/wp_proven.json keeps those of the tier's goals that a prover proved, recorded by a run from an empty
-# cache (the update-proof-results target). With --proven, a run begins its cache with them: a goal whose text is
-# the same as one recorded takes the recorded verdict, and every other goal (any change to a kernel, its contract,
-# the support header, Frama-C, why3 or a prover changes the digest) goes to the provers. Qed, Frama-C's own
-# simplifier, still simplifies every goal in every run, and a goal it proves never reaches the file. With
-# KERNELGEN_WP_FRESH=1 a run proves everything again from an empty cache; with KERNELGEN_WP_RECORD=1 it does so and
-# adds the verdicts of its goals to the file (the update-proof-results target empties the file, then runs the tier's
-# WP tests so).
+# receives it (the why3 task: every hypothesis and the conclusion) and of the prover's name and version, with the
+# verdict and the steps and time it took; WP takes a recorded valid verdict only where those fit the run's limits
+# (--steps, --timeout), and fails the goal otherwise. tests/proof/wp_proven.json keeps the entries of the tier's
+# goals a prover proved, recorded by a run from an empty cache (the update-proof-results target). With --proven, a
+# run begins its cache with them: a goal whose text is the same as one recorded takes the recorded verdict, and
+# every other goal (a change to a kernel, its contract, the support header, Frama-C or why3 that alters the goal's
+# text, another prover version) goes to the provers. Qed, Frama-C's own simplifier, still simplifies every goal in
+# every run, and a goal it proves never reaches the file. With KERNELGEN_WP_FRESH=1 a run proves everything again
+# from an empty cache; with KERNELGEN_WP_RECORD=FILE it does so and adds the verdicts of its goals to FILE (the
+# update-proof-results target records into a file of the build folder, then copies it over wp_proven.json once
+# every test passed).
 FRESH, RECORD = "KERNELGEN_WP_FRESH", "KERNELGEN_WP_RECORD"
+DIGEST = re.compile(r"[0-9a-f]{32}")
 
 
 def fresh():
-    return bool(os.environ.get(FRESH) or os.environ.get(RECORD))
+    return os.environ.get(FRESH) == "1" or bool(os.environ.get(RECORD))
 
 
 def begin_cache(folder, proven):
@@ -284,7 +289,11 @@ def begin_cache(folder, proven):
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     if proven and not fresh():
+        if not os.path.exists(proven):
+            sys.exit(f"{proven}: no such file (git checkout it, or record it: the update-proof-results target)")
         for digest, verdict in json.load(open(proven)).items():
+            if not (DIGEST.fullmatch(digest) and isinstance(verdict, dict) and verdict.get("verdict") == "valid"):
+                sys.exit(f"{proven}: {digest!r}: not a digest and a valid verdict")
             with open(os.path.join(folder, f"{digest}.json"), "w") as out:
                 json.dump(verdict, out)
     return set(os.listdir(folder))
@@ -428,7 +437,7 @@ def main():
               + ("" if not new or fresh() else
                  f" ({os.path.basename(args.proven)} is not current: the update-proof-results target records them)"))
         if os.environ.get(RECORD):
-            record(args.proven, [shared])
+            record(os.environ[RECORD], [shared])
     print(f"{len(results) - failures} of {len(results)} as expected")
     return 1 if failures else 0
 
