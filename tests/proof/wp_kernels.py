@@ -304,8 +304,10 @@ def cached_verdicts(folders):
     proven = {}
     for folder in folders:
         for entry in sorted(e for e in os.listdir(folder) if e.endswith(".json")):
+            # WP writes a whole number of seconds as OCaml prints a float ("time": 2.), which JSON does not allow.
+            text = re.sub(r"(\d)\.(?=[\s,}])", r"\1.0", open(os.path.join(folder, entry)).read())
             try:
-                verdict = json.load(open(os.path.join(folder, entry)))
+                verdict = json.loads(text)
             except ValueError:  # not a verdict
                 continue
             if isinstance(verdict, dict) and verdict.get("verdict") == "valid":
