@@ -285,7 +285,8 @@ def fresh():
 
 
 def begin_cache(folder, proven):
-    """A cache in `folder` for a run: empty, or holding the recorded verdicts of `proven` (RESULTS)."""
+    """A cache in `folder` for a run: empty, or holding the recorded verdicts of `proven` (RESULTS). Returns the
+    digests it holds."""
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     if proven and not fresh():
@@ -296,33 +297,32 @@ def begin_cache(folder, proven):
                 sys.exit(f"{proven}: {digest!r}: not a digest and a valid verdict")
             with open(os.path.join(folder, f"{digest}.json"), "w") as out:
                 json.dump(verdict, out)
-    return set(os.listdir(folder))
+    return {entry[:-len(".json")] for entry in os.listdir(folder)}
 
 
-def cached_verdicts(folders):
-    """The goals proven by a prover, as WP's cache in each of `folders` holds them: {digest: verdict}."""
+def cached_verdicts(folder):
+    """The goals proven by a prover, as WP's cache in `folder` holds them: {digest: verdict}."""
     proven = {}
-    for folder in folders:
-        for entry in sorted(e for e in os.listdir(folder) if e.endswith(".json")):
-            # WP writes a whole number of seconds as OCaml prints a float ("time": 2.), which JSON does not allow.
-            text = re.sub(r"(\d)\.(?=[\s,}])", r"\1.0", open(os.path.join(folder, entry)).read())
-            try:
-                verdict = json.loads(text)
-            except ValueError:  # not a verdict
-                continue
-            if isinstance(verdict, dict) and verdict.get("verdict") == "valid":
-                proven[entry[:-len(".json")]] = verdict
+    for entry in sorted(e for e in os.listdir(folder) if e.endswith(".json")):
+        # WP writes a whole number of seconds as OCaml prints a float ("time": 2.), which JSON does not allow.
+        text = re.sub(r"(\d)\.(?=[\s,}])", r"\1.0", open(os.path.join(folder, entry)).read())
+        try:
+            verdict = json.loads(text)
+        except ValueError:  # not a verdict
+            continue
+        if isinstance(verdict, dict) and verdict.get("verdict") == "valid":
+            proven[entry[:-len(".json")]] = verdict
     return proven
 
 
-def record(proven, folders):
-    """Adds the verdicts the caches of a run from an empty one hold to those `proven` records (RESULTS), one goal a
-    line in digest order. Tests that record at once take turns (a lock on its folder)."""
+def record(proven, run):
+    """Adds `run`, the verdicts of a run from an empty cache, to those `proven` records (RESULTS), one goal a line in
+    digest order. Tests that record at once take turns (a lock on its folder)."""
     lock = os.open(os.path.dirname(os.path.abspath(proven)), os.O_RDONLY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         verdicts = json.load(open(proven)) if os.path.exists(proven) else {}
-        verdicts.update(cached_verdicts(folders))
+        verdicts.update(run)
         with open(proven + ".new", "w") as out:
             out.write("{\n" + ",\n".join(f"{json.dumps(d)}: {json.dumps(v, sort_keys=True)}"
                                           for d, v in sorted(verdicts.items())) + "\n}\n")
@@ -412,7 +412,7 @@ def main():
             print(f"skip {name}: {'not required' if args.sample else 'known unproven'} ({known[name]})")
     headers = [h for h in headers if kernel_name(h) not in known]
     shared = os.path.join(args.work, "cache") if args.proven else None
-    recorded = begin_cache(shared, args.proven) if shared else set()
+    recorded = begin_cache(shared, args.proven) if shared else set()  # digests
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(lambda h: prove(h, args.work, args.frama_c, args.steps, args.timeout, args.mutants,
@@ -434,12 +434,13 @@ def main():
                 print(log)
         failures += not expected
     if shared:
-        new = len(cached_verdicts([shared]).keys() - {entry[:-len(".json")] for entry in recorded})
+        run = cached_verdicts(shared)
+        new = len(run.keys() - recorded)
         print(f"{new} goals proven by a prover in this run, {len(recorded)} recorded verdicts begun with"
               + ("" if not new or fresh() else
                  f" ({os.path.basename(args.proven)} is not current: the update-proof-results target records them)"))
         if os.environ.get(RECORD):
-            record(os.environ[RECORD], [shared])
+            record(os.environ[RECORD], run)
     print(f"{len(results) - failures} of {len(results)} as expected")
     return 1 if failures else 0
 
