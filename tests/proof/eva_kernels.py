@@ -272,21 +272,24 @@ MIRRORED = set()  # the folders code_alone has copied in this run
 # The support code's wraps of a signed index by a size, each with the parameter it reads: an index in [-size, size-1]
 # read as an unsigned low word is [0, size-1] and [2^32 - size, 2^32 - 1], which EVA's interval joins into every
 # uint32_t value, so a wrapped offset was unbounded wherever the index's values were too many to enumerate (the
-# 300-row tables of far_table_2 and quantized_12). EVA's `split` annotation analyses the two signs apart (a state
-# each, joined again at the return): a direction for the analysis only, the code and its meaning unchanged. Sizes
-# up to 128 are left whole: EVA enumerates their 256 values at -eva-precision 11, and splitting them too kept a
-# kernel of 16 wraps (random_GatherND_5) 90 s in EVA, against 1.
+# 300-row tables of far_table_2 and quantized_12). EVA's `split` annotation analyses the two signs apart, a state
+# each: a direction for the analysis only, the code and its meaning unchanged. Sizes up to 128 are left whole: EVA
+# enumerates their 256 values at -eva-precision 11, and splitting them too (states EVA's slevel then keeps apart
+# after the wrap, doubling at each) kept a kernel of 16 wraps (random_GatherND_5) 90 s in EVA, against 1.
 WRAP = re.compile(r"(static inline \w+ kernelgen_wrap_(plus_)?[a-z0-9]+_u(?:32|64)\("
                   r"(?:const \w+ \*(at)|\w+ (index))[^)]*\)\n\{\n)")
 
 
 def split_signs(support):
-    """The support header's text with a `split` of the index's sign at the head of each wrap (WRAP)."""
+    """The support header's text with a `split` of the index's sign at the head of each wrap (WRAP). A header
+    that defines wraps WRAP no longer finds (their text changed) is an error, not an analysis without the splits."""
     def split(match):
         value = "*at" if match.group(3) else "index"
         return f"{match.group(1)}    /*@ split size > 128 && {value}{' + plus' if match.group(2) else ''} < 0; */\n"
-    return WRAP.sub(split, support)
-
+    text, splits = WRAP.subn(split, support)
+    if splits == 0 and "kernelgen_wrap_i64_u32(const int64_t *at" in support:
+        sys.exit("eva_kernels.py: the support header's wraps no longer read as WRAP expects: update WRAP")
+    return text
 
 
 def code_alone(header, work):
