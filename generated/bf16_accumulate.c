@@ -36,7 +36,7 @@ int bf16_accumulate(const uint16_t *data, const int64_t *restrict indices, const
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const uint16_t *)output != data) {
-        kernelgen_copy(output, data, 16u * sizeof(uint16_t), sizeof(uint16_t));
+        kernelgen_copy_once(output, data, 16u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[indices[i0, :]] += updates[i0] */
     /*@ loop invariant 0 <= i0 <= 6u;

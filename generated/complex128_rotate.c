@@ -49,7 +49,7 @@ int complex128_rotate(const kernelgen_complex128 *data, const int64_t *restrict 
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const kernelgen_complex128 *)output != data) {
-        kernelgen_copy(output, data, 12u * sizeof(kernelgen_complex128), sizeof(kernelgen_complex128));
+        kernelgen_copy_once(output, data, 12u * sizeof(kernelgen_complex128), sizeof(kernelgen_complex128));
     }
     /* output[indices[i0, :], :] *= updates[i0, :] */
     /*@ loop invariant 0 <= i0 <= 3u;

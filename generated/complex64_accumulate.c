@@ -41,7 +41,7 @@ int complex64_accumulate(const kernelgen_complex64 *data, const int64_t *restric
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const kernelgen_complex64 *)output != data) {
-        kernelgen_copy(output, data, 10u * sizeof(kernelgen_complex64), sizeof(kernelgen_complex64));
+        kernelgen_copy_once(output, data, 10u * sizeof(kernelgen_complex64), sizeof(kernelgen_complex64));
     }
     /* output[indices[i0, :]] += updates[i0] */
     /*@ loop invariant 0 <= i0 <= 4u;

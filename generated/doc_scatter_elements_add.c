@@ -35,7 +35,7 @@ int doc_scatter_elements_add(const int32_t *data, const int64_t *restrict indice
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const int32_t *)output != data) {
-        kernelgen_copy(output, data, 8u * sizeof(int32_t), sizeof(int32_t));
+        kernelgen_copy_once(output, data, 8u * sizeof(int32_t), sizeof(int32_t));
     }
     /* output[i0, indices[i0, i1]] += updates[i0, i1] */
     /*@ loop invariant 0 <= i0 <= 2u;

@@ -35,7 +35,7 @@ int doc_scatter_elements_max(const int16_t *data, const int64_t *restrict indice
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const int16_t *)output != data) {
-        kernelgen_copy(output, data, 6u * sizeof(int16_t), sizeof(int16_t));
+        kernelgen_copy_once(output, data, 6u * sizeof(int16_t), sizeof(int16_t));
     }
     /* output[indices[i0, i1], i1] = max(output[indices[i0, i1], i1], updates[i0, i1]) */
     /*@ loop invariant 0 <= i0 <= 3u;

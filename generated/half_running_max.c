@@ -39,7 +39,7 @@ int half_running_max(const uint16_t *data, const int64_t *restrict indices, cons
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const uint16_t *)output != data) {
-        kernelgen_copy(output, data, 12u * sizeof(uint16_t), sizeof(uint16_t));
+        kernelgen_copy_once(output, data, 12u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
     /*@ loop invariant 0 <= i0 <= 4u;

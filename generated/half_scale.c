@@ -36,7 +36,7 @@ int half_scale(const uint16_t *data, const int64_t *restrict indices, const uint
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const uint16_t *)output != data) {
-        kernelgen_copy(output, data, 8u * sizeof(uint16_t), sizeof(uint16_t));
+        kernelgen_copy_once(output, data, 8u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[indices[i0, :]] *= updates[i0] */
     /*@ loop invariant 0 <= i0 <= 5u;

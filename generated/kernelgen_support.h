@@ -310,6 +310,30 @@ static inline void kernelgen_copy(void *to, const void *from, size_t bytes, size
 }
 #endif
 
+/* kernelgen_copy_once(to, from, bytes, element): a scatter's output starting as a copy of data, made once a call
+ * before its updates. On Thumb-2 a copy of three blocks or more goes out of line, where the 8 registers of its
+ * ldm/stm would otherwise be the kernel's own: saved on entry, and the update loops after it then keep their
+ * pointers on the stack (token_histogram on Cortex-M4F: 4 loads and stores a turn). Elsewhere kernelgen_copy. */
+#if !defined(KERNELGEN_COPY_WITH_MEMCPY) && defined(__GNUC__) && defined(__arm__) && defined(__thumb__) &&       \
+    defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M' && defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2
+static __attribute__((__noinline__, __unused__)) void kernelgen_copy_out_of_line(void *to, const void *from, size_t bytes,
+                                                                           size_t element)
+{
+    kernelgen_copy(to, from, bytes, element);
+}
+static inline __attribute__((__always_inline__)) void kernelgen_copy_once(void *to, const void *from, size_t bytes,
+                                                                            size_t element)
+{
+    if (bytes >= 3u * 32u) {
+        kernelgen_copy_out_of_line(to, from, bytes, element);
+    } else {
+        kernelgen_copy(to, from, bytes, element);
+    }
+}
+#else
+#define kernelgen_copy_once kernelgen_copy
+#endif
+
 /* The low 32 bits of the int64_t at `at`. On the little-endian 8- and 16-bit cores of KERNELGEN_CHECK_BY_WORDS its
  * first word, read alone (memcpy): avr-gcc would load all 8 bytes of the value, through the stack. Elsewhere the
  * conversion, which compilers make one load. */

@@ -19,7 +19,7 @@ int kv_decode_step(const uint16_t *data, const int64_t *restrict indices, const 
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const uint16_t *)output != data) {
-        kernelgen_copy(output, data, 2048u * sizeof(uint16_t), sizeof(uint16_t));
+        kernelgen_copy_once(output, data, 2048u * sizeof(uint16_t), sizeof(uint16_t));
     }
     /* output[b, a0, indices[b] + j, :] = updates[b, a0, j, :] */
     /*@ loop invariant 0 <= i0 <= 4u && i0 % 2u == 0;

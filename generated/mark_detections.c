@@ -33,7 +33,7 @@ int mark_detections(const uint8_t *data, const int64_t *restrict indices, uint32
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const uint8_t *)output != data) {
-        kernelgen_copy(output, data, 400u * sizeof(uint8_t), sizeof(uint8_t));
+        kernelgen_copy_once(output, data, 400u * sizeof(uint8_t), sizeof(uint8_t));
     }
     /* output[indices[i0, :]] = updates[i0] */
     /*@ loop invariant 0 <= i0 <= count;

@@ -32,7 +32,7 @@ int node_scatter_elements_with_duplicate_indices(const float *data, const int64_
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const float *)output != data) {
-        kernelgen_copy(output, data, 5u * sizeof(float), sizeof(float));
+        kernelgen_copy_once(output, data, 5u * sizeof(float), sizeof(float));
     }
     /* output[i0, indices[i0, i1]] += updates[i0, i1] */
     /*@ loop invariant 0 <= i0 <= 2u;

@@ -32,7 +32,7 @@ int node_scatternd_multiply(const float *data, const int64_t *restrict indices, 
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const float *)output != data) {
-        kernelgen_copy(output, data, 64u * sizeof(float), sizeof(float));
+        kernelgen_copy_once(output, data, 64u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :], :] *= updates[i0, :] */
     /*@ loop invariant 0 <= i0 <= 2u;

@@ -35,7 +35,7 @@ int running_max_pool(const float *data, const int64_t *restrict indices, const f
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const float *)output != data) {
-        kernelgen_copy(output, data, 128u * sizeof(float), sizeof(float));
+        kernelgen_copy_once(output, data, 128u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :], :] = max(output[indices[i0, :], :], updates[i0, :]) */
     /*@ loop invariant 0 <= i0 <= 24u;

@@ -35,7 +35,7 @@ int scale_rows_i16(const int16_t *data, const int32_t *restrict indices, const i
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const int16_t *)output != data) {
-        kernelgen_copy(output, data, 30u * sizeof(int16_t), sizeof(int16_t));
+        kernelgen_copy_once(output, data, 30u * sizeof(int16_t), sizeof(int16_t));
     }
     /* output[indices[i0, :], :] *= updates[i0, :] */
     /*@ loop invariant 0 <= i0 <= 3u;

@@ -43,7 +43,7 @@ int scatter_weights_f64(const double *data, const int64_t *restrict indices, con
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const double *)output != data) {
-        kernelgen_copy(output, data, 24u * sizeof(double), sizeof(double));
+        kernelgen_copy_once(output, data, 24u * sizeof(double), sizeof(double));
     }
     /* output[indices[i0, :], :] += updates[i0, :] */
     /*@ loop invariant 0 <= i0 <= 2u;

@@ -35,7 +35,7 @@ int token_histogram(const int32_t *data, const int64_t *restrict indices, const 
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const int32_t *)output != data) {
-        kernelgen_copy(output, data, 32u * sizeof(int32_t), sizeof(int32_t));
+        kernelgen_copy_once(output, data, 32u * sizeof(int32_t), sizeof(int32_t));
     }
     /* output[indices[i0, :]] += updates[i0] */
     /*@ loop invariant 0 <= i0 <= 20u;

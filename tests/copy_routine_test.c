@@ -1,4 +1,5 @@
-/* kernelgen_copy (kernelgen_support.h), the kernels' row copy, checked byte by byte: every length from 0 to 257
+/* kernelgen_copy (kernelgen_support.h), the kernels' row copy, checked byte by byte (and kernelgen_copy_once, a
+ * scatter's copy of data before its loops, at run-time lengths): every length from 0 to 257
  * bytes, at every pair of source and destination offsets from a 4-byte boundary the element size allows (any for
  * bytes, even ones for 2-byte elements, 0 and 4 for 4- and 8-byte elements), each length once as a run-time
  * value and once as a literal (the kernels pass literals, which the compiler folds: another code path). Every
@@ -152,6 +153,10 @@ int main(void)
                     volatile size_t length = bytes;
                     prepare();
                     kernelgen_copy(destination_bytes() + to, source_bytes() + from, length, element);
+                    verify(to, from, bytes, element, 0, 0);
+                    /* A scatter's copy of data before its loops: out of line on Thumb-2. */
+                    prepare();
+                    kernelgen_copy_once(destination_bytes() + to, source_bytes() + from, length, element);
                     verify(to, from, bytes, element, 0, 0);
                 }
                 if (element == 1u) {

@@ -142,6 +142,24 @@ TEST(Schedule, DataIsCopiedByARowCopyButWhereAnElementLoopWasMeasuredFaster) {
     EXPECT_TRUE(copy_of("uint64", 10, R"(, "unroll": 8)"));            // 40 of 8 bytes (accumulate_u64)
 }
 
+TEST(Schedule, ADataCopyBeforeLoopsOfUpdatesIsMadeOnce) {
+    // The row copy of data is kernelgen_copy_once (out of line on Thumb-2) where loops of updates follow it, the
+    // checks' or the updates' own; where every update is written out, kernelgen_copy, inline.
+    auto before_loops = [](const std::string& shape, const std::string& more = "") {
+        const Schedule schedule = plan_json(R"({"name": "s", "op": "ScatterElements", "dtype": "int32", "data_shape": [32], )"
+                                            R"("indices_shape": [)" + shape + "]" + more + "}");
+        const auto* copy = first<CopyData>(schedule);
+        EXPECT_NE(copy, nullptr);
+        EXPECT_FALSE(copy && copy->element_loop);
+        return copy ? copy->before_loops : false;
+    };
+    EXPECT_TRUE(before_loops("20", R"(, "reduction": "add")"));  // token_histogram's loop of adds
+    EXPECT_TRUE(before_loops("2", R"(, "reduction": "add")"));   // two adds: a loop (each weighs as 8 copies)
+    EXPECT_FALSE(before_loops("2"));                              // two copies, written out
+    EXPECT_TRUE(before_loops("20", R"(, "unroll": 4)"));         // a factor's loop
+    EXPECT_FALSE(before_loops("20", R"(, "unroll": "full")"));   // every update written out
+}
+
 TEST(Schedule, NoneKeepsOneCopyPerIterationAndReturnsAtTheFirstBadIndex) {
     const Schedule schedule = plan_json(gather(100, 100, R"(, "unroll": "none")"));
     const auto loops = all<For>(schedule);

@@ -8,7 +8,7 @@ cvc4 through why3. The support functions the body calls are taken by their own c
 (an index check: nonzero exactly when the value lies outside its range; a wrap: the offset of an index in range),
 which index_check_test tests on every target against the plain compare and wrap.
 
-One substitution is made before WP reads a kernel: each row copy (kernelgen_copy, a copy out of a table, memcpy)
+One substitution is made before WP reads a kernel: each row copy (kernelgen_copy, kernelgen_copy_once, a copy out of a table, memcpy)
 of N elements of type T becomes a call of a copy of T with the contract below (it writes to[0 .. N-1] from
 from[0 .. N-1], both valid and apart), and each memset of them a call that writes to[0 .. N-1]. WP's typed memory model cannot follow a copy through void pointers, and the
 copies' bodies are per-target code (inline assembly on Cortex-M and AVR) that copy_routine_test runs on every
@@ -58,7 +58,7 @@ STEPS = 3_000_000
 # An element copy's source, `output[...] = data[<this>];`, for the copy mutants.
 COPIED_FROM = re.compile(r"^\s*output\w*\[[^\]]+\] = (data\w*\[[^;]+\]);$", re.M)
 
-COPY = re.compile(r"\b(kernelgen_copy|KERNELGEN_COPY_FROM_TABLE|KERNELGEN_MEMCPY_FROM_TABLE|memcpy|memset)\(")
+COPY = re.compile(r"\b(kernelgen_copy|kernelgen_copy_once|KERNELGEN_COPY_FROM_TABLE|KERNELGEN_MEMCPY_FROM_TABLE|memcpy|memset)\(")
 
 
 def arguments(text, start):
@@ -96,7 +96,7 @@ def typed_copies(source, tables):
             continue
         args, end = arguments(source, match.end())
         table = None
-        if match.group(1) in ("kernelgen_copy", "memcpy", "memset"):
+        if match.group(1) in ("kernelgen_copy", "kernelgen_copy_once", "memcpy", "memset"):
             to, from_, size = args[0], args[1], args[2]
         else:
             table = tables.get(args[1])

@@ -93,6 +93,17 @@ private:
         return copies;
     }
 
+    // Whether statements hold a loop, at any depth.
+    static bool has_loop(Statements::const_iterator begin, Statements::const_iterator end) {
+        return std::any_of(begin, end, [](const Statement& statement) {
+            if (std::holds_alternative<For>(statement.node)) return true;
+            const Statements* inner = nullptr;
+            if (const auto* block = std::get_if<Block>(&statement.node)) inner = &block->body;
+            if (const auto* local = std::get_if<Local>(&statement.node)) inner = &local->body;
+            return inner && has_loop(inner->begin(), inner->end());
+        });
+    }
+
     // --- decisions -------------------------------------------------------------------------------------
 
     // "auto"'s statements of one point's copies inside a loop body: written out, or a loop over the table of runs.
@@ -428,12 +439,16 @@ private:
             uses_memcpy_ = uses_memcpy_ || !element_loop;
             body.push_back(wrap(CopyData{element_loop, copy_.data_size, first.rows_parameter, first.row_elements, CopyData::From::Data}));
         }
+        const size_t copied_data = body.size();
         if (copies) {
             body.push_back(wrap(Comment{copy_.formula}));
             std::vector<Position> positions(copy_.loops.size());
             Place place;
             place.source.tensor = source_;
             plan_level(body, 0, positions, place);
+        }
+        if (data_copy && copied_data > 0 && has_loop(body.begin() + static_cast<std::ptrdiff_t>(copied_data), body.end())) {
+            if (auto* copy = std::get_if<CopyData>(&body[copied_data - 1].node)) copy->before_loops = true;
         }
         body.push_back(wrap(Return{false}));
     }

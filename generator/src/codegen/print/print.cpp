@@ -425,7 +425,8 @@ private:
         values.text["output_as_data"] = "(" + face_.pointer_to_element(true) + ")output";
         values.text["table_copy"] = table_copy();
         values.text["copy"] = copy_call("output", "data", count_as("size_t") + " * sizeof(" + element_ + ")",
-                                        copy.rows_parameter.empty());
+                                        copy.rows_parameter.empty(),
+                                        copy.before_loops ? "kernelgen_copy_once" : "kernelgen_copy");
         w.block(render_template("copy_data.c.mustache", values));
     }
 
@@ -589,9 +590,9 @@ private:
     // class does its own fastest way (kernelgen_support.h), when its size is known here and the schedule takes row
     // copies; else a call of memcpy (a size counted at run time, or "unroll": "none": the least code).
     std::string copy_call(const std::string& to, const std::string& from, const std::string& bytes,
-                          bool size_known) const {
+                          bool size_known, const std::string& copy = "kernelgen_copy") const {
         if (size_known && schedule_.row_copies) {
-            return "kernelgen_copy(" + to + ", " + from + ", " + bytes + ", sizeof(" + element_ + "));";
+            return copy + "(" + to + ", " + from + ", " + bytes + ", sizeof(" + element_ + "));";
         }
         return "memcpy(" + to + ", " + from + ", " + bytes + ");";
     }
