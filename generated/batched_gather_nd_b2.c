@@ -5,6 +5,8 @@
 #include "batched_gather_nd_b2.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "batched_gather_nd_b2.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -28,17 +30,11 @@ int batched_gather_nd_b2(const float *data, const int64_t *restrict indices, flo
     for (uint32_t i0 = 0u; i0 < 6u; ++i0) {
         {
             const uint32_t from = i0 * 20u + kernelgen_wrap_i64_u32(&indices[i0 * 2u], 5u) * 4u;
-            output[i0 * 8u] = data[from];
-            output[i0 * 8u + 1u] = data[from + 1u];
-            output[i0 * 8u + 2u] = data[from + 2u];
-            output[i0 * 8u + 3u] = data[from + 3u];
+            kernelgen_copy(&output[i0 * 8u], &data[from], 4u * sizeof(float), sizeof(float));
         }
         {
             const uint32_t from = i0 * 20u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 5u) * 4u;
-            output[i0 * 8u + 4u] = data[from];
-            output[i0 * 8u + 5u] = data[from + 1u];
-            output[i0 * 8u + 6u] = data[from + 2u];
-            output[i0 * 8u + 7u] = data[from + 3u];
+            kernelgen_copy(&output[i0 * 8u + 4u], &data[from], 4u * sizeof(float), sizeof(float));
         }
     }
     return BATCHED_GATHER_ND_B2_OK;

@@ -5,6 +5,8 @@
 #include "kept_boxes.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "kept_boxes.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -33,10 +35,7 @@ int kept_boxes(const float *data, const int64_t *restrict indices, uint32_t coun
         /*@ assert checked: -100 <= indices[i0] <= 99; */
         {
             const uint32_t from = kernelgen_wrap_i64_u32(&indices[i0], 100u) * 4u;
-            output[i0 * 4u] = data[from];
-            output[i0 * 4u + 1u] = data[from + 1u];
-            output[i0 * 4u + 2u] = data[from + 2u];
-            output[i0 * 4u + 3u] = data[from + 3u];
+            kernelgen_copy(&output[i0 * 4u], &data[from], 4u * sizeof(float), sizeof(float));
         }
     }
     return KEPT_BOXES_OK;

@@ -5,6 +5,8 @@
 #include "top_boxes.h"
 #include "kernelgen_support.h"
 
+#include <string.h>
+
 #if KERNELGEN_SUPPORT_VERSION != 200
 #error "top_boxes.c and kernelgen_support.h were written by different kernelgen releases: regenerate the folder with one kernelgen"
 #endif
@@ -37,10 +39,7 @@ int top_boxes(const float *data, uint32_t data_count, const int64_t *restrict in
         /*@ assert checked: -(integer)data_count <= indices[i0] <= data_count - 1; */
         {
             const uint32_t from = kernelgen_wrap_count_i64_u32(&indices[i0], data_count) * 4u;
-            output[i0 * 4u] = data[from];
-            output[i0 * 4u + 1u] = data[from + 1u];
-            output[i0 * 4u + 2u] = data[from + 2u];
-            output[i0 * 4u + 3u] = data[from + 3u];
+            kernelgen_copy(&output[i0 * 4u], &data[from], 4u * sizeof(float), sizeof(float));
         }
     }
     return TOP_BOXES_OK;

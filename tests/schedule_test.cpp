@@ -304,6 +304,17 @@ TEST(Schedule, ShortBlocksAreElementCopiesWithoutMemcpy) {
     EXPECT_TRUE(all<BlockCopy>(schedule).empty());
     EXPECT_EQ(all<Local>(schedule).size(), 3u);
     EXPECT_EQ(all<Assign>(schedule).size(), 6u);
+    // Up to 4 elements stay written out, but 4 of 4 bytes or more are one row copy (kept_boxes' rows of 4 floats).
+    auto row_copies = [](const std::string& dtype, int row) {
+        const Schedule s = plan_json(R"({"name": "s", "op": "Gather", "dtype": ")" + dtype + R"(", "data_shape": [50, )" +
+                                     std::to_string(row) + R"(], "indices_shape": [3]})");
+        return all<BlockCopy>(s).size();
+    };
+    EXPECT_EQ(row_copies("float32", 4), 3u);
+    EXPECT_EQ(row_copies("float64", 4), 3u);
+    EXPECT_EQ(row_copies("float32", 3), 0u);
+    EXPECT_EQ(row_copies("int16", 4), 0u);
+    EXPECT_EQ(row_copies("int16", 5), 3u);
 }
 
 TEST(Schedule, AGivenDistancePrefetchesWithAGuardWhereTheTupleMayNotExist) {

@@ -691,7 +691,9 @@ private:
         // a reduction reads each element out of flash before it combines it.
         const bool from_table = (place.source.tensor == Tensor::Data && lowered_.data_table) ||
                                 (place.source.tensor == Tensor::Updates && lowered_.updates_table);
-        if (!reduce_ && (variable_length || length.constant > 4 || from_table)) {
+        const bool row_copy = length.constant > kWrittenOutBlock ||
+                              (length.constant == kWrittenOutBlock && element_bytes() >= kRowCopyElementBytes);
+        if (!reduce_ && (variable_length || row_copy || from_table)) {
             if (from_table && helpers_.row_function) {
                 out.push_back(wrap(row_call(Access{place.output, to}, Access{place.source, from})));
             } else {
@@ -704,7 +706,8 @@ private:
         // (each element's combine is several instructions). Else blocks of up to 4 are written out: the combine is
         // forced inline (helpers.c.mustache), so even a float16 add, which converts through float32 and back, is
         // faster written out than in a loop on every target class (docs/generated-code.md).
-        // (A plain copy reaches here with at most 4 elements, which stay written out.)
+        // (A plain copy reaches here with at most 4 elements, narrower than kRowCopyElementBytes at 4, which stay
+        // written out.)
         const uint64_t written_out = reduce_ && lowered_.unroll.kind == Unroll::Kind::None ? 1 : 4;
         if (variable_length || (length.constant > written_out && !decided_.straight)) {
             For loop{"e", length, 1, {}};

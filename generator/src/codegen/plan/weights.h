@@ -46,6 +46,15 @@ constexpr uint64_t kFlashRatio = 3;
 // (one 2% more there), for up to 62 bytes of .text more each (docs/generated-code.md, "Unrolling").
 constexpr uint64_t kElementLoopCopyLimit = 32;
 constexpr uint64_t kElementLoopCopyWordBytes = 4;
+// A block of a plain copy (no reduction) of more than kWrittenOutBlock elements is a row copy (kernelgen_copy);
+// up to it, element copies written out, but a block of exactly kWrittenOutBlock elements of kRowCopyElementBytes
+// or more (16 bytes or more) is a row copy too: one ldm/stm pair of 4 registers on Cortex-M, where gcc wrote the
+// element copies as 4 loads, 4 stores and their addresses. Measured (bench/target_costs.py; Cortex-M4F and M0
+// instructions, ATmega2560 cycles): kept_boxes (100 rows of 4 floats) 2,818 -> 2,121, 3,169 -> 2,868 and 18,275 ->
+// 19,250 (its copy loop of 8 pairs, 4.5 cycles a byte); top_boxes 302 -> 235, 363 -> 313, 2,173 -> 2,432;
+// batched_gather_nd_b2 340 -> 253, 368 -> 315, 1,938 -> 2,045; .text up to 16 bytes less, 8 more on the ATmega2560.
+constexpr uint64_t kWrittenOutBlock = 4;
+constexpr uint64_t kRowCopyElementBytes = 4;
 
 // Prefetching: the "auto" setting's rule, and the hint's shape. "auto" prefetches a kernel that copies blocks
 // of at least a cache line, from (gathers) or to (scatters) a tensor of at least kPrefetchTensorBytes, in
