@@ -143,8 +143,8 @@ TEST(Schedule, DataIsCopiedByARowCopyButWhereAnElementLoopWasMeasuredFaster) {
 }
 
 TEST(Schedule, ADataCopyBeforeLoopsOfUpdatesIsMadeOnce) {
-    // The row copy of data is kernelgen_copy_once (out of line on Thumb-2) where loops of updates follow it, the
-    // checks' or the updates' own; where every update is written out, kernelgen_copy, inline.
+    // The row copy of data is kernelgen_copy_once (out of line on Thumb-2) where loops of updates follow it;
+    // where every update is written out, kernelgen_copy, inline.
     auto before_loops = [](const std::string& shape, const std::string& more = "") {
         const Schedule schedule = plan_json(R"({"name": "s", "op": "ScatterElements", "dtype": "int32", "data_shape": [32], )"
                                             R"("indices_shape": [)" + shape + "]" + more + "}");

@@ -153,7 +153,7 @@ struct CopyData {
     std::string rows_parameter;
     uint64_t row_elements = 0;
     enum class From { Data, Table, Zeros } from = From::Data;
-    // The memcpy before loops of updates: kernelgen_support.h's kernelgen_copy_once, which Thumb-2 makes out of
+    // The row copy before loops of updates: kernelgen_support.h's kernelgen_copy_once, which Thumb-2 makes out of
     // line, leaving the loops the registers its ldm/stm would take.
     bool before_loops = false;
 };
