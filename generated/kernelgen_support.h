@@ -324,7 +324,7 @@ static __attribute__((__noinline__, __unused__)) void kernelgen_copy_out_of_line
 static inline __attribute__((__always_inline__)) void kernelgen_copy_once(void *to, const void *from, size_t bytes,
                                                                             size_t element)
 {
-    if (bytes >= 3u * 32u) {
+    if (bytes >= 3u * sizeof(kernelgen_block)) {
         kernelgen_copy_out_of_line(to, from, bytes, element);
     } else {
         kernelgen_copy(to, from, bytes, element);

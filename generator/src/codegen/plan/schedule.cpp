@@ -422,10 +422,12 @@ private:
             by_helper.by_helper = true;
             body.push_back(wrap(helpers_.checks ? by_helper : plan_checks()));
         }
+        std::optional<size_t> data_copy_at;  // where the copy of data (or of its table) is, if any
         if (first.from == FirstCopy::From::Table || first.from == FirstCopy::From::Zeros) {
             // Constant data: one copy out of flash, or, when every byte of it is 0, one memset (no table).
             uses_memcpy_ = true;  // memset, or the copy out of flash (memcpy where flash is memory)
             const auto from = first.from == FirstCopy::From::Zeros ? CopyData::From::Zeros : CopyData::From::Table;
+            data_copy_at = body.size();
             body.push_back(wrap(CopyData{false, copy_.data_size, "", 0, from}));
         } else if (data_copy) {
             // unroll none: the least code, one element loop (which an in-place update may run too); otherwise
@@ -437,9 +439,10 @@ private:
                                       (lowered_.unroll.kind == Unroll::Kind::None ||
                                        (copy_.counts_index_rows() && small_words) || many_wide);
             uses_memcpy_ = uses_memcpy_ || !element_loop;
+            data_copy_at = body.size();
             body.push_back(wrap(CopyData{element_loop, copy_.data_size, first.rows_parameter, first.row_elements, CopyData::From::Data}));
         }
-        const size_t copied_data = body.size();
+        const size_t after_data_copy = body.size();
         if (copies) {
             body.push_back(wrap(Comment{copy_.formula}));
             std::vector<Position> positions(copy_.loops.size());
@@ -447,8 +450,8 @@ private:
             place.source.tensor = source_;
             plan_level(body, 0, positions, place);
         }
-        if (data_copy && copied_data > 0 && has_loop(body.begin() + static_cast<std::ptrdiff_t>(copied_data), body.end())) {
-            if (auto* copy = std::get_if<CopyData>(&body[copied_data - 1].node)) copy->before_loops = true;
+        if (data_copy_at && has_loop(body.begin() + static_cast<std::ptrdiff_t>(after_data_copy), body.end())) {
+            std::get<CopyData>(body[*data_copy_at].node).before_loops = true;
         }
         body.push_back(wrap(Return{false}));
     }
