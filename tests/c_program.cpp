@@ -69,8 +69,9 @@ const char* kPrelude = R"C(#include <stdio.h>
 
 #define SENTINEL "<untouched>"
 
-/* A heap copy of exactly `size` bytes (at least one byte, so the pointer is unique). */
-static void *copy_of(const unsigned char *bytes, size_t size)
+/* A heap copy of exactly `size` bytes, but at least one: a run-time count's rows (a tensor whose count is 0 at the
+ * call is not a tensor of no elements: its buffer holds the bound, and its pointer is the caller's buffer). */
+static void *copy_of_rows(const unsigned char *bytes, size_t size)
 {
     void *block = malloc(size ? size : 1u);
     if (!block) {
@@ -82,13 +83,26 @@ static void *copy_of(const unsigned char *bytes, size_t size)
     return block;
 }
 
+/* A heap copy of exactly `size` bytes; for none, a null pointer, which a kernel may take for a tensor of no
+ * elements (it never reads, writes or offsets one: see the C interface's page), and the sanitizers catch if it did
+ * (a memcpy of 0 bytes from it included). */
+static void *copy_of(const unsigned char *bytes, size_t size)
+{
+    return size == 0u ? NULL : copy_of_rows(bytes, size);
+}
+
+/* `size` bytes of the sentinel 0xA5 (a null pointer for none, as copy_of). */
 static void *filled(size_t size)
 {
-    void *block = malloc(size ? size : 1u);
+    void *block;
+    if (size == 0u) {
+        return NULL;
+    }
+    block = malloc(size);
     if (!block) {
         abort();
     }
-    memset(block, 0xA5, size ? size : 1u);
+    memset(block, 0xA5, size);
     return block;
 }
 
@@ -335,12 +349,12 @@ std::string program(const std::vector<Case>& cases, std::vector<uint8_t>* blob) 
                             : c.compare == Compare::BFloat16 ? 4
                                                              : 0;
         body += "    {\n";
-        if (pass_data) body += "        void *data = copy_of(" + data_array + ");\n";
+        if (pass_data) body += std::string("        void *data = ") + (c.data_count ? "copy_of_rows(" : "copy_of(") + data_array + ");\n";
         body += "        void *indices = copy_of(" + indices_array + ");\n";
         const bool pass_updates = c.has_updates && !c.constant_updates;
         if (pass_updates) body += "        void *updates = copy_of(" + updates_array + ");\n";
         body += std::string("        void *output = ") +
-                (c.in_place ? "copy_of(" + data_array + ");\n"
+                (c.in_place ? std::string(c.data_count ? "copy_of_rows(" : "copy_of(") + data_array + ");\n"
                             : "filled(" + std::to_string(c.expected_output.size()) + "u);\n");
         const std::string input = c.in_place ? "output" : "data";
         body += "        int status = " + c.kernel + "(" + data_argument(c, input) + (c.constant_indices ? "" : "indices, ") +

@@ -500,13 +500,19 @@ TEST(SpecErrors, UnknownOperator) {
 }
 
 TEST(SpecErrors, UnknownDType) {
-    // A hint for a case slip, ONNX's TensorProto names and other tools' short forms; none for a near miss
-    // in digits ("int61" is not "int16") or a type kernelgen lacks ("float8").
+    // A hint for a case slip, ONNX's TensorProto names, other tools' short forms and slips of the letters (two
+    // swapped, one missing or extra); none for a near miss in digits ("int61" is not "int16"), a type kernelgen
+    // lacks ("float8"), or a slip as close to two types ("unt8": uint8 or int8).
     const std::vector<std::pair<std::string, std::string>> cases{
         {"float8", ""},
         {"Float32", "; did you mean \"float32\"?"},
         {"BFLOAT16", "; did you mean \"bfloat16\"?"},
         {"fp16", "; did you mean \"float16\"?"},
+        {"flaot32", "; did you mean \"float32\"?"},
+        {"unit8", "; did you mean \"uint8\"?"},
+        {"bol", "; did you mean \"bool\"?"},
+        {"Flaot64", "; did you mean \"float64\"?"},
+        {"unt8", ""},
         {"int61", ""}};
     for (const auto& [dtype, hint] : cases) {
         EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": ")json" + dtype +

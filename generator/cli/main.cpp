@@ -17,79 +17,90 @@
 
 namespace {
 
-constexpr const char* kSynopsis =
-    "Usage: kernelgen [generate] --out-dir DIR [--unroll MODE] [--prefetch MODE]\n"
-    "                           [--no-support] [--depfile FILE] SPEC.json...\n"
-    "       kernelgen support --out-dir DIR\n"
-    "       kernelgen list SPEC.json...\n"
-    "       kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
-    "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--value NAME=V,...]...\n"
-    "                        [--max-count NODE=N]... [--accumulate NODE]...\n"
-    "                        [--plain-indices NODE]... [--weights MODE]\n"
-    "                        [--time-limit SECONDS] [--memory-limit MIB]\n";
+// The forms of the command line; a help page covers one of them, or all.
+enum Form : unsigned { Generate = 1, Support = 2, List = 4, Import = 8, AllForms = 15 };
 
-// What the forms do, a paragraph each; {operators} and {imported} stand for the operator table's lists.
-constexpr const char* kDescription[] = {
-    "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX {operators} kernel described "
-    "in the spec files; a kernel whose spec gives constant data holds it in flash, in DIR/<name>_data.inc, which its "
-    ".c includes. If any spec is invalid, every problem is printed as FILE: /json/pointer: message, nothing is "
-    "written, and the exit status is 1. Files whose content is unchanged are left alone. Beside the kernels, every "
-    "run writes the support code they share, DIR/kernelgen_support.h and DIR/kernelgen_support.c: compile "
-    "kernelgen_support.c once per program. support writes only those two files. list writes nothing: it prints, for "
-    "build systems, a line \"kernel NAME FILE...\" for every kernel (the files a run would write) and a line "
-    "\"input PATH\" for every file the run reads.",
-    "import writes one spec file, DIR/<kernel name>.json, for every {imported} node of the model, in its main graph "
-    "and in every If, Loop and Scan body, whose shapes are static once the dimensions are bound and every value "
-    "computable at import time is folded; a node whose value is known is folded (no kernel), and indices known at "
-    "import time become constant indices. A node whose number of index rows is known only at run time (after "
-    "NonZero, NonMaxSuppression, Compress, TopK, Unique) gets a run-time count, bounded by what its producer can "
-    "select. DIR/<model>.import.json reports every indexing node. Every node it cannot import is printed as MODEL: "
-    "node \"name\" (Op, #position): reason.",
+// Each form's synopsis, its lines aligned after "Usage: ".
+constexpr std::pair<unsigned, const char*> kSynopsis[] = {
+    {Generate, "kernelgen [generate] --out-dir DIR [--unroll MODE] [--prefetch MODE]\n"
+               "                           [--no-support] [--depfile FILE] SPEC.json...\n"},
+    {Support, "kernelgen support --out-dir DIR\n"},
+    {List, "kernelgen list SPEC.json...\n"},
+    {Import, "kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
+             "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--value NAME=V,...]...\n"
+             "                        [--max-count NODE=N]... [--accumulate NODE]...\n"
+             "                        [--plain-indices NODE]... [--weights MODE]\n"
+             "                        [--time-limit SECONDS] [--memory-limit MIB]\n"},
 };
 
-constexpr const char* kOptions =
-    "Options:\n"
-    "  -o, --out-dir DIR  folder for the generated files (created when missing)\n"
-    "      --unroll MODE  unrolling of every kernel whose spec has no \"unroll\":\n"
-    "                     auto (the default), full, none or a factor 1..64\n"
-    "      --prefetch MODE\n"
-    "                     prefetching of every kernel whose spec has no \"prefetch\":\n"
-    "                     auto (the default), none or a distance 1..1024 (index tuples)\n"
-    "      --no-support   leave out kernelgen_support.h and .c (another run writes them)\n"
-    "      --depfile FILE write FILE, a Makefile rule: the generated files depend on the\n"
-    "                     spec files and the data files they name (for make, Ninja, CMake)\n"
-    "      --prefix P     (import) put P in front of every kernel name\n"
-    "      --strict       (import) a node that cannot be imported is an error: exit 1,\n"
-    "                     nothing written\n"
-    "      --dim NAME=N   (import) every symbolic dimension called NAME is N\n"
-    "      --input NAME=SHAPE\n"
-    "                     (import) graph input NAME has the shape SHAPE: 1x16000, or []\n"
-    "                     for rank 0\n"
-    "      --value NAME=V[,V...]\n"
-    "                     (import) graph input NAME holds these values at every call\n"
-    "                     (row-major; a sample rate, a mode): folded as a constant\n"
-    "      --max-count NODE=N\n"
-    "                     (import) the run-time count of indexing node NODE is at most N\n"
-    "                     (1..4294967295): a bound where none is derived, or a lower one\n"
-    "      --accumulate NODE\n"
-    "                     (import) ScatterND node NODE, which writes into zeros without a\n"
-    "                     reduction and whose result an Add adds (PyTorch's export of\n"
-    "                     index_put_(accumulate=True)), gets reduction add: duplicate\n"
-    "                     indices then add up, as in PyTorch\n"
-    "      --plain-indices NODE\n"
-    "                     (import) the kernel of indexing node NODE takes the node's own\n"
-    "                     indices, not the run-time tensor the graph makes them of by\n"
-    "                     reshapes, a widening Cast (int32 ids) and an Expand\n"
-    "      --weights MODE (import) kernel (the default): a gather whose data is a constant\n"
-    "                     of the model (an embedding table) holds it, DIR/<kernel>.data.npy;\n"
-    "                     caller: the caller passes it, as any other input\n"
-    "      --time-limit SECONDS\n"
-    "                     (import) stop an import that takes longer (default 300)\n"
-    "      --memory-limit MIB\n"
-    "                     (import) stop an import that needs more memory (default 4096)\n"
-    "  -h, --help         show this help and exit\n"
-    "      --version      show the version and exit\n"
-    "\n"
+// What the forms do, a paragraph each; {operators} and {imported} stand for the operator table's lists.
+constexpr std::pair<unsigned, const char*> kDescription[] = {
+    {Generate | Support | List,
+     "Generates a specialized C99 kernel (DIR/<name>.h and DIR/<name>.c) for every ONNX {operators} kernel described "
+     "in the spec files; a kernel whose spec gives constant data holds it in flash, in DIR/<name>_data.inc, which its "
+     ".c includes. If any spec is invalid, every problem is printed as FILE: /json/pointer: message, nothing is "
+     "written, and the exit status is 1. Files whose content is unchanged are left alone. Beside the kernels, every "
+     "run writes the support code they share, DIR/kernelgen_support.h and DIR/kernelgen_support.c: compile "
+     "kernelgen_support.c once per program. support writes only those two files. list writes nothing: it prints, for "
+     "build systems, a line \"kernel NAME FILE...\" for every kernel (the files a run would write) and a line "
+     "\"input PATH\" for every file the run reads."},
+    {Import,
+     "import writes one spec file, DIR/<kernel name>.json, for every {imported} node of the model, in its main graph "
+     "and in every If, Loop and Scan body, whose shapes are static once the dimensions are bound and every value "
+     "computable at import time is folded; a node whose value is known is folded (no kernel), and indices known at "
+     "import time become constant indices. A node whose number of index rows is known only at run time (after "
+     "NonZero, NonMaxSuppression, Compress, TopK, Unique) gets a run-time count, bounded by what its producer can "
+     "select. DIR/<model>.import.json reports every indexing node. Every node it cannot import is printed as MODEL: "
+     "node \"name\" (Op, #position): reason."},
+};
+
+// Each option's help, with the forms that take it.
+constexpr std::pair<unsigned, const char*> kOptions[] = {
+    {Generate | Support | Import, "  -o, --out-dir DIR  folder for the generated files (created when missing)\n"},
+    {Generate | List, "      --unroll MODE  unrolling of every kernel whose spec has no \"unroll\":\n"
+                      "                     auto (the default), full, none or a factor 1..64\n"},
+    {Generate | List, "      --prefetch MODE\n"
+                      "                     prefetching of every kernel whose spec has no \"prefetch\":\n"
+                      "                     auto (the default), none or a distance 1..1024 (index tuples)\n"},
+    {Generate | List, "      --no-support   leave out kernelgen_support.h and .c (another run writes them)\n"},
+    {Generate, "      --depfile FILE write FILE, a Makefile rule: the generated files depend on the\n"
+               "                     spec files and the data files they name (for make, Ninja, CMake)\n"},
+    {Import, "      --prefix P     (import) put P in front of every kernel name\n"},
+    {Import, "      --strict       (import) a node that cannot be imported is an error: exit 1,\n"
+             "                     nothing written\n"},
+    {Import, "      --dim NAME=N   (import) every symbolic dimension called NAME is N\n"},
+    {Import, "      --input NAME=SHAPE\n"
+             "                     (import) graph input NAME has the shape SHAPE: 1x16000, or []\n"
+             "                     for rank 0\n"},
+    {Import, "      --value NAME=V[,V...]\n"
+             "                     (import) graph input NAME holds these values at every call\n"
+             "                     (row-major; a sample rate, a mode): folded as a constant\n"},
+    {Import, "      --max-count NODE=N\n"
+             "                     (import) the run-time count of indexing node NODE is at most N\n"
+             "                     (1..4294967295): a bound where none is derived, or a lower one\n"},
+    {Import, "      --accumulate NODE\n"
+             "                     (import) ScatterND node NODE, which writes into zeros without a\n"
+             "                     reduction and whose result an Add adds (PyTorch's export of\n"
+             "                     index_put_(accumulate=True)), gets reduction add: duplicate\n"
+             "                     indices then add up, as in PyTorch\n"},
+    {Import, "      --plain-indices NODE\n"
+             "                     (import) the kernel of indexing node NODE takes the node's own\n"
+             "                     indices, not the run-time tensor the graph makes them of by\n"
+             "                     reshapes, a widening Cast (int32 ids), an Expand, an Add or\n"
+             "                     Sub of constants (positions) and a Concat of constant tuple\n"
+             "                     components\n"},
+    {Import, "      --weights MODE (import) kernel (the default): a gather whose data is a constant\n"
+             "                     of the model (an embedding table) holds it, DIR/<kernel>.data.npy;\n"
+             "                     caller: the caller passes it, as any other input\n"},
+    {Import, "      --time-limit SECONDS\n"
+             "                     (import) stop an import that takes longer (default 300)\n"},
+    {Import, "      --memory-limit MIB\n"
+             "                     (import) stop an import that needs more memory (default 4096)\n"},
+    {AllForms, "  -h, --help         show this help and exit\n"},
+    {AllForms, "      --version      show the version and exit\n"},
+};
+
+constexpr const char* kExitStatus =
     "Exit status: 0 on success, 1 for invalid specs (import: a file that is not an ONNX\n"
     "model, or --strict with nodes not imported), 2 for usage or file-system errors.\n";
 
@@ -118,8 +129,9 @@ std::string wrapped(const std::string& text, size_t width) {
     return out + line + "\n";
 }
 
-// The help: the synopsis, what each form does with the operators of the operator table, the options.
-std::string usage() {
+// The help of `form` (or of every form): the synopsis, what the form does with the operators of the operator
+// table, the options it takes.
+std::string usage(unsigned form = AllForms) {
     std::vector<std::string> kernels, imported, deprecated;
     for (const auto& row : kernelgen::operators()) {
         kernels.emplace_back(row.name);
@@ -128,8 +140,14 @@ std::string usage() {
             (onnx.until == 0 ? imported : deprecated).push_back(qualified);
         }
     }
-    std::string text = std::string(kSynopsis) + "\n";
-    for (std::string paragraph : kDescription) {
+    std::string text;
+    for (const auto& [forms, synopsis] : kSynopsis) {
+        if (forms & form) text += (text.empty() ? "Usage: " : "       ") + std::string(synopsis);
+    }
+    text += "\n";
+    for (const auto& [forms, description] : kDescription) {
+        if (!(forms & form)) continue;
+        std::string paragraph = description;
         const std::string imports = joined(imported, ", ") + (deprecated.empty() ? "" : " (and deprecated " + joined(deprecated, " and ") + ")");
         for (const auto& [key, value] : {std::pair<std::string, std::string>{"{operators}", joined(kernels, " or ")},
                                          std::pair<std::string, std::string>{"{imported}", imports}}) {
@@ -137,7 +155,22 @@ std::string usage() {
         }
         text += wrapped(paragraph, 88) + "\n";
     }
-    return text + kOptions;
+    text += "Options:\n";
+    for (const auto& [forms, option] : kOptions) {
+        if (forms & form) text += option;
+    }
+    text += "\n";
+    if (form == AllForms) text += "kernelgen help COMMAND (or kernelgen COMMAND --help) shows one command's options alone.\n";
+    return text + kExitStatus;
+}
+
+// The form a command word names (generate, support, list, import), or none.
+std::optional<unsigned> form_named(const std::string& word) {
+    if (word == "generate") return Generate;
+    if (word == "support") return Support;
+    if (word == "list") return List;
+    if (word == "import") return Import;
+    return std::nullopt;
 }
 
 int usage_error(const std::string& message) {
@@ -162,14 +195,14 @@ std::optional<std::string> option_value(const std::vector<std::string>& args, si
 // The options both forms share: "--" (the arguments after it are files), --help, --version and --out-dir.
 // Returns whether args[i] is one of them (i then moves past its value); `exit` is then set when it ends the run.
 bool shared_option(const std::vector<std::string>& args, size_t& i, bool& options_done, std::string& out_dir,
-                   std::optional<int>& exit) {
+                   std::optional<int>& exit, unsigned form) {
     if (options_done) return false;
     const std::string& arg = args[i];
     bool missing = false;
     if (arg == "--") {
         options_done = true;
     } else if (arg == "-h" || arg == "--help") {
-        std::cout << usage();
+        std::cout << usage(form);
         exit = 0;
     } else if (arg == "--version") {
         std::cout << "kernelgen " << KERNELGEN_VERSION_STRING << "\n";
@@ -219,7 +252,7 @@ std::optional<int> read_import_arguments(const std::vector<std::string>& args, I
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         std::optional<int> exit;
-        if (shared_option(args, i, options_done, out_dir, exit)) {
+        if (shared_option(args, i, options_done, out_dir, exit, Import)) {
             if (exit) return exit;
         } else if (auto prefix = options_done ? std::nullopt : option_value(args, i, "--prefix", "", missing)) {
             if (missing) return usage_error("--prefix needs a text");
@@ -339,7 +372,7 @@ int run_support(const std::vector<std::string>& args) {
     bool options_done = false;
     for (size_t i = 0; i < args.size(); ++i) {
         std::optional<int> exit;
-        if (shared_option(args, i, options_done, out_dir, exit)) {
+        if (shared_option(args, i, options_done, out_dir, exit, Support)) {
             if (exit) return *exit;
         } else {
             return usage_error("support takes no " + std::string(args[i].rfind('-', 0) == 0 ? "option " : "argument ") +
@@ -354,11 +387,22 @@ int run_support(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
+    // kernelgen help [COMMAND]: the help of every form, or of one.
+    if (!args.empty() && args[0] == "help") {
+        const std::optional<unsigned> form = args.size() == 2 ? form_named(args[1]) : std::optional<unsigned>(AllForms);
+        if (args.size() > 2 || !form) {
+            return usage_error("help takes at most one command: generate, support, list or import" +
+                               (args.size() == 2 ? " (not " + kernelgen::terminal_safe(args[1]) + ")" : std::string()));
+        }
+        std::cout << usage(*form);
+        return 0;
+    }
     if (!args.empty() && args[0] == "import") return run_import({args.begin() + 1, args.end()});
     if (!args.empty() && args[0] == "support") return run_support({args.begin() + 1, args.end()});
     // kernelgen list SPEC.json...: the generate run's kernels, files and inputs, printed instead of written.
     const bool listing = !args.empty() && args[0] == "list";
     if (listing) args.erase(args.begin());
+    const unsigned form = listing ? List : !args.empty() && args[0] == "generate" ? Generate : AllForms;
     std::string out_dir, depfile;
     std::vector<std::string> specs;
     kernelgen::RunOptions options;
@@ -366,7 +410,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         std::optional<int> exit;
-        if (shared_option(args, i, options_done, out_dir, exit)) {
+        if (shared_option(args, i, options_done, out_dir, exit, form)) {
             if (exit) return *exit;
         } else if (auto mode = options_done ? std::nullopt : option_value(args, i, "--unroll", "", missing)) {
             if (missing) return usage_error("--unroll needs a mode");

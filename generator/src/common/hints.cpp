@@ -27,6 +27,21 @@ size_t edit_distance(std::string_view a, std::string_view b) {
     return row[b.size()];
 }
 
+// Edits that turn `a` into `b` where a swap of two neighbouring characters counts as one (optimal string
+// alignment), letter case counted: the typing slips of a value's name.
+size_t swap_edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        for (size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    }
+    return d[a.size()][b.size()];
+}
+
 std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates, size_t most_edits) {
     std::string best;
     size_t best_distance = most_edits + 1;  // suggest only close matches
@@ -55,8 +70,8 @@ std::string did_you_mean_name(std::string_view given, const std::vector<std::str
     return best.empty() ? "" : "; did you mean " + in_quotes(best) + "?";
 }
 
-// A hint for a misspelt value of a closed set, where edit distance would mislead ("int61" is not "int16"):
-// the value differing only in case, or the value another tool's spelling means ("fp16", ONNX's "FLOAT").
+// A hint for a misspelt value of a closed set, where plain edit distance would mislead ("int61" is not "int16"):
+// the value differing only in case, the value another tool's spelling means ("fp16"), or a slip of the letters.
 std::string did_you_mean_value(std::string_view given, const std::vector<std::string>& values,
                                const std::map<std::string, std::string, std::less<>>& aliases) {
     std::string lower(given);
@@ -65,7 +80,32 @@ std::string did_you_mean_value(std::string_view given, const std::vector<std::st
         if (value == lower) return "; did you mean " + in_quotes(value) + "?";
     }
     auto alias = aliases.find(lower);
-    return alias == aliases.end() ? "" : "; did you mean " + in_quotes(alias->second) + "?";
+    if (alias != aliases.end()) return "; did you mean " + in_quotes(alias->second) + "?";
+    // A slip of the letters ("flaot32", "unit8", "bol"): among the values with the same digits in the same order
+    // (so that "int61" is not taken for "int16", nor "float8" for "float16"), the one closest by edits that count
+    // a swap of two neighbours as one, at most 2 away; none where two are as close.
+    auto digits = [](std::string_view text) {
+        std::string out;
+        for (char ch : text) {
+            if (std::isdigit(static_cast<unsigned char>(ch))) out += ch;
+        }
+        return out;
+    };
+    std::string best;
+    size_t best_distance = 3;
+    bool tied = false;
+    for (const auto& value : values) {
+        if (digits(value) != digits(lower)) continue;
+        const size_t distance = swap_edit_distance(lower, value);
+        if (distance < best_distance) {
+            best = value;
+            best_distance = distance;
+            tied = false;
+        } else if (distance == best_distance) {
+            tied = true;
+        }
+    }
+    return best.empty() || tied ? "" : "; did you mean " + in_quotes(best) + "?";
 }
 
 std::string join(const std::vector<std::string>& items) {

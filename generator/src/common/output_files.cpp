@@ -373,6 +373,19 @@ WriteReport write_outputs(const fs::path& dir, const std::vector<OutputFile>& fi
     std::error_code error;
     fs::create_directories(dir, error);
     if (error) {
+        // Where a file stands in the folder's way (the folder itself, or one of the folders above it), that file
+        // is named: "Not a directory" alone does not say which.
+        for (fs::path at = dir; !at.empty(); at = at.parent_path()) {
+            std::error_code status_error;
+            const fs::file_status status = fs::status(at, status_error);
+            if (fs::exists(status)) {
+                if (fs::is_directory(status)) break;
+                report.error = at == dir ? dir.string() + ": exists and is not a folder (the output folder)"
+                                         : dir.string() + ": cannot create the folder: " + at.string() + " exists and is not a folder";
+                return report;
+            }
+            if (at == at.parent_path()) break;
+        }
         report.error = dir.string() + ": cannot create the folder: " + error.message();
         return report;
     }
