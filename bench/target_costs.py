@@ -1253,7 +1253,8 @@ def main():
         without_checks = unchecked_kernelgen_costs(args, pool, work, slower) if args.doc else {}
     if args.json:
         with open(args.json, "w") as f:
-            others = {key: value for key, value in (("baselines", baselines), ("materialized", materialized)) if value}
+            others = {key: value for key, value in (("baselines", baselines), ("materialized", materialized),
+                                                    ("plain", plain[0] if plain else None)) if value}
             json.dump({"kernels": results, **others} if others else results, f, indent=1)
     report = ""
     if args.unroll:
