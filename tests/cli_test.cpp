@@ -302,7 +302,7 @@ TEST_F(CliTest, SupportWritesOnlyTheSupportFiles) {
     RunResult extra = run("support --out-dir shared alpha.json");
     EXPECT_EQ(extra.exit_code, 2);
     EXPECT_EQ(extra.err, "kernelgen: support takes no argument alpha.json (kernelgen support --out-dir DIR)\n"
-                         "Try 'kernelgen --help'.\n");
+                         "Try 'kernelgen help support'.\n");
     EXPECT_EQ(run("support").exit_code, 2);
 }
 

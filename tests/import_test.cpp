@@ -1160,7 +1160,7 @@ TEST(ImportModel, WeightsTravelWithTheKernel) {
                         " --weights flash 2>&1");
     EXPECT_EQ(run.status, 2);
     EXPECT_EQ(run.out, "kernelgen: unknown --weights mode 'flash' (kernel: the kernel holds a gather's constant data; caller: "
-                       "the caller passes it)\nTry 'kernelgen --help'.\n");
+                       "the caller passes it)\nTry 'kernelgen help import'.\n");
 }
 
 // A constant whose stored type differs from what the model declares for it stays a parameter (its bytes would not
@@ -1264,7 +1264,7 @@ TEST(ImportCli, ImportsListsSkippedNodesAndWritesSpecs) {
     CliRun bad_prefix = kernelgen_run("import " + model + " -o " + (dir / "x").string() + " --prefix 1x");
     EXPECT_EQ(bad_prefix.status, 2);
     EXPECT_EQ(bad_prefix.out, "kernelgen: prefix \"1x\" is not the start of a C identifier (a letter, then letters, digits and "
-                              "'_')\nTry 'kernelgen --help'.\n");
+                              "'_')\nTry 'kernelgen help import'.\n");
     EXPECT_EQ(kernelgen_run("import " + model).status, 2);
     EXPECT_EQ(kernelgen_run("import -o " + (dir / "x").string()).status, 2);
     EXPECT_EQ(kernelgen_run("import " + model + " " + model + " -o " + (dir / "x").string()).status, 2);
@@ -1502,11 +1502,11 @@ TEST(ImportLimits, TimeAndMemoryStopAnImportCleanly) {
     CliRun zero = kernelgen_run("import m.onnx --out-dir x --time-limit 0 2>&1");
     EXPECT_EQ(zero.status, 2);
     EXPECT_EQ(zero.out, "kernelgen: --time-limit 0: the limit must be a whole number of seconds from 1 to 86400\n"
-                        "Try 'kernelgen --help'.\n");
+                        "Try 'kernelgen help import'.\n");
     CliRun words = kernelgen_run("import m.onnx --out-dir x --memory-limit=lots 2>&1");
     EXPECT_EQ(words.status, 2);
     EXPECT_EQ(words.out, "kernelgen: --memory-limit lots: the limit must be a whole number of MiB from 1 to 1048576\n"
-                         "Try 'kernelgen --help'.\n");
+                         "Try 'kernelgen help import'.\n");
 }
 
 // Allocates `bytes` and writes every page (so that no compiler leaves the allocation out); true, or false when the
@@ -3609,7 +3609,7 @@ TEST(ImportModel, IndexPutAccumulateIsNotedAndFixedByOption) {
              {"--accumulate set", "kernelgen: " + model + ": --accumulate set: node \"set\" (ScatterND, #4) " + form + "\n"}}) {
         CliRun run = kernelgen_run("import " + model + out + " " + arguments + " 2>&1");
         EXPECT_EQ(run.status, 2) << arguments;
-        EXPECT_EQ(run.out, message + "Try 'kernelgen --help'.\n") << arguments;
+        EXPECT_EQ(run.out, message + "Try 'kernelgen help import'.\n") << arguments;
         EXPECT_FALSE(fs::exists(dir / "out")) << arguments;
     }
     CliRun run = kernelgen_run("import " + model + out + " --accumulate put --accumulate tally 2>&1");
@@ -5056,7 +5056,7 @@ TEST(ImportCounts, MaxCountOnTheCommandLine) {
                                        "or ScatterElements node by its name, or by its path in a body)\n"}}) {
         CliRun run = kernelgen_run("import " + model + out + " " + options + " 2>&1");
         EXPECT_EQ(run.status, 2) << options;
-        EXPECT_EQ(run.out, message + "Try 'kernelgen --help'.\n") << options;
+        EXPECT_EQ(run.out, message + "Try 'kernelgen help import'.\n") << options;
         EXPECT_FALSE(fs::exists(dir / "out")) << options;
     }
     CliRun run = kernelgen_run("import " + model + out + " --max-count kept=4 --max-count cumulative=6");
@@ -5215,17 +5215,17 @@ TEST(ImportOptions, DimAndInputMessages) {
     CliRun bad = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --input y=2x4 2>&1");
     EXPECT_EQ(bad.status, 2);
     EXPECT_EQ(bad.out, "kernelgen: " + model + ": --input y=2x4: input \"y\" has rank 3 in the model ([2, \"N\", ?]), not 2\n"
-                       "Try 'kernelgen --help'.\n");
+                       "Try 'kernelgen help import'.\n");
     EXPECT_FALSE(fs::exists(dir / "out"));
     CliRun malformed = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N 2>&1");
     EXPECT_EQ(malformed.status, 2);
-    EXPECT_EQ(malformed.out, "kernelgen: --dim takes NAME=N (a dimension's name and its value), got \"N\"\nTry 'kernelgen --help'.\n");
+    EXPECT_EQ(malformed.out, "kernelgen: --dim takes NAME=N (a dimension's name and its value), got \"N\"\nTry 'kernelgen help import'.\n");
     CliRun twice = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=2 --dim=N=3 2>&1");
-    EXPECT_EQ(twice.out, "kernelgen: --dim N is given two values, 2 and 3\nTry 'kernelgen --help'.\n");
+    EXPECT_EQ(twice.out, "kernelgen: --dim N is given two values, 2 and 3\nTry 'kernelgen help import'.\n");
     CliRun unknown = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=4 --input y=2x4x7 --dim M=1 2>&1");
     EXPECT_EQ(unknown.status, 2);
     EXPECT_EQ(unknown.out, "kernelgen: " + model + ": --dim M=1: no dimension of the model is called \"M\" (its dimensions: "
-                           "\"N\")\nTry 'kernelgen --help'.\n");
+                           "\"N\")\nTry 'kernelgen help import'.\n");
     EXPECT_FALSE(fs::exists(dir / "out"));
     CliRun good = kernelgen_run("import " + model + " -o " + (dir / "out").string() + " --dim N=4 --input y=2x4x7");
     EXPECT_EQ(good.status, 0);
@@ -5252,13 +5252,13 @@ TEST(ImportOptions, DimThatNamesNothingIsAUsageError) {
         EXPECT_EQ(run.status, 2) << option;
         const std::string name = option.substr(0, option.find('='));
         EXPECT_EQ(run.out, "kernelgen: " + model + ": --dim " + option + ": no dimension of the model is called \"" + name +
-                               "\" (its dimensions: \"batch\", \"seq\"); did you mean \"" + meant + "\"?\nTry 'kernelgen --help'.\n");
+                               "\" (its dimensions: \"batch\", \"seq\"); did you mean \"" + meant + "\"?\nTry 'kernelgen help import'.\n");
         EXPECT_FALSE(fs::exists(dir / "out")) << option;
     }
     CliRun far = kernelgen_run("import " + model + " -o " + out + " --dim batch=1 --dim time=8 2>&1");
     EXPECT_EQ(far.status, 2);
     EXPECT_EQ(far.out, "kernelgen: " + model + ": --dim time=8: no dimension of the model is called \"time\" (its dimensions: "
-                       "\"batch\", \"seq\")\nTry 'kernelgen --help'.\n");
+                       "\"batch\", \"seq\")\nTry 'kernelgen help import'.\n");
     EXPECT_FALSE(fs::exists(dir / "out"));
     CliRun right = kernelgen_run("import " + model + " -o " + out + " --dim batch=1 --dim seq=4");
     EXPECT_EQ(right.status, 0);
@@ -5272,7 +5272,7 @@ TEST(ImportOptions, DimThatNamesNothingIsAUsageError) {
     CliRun none = kernelgen_run("import " + (dir / "fixed.onnx").string() + " -o " + (dir / "out2").string() + " --dim N=1 2>&1");
     EXPECT_EQ(none.status, 2);
     EXPECT_EQ(none.out, "kernelgen: " + (dir / "fixed.onnx").string() + ": --dim N=1: no dimension of the model is called "
-                        "\"N\" (it names none: give a whole input's shape with --input)\nTry 'kernelgen --help'.\n");
+                        "\"N\" (it names none: give a whole input's shape with --input)\nTry 'kernelgen help import'.\n");
     EXPECT_FALSE(fs::exists(dir / "out2"));
 }
 
@@ -5341,7 +5341,7 @@ TEST(ImportOptions, ValueMakesAnInputConstant) {
     CliRun bad = kernelgen_run("import " + (dir / "m.onnx").string() + " -o " + (dir / "out").string() + " --value row=x 2>&1");
     EXPECT_EQ(bad.status, 2);
     EXPECT_EQ(bad.out, "kernelgen: --value takes NAME=V[,V...] (a graph input's name and the values it holds at every call, "
-                       "as sr=16000), got \"row=x\": each value is a number (16000, -1, 0.5)\nTry 'kernelgen --help'.\n");
+                       "as sr=16000), got \"row=x\": each value is a number (16000, -1, 0.5)\nTry 'kernelgen help import'.\n");
     EXPECT_FALSE(fs::exists(dir / "out"));
 }
 

@@ -173,8 +173,13 @@ std::optional<unsigned> form_named(const std::string& word) {
     return std::nullopt;
 }
 
-int usage_error(const std::string& message) {
-    std::cerr << "kernelgen: " << message << "\n" << "Try 'kernelgen --help'.\n";
+// Where a usage error sends the user: the whole help, or one command's.
+constexpr const char* kHelpHint = "Try 'kernelgen --help'.\n";
+constexpr const char* kImportHelpHint = "Try 'kernelgen help import'.\n";
+constexpr const char* kSupportHelpHint = "Try 'kernelgen help support'.\n";
+
+int usage_error(const std::string& message, const char* hint = kHelpHint) {
+    std::cerr << "kernelgen: " << message << "\n" << hint;
     return 2;
 }
 
@@ -208,7 +213,7 @@ bool shared_option(const std::vector<std::string>& args, size_t& i, bool& option
         std::cout << "kernelgen " << KERNELGEN_VERSION_STRING << "\n";
         exit = 0;
     } else if (auto dir = option_value(args, i, "--out-dir", "-o", missing)) {
-        if (missing) exit = usage_error(arg + " needs a folder");
+        if (missing) exit = usage_error(arg + " needs a folder", form == Import ? kImportHelpHint : form == Support ? kSupportHelpHint : kHelpHint);
         out_dir = *dir;
     } else {
         return false;
@@ -244,6 +249,7 @@ struct ImportCommand {
 // Reads the arguments of `kernelgen import` (without the word "import") into `command`: nothing, or the exit
 // status when they end the run (--help, --version, a usage error).
 std::optional<int> read_import_arguments(const std::vector<std::string>& args, ImportCommand& command) {
+    auto import_error = [](const std::string& message) { return usage_error(message, kImportHelpHint); };
     std::string& out_dir = command.out_dir;
     std::string& model = command.model;
     kernelgen::ImportOptions& options = command.options;
@@ -255,64 +261,64 @@ std::optional<int> read_import_arguments(const std::vector<std::string>& args, I
         if (shared_option(args, i, options_done, out_dir, exit, Import)) {
             if (exit) return exit;
         } else if (auto prefix = options_done ? std::nullopt : option_value(args, i, "--prefix", "", missing)) {
-            if (missing) return usage_error("--prefix needs a text");
+            if (missing) return import_error("--prefix needs a text");
             options.prefix = *prefix;
-            if (auto prefix_ok = kernelgen::check_prefix(options.prefix); !prefix_ok) return usage_error(prefix_ok.problem());
+            if (auto prefix_ok = kernelgen::check_prefix(options.prefix); !prefix_ok) return import_error(prefix_ok.problem());
         } else if (auto dim = options_done ? std::nullopt : option_value(args, i, "--dim", "", missing)) {
-            if (missing) return usage_error("--dim needs NAME=N");
+            if (missing) return import_error("--dim needs NAME=N");
             auto parsed = kernelgen::parse_dim_option(*dim);
-            if (!parsed) return usage_error(parsed.problem());
-            if (auto once = add_once(options.dims, *parsed, "--dim"); !once) return usage_error(once.problem());
+            if (!parsed) return import_error(parsed.problem());
+            if (auto once = add_once(options.dims, *parsed, "--dim"); !once) return import_error(once.problem());
         } else if (auto input = options_done ? std::nullopt : option_value(args, i, "--input", "", missing)) {
-            if (missing) return usage_error("--input needs NAME=SHAPE");
+            if (missing) return import_error("--input needs NAME=SHAPE");
             auto parsed = kernelgen::parse_input_option(*input);
-            if (!parsed) return usage_error(parsed.problem());
+            if (!parsed) return import_error(parsed.problem());
             options.inputs.push_back(*parsed);
         } else if (auto value = options_done ? std::nullopt : option_value(args, i, "--value", "", missing)) {
-            if (missing) return usage_error("--value needs NAME=V[,V...]");
+            if (missing) return import_error("--value needs NAME=V[,V...]");
             auto parsed = kernelgen::parse_value_option(*value);
-            if (!parsed) return usage_error(parsed.problem());
+            if (!parsed) return import_error(parsed.problem());
             options.values.push_back(*parsed);
         } else if (auto max_count = options_done ? std::nullopt : option_value(args, i, "--max-count", "", missing)) {
-            if (missing) return usage_error("--max-count needs NODE=N");
+            if (missing) return import_error("--max-count needs NODE=N");
             auto parsed = kernelgen::parse_max_count_option(*max_count);
-            if (!parsed) return usage_error(parsed.problem());
-            if (auto once = add_once(options.max_counts, *parsed, "--max-count"); !once) return usage_error(once.problem());
+            if (!parsed) return import_error(parsed.problem());
+            if (auto once = add_once(options.max_counts, *parsed, "--max-count"); !once) return import_error(once.problem());
         } else if (auto node = options_done ? std::nullopt : option_value(args, i, "--accumulate", "", missing)) {
-            if (missing || node->empty()) return usage_error("--accumulate needs NODE (a ScatterND node's name)");
+            if (missing || node->empty()) return import_error("--accumulate needs NODE (a ScatterND node's name)");
             options.accumulate.insert(*node);
         } else if (auto plain = options_done ? std::nullopt : option_value(args, i, "--plain-indices", "", missing)) {
-            if (missing || plain->empty()) return usage_error("--plain-indices needs NODE (an indexing node's name)");
+            if (missing || plain->empty()) return import_error("--plain-indices needs NODE (an indexing node's name)");
             options.plain_indices.insert(*plain);
         } else if (auto seconds = options_done ? std::nullopt : option_value(args, i, "--time-limit", "", missing)) {
-            if (missing) return usage_error("--time-limit needs a number of seconds");
+            if (missing) return import_error("--time-limit needs a number of seconds");
             const auto value = kernelgen::parse_limit_option("--time-limit", *seconds, "seconds", kernelgen::kMaxTimeLimit);
-            if (!value) return usage_error(value.problem());
+            if (!value) return import_error(value.problem());
             options.limits.seconds = static_cast<unsigned>(*value);
         } else if (auto mib = options_done ? std::nullopt : option_value(args, i, "--memory-limit", "", missing)) {
-            if (missing) return usage_error("--memory-limit needs a number of MiB");
+            if (missing) return import_error("--memory-limit needs a number of MiB");
             const auto value = kernelgen::parse_limit_option("--memory-limit", *mib, "MiB", kernelgen::kMaxMemoryLimitMiB);
-            if (!value) return usage_error(value.problem());
+            if (!value) return import_error(value.problem());
             options.limits.memory_bytes = *value << 20;
         } else if (auto mode = options_done ? std::nullopt : option_value(args, i, "--weights", "", missing)) {
-            if (missing) return usage_error("--weights needs a mode (kernel or caller)");
+            if (missing) return import_error("--weights needs a mode (kernel or caller)");
             if (*mode != "kernel" && *mode != "caller") {
-                return usage_error("unknown --weights mode '" + *mode + "' (kernel: the kernel holds a gather's constant data; "
+                return import_error("unknown --weights mode '" + *mode + "' (kernel: the kernel holds a gather's constant data; "
                                    "caller: the caller passes it)");
             }
             options.weights_in_kernel = *mode == "kernel";
         } else if (!options_done && arg == "--strict") {
             strict = true;
         } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
-            return usage_error("unknown option " + arg + " for import");
+            return import_error("unknown option " + arg + " for import");
         } else if (model.empty()) {
             model = arg;
         } else {
-            return usage_error("import takes one model, got " + model + " and " + arg);
+            return import_error("import takes one model, got " + model + " and " + arg);
         }
     }
-    if (out_dir.empty()) return usage_error("--out-dir DIR is required");
-    if (model.empty()) return usage_error("no model given (kernelgen import MODEL.onnx --out-dir DIR)");
+    if (out_dir.empty()) return import_error("--out-dir DIR is required");
+    if (model.empty()) return import_error("no model given (kernelgen import MODEL.onnx --out-dir DIR)");
     return std::nullopt;
 }
 
@@ -329,7 +335,7 @@ int finish_import(const kernelgen::ImportResult& result, const ImportCommand& co
     }
     if (!result.usage_errors.empty()) {
         for (const auto& error : result.usage_errors) line("kernelgen: " + model + ": " + error);
-        std::cerr << "Try 'kernelgen --help'.\n";
+        std::cerr << kImportHelpHint;
         return 2;
     }
     for (const auto& note : result.notes) line(model + ": note: " + note);
@@ -376,10 +382,11 @@ int run_support(const std::vector<std::string>& args) {
             if (exit) return *exit;
         } else {
             return usage_error("support takes no " + std::string(args[i].rfind('-', 0) == 0 ? "option " : "argument ") +
-                               args[i] + " (kernelgen support --out-dir DIR)");
+                                   args[i] + " (kernelgen support --out-dir DIR)",
+                               kSupportHelpHint);
         }
     }
-    if (out_dir.empty()) return usage_error("--out-dir DIR is required");
+    if (out_dir.empty()) return usage_error("--out-dir DIR is required", kSupportHelpHint);
     return report_written(kernelgen::write_outputs(out_dir, kernelgen::support_files()));
 }
 
