@@ -160,7 +160,7 @@ std::string usage(unsigned form = AllForms) {
         if (forms & form) text += option;
     }
     text += "\n";
-    if (form == AllForms) text += "kernelgen help COMMAND (or kernelgen COMMAND --help) shows one command's options alone.\n";
+    if (form == AllForms) text += "kernelgen help COMMAND (or kernelgen COMMAND --help) shows one command's options alone.\n\n";
     return text + kExitStatus;
 }
 
