@@ -67,19 +67,70 @@ function(_kernelgen_no_genex out_var text)
   set(${out_var} "${text}" PARENT_SCOPE)
 endfunction()
 
+# Makes an edit of <file> reconfigure: <file> joins CMAKE_CONFIGURE_DEPENDS, or, where the path holds ';' and the
+# generator writes Makefiles (CMake writes that list into its Makefile.cmake unescaped, so the path would split into
+# two files that do not exist and every build would configure again), a symbolic link to it in <copies_dir>, whose
+# timestamp as CMake reads it is the file's. Where the link cannot be made, the file itself (a configure at every
+# build, but no edit missed).
+function(_kernelgen_configure_dependency file copies_dir)
+  string(REPLACE ";" "\\;" item "${file}")
+  if(file MATCHES ";" AND NOT CMAKE_GENERATOR MATCHES "Ninja")
+    string(SHA1 hash "${file}")
+    file(MAKE_DIRECTORY "${copies_dir}")
+    file(CREATE_LINK "${file}" "${copies_dir}/${hash}.link" RESULT linked SYMBOLIC)
+    if(linked EQUAL 0)
+      set(item "${copies_dir}/${hash}.link")
+    endif()
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${item}")
+endfunction()
+
+# Removes the files an earlier configure of the call listed in <manifest> and <outputs> no longer holds (a kernel
+# renamed or taken out of a spec), then lists <outputs> there: a stale header left on the library's include path
+# would let code that still calls the old kernel compile, and fail only at link time. Only files the call itself
+# listed go (the output folder may hold others); a configure whose list is unchanged compares one text.
+function(_kernelgen_remove_stale_outputs manifest outputs)
+  list(REMOVE_ITEM outputs "")
+  list(SORT outputs)
+  list(REMOVE_DUPLICATES outputs)
+  string(REPLACE ";" "\n" listed "${outputs}")
+  if(EXISTS "${manifest}")
+    file(READ "${manifest}" previous)
+    if(previous STREQUAL "${listed}\n")
+      return()
+    endif()
+    # (a variable per listed file: list(REMOVE_ITEM) would take time in the product of the two lengths)
+    foreach(output IN LISTS outputs)
+      set("_kernelgen_listed_${output}" TRUE)
+    endforeach()
+    string(REPLACE "\n" ";" previous "${previous}")
+    set(stale "")
+    foreach(file IN LISTS previous)
+      if(NOT file STREQUAL "" AND NOT DEFINED "_kernelgen_listed_${file}")
+        list(APPEND stale "${file}")
+      endif()
+    endforeach()
+    if(stale)
+      file(REMOVE ${stale})
+    endif()
+  endif()
+  file(WRITE "${manifest}" "${listed}\n")
+endfunction()
+
 # Sets <out_var> to the file a custom command depends on to follow <file>: the file itself, or, when a list, Make
 # or a generator expression cannot name it (';' in the path, '$<', ':' for Makefile generators), a copy in
-# <copies_dir> that configure_file() refreshes on the configure an edit of the file triggers.
+# <copies_dir> that the configure an edit of the file triggers refreshes.
 function(_kernelgen_dependency out_var file copies_dir)
   string(REPLACE ";" "\\;" item "${file}")
   if(file MATCHES ";" OR file MATCHES "[$]<" OR (NOT CMAKE_GENERATOR MATCHES "Ninja" AND file MATCHES ":"))
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${item}")
+    _kernelgen_configure_dependency("${file}" "${copies_dir}")
     string(SHA1 hash "${file}")
     get_filename_component(extension "${file}" LAST_EXT)
     string(MAKE_C_IDENTIFIER "${extension}" extension)
     set(item "${copies_dir}/${hash}${extension}")
     if(EXISTS "${file}" AND NOT IS_DIRECTORY "${file}")
-      configure_file("${file}" "${item}" COPYONLY)
+      # (not configure_file(), which would make the file itself a configure dependency: see above)
+      execute_process(COMMAND "${CMAKE_COMMAND}" -E copy_if_different "${file}" "${item}")
     endif()
   endif()
   set(${out_var} "${item}" PARENT_SCOPE)
@@ -384,6 +435,7 @@ function(kernelgen_add_kernels target)
   endif()
 
   set(all_sources "")
+  set(call_outputs "")
   set(seen_specs "")
   set(data_copies "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_data")
   foreach(spec IN LISTS KG_SPECS)
@@ -412,7 +464,7 @@ function(kernelgen_add_kernels target)
     # The spec: Make cannot name a prerequisite with ';' or ':' in it (CMake writes them unescaped), nor a list one
     # with ';', nor a custom command one with "$<": there the command depends on a copy of the spec, and still
     # reads the spec itself, so that kernelgen's messages name it. An edit of the spec reconfigures.
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${spec_item}")
+    _kernelgen_configure_dependency("${spec}" "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_specs")
     _kernelgen_dependency(spec_dependency "${spec}" "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_specs")
     file(READ "${spec}" text)
     string(JSON report_version ERROR_VARIABLE not_report GET "${text}" kernelgen_import_report)
@@ -487,6 +539,7 @@ function(kernelgen_add_kernels target)
     foreach(name IN LISTS tables)
       string(APPEND outputs ";${KG_OUTPUT_DIR}/${name}_data.inc")
     endforeach()
+    string(APPEND call_outputs "${outputs}")
     _kernelgen_touch(touch ${outputs})
     add_custom_command(
       OUTPUT ${outputs}
@@ -497,6 +550,7 @@ function(kernelgen_add_kernels target)
       VERBATIM)
   endforeach()
 
+  _kernelgen_remove_stale_outputs("${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_outputs.txt" "${call_outputs}")
   add_library(${target} STATIC ${all_sources})
   target_include_directories(${target} PUBLIC "${KG_OUTPUT_DIR}")
   target_link_libraries(${target} PUBLIC kernelgen_support)
