@@ -184,13 +184,13 @@ static int status_is(const char *kernel, const char *label, int status, int expe
 }
 
 /* The `count` strings of `bytes` (each ends with its NUL) as an exactly-sized array of pointers into `*chars`,
- * a heap copy of the characters; free both. */
+ * a heap copy of the characters; free both. For none, null pointers, as copy_of. */
 static const char **strings_of(const unsigned char *bytes, size_t size, size_t count, char **chars)
 {
-    const char **strings = (const char **)malloc(count ? count * sizeof(const char *) : 1u);
+    const char **strings = count ? (const char **)malloc(count * sizeof(const char *)) : NULL;
     const char *at;
     size_t i;
-    if (!strings) {
+    if (count && !strings) {
         abort();
     }
     *chars = (char *)copy_of(bytes, size);
