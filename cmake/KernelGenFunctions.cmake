@@ -119,11 +119,18 @@ endfunction()
 
 # Sets <out_var> to the file a custom command depends on to follow <file>: the file itself, or, when a list, Make
 # or a generator expression cannot name it (';' in the path, '$<', ':' for Makefile generators), a copy in
-# <copies_dir> that the configure an edit of the file triggers refreshes.
+# <copies_dir> that the configure an edit of the file triggers refreshes. With RECONFIGURE (a spec, which CMake
+# reads for its kernel names) an edit of the file configures whatever its path.
 function(_kernelgen_dependency out_var file copies_dir)
   string(REPLACE ";" "\\;" item "${file}")
+  set(copied FALSE)
   if(file MATCHES ";" OR file MATCHES "[$]<" OR (NOT CMAKE_GENERATOR MATCHES "Ninja" AND file MATCHES ":"))
+    set(copied TRUE)
+  endif()
+  if(copied OR "${ARGN}" STREQUAL "RECONFIGURE")
     _kernelgen_configure_dependency("${file}" "${copies_dir}")
+  endif()
+  if(copied)
     string(SHA1 hash "${file}")
     get_filename_component(extension "${file}" LAST_EXT)
     string(MAKE_C_IDENTIFIER "${extension}" extension)
@@ -464,8 +471,8 @@ function(kernelgen_add_kernels target)
     # The spec: Make cannot name a prerequisite with ';' or ':' in it (CMake writes them unescaped), nor a list one
     # with ';', nor a custom command one with "$<": there the command depends on a copy of the spec, and still
     # reads the spec itself, so that kernelgen's messages name it. An edit of the spec reconfigures.
-    _kernelgen_configure_dependency("${spec}" "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_specs")
-    _kernelgen_dependency(spec_dependency "${spec}" "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_specs")
+    _kernelgen_dependency(spec_dependency "${spec}" "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}_kernelgen_specs"
+                          RECONFIGURE)
     file(READ "${spec}" text)
     string(JSON report_version ERROR_VARIABLE not_report GET "${text}" kernelgen_import_report)
     if(NOT not_report)

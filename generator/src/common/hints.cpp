@@ -7,40 +7,32 @@
 
 namespace kernelgen {
 
-// Levenshtein distance, for "did you mean" hints on misspelt keys and values.
-size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            size_t above = row[j];
-            size_t cost = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                                  std::tolower(static_cast<unsigned char>(b[j - 1]))
-                              ? 0
-                              : 1;
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
+namespace {
 
-// Edits that turn `a` into `b` where a swap of two neighbouring characters counts as one (optimal string
-// alignment), letter case counted: the typing slips of a value's name.
-size_t swap_edit_distance(std::string_view a, std::string_view b) {
+// Edits that turn `a` into `b`, letter case not counted; with `swaps`, a swap of two neighbouring characters counts
+// as one edit (optimal string alignment), not two.
+size_t edits_between(std::string_view a, std::string_view b, bool swaps) {
+    auto same = [](char x, char y) {
+        return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+    };
     std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
     for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
     for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
     for (size_t i = 1; i <= a.size(); ++i) {
         for (size_t j = 1; j <= b.size(); ++j) {
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
+            if (swaps && i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1])) {
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+            }
         }
     }
     return d[a.size()][b.size()];
 }
+
+}  // namespace
+
+// Levenshtein distance, for "did you mean" hints on misspelt keys and values.
+size_t edit_distance(std::string_view a, std::string_view b) { return edits_between(a, b, false); }
 
 std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates, size_t most_edits) {
     std::string best;
@@ -96,12 +88,12 @@ std::string did_you_mean_value(std::string_view given, const std::vector<std::st
     bool tied = false;
     for (const auto& value : values) {
         if (digits(value) != digits(lower)) continue;
-        const size_t distance = swap_edit_distance(lower, value);
-        if (distance < best_distance) {
+        const size_t edits = edits_between(lower, value, true);
+        if (edits < best_distance) {
             best = value;
-            best_distance = distance;
+            best_distance = edits;
             tied = false;
-        } else if (distance == best_distance) {
+        } else if (edits == best_distance) {
             tied = true;
         }
     }

@@ -21,9 +21,6 @@ std::string did_you_mean(std::string_view given, const std::vector<std::string>&
 // not taken for "N".
 std::string did_you_mean_name(std::string_view given, const std::vector<std::string>& candidates);
 
-// Edits that turn `a` into `b` where a swap of two neighbouring characters counts as one.
-size_t swap_edit_distance(std::string_view a, std::string_view b);
-
 // A hint for a misspelt value of a closed set, where plain edit distance would mislead ("int61" is not "int16"):
 // the value differing only in case, the value another tool's spelling means ("fp16", ONNX's "FLOAT"), or a slip
 // of the letters with the digits kept ("flaot32", "unit8").
