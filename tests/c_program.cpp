@@ -253,7 +253,9 @@ std::string count_argument(const Case& c) { return c.count ? std::to_string(*c.c
 // The data argument: `data` (or what `input` names), then its run-time data count if the kernel takes one.
 std::string data_argument(const Case& c, const std::string& input) {
     if (c.constant_data) return "";
-    return input + ", " + (c.data_count ? std::to_string(*c.data_count) + "ul, " : "");
+    std::string out = input + ", " + (c.data_count ? std::to_string(*c.data_count) + "ul, " : "");
+    for (uint32_t extent : c.data_dims) out += std::to_string(extent) + "ul, ";
+    return out;
 }
 
 // A string case: tensors are arrays of pointers, each in its own heap block with their characters in another;
@@ -349,13 +351,16 @@ std::string program(const std::vector<Case>& cases, std::vector<uint8_t>* blob) 
                             : c.compare == Compare::BFloat16 ? 4
                                                              : 0;
         body += "    {\n";
-        if (pass_data) body += std::string("        void *data = ") + (c.data_count ? "copy_of_rows(" : "copy_of(") + data_array + ");\n";
+        // A tensor of a run-time count or extents is not empty at its bound: its pointer is a block even for none.
+        const bool rows = c.data_count || !c.data_dims.empty();
+        if (pass_data) body += std::string("        void *data = ") + (rows ? "copy_of_rows(" : "copy_of(") + data_array + ");\n";
         body += "        void *indices = copy_of(" + indices_array + ");\n";
         const bool pass_updates = c.has_updates && !c.constant_updates;
         if (pass_updates) body += "        void *updates = copy_of(" + updates_array + ");\n";
         body += std::string("        void *output = ") +
                 (c.in_place ? std::string(c.data_count ? "copy_of_rows(" : "copy_of(") + data_array + ");\n"
-                            : "filled(" + std::to_string(c.expected_output.size()) + "u);\n");
+                            : "filled(" + std::to_string(c.expected_output.size() + (c.data_dims.empty() || !c.expected_output.empty() ? 0 : 1)) +
+                                  "u);\n");
         const std::string input = c.in_place ? "output" : "data";
         body += "        int status = " + c.kernel + "(" + data_argument(c, input) + (c.constant_indices ? "" : "indices, ") +
                 count_argument(c) + (pass_updates ? "updates, " : "") + "output);\n";
@@ -428,6 +433,7 @@ nlohmann::json to_json(const Case& c) {
                         {"expected_output", hex(c.expected_output)}};
     if (c.count) item["count"] = *c.count;
     if (c.data_count) item["data_count"] = *c.data_count;
+    if (!c.data_dims.empty()) item["data_dims"] = c.data_dims;
     if (c.compare == Compare::String) {  // string tensors as JSON arrays instead of bytes
         item["data_strings"] = c.data_strings;
         item["updates_strings"] = c.updates_strings;
@@ -447,6 +453,7 @@ Case case_from_json(const nlohmann::json& item) {
     c.constant_updates = item.value("constant_updates", false);
     if (item.contains("count")) c.count = item.at("count").get<uint32_t>();
     if (item.contains("data_count")) c.data_count = item.at("data_count").get<uint32_t>();
+    if (item.contains("data_dims")) c.data_dims = item.at("data_dims").get<std::vector<uint32_t>>();
     const std::string compare = item.at("compare").get<std::string>();
     for (Compare candidate : {Compare::Bytes, Compare::Float, Compare::Double, Compare::Float16, Compare::BFloat16,
                               Compare::String}) {

@@ -32,6 +32,9 @@ struct Case {
     // A kernel with a run-time data count ("data_count": "runtime") takes this count right after data; `data` then
     // holds only those rows (in its own exactly-sized block, so that a read beyond them is caught).
     std::optional<uint32_t> data_count;
+    // A kernel with run-time extents ("runtime_axes") takes these extents after data, one per axis listed; data and
+    // the output buffer then hold the tensors at those extents (each its own exactly-sized block).
+    std::vector<uint32_t> data_dims;
     Compare compare = Compare::Bytes;
     size_t element_size = 0;  // the unit of comparison (a complex number compares as two parts)
     std::vector<uint8_t> data, indices, updates;

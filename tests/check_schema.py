@@ -90,6 +90,11 @@ NOT_EXPRESSIBLE = {
     "\"full\" unrolling beyond 4096 statements": "needs the statement count of the generated code",
     "Gather: a count that would not lead the output": "needs the product of data's dimensions before the axis",
     "A run-time count over an axis of size 0": "needs the data axes the indices select along",
+    "An axis before the gather axis": "needs each item compared with axis, negative ones normalized by the data rank",
+    "An axis listed twice": "needs a negative item normalized by the data rank (equal items the schema refuses)",
+    "An axis out of range": "needs the data rank (the schema bounds each item by the largest rank, -32..31)",
+    "A run-time extent's bound of 0": "needs data_shape's item at each listed axis",
+    "Tensors too large for uint32_t offsets": "needs the product of data_shape and of the output shape",
 }
 
 

@@ -413,7 +413,7 @@ TEST_F(CliTest, ProblemsOfEveryFileArePrinted) {
     EXPECT_EQ(result.exit_code, 1);
     EXPECT_EQ(result.err,
               "one.json: /axes: unknown key \"axes\" (allowed: name, op, dtype, index_dtype, data_shape, indices_shape, "
-              "indices, unroll, prefetch, index_check, count, count_leads, data_count, indices_broadcast_from, indices_add, axis, data, data_file, quantization); did you mean \"axis\"?\n"
+              "indices, unroll, prefetch, index_check, count, count_leads, data_count, indices_broadcast_from, indices_add, axis, data, data_file, quantization, runtime_axes); did you mean \"axis\"?\n"
               "two.json: /indices_shape/1: index tuple length 2 is out of range (indices_shape[-1] must be 1..1, the "
               "data rank 1)\n"
               "kernelgen: 2 problems; nothing was written\n");

@@ -2998,6 +2998,102 @@ TEST(ImportOrt, DataCountAloneAgreesWithOnnxRuntime) {
     run_cases(dir / "c", kernels, cases);
 }
 
+// A heatmap resized to a box's size, then picked along its run-time axes (Keypoint R-CNN's keypoint decode,
+// `roi_map[:, y_int][..., x_int]`): the Resize's sizes are made at run time from the box's values, so the Gathers'
+// data has run-time extents, which --max-extent bounds and each kernel takes as parameters. Each kernel, called
+// with the tensors its "call" names and the extents ONNX Runtime produced, gives ONNX Runtime's output bit for bit;
+// an index at the extent (inside the bound) is refused with the output untouched.
+TEST(ImportOrt, RunTimeExtentsAgreeWithOnnxRuntime) {
+    if (!have_ort()) GTEST_SKIP() << "node or onnxruntime-node missing (see tests/ort_crosscheck/README.md)";
+    Model m(18);
+    m.input("maps", kFloat, {1, 17, 6, 5});
+    m.input("box", kFloat, {2});  // the box's height and width, in pixels
+    m.input("y", kInt64, {3});
+    m.input("x", kInt64, {3});
+    m.initializer("lead", kInt64, {2}, {1, 17});
+    m.initializer("axes0", kInt64, {1}, {0});
+    m.node("Ceil", {"box"}, "box_ceil", "ceil");
+    Model::attribute(m.node("Cast", {"box_ceil"}, "hw", "cast"), "to", int64_t{kInt64});
+    Model::attribute(m.node("Concat", {"lead", "hw"}, "sizes", "sizes"), "axis", 0);
+    m.node("Resize", {"maps", "", "", "sizes"}, "resized", "resize");  // [1, 17, h, w]
+    m.node("Squeeze", {"resized", "axes0"}, "roi_map", "squeeze");      // [17, h, w]
+    Model::attribute(m.node("Gather", {"roi_map", "y"}, "rows", "rows"), "axis", 1);     // [17, 3, w]
+    Model::attribute(m.node("Gather", {"rows", "x"}, "picks", "picks"), "axis", 2);      // [17, 3, 3]
+    for (const std::string name : {"roi_map", "rows", "picks"}) {
+        auto* output = m.proto().mutable_graph()->add_output();
+        output->set_name(name);
+        output->mutable_type()->mutable_tensor_type()->set_elem_type(kFloat);
+    }
+    // Without a bound, both are skipped: the extents come from the box's values (here a graph input's).
+    const auto plain = kernelgen::import_model(m.bytes(), "extents.onnx");
+    ASSERT_EQ(plain.skipped.size(), 2u);
+    EXPECT_EQ(plain.skipped.front().reason, "dynamic shape: data \"roi_map\" dimensions 1 and 2 could not be inferred; fix it with --dim or --input");
+    kernelgen::ImportOptions options;
+    options.max_extents = {{"rows", 40}, {"picks", 40}};
+    const auto result = kernelgen::import_model(m.bytes(), "extents.onnx", options);
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    ASSERT_TRUE(result.skipped.empty()) << result.skipped.front().reason;
+    ASSERT_EQ(result.kernels.size(), 2u);
+    const kernelgen::KernelSpec& rows = result.kernels[0].spec;
+    const kernelgen::KernelSpec& picks = result.kernels[1].spec;
+    EXPECT_EQ(rows.data_shape, (kernelgen::Shape{17, 40, 40}));
+    EXPECT_EQ(rows.runtime_axes, (std::vector<size_t>{1, 2}));
+    EXPECT_EQ(picks.data_shape, (kernelgen::Shape{17, 3, 40}));
+    EXPECT_EQ(picks.runtime_axes, (std::vector<size_t>{2}));
+    const json report = json::parse(result.report);
+    json calls;
+    for (const auto& node : report.at("nodes")) {
+        if (node.contains("call")) calls[node.at("name").get<std::string>()] = node.at("call");
+    }
+    EXPECT_EQ(calls.at("rows").dump(), json::parse(R"([{"parameter": "data", "tensor": "roi_map"},
+        {"parameter": "data_dim_1", "count_of": "roi_map", "axis": 1}, {"parameter": "data_dim_2", "count_of": "roi_map", "axis": 2},
+        {"parameter": "indices", "tensor": "y"}, {"parameter": "output", "tensor": "rows"}])").dump());
+    EXPECT_EQ(calls.at("picks").dump(), json::parse(R"([{"parameter": "data", "tensor": "rows"},
+        {"parameter": "data_dim_2", "count_of": "rows", "axis": 2}, {"parameter": "indices", "tensor": "x"},
+        {"parameter": "output", "tensor": "picks"}])").dump());
+
+    const fs::path dir = fresh_dir("runtime_extents");
+    write_text(dir / "model.onnx", m.bytes());
+    std::mt19937 random(56);
+    std::vector<float> maps(17 * 6 * 5);
+    for (auto& v : maps) v = static_cast<float>(random() % 4001) / 8.0f - 250.0f;
+    std::vector<cprogram::Case> cases;
+    for (const auto& [height, width] : std::vector<std::pair<float, float>>{{11.2f, 7.0f}, {40.0f, 39.5f}, {1.0f, 3.0f}, {5.5f, 1.0f}}) {
+        const auto h = static_cast<int64_t>(std::ceil(height)), w = static_cast<int64_t>(std::ceil(width));
+        const std::vector<int64_t> y{0, h - 1, -h}, x{-1, w / 2, -w};
+        auto tensor = [](const char* type, const json& dims, const std::vector<uint8_t>& bytes) {
+            return json{{"type", type}, {"dims", dims}, {"hex", cprogram::hex(bytes)}};
+        };
+        const json feeds = {{"maps", tensor("float32", {1, 17, 6, 5}, cprogram::bytes_of(maps))},
+                            {"box", tensor("float32", {2}, cprogram::bytes_of(std::vector<float>{height, width}))},
+                            {"y", tensor("int64", {3}, cprogram::bytes_of(y))},
+                            {"x", tensor("int64", {3}, cprogram::bytes_of(x))}};
+        const std::string run = std::to_string(h) + "x" + std::to_string(w);
+        write_text(dir / ("inputs_" + run + ".json"), feeds.dump(1));
+        std::string log;
+        const json ort = run_ort(dir / "model.onnx", dir / ("inputs_" + run + ".json"), dir / ("outputs_" + run + ".json"), log);
+        ASSERT_FALSE(ort.is_null()) << log;
+        ASSERT_EQ(ort.at("roi_map").at("dims"), (json{17, h, w}));
+        const auto hex = [&](const std::string& name) { return cprogram::unhex(ort.at(name).at("hex").get<std::string>()); };
+        const auto extent = [](int64_t e) { return static_cast<uint32_t>(e); };
+        cprogram::Case c = make_case(rows, "rows at " + run, hex("roi_map"), cprogram::bytes_of(y), {}, hex("rows"));
+        c.data_dims = {extent(h), extent(w)};
+        cases.push_back(c);
+        cprogram::Case d = make_case(picks, "picks at " + run, hex("rows"), cprogram::bytes_of(x), {}, hex("picks"));
+        d.data_dims = {extent(w)};
+        cases.push_back(d);
+        for (cprogram::Case bad : {c, d}) {  // the first index at the extent: in the bound, beyond the tensor
+            bad.label += ", an index at the extent";
+            const std::vector<uint8_t> at = cprogram::bytes_of(std::vector<int64_t>{bad.kernel == rows.name ? h : w});
+            std::copy(at.begin(), at.end(), bad.indices.begin());
+            bad.expected_status = -1;
+            bad.expected_output.assign(bad.expected_output.size(), cprogram::kSentinel);
+            cases.push_back(bad);
+        }
+    }
+    run_cases(dir / "c", {rows, picks}, cases);
+}
+
 // The elements of a folded value, flattened, as the doubles (or int64s) they are.
 void flatten_json(const json& value, std::vector<double>& out) {
     if (value.is_array()) {
@@ -4833,11 +4929,29 @@ TEST(ImportCounts, ResizeByRunTimeSizesKeepsItsKnownDimensions) {
     std::vector<std::string> skipped;
     for (const auto& s : result.skipped) skipped.push_back(s.node.name + ": " + s.reason);
     const std::string through = " depends on run-time values (through the sizes of Resize \"up\", made at run time from "
-                                "NonZero node \"nz\"); a kernel takes a run-time size only as a count of rows import can bound";
-    EXPECT_EQ(skipped, (std::vector<std::string>{"b: data-dependent shape: data \"a\" dimension 1" + through,
-                                                 "c: data-dependent shape: data \"b\" dimension 2" + through,
-                                                 "h: data-dependent shape: data \"a\" dimension 1" + through,
-                                                 "i: data-dependent shape: data \"a\" dimension 1" + through}));
+                                "NonZero node \"nz\"); give its extents a bound with --max-extent ";
+    const std::string takes = "=N, which a Gather's kernel takes at run time";
+    EXPECT_EQ(skipped, (std::vector<std::string>{"b: data-dependent shape: data \"a\" dimension 1" + through + "b" + takes,
+                                                 "c: data-dependent shape: data \"b\" dimension 2" + through + "c" + takes,
+                                                 "h: data-dependent shape: data \"a\" dimension 1" + through + "h" + takes,
+                                                 "i: data-dependent shape: data \"a\" dimension 1" + through + "i" + takes}));
+    // With --max-extent, b and c take the extents at run time: from the gather axis on, data's run-time axes. h and
+    // i, of constant indices, are refused: a kernel of run-time extents takes its indices at run time.
+    kernelgen::ImportOptions bounded;
+    bounded.max_extents = {{"b", 8}, {"c", 8}, {"h", 6}, {"i", 5}};
+    const auto extents = kernelgen::import_model(m.bytes(), "paste.onnx", bounded);
+    skipped.clear();
+    for (const auto& s : extents.skipped) skipped.push_back(s.node.name + ": " + s.reason);
+    const std::string refused = ": kernelgen refuses it: /indices: \"indices\" does not combine with \"runtime_axes\" (remove one of them)";
+    EXPECT_EQ(skipped, (std::vector<std::string>{"h" + refused, "i" + refused}));
+    std::vector<std::string> shapes;
+    for (const auto& k : extents.kernels) {
+        std::string axes;
+        for (size_t a : k.spec.runtime_axes) axes += " " + std::to_string(a);
+        shapes.push_back(k.name + " " + kernelgen::format_shape(k.spec.data_shape) + " axis " + std::to_string(k.spec.axis) + ":" + axes);
+    }
+    EXPECT_EQ(shapes, (std::vector<std::string>{"b [2, 8, 8] axis 1: 1 2", "c [2, 3, 8] axis 2: 2", "e [18] axis 0:",
+                                                "j [2, 1, 4, 4] axis 1:"}));
     const auto report = nlohmann::json::parse(result.report);
     EXPECT_EQ(report["summary"]["views"], 3);
     EXPECT_EQ(report["nodes"][0]["view_of"], "up");
@@ -5042,23 +5156,28 @@ TEST(ImportCall, ExtremeConstantsStopTheWalk) {
     EXPECT_NE(result.notes[0].find("no index could be in range"), std::string::npos) << result.notes[0];
 }
 
+// Each import of `model` into `out` with the options given fails with its usage error (exit 2) and writes nothing.
+void expect_usage_errors(const std::string& model, const fs::path& out, const std::vector<std::pair<std::string, std::string>>& runs) {
+    for (const auto& [options, message] : runs) {
+        CliRun run = kernelgen_run("import " + model + " -o " + out.string() + " " + options + " 2>&1");
+        EXPECT_EQ(run.status, 2) << options;
+        EXPECT_EQ(run.out, message + "Try 'kernelgen help import'.\n") << options;
+        EXPECT_FALSE(fs::exists(out)) << options;
+    }
+}
+
 TEST(ImportCounts, MaxCountOnTheCommandLine) {
     const fs::path dir = fresh_dir("max_count_cli");
     const std::string model = (dir / "counted.onnx").string();
     write_text(model, counted_model().bytes());
     const std::string out = " -o " + (dir / "out").string();
-    for (const auto& [options, message] : std::vector<std::pair<std::string, std::string>>{
-             {"--max-count kept=4 --max-count kept=5", "kernelgen: --max-count kept is given two values, 4 and 5\n"},
-             {"--max-count kept", "kernelgen: --max-count takes NODE=N (an indexing node's name and the most rows its "
-                                  "run-time count has), got \"kept\"\n"},
-             {"--max-count nowhere=3", "kernelgen: " + model + ": --max-count nowhere=3: the model has no indexing node "
-                                       "\"nowhere\" (name a Gather, GatherBlockQuantized, GatherElements, GatherND, ScatterND "
-                                       "or ScatterElements node by its name, or by its path in a body)\n"}}) {
-        CliRun run = kernelgen_run("import " + model + out + " " + options + " 2>&1");
-        EXPECT_EQ(run.status, 2) << options;
-        EXPECT_EQ(run.out, message + "Try 'kernelgen help import'.\n") << options;
-        EXPECT_FALSE(fs::exists(dir / "out")) << options;
-    }
+    expect_usage_errors(model, dir / "out",
+                        {{"--max-count kept=4 --max-count kept=5", "kernelgen: --max-count kept is given two values, 4 and 5\n"},
+                         {"--max-count kept", "kernelgen: --max-count takes NODE=N (an indexing node's name and the most rows its "
+                                              "run-time count has), got \"kept\"\n"},
+                         {"--max-count nowhere=3", "kernelgen: " + model + ": --max-count nowhere=3: the model has no indexing node "
+                                                   "\"nowhere\" (name a Gather, GatherBlockQuantized, GatherElements, GatherND, "
+                                                   "ScatterND or ScatterElements node by its name, or by its path in a body)\n"}});
     CliRun run = kernelgen_run("import " + model + out + " --max-count kept=4 --max-count cumulative=6");
     EXPECT_EQ(run.status, 0);
     EXPECT_NE(run.out.find("\n" + model + ": 13 specs (0 in subgraphs, 12 bounded), 0 folded, 2 skipped\n"), std::string::npos)
@@ -5067,6 +5186,51 @@ TEST(ImportCounts, MaxCountOnTheCommandLine) {
     for (const auto& entry : report.at("nodes")) {
         if (entry.at("name") == "cumulative") EXPECT_EQ(entry.at("bounded").at("through"), json::array({"--max-count cumulative=6"}));
     }
+}
+
+// --max-extent on the command line: a usage error names the option (exit 2, nothing written), a node without a data
+// extent made at run time gets a note, and the Gathers it bounds take their extents at run time.
+TEST(ImportCounts, MaxExtentOnTheCommandLine) {
+    Model m(13);
+    m.input("scores", kFloat, {6});
+    m.input("maps", kFloat, {3, 4, 4});
+    m.input("yi", kInt64, {2});
+    m.initializer("zero", kFloat, {}, {0});
+    m.initializer("one", kInt64, {1}, {1});
+    m.initializer("two", kInt64, {1}, {2});
+    m.initializer("head", kInt64, {1}, {3});
+    m.node("Greater", {"scores", "zero"}, "mask", "greater");
+    m.node("NonZero", {"mask"}, "nz", "nz");
+    m.node("Shape", {"nz"}, "nz_shape", "nz_shape");
+    m.node("Slice", {"nz_shape", "one", "two"}, "k", "k");
+    Model::attribute(m.node("Concat", {"head", "k", "k"}, "sizes", "sizes"), "axis", int64_t{0});
+    m.node("Resize", {"maps", "", "", "sizes"}, "up", "up");                          // [3, K, K]
+    Model::attribute(m.node("Gather", {"up", "yi"}, "rows", "rows"), "axis", int64_t{1});  // [3, 2, K]
+    m.node("Gather", {"maps", "yi"}, "planes", "planes");                              // [2, 4, 4]: static
+    m.output("rows", kFloat, {3, 2, kDynamic});
+    m.output("planes", kFloat, {2, 4, 4});
+    const fs::path dir = fresh_dir("max_extent_cli");
+    const std::string model = (dir / "paste.onnx").string();
+    write_text(model, m.bytes());
+    const std::string out = " -o " + (dir / "out").string();
+    expect_usage_errors(model, dir / "out",
+                        {{"--max-extent rows=4 --max-extent rows=5", "kernelgen: --max-extent rows is given two values, 4 and 5\n"},
+                         {"--max-extent rows", "kernelgen: --max-extent takes NODE=N (a Gather node's name and the largest extent "
+                                               "its data has along each axis made at run time), got \"rows\"\n"},
+                         {"--max-extent rows=0", "kernelgen: --max-extent rows=0: the bound must be a whole number from 1 to "
+                                                 "4294967295 (a kernel's extent is a uint32_t)\n"},
+                         {"--max-extent nowhere=3", "kernelgen: " + model + ": --max-extent nowhere=3: the model has no Gather node "
+                                                    "\"nowhere\" (name a Gather node by its name, or by its path in a body)\n"}});
+    CliRun run = kernelgen_run("import " + model + out + " --max-extent rows=6 --max-extent planes=6 2>&1");
+    EXPECT_EQ(run.status, 0) << run.out;
+    EXPECT_NE(run.out.find(model + ": note: --max-extent planes=6: node \"planes\" (Gather, #7) has no data extent made at run "
+                           "time; the option is not used\n"),
+              std::string::npos)
+        << run.out;
+    EXPECT_NE(run.out.find(model + ": 2 specs (0 in subgraphs), 0 folded, 0 skipped\n"), std::string::npos) << run.out;
+    const json spec = json::parse(read_text(dir / "out" / "rows.json"));
+    EXPECT_EQ(spec.at("data_shape"), json({3, 6, 6}));
+    EXPECT_EQ(spec.at("runtime_axes"), json({1, 2}));
 }
 
 TEST(ImportCounts, MaxCountOptionMessages) {

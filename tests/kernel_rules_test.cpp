@@ -9,6 +9,7 @@
 // before any kernel runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -728,3 +729,126 @@ TEST(RunTimeCounts, TheCountIsBoundedAndBoundsTheRows) {
 }
 
 }  // namespace
+
+// --- run-time extents -------------------------------------------------------------------------------------------
+
+namespace extents {
+
+struct Kernel {
+    std::string name;
+    reference::Shape bound;    // data_shape: the bounds
+    reference::Shape indices;  // indices_shape
+    int64_t axis;
+    std::vector<int64_t> runtime;  // "runtime_axes", as the spec gives them
+    bool int32;
+    std::string unroll;
+};
+
+// `bound` with each run-time axis' extent replaced by `extents` (in the order of the axes, normalized, ascending).
+reference::Shape passed(const Kernel& k, const std::vector<uint32_t>& extents) {
+    reference::Shape shape = k.bound;
+    std::vector<size_t> axes;
+    for (int64_t a : k.runtime) axes.push_back(static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(k.bound.size()) : a));
+    std::sort(axes.begin(), axes.end());
+    for (size_t i = 0; i < axes.size(); ++i) shape[axes[i]] = extents[i];
+    return shape;
+}
+
+// A case of `k` at `extents`: data of those extents (distinct values), the indices given, and the reference's
+// Gather of them (status 0), or the error: -1 for an index out of range, -4, -5 for the first extent, the second
+// above its bound; the output buffer, of the extents passed, untouched then.
+Case at(const Kernel& k, const std::vector<uint32_t>& extents, const std::vector<int64_t>& indices) {
+    reference::Problem p;
+    p.op = "Gather";
+    p.data_shape = passed(k, extents);
+    p.indices_shape = k.indices;
+    p.axis = k.axis;
+    std::vector<float> data(static_cast<size_t>(reference::count(p.data_shape)));
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i) + 0.5f;
+    std::vector<float> output;
+    int status = 0;
+    std::vector<size_t> axes;
+    for (int64_t a : k.runtime) axes.push_back(static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(k.bound.size()) : a));
+    std::sort(axes.begin(), axes.end());
+    for (size_t i = 0; i < axes.size() && status == 0; ++i) {
+        if (extents[i] > k.bound[axes[i]]) status = -4 - static_cast<int>(i);
+    }
+    if (status == 0 && !reference::run(p, data, indices, {}, output)) status = -1;
+    Case c;
+    c.kernel = k.name;
+    c.label = k.name + " at extents";
+    for (uint32_t e : extents) c.label += " " + std::to_string(e);
+    c.data_dims = extents;
+    c.compare = Compare::Float;
+    c.element_size = sizeof(float);
+    c.data = cprogram::bytes_of(data);
+    c.indices = index_bytes(indices, k.int32);
+    c.expected_status = status;
+    if (status == 0) c.expected_output = cprogram::bytes_of(output);
+    else c.expected_output.assign(static_cast<size_t>(reference::count(reference::output_shape(p))) * sizeof(float), cprogram::kSentinel);
+    return c;
+}
+
+}  // namespace extents
+
+// Gathers whose data has axes of extents passed at run time ("runtime_axes"), data and output dense at those
+// extents: first a hand-worked one (a [2, h, w] heatmap's rows picked along the run-time axis 1), then each form at
+// extents from 0 to the bound and one above it, indices at both ends of the axis passed and just outside it. Each
+// tensor is its own exactly-sized block at the extents passed, so a read or write beyond them fails under ASan.
+TEST(RunTimeExtents, StridesAndChecksFollowTheExtentsPassed) {
+    using extents::Kernel;
+    // Hand-worked: data [2, 3, 2] (of bounds [2, 4, 5]) = {0.5 .. 11.5}; rows {2, -3} of each of the 2 planes.
+    const Kernel rows{"extent_rows", {2, 4, 5}, {2}, 1, {1, 2}, false, "auto"};
+    const Case worked = extents::at(rows, {3, 2}, {2, -3});
+    const std::vector<float> by_hand{4.5f, 5.5f, 0.5f, 1.5f, 10.5f, 11.5f, 6.5f, 7.5f};
+    EXPECT_EQ(worked.expected_output, cprogram::bytes_of(by_hand)) << "the reference disagrees with the hand-worked rows";
+    const std::vector<Kernel> kernels{
+        rows,
+        {"extent_columns", {3, 4, 7}, {5}, 2, {2}, false, "auto"},        // along a run-time last axis
+        {"extent_inner", {2, 5, 3, 4}, {2, 2}, 1, {2, 3}, true, "auto"},  // a literal axis, two run-time ones after it
+        {"extent_first", {6, 3}, {3}, 0, {0, 1}, true, "none"},           // along axis 0, every axis run-time
+        {"extent_back", {2, 3, 4}, {2}, -1, {-1}, false, "full"},         // negative axis and run-time axis
+        {"extent_three", {2, 3, 2, 3}, {2}, 1, {1, 2, 3}, false, "4"},    // three run-time axes: a product of products
+    };
+    std::vector<std::string> specs;
+    std::vector<Case> cases{worked};
+    for (const Kernel& k : kernels) {
+        std::string axes;
+        for (int64_t a : k.runtime) axes += (axes.empty() ? "" : ", ") + std::to_string(a);
+        std::string data_shape, indices_shape;
+        for (int64_t d : k.bound) data_shape += (data_shape.empty() ? "" : ", ") + std::to_string(d);
+        for (int64_t d : k.indices) indices_shape += (indices_shape.empty() ? "" : ", ") + std::to_string(d);
+        specs.push_back(R"({"name": )" + quoted(k.name) + R"(, "op": "Gather", "dtype": "float32", "data_shape": [)" + data_shape +
+                        R"(], "indices_shape": [)" + indices_shape + R"(], "axis": )" + std::to_string(k.axis) +
+                        R"(, "runtime_axes": [)" + axes + R"(], "index_dtype": )" + quoted(k.int32 ? "int32" : "int64") +
+                        R"(, "unroll": )" + (std::isdigit(static_cast<unsigned char>(k.unroll[0])) ? k.unroll : quoted(k.unroll)) + "}");
+        const auto rank = static_cast<int64_t>(k.bound.size());
+        const auto axis = static_cast<size_t>(k.axis < 0 ? k.axis + rank : k.axis);
+        const size_t n = static_cast<size_t>(reference::count(k.indices));
+        std::vector<std::vector<uint32_t>> sets;
+        std::vector<uint32_t> bounds, ones, mixed, zero, above;
+        std::vector<size_t> listed;
+        for (int64_t a : k.runtime) listed.push_back(static_cast<size_t>(a < 0 ? a + rank : a));
+        std::sort(listed.begin(), listed.end());
+        for (size_t i = 0; i < listed.size(); ++i) {
+            const auto b = static_cast<uint32_t>(k.bound[listed[i]]);
+            bounds.push_back(b);
+            ones.push_back(1);
+            mixed.push_back(i % 2 ? b : (b + 1) / 2);
+            zero.push_back(i + 1 == listed.size() ? 0 : b);  // the last extent 0: nothing to copy
+            above.push_back(i + 1 == listed.size() ? b + 1 : b);
+        }
+        for (const auto& set : {bounds, ones, mixed}) {
+            const int64_t s = extents::passed(k, set)[axis];
+            std::vector<int64_t> ends(n), outside(n);
+            for (size_t i = 0; i < n; ++i) ends[i] = i % 2 ? s - 1 : -s;
+            cases.push_back(extents::at(k, set, ends));
+            for (size_t i = 0; i < n; ++i) outside[i] = i + 1 == n ? (n % 2 ? s : -s - 1) : 0;
+            cases.push_back(extents::at(k, set, outside));
+        }
+        const int64_t s0 = extents::passed(k, zero)[axis];
+        cases.push_back(extents::at(k, zero, std::vector<int64_t>(n, s0 == 0 ? 0 : s0 - 1)));  // 0 wherever the axis is
+        cases.push_back(extents::at(k, above, std::vector<int64_t>(n, 0)));
+    }
+    expect_cases_pass(specs, cases);
+}

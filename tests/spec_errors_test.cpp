@@ -223,7 +223,7 @@ TEST(SpecErrors, SchemaKeyMustBeAString) {
 TEST(SpecErrors, SchemaKeyOnlyAtTheTop) {
     EXPECT_EQ(rejected(R"json({"kernels": [{"$schema": "s.json", "name": "k", "op": "Gather", "dtype": "float32",
                                             "data_shape": [3], "indices_shape": [2]}]})json"),
-              Problems{"spec.json: /kernels/0/$schema: unknown key \"$schema\" (allowed: " + kCommonKeys + ", axis, data, data_file, quantization)"});
+              Problems{"spec.json: /kernels/0/$schema: unknown key \"$schema\" (allowed: " + kCommonKeys + ", axis, data, data_file, quantization, runtime_axes)"});
 }
 
 // --- keys -----------------------------------------------------------------------------------------------
@@ -245,13 +245,13 @@ TEST(SpecErrors, MissingIndicesShapeOnly) {
 TEST(SpecErrors, UnknownKeyWithDidYouMean) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
                                "indices_shape": [2], "axes": 1})json"),
-              Problems{"spec.json: /axes: unknown key \"axes\" (allowed: " + kCommonKeys + ", axis, data, data_file, quantization); did you mean \"axis\"?"});
+              Problems{"spec.json: /axes: unknown key \"axes\" (allowed: " + kCommonKeys + ", axis, data, data_file, quantization, runtime_axes); did you mean \"axis\"?"});
 }
 
 TEST(SpecErrors, UnknownKeyHintIgnoresCase) {
     EXPECT_EQ(rejected(R"json({"Name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
                                "indices_shape": [2]})json"),
-              (Problems{"spec.json: /Name: unknown key \"Name\" (allowed: " + kCommonKeys + ", axis, data, data_file, quantization); did you mean \"name\"?",
+              (Problems{"spec.json: /Name: unknown key \"Name\" (allowed: " + kCommonKeys + ", axis, data, data_file, quantization, runtime_axes); did you mean \"name\"?",
                         "spec.json: /name: required key \"name\" is missing (" + kNameRule + ")"}));
 }
 
@@ -267,7 +267,7 @@ TEST(SpecErrors, UnknownKeyWithUnknownOperatorListsEveryKey) {
                                "indices_shape": [2], "batchdims": 1})json"),
               (Problems{"spec.json: /op: unknown operator \"Gathr\" (" + kOps + "); did you mean \"Gather\"?",
                         "spec.json: /batchdims: unknown key \"batchdims\" (allowed: " + kCommonKeys +
-                            ", axis, data, data_file, quantization, batch_dims, tuple_constants, reduction, updates_shape, updates, updates_file, updates_broadcast_from, mode); did you mean \"batch_dims\"?"}));
+                            ", axis, data, data_file, quantization, runtime_axes, batch_dims, tuple_constants, reduction, updates_shape, updates, updates_file, updates_broadcast_from, mode); did you mean \"batch_dims\"?"}));
 }
 
 // A ScatterND's update rows are read whole: updates that leave out a leading axis of the rows (padded in front, so
@@ -294,9 +294,9 @@ TEST(SpecErrors, ScatterKeysDoNotApplyToGather) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
                                "indices_shape": [2], "reduction": "add", "updates_shape": [2, 2]})json"),
               (Problems{"spec.json: /reduction: key \"reduction\" does not apply to Gather (Gather takes " + kCommonKeys +
-                            ", axis, data, data_file, quantization)",
+                            ", axis, data, data_file, quantization, runtime_axes)",
                         "spec.json: /updates_shape: key \"updates_shape\" does not apply to Gather (Gather takes " +
-                            kCommonKeys + ", axis, data, data_file, quantization)"}));
+                            kCommonKeys + ", axis, data, data_file, quantization, runtime_axes)"}));
 }
 
 TEST(SpecErrors, BatchDimsDoesNotApplyToGatherElements) {
@@ -326,8 +326,8 @@ TEST(SpecErrors, PointerEscapesSlashAndTildeInKeys) {
     EXPECT_EQ(rejected(R"json({"name": "k", "op": "Gather", "dtype": "float32", "data_shape": [3],
                                "indices_shape": [2], "data/shape": [3], "x~y": 1})json"),
               (Problems{"spec.json: /data~1shape: unknown key \"data/shape\" (allowed: " + kCommonKeys +
-                            ", axis, data, data_file, quantization); did you mean \"data_shape\"?",
-                        "spec.json: /x~0y: unknown key \"x~y\" (allowed: " + kCommonKeys + ", axis, data, data_file, quantization)"}));
+                            ", axis, data, data_file, quantization, runtime_axes); did you mean \"data_shape\"?",
+                        "spec.json: /x~0y: unknown key \"x~y\" (allowed: " + kCommonKeys + ", axis, data, data_file, quantization, runtime_axes)"}));
 }
 
 // User text is escaped in messages, so every problem stays on one line.
@@ -1024,7 +1024,7 @@ TEST(SpecErrors, SeveralProblemsInOneCall) {
         {"name": "el", "op": "GatherElements", "dtype": "int8", "data_shape": [3, 2], "indices_shape": [3, 2, 1]}]})json");
     EXPECT_EQ(parsed.problems,
               (Problems{"spec.json: /kernels/0/axsi: unknown key \"axsi\" (allowed: " + kCommonKeys +
-                            ", axis, data, data_file, quantization); did you mean \"axis\"?",
+                            ", axis, data, data_file, quantization, runtime_axes); did you mean \"axis\"?",
                         "spec.json: /kernels/0/name: \"2d\" is not a C identifier (" + kNameRule +
                             ": letters, digits and '_', not starting with a digit)",
                         "spec.json: /kernels/0/dtype: unknown element type \"float128\" (" + kDTypes + ")",

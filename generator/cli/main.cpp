@@ -28,8 +28,8 @@ constexpr std::pair<unsigned, const char*> kSynopsis[] = {
     {List, "kernelgen list SPEC.json...\n"},
     {Import, "kernelgen import MODEL.onnx --out-dir DIR [--prefix P] [--strict]\n"
              "                        [--dim NAME=N]... [--input NAME=SHAPE]... [--value NAME=V,...]...\n"
-             "                        [--max-count NODE=N]... [--accumulate NODE]...\n"
-             "                        [--plain-indices NODE]... [--weights MODE]\n"
+             "                        [--max-count NODE=N]... [--max-extent NODE=N]...\n"
+             "                        [--accumulate NODE]... [--plain-indices NODE]... [--weights MODE]\n"
              "                        [--time-limit SECONDS] [--memory-limit MIB]\n"},
 };
 
@@ -78,6 +78,11 @@ constexpr std::pair<unsigned, const char*> kOptions[] = {
     {Import, "      --max-count NODE=N\n"
              "                     (import) the run-time count of indexing node NODE is at most N\n"
              "                     (1..4294967295): a bound where none is derived, or a lower one\n"},
+    {Import, "      --max-extent NODE=N\n"
+             "                     (import) each dimension of Gather node NODE's data (but the\n"
+             "                     leading one) that the model makes at run time from values, such\n"
+             "                     as a Resize to sizes computed from boxes, is at most N\n"
+             "                     (1..4294967295): the kernel takes those extents at run time\n"},
     {Import, "      --accumulate NODE\n"
              "                     (import) ScatterND node NODE, which writes into zeros without a\n"
              "                     reduction and whose result an Add adds (PyTorch's export of\n"
@@ -284,6 +289,11 @@ std::optional<int> read_import_arguments(const std::vector<std::string>& args, I
             auto parsed = kernelgen::parse_max_count_option(*max_count);
             if (!parsed) return import_error(parsed.problem());
             if (auto once = add_once(options.max_counts, *parsed, "--max-count"); !once) return import_error(once.problem());
+        } else if (auto max_extent = options_done ? std::nullopt : option_value(args, i, "--max-extent", "", missing)) {
+            if (missing) return import_error("--max-extent needs NODE=N");
+            auto parsed = kernelgen::parse_max_extent_option(*max_extent);
+            if (!parsed) return import_error(parsed.problem());
+            if (auto once = add_once(options.max_extents, *parsed, "--max-extent"); !once) return import_error(once.problem());
         } else if (auto node = options_done ? std::nullopt : option_value(args, i, "--accumulate", "", missing)) {
             if (missing || node->empty()) return import_error("--accumulate needs NODE (a ScatterND node's name)");
             options.accumulate.insert(*node);

@@ -80,6 +80,10 @@ struct ImportOptions {
     // --max-count NODE=N: the run-time count of indexing node NODE (its name, or its path in a body) is at most N:
     // a bound where none can be derived, or a lower one than derived.
     std::map<std::string, uint64_t> max_counts;
+    // --max-extent NODE=N: each dimension of Gather node NODE's data beyond the leading one that the model makes at
+    // run time from values (a Resize to sizes computed from boxes) is at most N: the kernel takes those extents at
+    // run time ("runtime_axes").
+    std::map<std::string, uint64_t> max_extents;
     // --accumulate NODE: ScatterND node NODE (its name, or its path in a body), which writes into zeros without a
     // reduction and whose result an Add adds (how PyTorch exports index_put_(accumulate=True)), gets reduction
     // "add": what PyTorch computes, where the model keeps only one update at duplicate indices.
@@ -105,6 +109,8 @@ Result<InputValue> parse_value_option(const std::string& text);
 Result<uint64_t> parse_limit_option(const std::string& option, const std::string& text, const std::string& unit, uint64_t most);
 // `--max-count NODE=N` (N from 1 to kMaxCountBound; NODE may itself hold '=': the last one splits).
 Result<std::pair<std::string, uint64_t>> parse_max_count_option(const std::string& text);
+// `--max-extent NODE=N`, likewise (a kernel's extent is a uint32_t).
+Result<std::pair<std::string, uint64_t>> parse_max_extent_option(const std::string& text);
 
 // A node of the model, as messages name it: its name (may be empty), operator, position in its graph, and the
 // graph: "" for the main graph, else the path of the node and branch that hold it ("If_0/then", "loop/body").

@@ -97,6 +97,11 @@ struct KernelSpec {
     // along data's axis 0 select among those rows: each lies in [-data_count, data_count - 1], negative ones
     // wrapped by data_count. Beside "count" or alone; the shapes above are those at the bound.
     bool runtime_data_count = false;
+    // "runtime_axes" (Gather): the data axes, from the gather axis on and ascending, whose extents the caller passes
+    // at run time (a uint32_t each, parameter data_dim_<axis>, at most data_shape[axis], its bound). data and output
+    // are dense at the extents passed; the shapes above are those at the bounds. The gather axis among them: its
+    // indices are checked against, and wrapped by, the extent passed.
+    std::vector<size_t> runtime_axes;
     // "indices_broadcast_from": the shape of the indices the kernel takes, which broadcast to indices_shape as
     // ONNX's Expand broadcasts (aligned at the back; each dimension indices_shape's or 1): a model's indices made
     // of a smaller tensor (the positions of an index_copy). Nothing where the kernel takes indices_shape itself.
@@ -176,6 +181,8 @@ struct KernelSpec {
     std::vector<std::string> files_read() const;
     // Whether a count is passed at run time (of rows, or of data's valid rows).
     bool counted() const { return runtime_count || runtime_data_count; }
+    // Whether data's axis `axis` has an extent passed at run time ("runtime_axes").
+    bool runtime_axis(size_t axis) const;
     std::string spec_file;  // the file as named on the command line
     std::string pointer;    // JSON pointer of the kernel object in its file ("" or "/kernels/N")
 };

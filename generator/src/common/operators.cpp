@@ -15,7 +15,7 @@ const std::vector<OperatorInfo>& operators() {
         // ONNX Runtime's com.microsoft.GatherBlockQuantized is a Gather along axis 0 from the quantized table it holds
         // (its data, scales and zero points), its indices passed at run time.
         {Op::Gather, "Gather", false, true,
-         {{"axis", false}, {"data", false}, {"data_file", false}, {"quantization", false}},
+         {{"axis", false}, {"data", false}, {"data_file", false}, {"quantization", false}, {"runtime_axes", false}},
          {{"Gather", {"axis"}, 1, 0, "", gather},
           {"GatherBlockQuantized", {"bits", "block_size", "gather_axis", "quantize_axis"}, 1, 0, "", gather, "com.microsoft"}}},
         {Op::GatherElements, "GatherElements", false, true, {{"axis", false}, {"data", false}, {"data_file", false}},

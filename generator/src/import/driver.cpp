@@ -89,6 +89,11 @@ public:
                                            ": the model has no indexing node " + in_quotes(node) +
                                            " (name " + counted_operators() + " node by its name, or by its path in a body)");
         }
+        for (const auto& [node, bound] : options_.max_extents) {
+            if (max_extents_used_.count(node)) continue;
+            result_.usage_errors.push_back("--max-extent " + node + "=" + std::to_string(bound) + ": the model has no Gather node " +
+                                           in_quotes(node) + " (name a Gather node by its name, or by its path in a body)");
+        }
         for (const auto& node : options_.plain_indices) {
             if (plain_seen_.count(node)) continue;
             result_.usage_errors.push_back("--plain-indices " + node + ": the model has no indexing node " + in_quotes(node) +
@@ -172,13 +177,21 @@ private:
         result_.folded.push_back(std::move(folded));
     }
 
-    // The --max-count that names the node, if one does.
-    std::optional<MaxCount> max_count_for(const NodeRef& ref, const onnx::NodeProto& node) {
-        const std::string key = option_key(ref, node, [&](const std::string& k) { return options_.max_counts.count(k) > 0; });
+    // The NODE=N option (`option`: "--max-count", "--max-extent"; given as `given`) that names the node, if one does;
+    // its NODE joins `used`.
+    static std::optional<MaxCount> bound_for(const NodeRef& ref, const onnx::NodeProto& node, const std::string& option,
+                                             const std::map<std::string, uint64_t>& given, std::set<std::string>& used) {
+        const std::string key = option_key(ref, node, [&](const std::string& k) { return given.count(k) > 0; });
         if (key.empty()) return std::nullopt;
-        max_counts_used_.insert(key);
-        const uint64_t bound = options_.max_counts.at(key);
-        return MaxCount{"--max-count " + key + "=" + std::to_string(bound), bound};
+        used.insert(key);
+        const uint64_t bound = given.at(key);
+        return MaxCount{option + " " + key + "=" + std::to_string(bound), bound};
+    }
+    std::optional<MaxCount> max_count_for(const NodeRef& ref, const onnx::NodeProto& node) {
+        return bound_for(ref, node, "--max-count", options_.max_counts, max_counts_used_);
+    }
+    std::optional<MaxCount> max_extent_for(const NodeRef& ref, const onnx::NodeProto& node) {
+        return bound_for(ref, node, "--max-extent", options_.max_extents, max_extents_used_);
     }
 
     // PyTorch's index_put_(accumulate=True): a note, or with --accumulate the reduction PyTorch computes. Whether
@@ -248,8 +261,8 @@ private:
     void record_spec(const GraphScope& scope, const onnx::NodeProto& node, const NodeRef& ref, const OpRule& rule,
                      const std::string& accumulate_key, bool plain_indices, Json& entry) {
         const bool accumulate = index_put(scope, node, ref, accumulate_key, entry);
-        NodeContext context{node, rule, opset_, scope, analysis_, counts_, max_count_for(ref, node), ref.path(),
-                            options_.weights_in_kernel, plain_indices};
+        NodeContext context{node,       rule, opset_, scope, analysis_, counts_, max_count_for(ref, node), max_extent_for(ref, node),
+                            ref.path(), options_.weights_in_kernel, plain_indices};
         SpecAttempt a = attempt_spec(context, ref, accumulate);
         const KernelTensors& taken = a.kernel.tensors;
         if (a.spec && a.kernels.size() != 1 && !plain_indices && (!taken.indices_through.empty() || !taken.updates_through.empty())) {
@@ -264,6 +277,10 @@ private:
         }
         if (!a.held.note.empty()) result_.notes.push_back(ref.str() + ": " + a.held.note);
         if (context.max_count && a.spec) max_count_notes(*context.max_count, ref, a.bounded);
+        if (context.max_extent && a.spec && !a.spec->contains("runtime_axes")) {
+            result_.notes.push_back(context.max_extent->option + ": " + ref.str() +
+                                    " has no data extent made at run time; the option is not used");
+        }
         if (!a.spec) {
             if (auto view = gather_view(scope, node, ref); view && check_opset(rule, opset_)) {
                 entry["view_of"] = view->of;
@@ -318,7 +335,8 @@ private:
     NameAllocator names_;
     FileNames npy_names_;  // the .npy files of large folded values
     ImportResult& result_;
-    std::set<std::string> max_counts_used_;  // the NODE of each --max-count that names an indexing node
+    std::set<std::string> max_counts_used_;
+    std::set<std::string> max_extents_used_;  // likewise for --max-extent  // the NODE of each --max-count that names an indexing node
     std::set<std::string> plain_seen_;       // the NODE of each --plain-indices that names an indexing node
     // The NODE of each --accumulate that names an indexing node: "" when it is index_put_'s ScatterND, else why not.
     std::map<std::string, std::string> accumulate_seen_;

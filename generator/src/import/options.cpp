@@ -78,18 +78,30 @@ Result<uint64_t> parse_limit_option(const std::string& option, const std::string
     return *value;
 }
 
-Result<std::pair<std::string, uint64_t>> parse_max_count_option(const std::string& text) {
+namespace {
+
+// `OPTION NODE=N` of a bound N from 1 to kMaxCountBound (a kernel's `what` is a uint32_t); NODE may hold '='.
+Result<std::pair<std::string, uint64_t>> parse_node_bound(const std::string& option, const std::string& text,
+                                                          const std::string& takes, const std::string& what) {
     const size_t equals = text.rfind('=');
-    if (equals == std::string::npos || equals == 0) {
-        return Problem{"--max-count takes NODE=N (an indexing node's name and the most rows its run-time count has), got " +
-                       in_quotes(text)};
-    }
+    if (equals == std::string::npos || equals == 0) return Problem{option + " takes NODE=N (" + takes + "), got " + in_quotes(text)};
     const auto value = parse_decimal(text.substr(equals + 1), 1, kMaxCountBound);
     if (!value) {
-        return Problem{"--max-count " + text + ": the bound must be a whole number from 1 to " + std::to_string(kMaxCountBound) +
-                       " (a kernel's count is a uint32_t)"};
+        return Problem{option + " " + text + ": the bound must be a whole number from 1 to " + std::to_string(kMaxCountBound) +
+                       " (a kernel's " + what + " is a uint32_t)"};
     }
     return std::make_pair(text.substr(0, equals), *value);
+}
+
+}  // namespace
+
+Result<std::pair<std::string, uint64_t>> parse_max_count_option(const std::string& text) {
+    return parse_node_bound("--max-count", text, "an indexing node's name and the most rows its run-time count has", "count");
+}
+
+Result<std::pair<std::string, uint64_t>> parse_max_extent_option(const std::string& text) {
+    return parse_node_bound("--max-extent", text, "a Gather node's name and the largest extent its data has along each axis "
+                            "made at run time", "extent");
 }
 
 Result<Ok> check_prefix(const std::string& prefix) {

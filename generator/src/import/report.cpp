@@ -78,7 +78,10 @@ Json call_plan(const ImportedKernel& kernel) {
     Json call = Json::array();
     for (const Parameter& parameter : lower(kernel.spec).face.parameters) {
         Json argument{{"parameter", parameter.name}};
-        if (!parameter.tensor) {
+        if (!parameter.tensor && parameter.name.rfind("data_dim_", 0) == 0) {  // an extent of data ("runtime_axes")
+            argument["count_of"] = tensors.data;
+            argument["axis"] = std::stoul(parameter.name.substr(std::string("data_dim_").size()));
+        } else if (!parameter.tensor) {
             const bool rows_of_data = parameter.name == "data_count" || (kernel.bounded && kernel.bounded->leads == "data");
             argument["count_of"] = rows_of_data ? tensors.data : tensors.indices;
             argument["axis"] = 0;

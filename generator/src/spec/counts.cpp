@@ -11,6 +11,10 @@ namespace kernelgen {
 
 using nlohmann::json;
 
+bool KernelSpec::runtime_axis(size_t data_axis) const {
+    return std::find(runtime_axes.begin(), runtime_axes.end(), data_axis) != runtime_axes.end();
+}
+
 namespace {
 
 // A count's key, whose one value is "runtime": true when it says so; otherwise reported.
@@ -217,12 +221,77 @@ void read_data_count(KernelReader& r, KernelSpec& spec) {
     spec.runtime_data_count = true;
 }
 
+// "runtime_axes" (Gather): data axes, from the gather axis on, whose extents the caller passes at run time, each a
+// uint32_t bounded by data_shape's: a model's tensor whose inner dimensions are values known only at run time (a
+// heatmap resized to each detection's box). data and output are dense at the extents passed: their strides are
+// products of them. Not with the other counts, constant tensors or derived indices (each assumes literal strides).
+void read_runtime_axes(KernelReader& r, KernelSpec& spec) {
+    const json* value = r.find("runtime_axes");
+    if (!value) return;
+    const std::string allowed = "an array of data axes from the gather axis on (negative counts from the back), "
+                                "whose extents the caller passes at run time, data_shape giving each one's bound";
+    if (!value->is_array() || value->empty()) {
+        r.fail("runtime_axes", "expected " + allowed + ", got " + (value->is_array() ? "an empty array" : json_type(*value)));
+        return;
+    }
+    for (const char* key : {"data", "data_file", "indices", "indices_broadcast_from", "indices_add", "count", "data_count"}) {
+        if (r.find(key)) {
+            r.fail(key, std::string("\"") + key + "\" does not combine with \"runtime_axes\" (remove one of them)");
+            return;
+        }
+    }
+    if (!r.no_prefetch_with(spec, "run-time extents", "the hints would need the extents' strides")) return;
+    const auto rank = static_cast<int64_t>(spec.data_shape.size());
+    std::vector<size_t> axes;
+    for (size_t i = 0; i < value->size(); ++i) {
+        const std::string key = "runtime_axes/" + std::to_string(i);
+        const json& item = (*value)[i];
+        if (!item.is_number_integer()) {
+            r.fail(key, "expected an integer axis, got " + json_type(item));
+            return;
+        }
+        const int64_t given = item.get<int64_t>();
+        if (given < -rank || given >= rank) {
+            r.fail(key, "axis " + std::to_string(given) + " is out of range for data of rank " + std::to_string(rank) +
+                            " (" + std::to_string(-rank) + ".." + std::to_string(rank - 1) + ")");
+            return;
+        }
+        const auto axis = static_cast<size_t>(given < 0 ? given + rank : given);
+        if (std::find(axes.begin(), axes.end(), axis) != axes.end()) {
+            r.fail(key, given < 0 ? "axis " + std::to_string(given) + " is axis " + std::to_string(axis) + ", listed already"
+                                  : "axis " + std::to_string(axis) + " is listed twice");
+            return;
+        }
+        if (axis < static_cast<size_t>(spec.axis)) {
+            r.fail(key, "axis " + std::to_string(axis) + " lies before the gather axis (" + std::to_string(spec.axis) +
+                            "): only the gather axis and those after it may have run-time extents");
+            return;
+        }
+        const uint64_t bound = spec.data_shape[axis];
+        if (bound == 0 || bound > UINT32_MAX) {
+            r.fail("data_shape/" + std::to_string(axis),
+                   "the bound of a run-time extent, data_shape[" + std::to_string(axis) + "], is " + std::to_string(bound) +
+                       ": it must be 1 to " + std::to_string(UINT32_MAX) + " (the largest extent a uint32_t passes)");
+            return;
+        }
+        axes.push_back(axis);
+    }
+    if (element_count(spec.data_shape) > UINT32_MAX || element_count(spec.output_shape) > UINT32_MAX) {
+        r.fail("data_shape", "run-time extents need data and output of at most " + std::to_string(UINT32_MAX) +
+                                 " elements at their bounds (their offsets are uint32_t products of the extents)");
+        return;
+    }
+    std::sort(axes.begin(), axes.end());
+    spec.runtime_axes = axes;
+}
+
 }  // namespace
 
 void read_counts(KernelReader& r, KernelSpec& spec) {
     const size_t mark = r.problems();
     read_count(r, spec);
     if (r.clean_since(mark)) read_data_count(r, spec);
+    if (r.clean_since(mark)) read_runtime_axes(r, spec);
     if (spec.counted() && r.find("indices_broadcast_from")) {
         r.fail("indices_broadcast_from", "broadcast indices are not read with a run-time count (remove \"count\" and "
                                          "\"data_count\", or give the indices whole)");

@@ -35,6 +35,10 @@ struct Loop {
     bool sequence = false;
     // Indices with a constant added ("indices_add"): what one step of this loop adds to every value it reads.
     int64_t addend_step = 0;
+    // Run-time extents ("runtime_axes"): the parameter or local (IndexedCopy::RuntimeExtents) each stride is also
+    // multiplied by, or "" for a literal stride. Such a loop is never merged with another.
+    std::string source_factor{};
+    std::string destination_factor{};
 };
 
 struct IndexComponent {
@@ -56,6 +60,8 @@ struct IndexComponent {
     int64_t addend_low = 0, addend_high = 0;
     // Its position in the whole index tuple: `offset`, unless constant components ("tuple_constants") are not read.
     uint64_t tuple_position = 0;
+    // Run-time extents: the parameter or local `stride` is also multiplied by, or "".
+    std::string stride_factor{};
     bool shifted() const { return addend != 0 || addend_low != 0 || addend_high != 0; }
 };
 
@@ -109,6 +115,18 @@ struct IndexedCopy {
     std::optional<std::vector<Run>> runs;
     // What the copy computes, in the operator's own terms, for the comment above it.
     std::string formula;
+    // Run-time extents ("runtime_axes"): strides, the block and the tensors' sizes multiplied by extents passed at
+    // run time. A factor is one extent's parameter, or a local holding the product of several (`locals`, defined
+    // once their checks have passed). The sizes above are those at the bounds.
+    struct RuntimeExtents {
+        // name = the product of two names (parameters, or locals defined before it), in the order defined
+        std::vector<std::pair<std::string, std::pair<std::string, std::string>>> locals;
+        std::string block_factor;  // the block's elements: `block` times this
+        // data's and output's elements as passed: the literal part times the factors' product
+        uint64_t data_literal = 1, output_literal = 1;
+        std::vector<std::string> data_factors, output_factors;
+    };
+    std::optional<RuntimeExtents> runtime_extents;
 
     // Whether the run-time count is one of index rows: the checks then cover count * tuples_per_count tuples.
     bool counts_index_rows() const { return count_bound != 0 && !count_leads_data; }

@@ -23,6 +23,14 @@ Expr variable(const std::string& name, uint64_t coefficient) {
     return Expr{{term}, 0};
 }
 
+Expr scaled(const std::string& name, const std::string& factor, uint64_t coefficient) {
+    if (factor.empty()) return name.empty() ? Expr{{}, coefficient} : variable(name, coefficient);
+    if (name.empty()) return variable(factor, coefficient);
+    Expr out = variable(name, coefficient);
+    out.terms.front().factor = factor;
+    return out;
+}
+
 Expr count_times(uint64_t coefficient) {
     Term term;
     term.kind = Term::Kind::Count;

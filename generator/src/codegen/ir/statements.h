@@ -56,6 +56,9 @@ struct Term {
     unsigned bits = 0;     // TableEntry: the table's element width (8, 16, 32 or 64)
     uint64_t divisor = 1;  // Quotient
     std::optional<SignedSum> addend;  // WrappedIndex: a constant added to the value read (checked in range with it)
+    // Run-time extents: the parameter or local the term is also multiplied by ("" for none): a stride that is a
+    // product of extents passed at run time.
+    std::string factor;
 };
 
 // sum(term * coefficient) + constant; a coefficient of 0 contributes nothing.
@@ -67,6 +70,8 @@ struct Expr {
 };
 
 Expr variable(const std::string& name, uint64_t coefficient = 1);
+// `name` * factor * coefficient (name alone where factor is ""); `factor` * coefficient for no name.
+Expr scaled(const std::string& name, const std::string& factor, uint64_t coefficient);
 Expr count_times(uint64_t coefficient);  // the run-time count times `coefficient`
 Expr quotient(const std::string& name, uint64_t divisor, uint64_t coefficient = 1);
 

@@ -126,13 +126,13 @@ std::string sum(const std::vector<std::string>& terms) {
 // The values a gather writes, for a kernel whose every copy is written out element by element (the planner's
 // call): each output element equal to the data element its wrapped index values select, over every point of the
 // copy's loops and every element of its block, in ACSL; "" for the forms this does not state (scatters,
-// reductions, run-time counts and bounds, constant indices or data, indices with constants added, a table
+// reductions, run-time counts, bounds and extents, constant indices or data, indices with constants added, a table
 // converted row by row, complex elements).
 std::string values_written(const Lowered& lowered) {
     const IndexedCopy& copy = lowered.copy;
     const bool gather = copy.indexed == IndexedCopy::Indexed::Source && copy.reduction == Reduction::None &&
                         !copy.copy_data_first && !copy.runs && copy.count_bound == 0 && !copy.components.empty();
-    if (!gather || lowered.data_table || lowered.row_function || lowered.held_indices ||
+    if (!gather || copy.runtime_extents || lowered.data_table || lowered.row_function || lowered.held_indices ||
         info(lowered.element).category == Category::Complex || copy.output_size == 0) {
         return "";
     }

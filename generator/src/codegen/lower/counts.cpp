@@ -2,6 +2,8 @@
 // bounds the loop that walks them; a count of data's valid rows ("data_count": "runtime") is the size the index along
 // data's axis 0 is checked against and wrapped by. Each is a parameter checked against its bound first, with its
 // macros and its part of the header's contract.
+#include <algorithm>
+
 #include "codegen/lower/lowered.h"
 
 namespace kernelgen {
@@ -58,6 +60,72 @@ void lower_data_count(const KernelSpec& spec, Lowered& lowered) {
     lowered.runtime_bound_note = " (along axis 0 against the run-time data count, at most " + std::to_string(bound) + ")";
 }
 
+// Run-time extents ("runtime_axes", Gather): each axis' extent a parameter data_dim_<axis>, checked against its
+// bound; the strides, the block and the tensors' sizes that span those axes take the extents as factors (a product
+// of several a local), and the gather axis' indices, where its extent is one, are checked and wrapped by it.
+void lower_runtime_axes(const KernelSpec& spec, Lowered& lowered) {
+    IndexedCopy& copy = lowered.copy;
+    const KernelIdentifiers& ids = lowered.face.ids;
+    const Shape& data = spec.data_shape;
+    const auto axis = static_cast<size_t>(spec.axis);
+    IndexedCopy::RuntimeExtents extents;
+    auto parameter = [](size_t a) { return "data_dim_" + std::to_string(a); };
+    // The product of data's literal extents over [begin, end), and the factor of its run-time ones ("" for none).
+    auto literal = [&](size_t begin, size_t end) {
+        uint64_t product = 1;
+        for (size_t a = begin; a < end; ++a) product *= spec.runtime_axis(a) ? 1 : data[a];
+        return product;
+    };
+    // A product of several is a local, each the product of two names: data_dims_1_2 = data_dim_1 * data_dim_2,
+    // data_dims_1_2_3 = data_dims_1_2 * data_dim_3.
+    auto factor = [&](size_t begin, size_t end) {
+        std::string name, local = "data_dims";
+        for (size_t a = begin; a < end; ++a) {
+            if (!spec.runtime_axis(a)) continue;
+            local += "_" + std::to_string(a);
+            if (name.empty()) {
+                name = parameter(a);
+                continue;
+            }
+            const bool defined = std::any_of(extents.locals.begin(), extents.locals.end(), [&](const auto& l) { return l.first == local; });
+            if (!defined) extents.locals.push_back({local, {name, parameter(a)}});
+            name = local;
+        }
+        return name;
+    };
+    const uint64_t count = copy.loops.back().extent;
+    const uint64_t inner = literal(axis + 1, data.size());
+    const std::string inner_factor = factor(axis + 1, data.size());
+    Loop& outer = copy.loops.front();
+    outer.source_stride = literal(axis, axis + 1) * inner;
+    outer.source_factor = factor(axis, data.size());
+    outer.destination_stride = count * inner;
+    outer.destination_factor = inner_factor;
+    Loop& rows = copy.loops.back();
+    rows.destination_stride = inner;
+    rows.destination_factor = inner_factor;
+    IndexComponent& component = copy.components.front();
+    component.stride = inner;
+    component.stride_factor = inner_factor;
+    if (spec.runtime_axis(axis)) component.bound_parameter = parameter(axis);
+    copy.block = inner;
+    extents.block_factor = inner_factor;
+    extents.data_literal = literal(0, data.size());
+    extents.output_literal = outer.extent * count * inner;
+    for (size_t a : spec.runtime_axes) {
+        extents.data_factors.push_back(parameter(a));
+        if (a > axis) extents.output_factors.push_back(parameter(a));
+    }
+    copy.runtime_extents = std::move(extents);
+    int error = -4;
+    for (size_t a : spec.runtime_axes) {
+        const std::string name = parameter(a);
+        lowered.face.counts.push_back(RuntimeCount{name, schedule::Tensor::Data, ids.max(name), ids.error(name), data[a], error--,
+                                                   "the extent of data's axis " + std::to_string(a) + ", at most " +
+                                                       ids.max(name) + "; data and output are dense at the extents passed."});
+    }
+}
+
 }  // namespace
 
 void lower_counts(const KernelSpec& spec, Lowered& lowered) {
@@ -65,6 +133,7 @@ void lower_counts(const KernelSpec& spec, Lowered& lowered) {
     // Checked in this order: the data count, then the count of rows.
     if (spec.runtime_data_count) lower_data_count(spec, lowered);
     if (spec.runtime_count) lower_row_count(spec, lowered);
+    if (!spec.runtime_axes.empty()) lower_runtime_axes(spec, lowered);
     // The header's words on them (kernel.h.mustache).
     const KernelIdentifiers& ids = lowered.face.ids;
     TemplateValues& contract = lowered.face.contract;
@@ -80,6 +149,14 @@ void lower_counts(const KernelSpec& spec, Lowered& lowered) {
                                   : spec.runtime_count                          ? ", at the largest count"
                                   : spec.runtime_data_count                     ? ", at the largest data count"
                                                                                 : "";
+    auto& dims = contract.lists["runtime_dims"];
+    for (const RuntimeCount& count : lowered.face.counts) {
+        if (count.error_value > -4) continue;
+        dims.push_back(TemplateValues{{{"parameter", count.parameter}, {"axis", count.parameter.substr(std::string("data_dim_").size())}, {"max_macro", count.max_macro}, {"bound", std::to_string(count.bound)},
+                                       {"error_macro", count.error_macro}, {"error_value", std::to_string(count.error_value)}},
+                                      {}, {}});
+    }
+    if (!dims.empty()) contract.text["sizes_note"] = ", at the largest extents";
     contract.flags["data_rows"] = spec.count_leads == CountLeads::Data;
     contract.text["counted"] = spec.count_leads == CountLeads::Data ? "data and output"
                                : is_scatter(spec.op)                 ? "indices and updates"

@@ -37,7 +37,11 @@ void simplify(IndexedCopy& copy) {
         [](const Loop& l) {
             return std::vector<uint64_t>{l.indices_stride, l.source_stride, l.destination_stride, static_cast<uint64_t>(l.addend_step)};
         },
-        [](const Loop& outer, const Loop& inner) { return inner.runtime_scale == 0 && !inner.sequence && !outer.sequence; },
+        [](const Loop& outer, const Loop& inner) {
+            const bool literal = outer.source_factor.empty() && outer.destination_factor.empty() && inner.source_factor.empty() &&
+                                 inner.destination_factor.empty();
+            return literal && inner.runtime_scale == 0 && !inner.sequence && !outer.sequence;
+        },
         [](const Loop& outer, const Loop& inner) {
             Loop joined{outer.extent * inner.extent, inner.indices_stride, inner.source_stride, inner.destination_stride,
                         outer.runtime_scale * inner.extent};
@@ -47,14 +51,30 @@ void simplify(IndexedCopy& copy) {
     while (!merged.empty()) {
         const Loop& inner = merged.back();
         if (inner.runtime_scale != 0) break;  // the count's loop: its extent is not known until run time
+        const std::string block_factor = copy.runtime_extents ? copy.runtime_extents->block_factor : "";
         if (inner.indices_stride != 0 || inner.addend_step != 0 || inner.source_stride != copy.block ||
-            inner.destination_stride != copy.block) {
+            inner.destination_stride != copy.block || inner.source_factor != block_factor ||
+            inner.destination_factor != block_factor) {
             break;
         }
         copy.block *= inner.extent;
         merged.pop_back();
     }
     copy.loops = merged;
+    // The products of run-time extents that a loop dropped here no longer needs (each local needs its factors).
+    if (copy.runtime_extents) {
+        auto& locals = copy.runtime_extents->locals;
+        std::vector<std::string> used{copy.runtime_extents->block_factor};
+        for (const Loop& loop : copy.loops) used.insert(used.end(), {loop.source_factor, loop.destination_factor});
+        for (const IndexComponent& component : copy.components) used.push_back(component.stride_factor);
+        for (size_t i = locals.size(); i-- > 0;) {
+            if (std::find(used.begin(), used.end(), locals[i].first) == used.end()) {
+                locals.erase(locals.begin() + static_cast<std::ptrdiff_t>(i));
+                continue;
+            }
+            used.insert(used.end(), {locals[i].second.first, locals[i].second.second});
+        }
+    }
 }
 
 // An index component of ONNX's indices with a literal bound.

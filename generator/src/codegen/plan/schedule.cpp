@@ -104,6 +104,19 @@ private:
         });
     }
 
+    // Run-time extents: the parameter or local a loop's stride is also multiplied by ("" for a literal stride).
+    static const std::string& factor_of(const kernelgen::Loop& loop, uint64_t kernelgen::Loop::*stride) {
+        static const std::string none;
+        if (stride == &kernelgen::Loop::source_stride) return loop.source_factor;
+        if (stride == &kernelgen::Loop::destination_stride) return loop.destination_factor;
+        return none;
+    }
+    // The factor of the block's elements, "" for a literal block.
+    const std::string& block_factor() const {
+        static const std::string none;
+        return copy_.runtime_extents ? copy_.runtime_extents->block_factor : none;
+    }
+
     // --- decisions -------------------------------------------------------------------------------------
 
     // "auto"'s statements of one point's copies inside a loop body: written out, or a loop over the table of runs.
@@ -144,7 +157,7 @@ private:
     // A row function's call: from one loop, the compiler inlines it; written out, its calls stay calls, measured
     // slower than the loop on Cortex-M0 and M4F. Such a copy outweighs the budget, so "auto" keeps the loop.
     uint64_t weighed(uint64_t statements) const {
-        if (lowered_.row_function) return statements * (kUnrollBudget + 1);
+        if (lowered_.row_function || !block_factor().empty()) return statements * (kUnrollBudget + 1);
         return reduce_ || copy_.runtime_bounded() ? statements * kReductionWeight : statements;
     }
 
@@ -399,6 +412,13 @@ private:
         for (const RuntimeCount& count : lowered_.face.counts) {
             body.push_back(wrap(CheckCount{count.parameter, count.max_macro, count.error_macro, count.check_comment}));
         }
+        // Products of run-time extents, once each is known within its bound (so that none wraps).
+        if (copy_.runtime_extents) {
+            for (const auto& [name, factors] : copy_.runtime_extents->locals) {
+                const Expr product = scaled(factors.first, factors.second, 1);
+                body.push_back(wrap(Let{name, product}));
+            }
+        }
         if (always_out_of_range()) {
             body.push_back(wrap(Unused{parameters}));
             body.push_back(wrap(Comment{"An axis of size 0: no index value is in range, and there are indices."}));
@@ -561,7 +581,9 @@ private:
             Expr at;
             for (size_t outer = 0; outer <= level; ++outer) {
                 const uint64_t step = copy_.loops[outer].*stride;
-                if (!positions[outer].variable.empty() && step != 0) at = at.plus(variable(positions[outer].variable, step));
+                if (!positions[outer].variable.empty() && step != 0) {
+                    at = at.plus(scaled(positions[outer].variable, factor_of(copy_.loops[outer], stride), step));
+                }
             }
             if (at.terms.empty()) return;
             out.push_back(wrap(Slice{view.tensor, at}));
@@ -579,8 +601,10 @@ private:
         Expr out;
         for (size_t level = 0; level < positions.size(); ++level) {
             const uint64_t step = copy_.loops[level].*stride;
-            if (!positions[level].variable.empty() && level >= place.sliced_levels) out = out.plus(variable(positions[level].variable, step));
-            out.constant += positions[level].offset * step;
+            const std::string& factor = factor_of(copy_.loops[level], stride);
+            if (!positions[level].variable.empty() && level >= place.sliced_levels) out = out.plus(scaled(positions[level].variable, factor, step));
+            if (factor.empty()) out.constant += positions[level].offset * step;
+            else if (positions[level].offset * step != 0) out = out.plus(scaled("", factor, positions[level].offset * step));
         }
         return out;
     }
@@ -624,6 +648,7 @@ private:
                          : component.kind == IndexComponent::Kind::Circular ? Term::Kind::CircularIndex
                                                                             : Term::Kind::WrappedIndex;
             index.coefficient = component.stride;
+            index.factor = component.stride_factor;
             index.view = place.indices;
             index.position = {tuple.plus(component.offset)};
             if (component.kind == IndexComponent::Kind::Circular) index.position.push_back(sequence_position(positions));
@@ -651,6 +676,10 @@ private:
         indexed = indexed_offset(positions, place);
         // Name the indexed offset once for the elements of a short block (a reduction reads and writes it); a row
         // function's call takes the offset as it is (its row, divided exactly).
+        if (!lowered_.row_function && !block_factor().empty()) {
+            plan_block(out, place, destination, source, scaled("", block_factor(), copy_.block));
+            return;
+        }
         if (!lowered_.row_function && (reduce_ || copy_.block > 1) && (reduce_ || copy_.block <= 4)) {
             Local local{source_indexed ? "from" : "to", indexed, {}};
             indexed = variable(local.name);

@@ -242,7 +242,8 @@ private:
         std::string out;
         for (const Term& t : expr.terms) {
             if (t.coefficient == 0) continue;
-            out += (out.empty() ? "" : " + ") + term(t) + (t.coefficient == 1 ? "" : " * " + literal(t.coefficient));
+            out += (out.empty() ? "" : " + ") + term(t) + (t.factor.empty() ? "" : " * " + t.factor) +
+                   (t.coefficient == 1 ? "" : " * " + literal(t.coefficient));
         }
         if (expr.constant != 0 || out.empty()) out += (out.empty() ? "" : " + ") + literal(expr.constant);
         return out;

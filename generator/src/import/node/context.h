@@ -41,6 +41,7 @@ struct NodeContext {
     const ModelAnalysis& analysis;
     const CountBounds& counts;
     std::optional<MaxCount> max_count;
+    std::optional<MaxCount> max_extent;  // --max-extent NODE=N: the bound of data's dimensions made at run time
     std::string path;  // the node's path, as --max-count names it in hints
     bool weights_in_kernel = true;  // a gather's constant data becomes the kernel's table (--weights kernel)
     bool plain_indices = false;     // the kernel takes the node's own indices input (--plain-indices)

@@ -402,10 +402,26 @@ Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& b
                    {"data_file", holds_data ? Json("") : Json()}, {"updates", Json()},
                    {"updates_file", table.updates ? Json("") : Json()},
                    {"quantization", table.quantized ? quantization_json(*table.quantized) : Json()},
-                   {"tuple_constants", Json()}, {"updates_broadcast_from", Json()}};  // set with the sources
+                   {"tuple_constants", Json()}, {"updates_broadcast_from", Json()},  // set with the sources
+                   {"runtime_axes", Json()}};
     for (const auto& key : info(c.rule.op).keys) {
         const Json& value = own.at(std::string(key.name));
         if (!value.is_null()) spec[std::string(key.name)] = value;
+    }
+    if (!data.runtime_dims.empty()) {
+        // Extents made at run time (--max-extent): the gather axis and those after it only, and no count beside them.
+        const auto axis = static_cast<size_t>(attributes->axis < 0 ? attributes->axis + static_cast<int64_t>(data.shape.size())
+                                                                   : attributes->axis);
+        if (data.runtime_dims.front() < axis) {
+            return Problem{"data-dependent shape: data " + in_quotes(call.data.empty() ? inputs->name(node, KernelInput::Data) : call.data) +
+                           " dimension " + std::to_string(data.runtime_dims.front()) + " is made at run time and lies before "
+                           "the gather axis (" + std::to_string(axis) + "): a kernel takes run-time extents from the gather axis on"};
+        }
+        if (bounded) {
+            return Problem{"data-dependent shape: data " + in_quotes(inputs->name(node, KernelInput::Data)) +
+                           " has extents made at run time beside a run-time count, which a kernel does not take together"};
+        }
+        spec["runtime_axes"] = data.runtime_dims;
     }
     if (bounded && bounded->count) spec["count"] = "runtime";
     if (bounded && bounded->leads == "data") spec["count_leads"] = "data";

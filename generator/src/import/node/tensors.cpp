@@ -134,11 +134,15 @@ std::string unbound_message(const std::vector<UnboundDim>& dims) {
 // The static type of `tensor` (the node's input `role`) in `scope`, or the problem that it has none. A dimension
 // that is `count` takes its bound; `hint` is added to the message of a data-dependent leading dimension without
 // one. A dimension left unbound (a --dim or --input fixes it) is added to `unbound`, and the others are still looked
-// at: nothing is returned then; another problem ends the look.
+// at: nothing is returned then; another problem ends the look. A dimension beyond the leading one made at run time
+// from values (through a Resize's sizes), or that inference could not follow and the model does not name, takes the
+// bound of `extent` (--max-extent) where one is given (StaticTensor::runtime_dims); else a run-time one's problem
+// ends with `extent_hint`.
 Result<std::optional<StaticTensor>> static_tensor(const GraphScope& scope, const ModelAnalysis& analysis,
                                                   const std::string& tensor, const std::string& role,
                                                   const std::optional<CountedDim>& count, const std::string& hint,
-                                                  std::vector<UnboundDim>& unbound) {
+                                                  std::vector<UnboundDim>& unbound, const std::optional<MaxCount>& extent,
+                                                  const std::string& extent_hint) {
     const std::string what = role + " " + in_quotes(tensor);
     const onnx::TypeProto* type = scope.type(tensor);
     if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
@@ -192,11 +196,21 @@ Result<std::optional<StaticTensor>> static_tensor(const GraphScope& scope, const
             bool run_time = false;
             if (auto cause = unknown_size_cause(scope, tensor, run_time)) {
                 if (!run_time) return Problem{"dynamic shape: " + where + " could not be inferred: it comes from " + *cause};
+                if (extent && d > 0) {  // an extent the kernel takes at run time, within the bound given
+                    out.shape.push_back(extent->bound);
+                    out.runtime_dims.push_back(static_cast<size_t>(d));
+                    continue;
+                }
                 return Problem{"data-dependent shape: " + where + " depends on run-time values (through " + *cause + ")" +
-                               (d == 0 ? hint : "; a kernel takes a run-time size only as a count of rows import can bound")};
+                               (d == 0 ? hint : extent_hint)};
             }
             // A name ONNX's inference made up (unk__8) is nowhere in the model: the dimension has no name.
             const bool named = dim.has_dim_param() && analysis.declared_dim_params.count(dim.dim_param());
+            if (extent && d > 0 && !named) {  // made of values inference could not follow: an extent --max-extent bounds
+                out.shape.push_back(extent->bound);
+                out.runtime_dims.push_back(static_cast<size_t>(d));
+                continue;
+            }
             unbound.push_back({what, d, named ? dim.dim_param() : ""});
             continue;
         }
@@ -237,6 +251,8 @@ std::optional<CountedDim> count_of(const NodeContext& c, const std::string& tens
 
 Result<Ok> read_tensors(const NodeContext& c, const NodeInputs& inputs, std::optional<StaticTensor> (&tensors)[3]) {
     const std::string hint = "; give it a bound with --max-count " + c.path + "=N";
+    const std::string extent_hint = "; give its extents a bound with --max-extent " + c.path + "=N, which a Gather's kernel takes at run time";
+    const std::string no_extent = "; a kernel takes a run-time size only as a count of rows import can bound, or as a Gather's data extent";
     std::vector<UnboundDim> unbound;
     for (int position = 0; position < c.node.input_size(); ++position) {
         const int* const end = inputs.position + 3;
@@ -245,7 +261,10 @@ Result<Ok> read_tensors(const NodeContext& c, const NodeInputs& inputs, std::opt
         const auto i = static_cast<size_t>(found - inputs.position);
         if (tensors[i]) continue;  // given by the caller
         const std::string& name = c.node.input(position);
-        auto tensor = static_tensor(c.scope, c.analysis, name, inputs.onnx_name[i], count_of(c, name), hint, unbound);
+        // A Gather's data may have extents made at run time beyond its leading dimension (--max-extent bounds them).
+        const bool extents = i == 0 && c.rule.op == Op::Gather;
+        auto tensor = static_tensor(c.scope, c.analysis, name, inputs.onnx_name[i], count_of(c, name), hint, unbound,
+                                    extents ? c.max_extent : std::nullopt, extents ? extent_hint : no_extent);
         if (!tensor && unbound.empty()) return Problem{tensor.problem()};
         if (!tensor) break;
         tensors[i] = tensor.take();
