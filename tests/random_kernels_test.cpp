@@ -985,6 +985,102 @@ TEST(RandomKernels, TablesBeyond64KB) {
     if (build_and_run(root / "kernels", result.files, cases, compiler_for(0), true)) fs::remove_all(root);
 }
 
+// Random Gathers of run-time extents ("runtime_axes"): 60 kernels of every element type but string, data of rank 1 to
+// 4 (bounds up to 5, at most 96 elements), any axis (negative too), a random set of the axes from it on run-time, int32 and int64
+// indices, every unroll setting; each called at 4 sets of extents, each from 0 to its bound (now and then one above
+// it: the extent's error, -4 for the first), with indices mostly in range of the extent passed at the gather axis and
+// now and then hostile. The reference runs on data of the extents passed, which the case passes as an exactly-sized
+// buffer, as it does the output. The cases are dumped like the random ones: the boards run them too.
+TEST(RandomKernels, RunTimeExtents) {
+    Generator g(seed_for("runtime_axes"));
+    std::map<std::string, json> specs;
+    std::vector<cprogram::Case> cases;
+    std::vector<kernelgen::KernelSpec> kernels;
+    for (int k = 0; k < 60; ++k) {
+        const TypeRow& type = kTypes[static_cast<size_t>(k) % (kTypes.size() - 1)];  // not string, the last
+        reference::Problem bound;
+        int64_t rank = 0;
+        do {  // tensors of at most 96 elements at the bounds, as the other random problems (the boards' RAM)
+            rank = g.uniform(1, 4);
+            bound = reference::Problem{};
+            bound.op = "Gather";
+            for (int64_t i = 0; i < rank; ++i) bound.data_shape.push_back(g.uniform(1, 5));
+            bound.indices_shape = g.shape(static_cast<size_t>(g.uniform(0, 2)));
+            bound.axis = g.uniform(-rank, rank - 1);
+        } while (reference::count(bound.data_shape) > 96 || reference::count(reference::output_shape(bound)) > 96);
+        const auto axis = static_cast<size_t>(bound.axis < 0 ? bound.axis + rank : bound.axis);
+        std::vector<size_t> runtime;  // normalized, ascending; given in the spec negative now and then
+        json listed = json::array();
+        for (auto a = axis; a < static_cast<size_t>(rank); ++a) {
+            if (!g.chance(0.6)) continue;
+            runtime.push_back(a);
+            listed.push_back(g.chance(0.3) ? static_cast<int64_t>(a) - rank : static_cast<int64_t>(a));
+        }
+        if (runtime.empty()) {
+            runtime.push_back(axis);
+            listed.push_back(static_cast<int64_t>(axis));
+        }
+        const bool int32 = g.chance(0.5);
+        const std::string name = "extents_" + std::to_string(k);
+        json spec{{"name", name}, {"op", "Gather"}, {"dtype", type.name}, {"data_shape", bound.data_shape},
+                  {"indices_shape", bound.indices_shape}, {"axis", bound.axis}, {"runtime_axes", listed},
+                  {"index_dtype", int32 ? "int32" : "int64"}};
+        unroll_choice(g, spec);
+        specs[name] = spec;
+        std::vector<kernelgen::Diagnostic> diagnostics;
+        auto parsed = kernelgen::parse_spec_text(spec.dump(), "extents.json", diagnostics);
+        ASSERT_TRUE(diagnostics.empty()) << diagnostics.front().str();
+        kernels.push_back(parsed.front());
+        for (int call = 0; call < 4; ++call) {
+            reference::Problem p = bound;  // at the extents passed
+            std::vector<uint32_t> extents;
+            int status = 0;
+            for (size_t i = 0; i < runtime.size(); ++i) {
+                const int64_t b = bound.data_shape[runtime[i]];
+                int64_t e = call == 0 ? b : g.uniform(0, b);
+                if (call > 0 && g.chance(0.08)) e = b + g.uniform(1, 3);
+                if (e > b && status == 0) status = -4 - static_cast<int>(i);
+                extents.push_back(static_cast<uint32_t>(e));
+                p.data_shape[runtime[i]] = e;
+            }
+            const std::vector<int64_t> indices = g.indices(p, int32);
+            cprogram::Case c;
+            c.kernel = name;
+            c.label = spec.dump();
+            c.data_dims = extents;
+            c.compare = type.compare;
+            c.element_size = type.size;
+            c.indices = cprogram::bytes_of(indices);
+            if (int32) {
+                std::vector<int32_t> narrow(indices.begin(), indices.end());
+                c.indices = cprogram::bytes_of(narrow);
+            }
+            with_type(type.name, [&](auto zero) {
+                using T = decltype(zero);
+                if constexpr (!std::is_same_v<T, std::string>) {
+                    const auto data = g.values<T>(static_cast<size_t>(reference::count(p.data_shape)), "d");
+                    std::vector<T> output;
+                    const bool ok = status == 0 && reference::run(p, data, indices, {}, output);
+                    c.data = cprogram::bytes_of(data);
+                    c.expected_status = ok ? 0 : status != 0 ? status : -1;
+                    const auto size = static_cast<size_t>(reference::count(reference::output_shape(p)));
+                    if (ok) c.expected_output = cprogram::bytes_of(output);
+                    else c.expected_output.assign(size * sizeof(T), cprogram::kSentinel);
+                }
+            });
+            cases.push_back(std::move(c));
+        }
+    }
+    dump_cases("RunTimeExtents", cases, &specs);
+    if (cases_only()) return;
+    kernelgen::GenerateResult result = kernelgen::generate(kernels);
+    ASSERT_TRUE(result.diagnostics.empty()) << result.diagnostics.front().str();
+    for (size_t batch = 0; batch < 2; ++batch) {
+        const fs::path root = scratch("extents-" + std::to_string(batch));
+        if (build_and_run(root / "kernels", result.files, cases, compiler_for(batch), batch == 0)) fs::remove_all(root);
+    }
+}
+
 // Random quantized tables ("quantization"): 50 Gathers along axis 0 whose int8, uint8, int4 or uint4 table (given in the
 // spec, nested or flat) dequantizes to float32, float16 or bfloat16 with one scale, a scale per index along any axis,
 // or blocks along any axis (a partial last block included), without zero points, with one, or with one per scale;

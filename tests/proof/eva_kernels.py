@@ -92,13 +92,20 @@ def driver(header, text, together=False):
         return f"{name}({', '.join(args)})"
 
     calls = [f"result = {call('output_buffer')};"] + ([f"result |= {call('data_buffer')};"] if in_place else [])
-    if any(role == "data_count" for role, _, _ in params):
-        # Every data count still: those up to its bound one at a time (a state of EVA's each, which relates the
-        # count to the index values checked against it, and to the copies' offsets), the rest in one.
-        lines += [f"    if (data_count <= {upper}_MAX_DATA_COUNT) {{", "        /*@ split data_count; */"]
-        lines += [f"        {line}" for line in calls] + ["    } else {"] + [f"        {line}" for line in calls] + ["    }"]
-    else:
-        lines += [f"    {line}" for line in calls]
+    # Every data count and run-time extent still: those up to its bound one at a time (a state of EVA's each, which
+    # relates the count to the index values checked against it, and to the copies' offsets), the rest in one.
+    split = [role for role, _, is_count in params if is_count and (role == "data_count" or role.startswith("data_dim_"))]
+
+    def nested(roles, depth):
+        pad = "    " * depth
+        if not roles:
+            return [f"{pad}{line}" for line in calls]
+        role = roles[0]
+        inner = nested(roles[1:], depth + 1)
+        return ([f"{pad}if ({role} <= {upper}_MAX_{role.upper()}) {{", f"{pad}    /*@ split {role}; */"] + inner +
+                [f"{pad}}} else {{"] + [f"{pad}    {line}" for line in calls] + [f"{pad}}}"])
+
+    lines += nested(split, 1)
     lines += ["    return result;", "}", ""]
     return name, "\n".join(lines)
 
