@@ -681,9 +681,10 @@ KERNELGEN_WRAP_INLINE static inline uint64_t kernelgen_wrap_i64_u64(const int64_
     return index < 0 ? (uint64_t)index + size : (uint64_t)index;
 }
 
-/* An index in [-count, count-1] for a run-time count (a data count, whose bound the generator keeps below 2^31) as
- * an offset along its axis: the count added where the low word's sign bit is set, with no test of the count
- * (kernelgen_wrap_low's tests of a size fold away only for a literal one). */
+/* An index in [-count, count-1] for a size passed at run time (a data count, a run-time extent) whose bound is at
+ * most 2^31 (a larger one takes kernelgen_wrap_*, whose test of the size's width decides) as an offset along its
+ * axis: the count added where the low word's sign bit is set, with no test of the count (kernelgen_wrap_low's tests
+ * of a size fold away only for a literal one). */
 /*@ requires count <= 0x80000000 &&
              -(integer)count <= index <= count - 1;
     assigns \nothing;

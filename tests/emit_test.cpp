@@ -173,6 +173,31 @@ TEST(Emit, Int32IndicesNeedNoCheckAgainstAnAxisOf2To31OrMore) {
     EXPECT_NE(narrower.source.find("indices[0] < -2147483647 || indices[0] > 2147483646"), std::string::npos);
 }
 
+// A size passed at run time wraps an index by the low word's sign (kernelgen_wrap_count_*) only while its bound is at
+// most 2^31; above, a low word of 2^31 or more may be an index in range: the general wrap, by the size's full width.
+TEST(Emit, SizesPassedAtRunTimeBeyond2To31WrapByTheirFullWidth) {
+    for (const char* key : {R"("data_count": "runtime")", R"("runtime_axes": [0])"}) {
+        auto wide = emit_json(std::string(R"({"name": "w", "op": "Gather", "dtype": "uint8", "data_shape": [3000000000],
+                                               "indices_shape": [1], )") + key + "}");
+        EXPECT_EQ(wide.source.find("kernelgen_wrap_count_"), std::string::npos) << wide.source;
+        EXPECT_NE(wide.source.find("kernelgen_wrap_i64_u32(&indices[0u], data_"), std::string::npos) << wide.source;
+        auto narrow = emit_json(std::string(R"({"name": "n", "op": "Gather", "dtype": "uint8", "data_shape": [2147483648],
+                                                 "indices_shape": [1], )") + key + "}");
+        EXPECT_NE(narrow.source.find("kernelgen_wrap_count_i64_u32(&indices[0u], data_"), std::string::npos) << narrow.source;
+    }
+}
+
+// Products of run-time extents are locals the copies read: a kernel with nothing to copy defines none (an unused
+// local fails the strict flags).
+TEST(Emit, ExtentProductsOnlyWhereTheCopiesReadThem) {
+    auto empty = emit_json(R"({"name": "e", "op": "Gather", "dtype": "float32", "data_shape": [2, 3, 3], "indices_shape": [0],
+                                "axis": 1, "runtime_axes": [1, 2]})");
+    EXPECT_EQ(empty.source.find("data_dims_1_2"), std::string::npos) << empty.source;
+    auto rows = emit_json(R"({"name": "r", "op": "Gather", "dtype": "float32", "data_shape": [2, 3, 3], "indices_shape": [2],
+                               "axis": 1, "runtime_axes": [1, 2]})");
+    EXPECT_NE(rows.source.find("const uint32_t data_dims_1_2 = data_dim_1 * data_dim_2;"), std::string::npos) << rows.source;
+}
+
 TEST(Emit, TensorsBeyond32BitsGetAGuardAndWideOffsets) {
     auto kernel = emit_json(R"({"name": "w", "op": "ScatterND", "dtype": "uint16", "data_shape": [100000, 50000],
                                  "indices_shape": [3, 1]})");

@@ -5207,8 +5207,11 @@ TEST(ImportCounts, MaxExtentOnTheCommandLine) {
     m.node("Resize", {"maps", "", "", "sizes"}, "up", "up");                          // [3, K, K]
     Model::attribute(m.node("Gather", {"up", "yi"}, "rows", "rows"), "axis", int64_t{1});  // [3, 2, K]
     m.node("Gather", {"maps", "yi"}, "planes", "planes");                              // [2, 4, 4]: static
+    m.input("picks", kInt64, {3, 4, 4});
+    m.node("GatherElements", {"maps", "picks"}, "picked", "picked");                   // not a Gather
     m.output("rows", kFloat, {3, 2, kDynamic});
     m.output("planes", kFloat, {2, 4, 4});
+    m.output("picked", kFloat, {3, 4, 4});
     const fs::path dir = fresh_dir("max_extent_cli");
     const std::string model = (dir / "paste.onnx").string();
     write_text(model, m.bytes());
@@ -5220,14 +5223,16 @@ TEST(ImportCounts, MaxExtentOnTheCommandLine) {
                          {"--max-extent rows=0", "kernelgen: --max-extent rows=0: the bound must be a whole number from 1 to "
                                                  "4294967295 (a kernel's extent is a uint32_t)\n"},
                          {"--max-extent nowhere=3", "kernelgen: " + model + ": --max-extent nowhere=3: the model has no Gather node "
-                                                    "\"nowhere\" (name a Gather node by its name, or by its path in a body)\n"}});
+                                                    "\"nowhere\" (name a Gather node by its name, or by its path in a body)\n"},
+                         {"--max-extent picked=3", "kernelgen: " + model + ": --max-extent picked=3: the model has no Gather node "
+                                                   "\"picked\" (name a Gather node by its name, or by its path in a body)\n"}});
     CliRun run = kernelgen_run("import " + model + out + " --max-extent rows=6 --max-extent planes=6 2>&1");
     EXPECT_EQ(run.status, 0) << run.out;
     EXPECT_NE(run.out.find(model + ": note: --max-extent planes=6: node \"planes\" (Gather, #7) has no data extent made at run "
                            "time; the option is not used\n"),
               std::string::npos)
         << run.out;
-    EXPECT_NE(run.out.find(model + ": 2 specs (0 in subgraphs), 0 folded, 0 skipped\n"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find(model + ": 3 specs (0 in subgraphs), 0 folded, 0 skipped\n"), std::string::npos) << run.out;
     const json spec = json::parse(read_text(dir / "out" / "rows.json"));
     EXPECT_EQ(spec.at("data_shape"), json({3, 6, 6}));
     EXPECT_EQ(spec.at("runtime_axes"), json({1, 2}));

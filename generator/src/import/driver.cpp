@@ -14,6 +14,7 @@
 #include "import/index_put.h"
 #include "import/analysis/model_analysis.h"
 #include "import/names.h"
+#include "import/node/quantized_tables.h"
 #include "import/node/spec.h"
 #include "import/node/view.h"
 #include "import/model/resource_guard.h"
@@ -261,8 +262,10 @@ private:
     void record_spec(const GraphScope& scope, const onnx::NodeProto& node, const NodeRef& ref, const OpRule& rule,
                      const std::string& accumulate_key, bool plain_indices, Json& entry) {
         const bool accumulate = index_put(scope, node, ref, accumulate_key, entry);
-        NodeContext context{node,       rule, opset_, scope, analysis_, counts_, max_count_for(ref, node), max_extent_for(ref, node),
-                            ref.path(), options_.weights_in_kernel, plain_indices};
+        // --max-extent applies to Gather nodes alone (ONNX's Gather: GatherBlockQuantized's data is a table).
+        const bool gather = rule.op == Op::Gather && !is_gather_block_quantized(node);
+        NodeContext context{node,       rule, opset_, scope, analysis_, counts_, max_count_for(ref, node),
+                            gather ? max_extent_for(ref, node) : std::nullopt, ref.path(), options_.weights_in_kernel, plain_indices};
         SpecAttempt a = attempt_spec(context, ref, accumulate);
         const KernelTensors& taken = a.kernel.tensors;
         if (a.spec && a.kernels.size() != 1 && !plain_indices && (!taken.indices_through.empty() || !taken.updates_through.empty())) {
@@ -335,8 +338,8 @@ private:
     NameAllocator names_;
     FileNames npy_names_;  // the .npy files of large folded values
     ImportResult& result_;
-    std::set<std::string> max_counts_used_;
-    std::set<std::string> max_extents_used_;  // likewise for --max-extent  // the NODE of each --max-count that names an indexing node
+    std::set<std::string> max_counts_used_;   // the NODE of each --max-count that names an indexing node
+    std::set<std::string> max_extents_used_;  // the NODE of each --max-extent that names a Gather node
     std::set<std::string> plain_seen_;       // the NODE of each --plain-indices that names an indexing node
     // The NODE of each --accumulate that names an indexing node: "" when it is index_put_'s ScatterND, else why not.
     std::map<std::string, std::string> accumulate_seen_;

@@ -240,7 +240,7 @@ void read_runtime_axes(KernelReader& r, KernelSpec& spec) {
             return;
         }
     }
-    if (!r.no_prefetch_with(spec, "run-time extents", "the hints would need the extents' strides")) return;
+    if (!r.no_prefetch_with(spec, "run-time extents", "the distance is planned for rows of a literal size")) return;
     const auto rank = static_cast<int64_t>(spec.data_shape.size());
     std::vector<size_t> axes;
     for (size_t i = 0; i < value->size(); ++i) {

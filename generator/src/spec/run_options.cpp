@@ -37,8 +37,9 @@ std::optional<Prefetch> parse_prefetch(const std::string& text) {
 void apply_run_options(KernelSpec& spec, const RunOptions& run) {
     spec.unroll = spec.unroll_in_spec.value_or(run.unroll.value_or(Unroll{}));
     spec.prefetch = spec.prefetch_in_spec.value_or(run.prefetch.value_or(Prefetch{}));
-    // A run-time count (of either kind) never prefetches (its hints would look past the count): a run's --prefetch leaves it out.
-    if (spec.counted()) spec.prefetch = Prefetch{Prefetch::Kind::None, 0};
+    // A run-time count (of either kind) never prefetches (its hints would look past the count), nor do run-time extents
+    // (the spec refuses "prefetch" beside either): a run's --prefetch leaves them out.
+    if (spec.counted() || !spec.runtime_axes.empty()) spec.prefetch = Prefetch{Prefetch::Kind::None, 0};
 }
 
 }  // namespace kernelgen

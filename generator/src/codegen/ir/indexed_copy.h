@@ -115,16 +115,13 @@ struct IndexedCopy {
     std::optional<std::vector<Run>> runs;
     // What the copy computes, in the operator's own terms, for the comment above it.
     std::string formula;
-    // Run-time extents ("runtime_axes"): strides, the block and the tensors' sizes multiplied by extents passed at
-    // run time. A factor is one extent's parameter, or a local holding the product of several (`locals`, defined
-    // once their checks have passed). The sizes above are those at the bounds.
+    // Run-time extents ("runtime_axes"): strides and the block multiplied by extents passed at run time. A factor is
+    // one extent's parameter, or a local holding the product of several (`locals`, defined once their checks have
+    // passed). The sizes above are those at the bounds.
     struct RuntimeExtents {
         // name = the product of two names (parameters, or locals defined before it), in the order defined
         std::vector<std::pair<std::string, std::pair<std::string, std::string>>> locals;
         std::string block_factor;  // the block's elements: `block` times this
-        // data's and output's elements as passed: the literal part times the factors' product
-        uint64_t data_literal = 1, output_literal = 1;
-        std::vector<std::string> data_factors, output_factors;
     };
     std::optional<RuntimeExtents> runtime_extents;
 

@@ -110,12 +110,6 @@ void lower_runtime_axes(const KernelSpec& spec, Lowered& lowered) {
     if (spec.runtime_axis(axis)) component.bound_parameter = parameter(axis);
     copy.block = inner;
     extents.block_factor = inner_factor;
-    extents.data_literal = literal(0, data.size());
-    extents.output_literal = outer.extent * count * inner;
-    for (size_t a : spec.runtime_axes) {
-        extents.data_factors.push_back(parameter(a));
-        if (a > axis) extents.output_factors.push_back(parameter(a));
-    }
     copy.runtime_extents = std::move(extents);
     int error = -4;
     for (size_t a : spec.runtime_axes) {

@@ -412,13 +412,6 @@ private:
         for (const RuntimeCount& count : lowered_.face.counts) {
             body.push_back(wrap(CheckCount{count.parameter, count.max_macro, count.error_macro, count.check_comment}));
         }
-        // Products of run-time extents, once each is known within its bound (so that none wraps).
-        if (copy_.runtime_extents) {
-            for (const auto& [name, factors] : copy_.runtime_extents->locals) {
-                const Expr product = scaled(factors.first, factors.second, 1);
-                body.push_back(wrap(Let{name, product}));
-            }
-        }
         if (always_out_of_range()) {
             body.push_back(wrap(Unused{parameters}));
             body.push_back(wrap(Comment{"An axis of size 0: no index value is in range, and there are indices."}));
@@ -464,6 +457,14 @@ private:
         }
         const size_t after_data_copy = body.size();
         if (copies) {
+            // Products of run-time extents, which only the copies read, once each is checked within its bound (so that
+            // none wraps).
+            if (copy_.runtime_extents) {
+                for (const auto& [name, factors] : copy_.runtime_extents->locals) {
+                    const Expr product = scaled(factors.first, factors.second, 1);
+                    body.push_back(wrap(Let{name, product}));
+                }
+            }
             body.push_back(wrap(Comment{copy_.formula}));
             std::vector<Position> positions(copy_.loops.size());
             Place place;

@@ -200,7 +200,10 @@ private:
             case Term::Kind::Count: return schedule_.wide_offsets ? "(uint64_t)count" : "count";
             case Term::Kind::WrappedIndex: {  // an int64 index by its address (kernelgen_support.h reads its low word)
                 const bool int32 = schedule_.index_type == IndexType::Int32;
-                const std::string kind = term.addend ? "plus_" : term.bound_parameter.empty() ? "" : "count_";
+                // A size passed at run time takes kernelgen_wrap_count_*, by the low word, up to a bound of 2^31; above,
+                // the general wrap, which the size's full width decides.
+                const bool by_count = !term.bound_parameter.empty() && term.bound <= (uint64_t{1} << 31);
+                const std::string kind = term.addend ? "plus_" : by_count ? "count_" : "";
                 return "kernelgen_wrap_" + kind + (int32 ? "i32" : "i64") +
                        (schedule_.wide_offsets ? "_u64(" : "_u32(") + (int32 ? "" : "&") + view_name(term.view) + "[" +
                        expression(term.position.front()) + "], " + (term.addend ? signed_sum(*term.addend) + ", " : "") +

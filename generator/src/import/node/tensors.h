@@ -21,7 +21,7 @@ struct StaticTensor {
     std::optional<CountedDim> count;
     // Dimensions made at run time from values, not counts (a Resize to sizes computed from boxes), each given the
     // bound of --max-extent: the kernel takes their extents at run time ("runtime_axes").
-    std::vector<size_t> runtime_dims;
+    std::vector<size_t> runtime_dims{};
 };
 
 // The node's tensors (data, indices, and a scatter's updates: those `inputs` has, in the node's order), each with
