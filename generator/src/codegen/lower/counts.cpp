@@ -111,12 +111,19 @@ void lower_runtime_axes(const KernelSpec& spec, Lowered& lowered) {
     copy.block = inner;
     extents.block_factor = inner_factor;
     copy.runtime_extents = std::move(extents);
+    // Each extent's parameter, checked in axis order, and its words in the header (kernel.h.mustache).
+    auto& dims = lowered.face.contract.lists["runtime_dims"];
     int error = -4;
     for (size_t a : spec.runtime_axes) {
         const std::string name = parameter(a);
-        lowered.face.counts.push_back(RuntimeCount{name, schedule::Tensor::Data, ids.max(name), ids.error(name), data[a], error--,
-                                                   "the extent of data's axis " + std::to_string(a) + ", at most " +
-                                                       ids.max(name) + "; data and output are dense at the extents passed."});
+        const RuntimeCount extent_count{name, schedule::Tensor::Data, ids.max(name), ids.error(name), data[a], error--,
+                                        "the extent of data's axis " + std::to_string(a) + ", at most " + ids.max(name) +
+                                            "; data and output are dense at the extents passed."};
+        dims.push_back(TemplateValues{{{"parameter", name}, {"axis", std::to_string(a)}, {"max_macro", extent_count.max_macro},
+                                       {"bound", std::to_string(extent_count.bound)}, {"error_macro", extent_count.error_macro},
+                                       {"error_value", std::to_string(extent_count.error_value)}},
+                                      {}, {}});
+        lowered.face.counts.push_back(extent_count);
     }
 }
 
@@ -143,14 +150,7 @@ void lower_counts(const KernelSpec& spec, Lowered& lowered) {
                                   : spec.runtime_count                          ? ", at the largest count"
                                   : spec.runtime_data_count                     ? ", at the largest data count"
                                                                                 : "";
-    auto& dims = contract.lists["runtime_dims"];
-    for (const RuntimeCount& count : lowered.face.counts) {
-        if (count.error_value > -4) continue;
-        dims.push_back(TemplateValues{{{"parameter", count.parameter}, {"axis", count.parameter.substr(std::string("data_dim_").size())}, {"max_macro", count.max_macro}, {"bound", std::to_string(count.bound)},
-                                       {"error_macro", count.error_macro}, {"error_value", std::to_string(count.error_value)}},
-                                      {}, {}});
-    }
-    if (!dims.empty()) contract.text["sizes_note"] = ", at the largest extents";
+    if (!lowered.face.contract.lists["runtime_dims"].empty()) contract.text["sizes_note"] = ", at the largest extents";
     contract.flags["data_rows"] = spec.count_leads == CountLeads::Data;
     contract.text["counted"] = spec.count_leads == CountLeads::Data ? "data and output"
                                : is_scatter(spec.op)                 ? "indices and updates"

@@ -413,7 +413,7 @@ Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& b
         const auto axis = static_cast<size_t>(attributes->axis < 0 ? attributes->axis + static_cast<int64_t>(data.shape.size())
                                                                    : attributes->axis);
         if (data.runtime_dims.front() < axis) {
-            return Problem{"data-dependent shape: data " + in_quotes(call.data.empty() ? inputs->name(node, KernelInput::Data) : call.data) +
+            return Problem{"data-dependent shape: data " + in_quotes(inputs->name(node, KernelInput::Data)) +
                            " dimension " + std::to_string(data.runtime_dims.front()) + " is made at run time and lies before "
                            "the gather axis (" + std::to_string(axis) + "): a kernel takes run-time extents from the gather axis on"};
         }

@@ -180,6 +180,11 @@ Result<std::optional<StaticTensor>> static_tensor(const GraphScope& scope, const
                        std::to_string(kMaxRank) + ")"};
     }
     const size_t unbound_before = unbound.size();
+    // A dimension the kernel takes at run time (StaticTensor::runtime_dims), within --max-extent's bound.
+    auto take_extent = [&](int d) {
+        out.shape.push_back(extent->bound);
+        out.runtime_dims.push_back(static_cast<size_t>(d));
+    };
     for (int d = 0; d < tensor_type.shape().dim_size(); ++d) {
         const auto& dim = tensor_type.shape().dim(d);
         const std::string where = what + " dimension " + std::to_string(d);
@@ -196,9 +201,8 @@ Result<std::optional<StaticTensor>> static_tensor(const GraphScope& scope, const
             bool run_time = false;
             if (auto cause = unknown_size_cause(scope, tensor, run_time)) {
                 if (!run_time) return Problem{"dynamic shape: " + where + " could not be inferred: it comes from " + *cause};
-                if (extent && d > 0) {  // an extent the kernel takes at run time, within the bound given
-                    out.shape.push_back(extent->bound);
-                    out.runtime_dims.push_back(static_cast<size_t>(d));
+                if (extent && d > 0) {
+                    take_extent(d);
                     continue;
                 }
                 return Problem{"data-dependent shape: " + where + " depends on run-time values (through " + *cause + ")" +
@@ -206,9 +210,8 @@ Result<std::optional<StaticTensor>> static_tensor(const GraphScope& scope, const
             }
             // A name ONNX's inference made up (unk__8) is nowhere in the model: the dimension has no name.
             const bool named = dim.has_dim_param() && analysis.declared_dim_params.count(dim.dim_param());
-            if (extent && d > 0 && !named) {  // made of values inference could not follow: an extent --max-extent bounds
-                out.shape.push_back(extent->bound);
-                out.runtime_dims.push_back(static_cast<size_t>(d));
+            if (extent && d > 0 && !named) {  // made of values inference could not follow
+                take_extent(d);
                 continue;
             }
             unbound.push_back({what, d, named ? dim.dim_param() : ""});
