@@ -82,7 +82,8 @@ constexpr std::pair<unsigned, const char*> kOptions[] = {
              "                     (import) each dimension of Gather node NODE's data (but the\n"
              "                     leading one) that the model makes at run time from values, such\n"
              "                     as a Resize to sizes computed from boxes, is at most N\n"
-             "                     (1..4294967295): the kernel takes those extents at run time\n"},
+             "                     (1..4294967295): the kernel takes those extents at run time;\n"
+             "                     a bound where the values give none, or a lower one\n"},
     {Import, "      --accumulate NODE\n"
              "                     (import) ScatterND node NODE, which writes into zeros without a\n"
              "                     reduction and whose result an Add adds (PyTorch's export of\n"

@@ -153,6 +153,9 @@ struct BoundedCount {
 struct KernelTensors {
     std::string data, indices, updates, output;
     std::vector<std::string> indices_through, updates_through;
+    // A Gather's data extents taken at run time ("runtime_axes"), in axis order: each one's bound and how it was
+    // found (the Resize whose sizes make it, then the nodes that bound those values; or --max-extent).
+    std::vector<BoundedCount::Count> extents;
 };
 
 struct ImportedKernel {

@@ -280,10 +280,7 @@ private:
         }
         if (!a.held.note.empty()) result_.notes.push_back(ref.str() + ": " + a.held.note);
         if (context.max_count && a.spec) max_count_notes(*context.max_count, ref, a.bounded);
-        if (context.max_extent && a.spec && !a.spec->contains("runtime_axes")) {
-            result_.notes.push_back(context.max_extent->option + ": " + ref.str() +
-                                    " has no data extent made at run time; the option is not used");
-        }
+        if (context.max_extent && a.spec) max_extent_notes(*context.max_extent, ref, a.kernel.tensors.extents);
         if (!a.spec) {
             if (auto view = gather_view(scope, node, ref); view && check_opset(rule, opset_)) {
                 entry["view_of"] = view->of;
@@ -326,6 +323,22 @@ private:
             result_.notes.push_back(max_count.option + ": the count of " + ref.str() + " is at most " +
                                     std::to_string(count.bound) + " already (" + count.through.front() +
                                     "), which stays its bound");
+        }
+    }
+
+    // A --max-extent that cannot apply: the node's data has no extent made at run time, or each is bounded lower
+    // by its values already.
+    void max_extent_notes(const MaxCount& max_extent, const NodeRef& ref, const std::vector<BoundedCount::Count>& extents) {
+        if (extents.empty()) {
+            result_.notes.push_back(max_extent.option + ": " + ref.str() + " has no data extent made at run time; the option is not used");
+            return;
+        }
+        const bool used = std::any_of(extents.begin(), extents.end(), [&](const BoundedCount::Count& e) { return e.through.front() == max_extent.option; });
+        if (!used) {
+            uint64_t largest = 0;
+            for (const auto& e : extents) largest = std::max(largest, e.bound);
+            result_.notes.push_back(max_extent.option + ": " + ref.str() + " has data extents of at most " + std::to_string(largest) +
+                                    " already (" + extents.front().through.front() + "), which stay their bounds");
         }
     }
 

@@ -116,6 +116,13 @@ void report_spec(Json& entry, const ImportedKernel& kernel, const HeldTables& he
         }
     }
     for (const auto& item : held.form.items()) entry["weights"][item.key()] = item.value();
+    if (!kernel.tensors.extents.empty()) {  // "runtime_axes": each extent's bound and how it was found
+        entry["extents"] = Json::array();
+        for (size_t i = 0; i < kernel.tensors.extents.size(); ++i) {
+            const BoundedCount::Count& extent = kernel.tensors.extents[i];
+            entry["extents"].push_back({{"axis", kernel.spec.runtime_axes.at(i)}, {"bound", extent.bound}, {"through", extent.through}});
+        }
+    }
     if (kernel.bounded) {
         const BoundedCount& bounded = *kernel.bounded;
         entry["bounded"] = Json::object();

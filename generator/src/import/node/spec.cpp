@@ -409,7 +409,7 @@ Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& b
         if (!value.is_null()) spec[std::string(key.name)] = value;
     }
     if (!data.runtime_dims.empty()) {
-        // Extents made at run time (--max-extent): the gather axis and those after it only, and no count beside them.
+        // Extents made at run time (bounded by their values or --max-extent): the gather axis and those after it only, and no count beside them.
         const auto axis = static_cast<size_t>(attributes->axis < 0 ? attributes->axis + static_cast<int64_t>(data.shape.size())
                                                                    : attributes->axis);
         if (data.runtime_dims.front() < axis) {
@@ -422,6 +422,7 @@ Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& b
                            " has extents made at run time beside a run-time count, which a kernel does not take together"};
         }
         spec["runtime_axes"] = data.runtime_dims;
+        call.extents = data.extent_bounds;
     }
     if (bounded && bounded->count) spec["count"] = "runtime";
     if (bounded && bounded->leads == "data") spec["count_leads"] = "data";
@@ -441,6 +442,10 @@ Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& b
     } else {
         auto constant = constant_indices(c, inputs->name(node, KernelInput::Indices), indices.shape);
         if (!constant) return Problem{constant.problem()};
+        if (*constant && !data.runtime_dims.empty()) {  // a view of data where it is one (driver.cpp), else skipped
+            return Problem{"data-dependent shape: data " + in_quotes(inputs->name(node, KernelInput::Data)) +
+                           " has extents made at run time, and its indices are constant, which a kernel does not take together"};
+        }
         if (*constant) spec["indices"] = std::move(**constant);
         else take_indices_source(c, inputs->name(node, KernelInput::Indices), bounded, spec, call);
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "import/counts/value_ranges.h"
 #include "import/operators/onnx_operators.h"
 
 namespace kernelgen {
@@ -131,18 +132,28 @@ std::string unbound_message(const std::vector<UnboundDim>& dims) {
     return "dynamic shape: " + what + "; fix it with " + fix_text;
 }
 
+// The bound of dimension `d` of `tensor`, made at run time: the most its values allow (counts::extent_at_most), or
+// --max-extent's where that is lower or none is found.
+std::optional<BoundedCount::Count> extent_bound(const GraphScope& scope, const std::string& tensor, size_t d,
+                                                const std::optional<MaxCount>& max_extent) {
+    const auto derived = counts::extent_at_most(scope, tensor, d);
+    if (max_extent && (!derived || max_extent->bound < derived->bound)) return BoundedCount::Count{max_extent->bound, {max_extent->option}};
+    if (derived) return BoundedCount::Count{derived->bound, derived->through};
+    return std::nullopt;
+}
+
 // The static type of `tensor` (the node's input `role`) in `scope`, or the problem that it has none. A dimension
 // that is `count` takes its bound; `hint` is added to the message of a data-dependent leading dimension without
 // one. A dimension left unbound (a --dim or --input fixes it) is added to `unbound`, and the others are still looked
 // at: nothing is returned then; another problem ends the look. A dimension beyond the leading one made at run time
-// from values (through a Resize's sizes), or that inference could not follow and the model does not name, takes the
-// bound of `extent` (--max-extent) where one is given (StaticTensor::runtime_dims); else a run-time one's problem
-// ends with `extent_hint`.
+// from values (through a Resize's sizes), or that inference could not follow and the model does not name, is an
+// extent the kernel takes at run time (StaticTensor::runtime_dims) where `extents` allows it and a bound is found
+// (extent_bound); else a run-time one's problem ends with `extent_hint`.
 Result<std::optional<StaticTensor>> static_tensor(const GraphScope& scope, const ModelAnalysis& analysis,
                                                   const std::string& tensor, const std::string& role,
                                                   const std::optional<CountedDim>& count, const std::string& hint,
-                                                  std::vector<UnboundDim>& unbound, const std::optional<MaxCount>& extent,
-                                                  const std::string& extent_hint) {
+                                                  std::vector<UnboundDim>& unbound, bool extents,
+                                                  const std::optional<MaxCount>& max_extent, const std::string& extent_hint) {
     const std::string what = role + " " + in_quotes(tensor);
     const onnx::TypeProto* type = scope.type(tensor);
     if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
@@ -180,10 +191,16 @@ Result<std::optional<StaticTensor>> static_tensor(const GraphScope& scope, const
                        std::to_string(kMaxRank) + ")"};
     }
     const size_t unbound_before = unbound.size();
-    // A dimension the kernel takes at run time (StaticTensor::runtime_dims), within --max-extent's bound.
+    // A dimension beyond the leading one the kernel takes at run time (StaticTensor::runtime_dims), where a bound is
+    // found for it: false where none is.
     auto take_extent = [&](int d) {
-        out.shape.push_back(extent->bound);
+        if (!extents || d == 0) return false;
+        const auto bound = extent_bound(scope, tensor, static_cast<size_t>(d), max_extent);
+        if (!bound) return false;
+        out.shape.push_back(bound->bound);
         out.runtime_dims.push_back(static_cast<size_t>(d));
+        out.extent_bounds.push_back(*bound);
+        return true;
     };
     for (int d = 0; d < tensor_type.shape().dim_size(); ++d) {
         const auto& dim = tensor_type.shape().dim(d);
@@ -201,19 +218,13 @@ Result<std::optional<StaticTensor>> static_tensor(const GraphScope& scope, const
             bool run_time = false;
             if (auto cause = unknown_size_cause(scope, tensor, run_time)) {
                 if (!run_time) return Problem{"dynamic shape: " + where + " could not be inferred: it comes from " + *cause};
-                if (extent && d > 0) {
-                    take_extent(d);
-                    continue;
-                }
+                if (take_extent(d)) continue;
                 return Problem{"data-dependent shape: " + where + " depends on run-time values (through " + *cause + ")" +
                                (d == 0 ? hint : extent_hint)};
             }
             // A name ONNX's inference made up (unk__8) is nowhere in the model: the dimension has no name.
             const bool named = dim.has_dim_param() && analysis.declared_dim_params.count(dim.dim_param());
-            if (extent && d > 0 && !named) {  // made of values inference could not follow
-                take_extent(d);
-                continue;
-            }
+            if (!named && take_extent(d)) continue;  // made of values inference could not follow
             unbound.push_back({what, d, named ? dim.dim_param() : ""});
             continue;
         }
@@ -267,7 +278,7 @@ Result<Ok> read_tensors(const NodeContext& c, const NodeInputs& inputs, std::opt
         // A Gather's data may have extents made at run time beyond its leading dimension (--max-extent bounds them).
         const bool extents = i == 0 && c.rule.op == Op::Gather;
         auto tensor = static_tensor(c.scope, c.analysis, name, inputs.onnx_name[i], count_of(c, name), hint, unbound,
-                                    extents ? c.max_extent : std::nullopt, extents ? extent_hint : no_extent);
+                                    extents, c.max_extent, extents ? extent_hint : no_extent);
         if (!tensor && unbound.empty()) return Problem{tensor.problem()};
         if (!tensor) break;
         tensors[i] = tensor.take();

@@ -19,9 +19,10 @@ struct StaticTensor {
     int32_t elem_type = 0;
     Shape shape;
     std::optional<CountedDim> count;
-    // Dimensions made at run time from values, not counts (a Resize to sizes computed from boxes), each given the
-    // bound of --max-extent: the kernel takes their extents at run time ("runtime_axes").
+    // Dimensions made at run time from values, not counts (a Resize to sizes computed from boxes), each bounded by
+    // the range of those values or by --max-extent: the kernel takes their extents at run time ("runtime_axes").
     std::vector<size_t> runtime_dims{};
+    std::vector<BoundedCount::Count> extent_bounds{};  // for each of runtime_dims, its bound and how it was found
 };
 
 // The node's tensors (data, indices, and a scatter's updates: those `inputs` has, in the node's order), each with
