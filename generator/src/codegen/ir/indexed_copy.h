@@ -119,8 +119,13 @@ struct IndexedCopy {
     // one extent's parameter, or a local holding the product of several (`locals`, defined once their checks have
     // passed). The sizes above are those at the bounds.
     struct RuntimeExtents {
-        // name = the product of two names (parameters, or locals defined before it), in the order defined
-        std::vector<std::pair<std::string, std::pair<std::string, std::string>>> locals;
+        // name = left * right, two names (parameters, or locals defined before it), at most at_most (the product
+        // of their bounds, which the proof's assertion states); in the order defined
+        struct Product {
+            std::string name, left, right;
+            uint64_t at_most = 0;
+        };
+        std::vector<Product> locals;
         std::string block_factor;  // the block's elements: `block` times this
     };
     std::optional<RuntimeExtents> runtime_extents;

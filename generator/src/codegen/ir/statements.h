@@ -184,10 +184,12 @@ struct Local {
     Statements body;
 };
 
-// const offset name = value; (in the enclosing scope)
+// const offset name = value; (in the enclosing scope), and for the proof, where at_most is not 0, an assertion
+// that name <= at_most (a product of run-time extents: the provers do not find the product of two bounds).
 struct Let {
     std::string name;
     Expr value;
+    uint64_t at_most = 0;
 };
 
 // { body }

@@ -80,15 +80,17 @@ void lower_runtime_axes(const KernelSpec& spec, Lowered& lowered) {
     // data_dims_1_2_3 = data_dims_1_2 * data_dim_3.
     auto factor = [&](size_t begin, size_t end) {
         std::string name, local = "data_dims";
+        uint64_t at_most = 1;  // the product of the bounds so far
         for (size_t a = begin; a < end; ++a) {
             if (!spec.runtime_axis(a)) continue;
             local += "_" + std::to_string(a);
+            at_most *= data[a];
             if (name.empty()) {
                 name = parameter(a);
                 continue;
             }
-            const bool defined = std::any_of(extents.locals.begin(), extents.locals.end(), [&](const auto& l) { return l.first == local; });
-            if (!defined) extents.locals.push_back({local, {name, parameter(a)}});
+            const bool defined = std::any_of(extents.locals.begin(), extents.locals.end(), [&](const auto& l) { return l.name == local; });
+            if (!defined) extents.locals.push_back({local, name, parameter(a), at_most});
             name = local;
         }
         return name;

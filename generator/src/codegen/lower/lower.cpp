@@ -68,11 +68,11 @@ void simplify(IndexedCopy& copy) {
         for (const Loop& loop : copy.loops) used.insert(used.end(), {loop.source_factor, loop.destination_factor});
         for (const IndexComponent& component : copy.components) used.push_back(component.stride_factor);
         for (size_t i = locals.size(); i-- > 0;) {
-            if (std::find(used.begin(), used.end(), locals[i].first) == used.end()) {
+            if (std::find(used.begin(), used.end(), locals[i].name) == used.end()) {
                 locals.erase(locals.begin() + static_cast<std::ptrdiff_t>(i));
                 continue;
             }
-            used.insert(used.end(), {locals[i].second.first, locals[i].second.second});
+            used.insert(used.end(), {locals[i].left, locals[i].right});
         }
     }
 }

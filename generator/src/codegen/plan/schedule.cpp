@@ -460,9 +460,8 @@ private:
             // Products of run-time extents, which only the copies read, once each is checked within its bound (so that
             // none wraps).
             if (copy_.runtime_extents) {
-                for (const auto& [name, factors] : copy_.runtime_extents->locals) {
-                    const Expr product = scaled(factors.first, factors.second, 1);
-                    body.push_back(wrap(Let{name, product}));
+                for (const auto& product : copy_.runtime_extents->locals) {
+                    body.push_back(wrap(Let{product.name, scaled(product.left, product.right, 1), product.at_most}));
                 }
             }
             body.push_back(wrap(Comment{copy_.formula}));

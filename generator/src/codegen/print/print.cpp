@@ -526,6 +526,7 @@ private:
     void print(CodeWriter& w, const Let& let) const {
         restate_checks(w, {&let.value});
         w.line("const " + offset_ + " " + let.name + " = " + expression(let.value) + ";");
+        if (let.at_most != 0) w.line("/*@ assert " + let.name + " <= " + literal(let.at_most) + "; */");
     }
 
     void print(CodeWriter& w, const Block& block) const {
