@@ -5254,16 +5254,17 @@ TEST(ImportCounts, MaxCountOnTheCommandLine) {
 // Extents made of values the graph bounds take those bounds with no option: a box's corners clipped to the image
 // (Max by 0, Min by its height and width, as torchvision clips them), its size clamped to at least 1, ceiled and
 // cast into a Resize's sizes. Each extent takes its own element's bound, followed through the Slices, the Concat and
-// the Resize to data's axis (and through a Transpose); float32 arithmetic is followed as float32 rounds it (30 and
-// 40 scaled by 1.1f are 33 and 44 in float32, 33.0000007 and 44.000001 in exact arithmetic); a box not clipped on
-// one side has no bound. --max-extent takes the place of a bound it is below, and gets a note where it is above
+// the Resize to data's axis (and through a Transpose); inexact float32 arithmetic rounds outward, so that a bound
+// holds the exact value too (ONNX Runtime may round once where the graph rounds twice): 40 and 30 scaled by 1.1f
+// bound at 45 and 34 (44.000001 and 33.0000007 exactly, 44 and 33 in float32), by 1.5 at 60 and 45; a box not
+// clipped on one side has no bound. --max-extent takes the place of a bound it is below, and gets a note where it is above
 // every one.
 TEST(ImportCounts, ExtentsBoundedByTheValuesThatMakeThem) {
     auto decode = [](const std::string& variant) {
         Model m(18);
         add_box_size(m, {40, 30, 40, 30}, "clamped", variant != "open");  // a 40 x 30 image
-        m.float_initializer("scale", {}, {1.1f});
-        if (variant == "scaled") m.node("Mul", {"clamped", "scale"}, "box", "scaled");
+        m.float_initializer("scale", {}, {variant == "exact" ? 1.5f : 1.1f});
+        if (variant == "scaled" || variant == "exact") m.node("Mul", {"clamped", "scale"}, "box", "scaled");
         else m.node("Identity", {"clamped"}, "box", "box");
         add_heatmap_resize(m);
         m.input("y", kInt64, {3});
@@ -5301,11 +5302,13 @@ TEST(ImportCounts, ExtentsBoundedByTheValuesThatMakeThem) {
     EXPECT_EQ(extents(clipped), (std::vector<std::string>{"rows [17, 40, 30]: 1<=40 (" + resize + ") 2<=30 (" + resize + ")",
                                                           "columns [17, 30, 40]: 1<=30 (" + resize + ") 2<=40 (" + resize + ")"}));
     EXPECT_TRUE(clipped.notes.empty());
-    const auto scaled = kernelgen::import_model(decode("scaled").bytes(), "scaled.onnx");
-    ASSERT_TRUE(scaled.skipped.empty()) << scaled.skipped.front().reason;
-    ASSERT_EQ(scaled.kernels.size(), 2u);
-    EXPECT_EQ(scaled.kernels[0].spec.data_shape, (kernelgen::Shape{17, 44, 33}));
-    EXPECT_EQ(scaled.kernels[1].spec.data_shape, (kernelgen::Shape{17, 33, 44}));
+    for (const auto& [variant, height, width] : {std::tuple{"scaled", 45u, 34u}, std::tuple{"exact", 60u, 45u}}) {
+        const auto scaled = kernelgen::import_model(decode(variant).bytes(), "scaled.onnx");
+        ASSERT_TRUE(scaled.skipped.empty()) << scaled.skipped.front().reason;
+        ASSERT_EQ(scaled.kernels.size(), 2u);
+        EXPECT_EQ(scaled.kernels[0].spec.data_shape, (kernelgen::Shape{17, height, width})) << variant;
+        EXPECT_EQ(scaled.kernels[1].spec.data_shape, (kernelgen::Shape{17, width, height})) << variant;
+    }
     const auto open = kernelgen::import_model(decode("open").bytes(), "open.onnx");
     ASSERT_EQ(open.skipped.size(), 2u);
     EXPECT_EQ(open.skipped.front().reason, "dynamic shape: data \"roi_map\" dimensions 1 and 2 could not be inferred; fix it with --dim or --input");
@@ -5332,6 +5335,98 @@ TEST(ImportCounts, ExtentsBoundedByTheValuesThatMakeThem) {
     if (!checked) GTEST_SKIP() << "python3-jsonschema missing: the reports are not checked against the schema";
     EXPECT_EQ(checked->status, 0) << checked->out;
     EXPECT_NE(check_reports({dir / "untold.import.json"})->status, 0);
+}
+
+// An extent's bound holds for every value the model can compute, ONNX Runtime's way: each chain below makes the
+// Resize's size k of `up` ([3, k, 4]) from a graph input v, and the bound is the largest k ONNX Runtime gives for
+// some v (worked by hand; the value that reaches it in brackets), or none where k may wrap or is unbounded.
+TEST(ImportCounts, ExtentBoundsHoldForEveryValue) {
+    struct Chain {
+        std::string what;
+        int32_t input_type;
+        std::vector<int64_t> input_dims;
+        std::function<void(Model&)> nodes;  // from "v" to "k", int64 [1]
+        std::optional<uint64_t> bound;
+    };
+    auto clip = [](Model& m, const std::string& from, const std::string& to, int64_t low, int64_t high) {
+        m.initializer(to + "_low", kInt64, {}, {low});
+        m.initializer(to + "_high", kInt64, {}, {high});
+        m.node("Clip", {from, to + "_low", to + "_high"}, to, to);
+    };
+    auto cast = [](Model& m, const std::string& from, const std::string& to, int32_t type) {
+        Model::attribute(m.node("Cast", {from}, to, to), "to", int64_t{type});
+    };
+    const std::vector<Chain> chains{
+        {"10 - clip(v, 1, 7) / 2, truncated toward 0 (v = 1)", kInt64, {1}, [&](Model& m) {
+             clip(m, "v", "c", 1, 7);
+             m.initializer("two", kInt64, {}, {2});
+             m.initializer("ten", kInt64, {}, {10});
+             m.node("Div", {"c", "two"}, "half", "half");
+             m.node("Sub", {"ten", "half"}, "k", "k");
+         }, 10},
+        {"bool(clip(v, -5, -1)) + 4: a negative value is true (v = -3)", kInt64, {1}, [&](Model& m) {
+             clip(m, "v", "c", -5, -1);
+             cast(m, "c", "truth", onnx::TensorProto::BOOL);
+             cast(m, "truth", "one", kInt64);
+             m.initializer("four", kInt64, {}, {4});
+             m.node("Add", {"one", "four"}, "k", "k");
+         }, 5},
+        {"130 - (-int8(clip(v, -128, -120))): -(-128) wraps to -128 in int8", kInt64, {1}, [&](Model& m) {
+             clip(m, "v", "c", -128, -120);
+             cast(m, "c", "narrow", onnx::TensorProto::INT8);
+             m.node("Neg", {"narrow"}, "negated", "negated");
+             cast(m, "negated", "wide", kInt64);
+             m.initializer("base", kInt64, {}, {130});
+             m.node("Sub", {"base", "wide"}, "k", "k");
+         }, std::nullopt},
+        {"ReduceMin of clip(v, 1, 10) over a run-time number of values: none gives int64's maximum", kInt64, {kDynamic},
+         [&](Model& m) {
+             clip(m, "v", "c", 1, 10);
+             Model::attribute(m.node("ReduceMin", {"c"}, "k", "k"), "keepdims", int64_t{1});
+         }, std::nullopt},
+        {"30 - uint8(clip(v, 10, 20)): NaN passes Clip, and becomes 0 (v = NaN)", kFloat, {1}, [&](Model& m) {
+             m.float_initializer("low", {}, {10});
+             m.float_initializer("high", {}, {20});
+             m.node("Clip", {"v", "low", "high"}, "c", "c");
+             cast(m, "c", "narrow", onnx::TensorProto::UINT8);
+             cast(m, "narrow", "wide", kInt64);
+             m.initializer("base", kInt64, {}, {30});
+             m.node("Sub", {"base", "wide"}, "k", "k");
+         }, 30},
+        {"ceil((1 / clip(v, 8.063821, 100)) * 911.2118), which ONNX Runtime computes as 911.2118 / 8.063821 (v = 8.063821)",
+         kFloat, {1}, [&](Model& m) {
+             m.float_initializer("low", {}, {8.063821f});
+             m.float_initializer("high", {}, {100});
+             m.float_initializer("one", {}, {1});
+             m.float_initializer("scale", {}, {911.2118f});
+             m.node("Clip", {"v", "low", "high"}, "c", "c");
+             m.node("Div", {"one", "c"}, "inverse", "inverse");
+             m.node("Mul", {"inverse", "scale"}, "product", "product");
+             m.node("Ceil", {"product"}, "ceiled", "ceil");
+             cast(m, "ceiled", "k", kInt64);
+         }, 114},
+    };
+    for (const Chain& chain : chains) {
+        Model m(18);
+        m.input("maps", kFloat, {3, 4, 4});
+        m.input("yi", kInt64, {1});
+        m.input("v", chain.input_type, chain.input_dims);
+        chain.nodes(m);
+        m.initializer("head", kInt64, {1}, {3});
+        m.initializer("tail", kInt64, {1}, {4});
+        Model::attribute(m.node("Concat", {"head", "k", "tail"}, "sizes", "sizes"), "axis", int64_t{0});
+        m.node("Resize", {"maps", "", "", "sizes"}, "up", "resize");
+        Model::attribute(m.node("Gather", {"up", "yi"}, "rows", "rows"), "axis", int64_t{1});
+        m.output("rows", kFloat, {3, 1, kDynamic});
+        const auto result = kernelgen::import_model(m.bytes(), "chain.onnx");
+        ASSERT_TRUE(result.diagnostics.empty()) << chain.what << ": " << result.diagnostics.front().str();
+        if (!chain.bound) {
+            EXPECT_TRUE(result.kernels.empty()) << chain.what << ": " << result.report;
+            continue;
+        }
+        ASSERT_EQ(result.kernels.size(), 1u) << chain.what << ": " << result.report;
+        EXPECT_EQ(result.kernels[0].spec.data_shape, (kernelgen::Shape{3, *chain.bound, 4})) << chain.what;
+    }
 }
 
 // --max-extent on the command line: a usage error names the option (exit 2, nothing written), a node without a data

@@ -55,23 +55,36 @@ struct Ranges {
 
 Ranges one(Range range) { return Ranges{{std::move(range)}}; }
 
-// The range of a value rounded to `type` (each end to the nearest value of the type, which keeps the order), or
-// every value where the type is not followed or the range may pass the type's own (an integer could wrap).
+// `x` rounded to a float32 toward +inf (`up`) or -inf, as a double.
+double to_float(double x, bool up) {
+    if (std::isinf(x)) return x;
+    if (x > FLT_MAX) return up ? kInfinity : FLT_MAX;
+    if (x < -FLT_MAX) return up ? -FLT_MAX : -kInfinity;
+    float f = static_cast<float>(x);
+    if (up && static_cast<double>(f) < x) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    if (!up && static_cast<double>(f) > x) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+    return static_cast<double>(f);
+}
+
+// The range of a value made an element of `type`, or every value where the type is not followed or the range may
+// pass the type's own (an integer could wrap). A float32's ends are rounded outward, so that the range holds the
+// exact value as well as the value each operator rounds: ONNX Runtime may compute two operators with one rounding
+// (its DivMulFusion computes Mul(Div(1, x), y) as Div(y, x)), and the exact value bounds either. bool is whether
+// the value is not 0.
 Range round_to(int32_t type, Range r) {
     if (std::isnan(r.low) || std::isnan(r.high)) return {};
     if (type == onnx::TensorProto::DOUBLE) return r;
-    if (type == onnx::TensorProto::FLOAT) {
-        r.low = r.low > FLT_MAX ? FLT_MAX : r.low < -FLT_MAX ? -kInfinity : static_cast<double>(static_cast<float>(r.low));
-        r.high = r.high < -FLT_MAX ? -FLT_MAX : r.high > FLT_MAX ? kInfinity : static_cast<double>(static_cast<float>(r.high));
-        return r;
+    if (type == onnx::TensorProto::FLOAT) return {to_float(r.low, false), to_float(r.high, true), r.through};
+    if (type == onnx::TensorProto::BOOL) {
+        return {r.low > 0 || r.high < 0 ? 1.0 : 0.0, r.low == 0 && r.high == 0 ? 0.0 : 1.0, r.through};
     }
-    if (type == onnx::TensorProto::BOOL) return {std::max(0.0, std::min(1.0, std::ceil(r.low))), std::min(1.0, std::max(0.0, std::floor(r.high))), r.through};
     const auto kind = element_kind(type);
     if (!kind || !kind->integer || kind->bits > 64) return {};
     const double top = kind->is_signed ? std::ldexp(1.0, kind->bits - 1) - 1 : std::ldexp(1.0, kind->bits) - 1;
     const double bottom = kind->is_signed ? -std::ldexp(1.0, kind->bits - 1) : 0.0;
-    if (r.low < bottom || r.high > top || r.low < -kExactIntegers || r.high > kExactIntegers) return {};
-    return {std::ceil(r.low), std::floor(r.high), r.through};
+    if (r.low < bottom || r.high > top) return {};
+    // Beyond 2^53 a double's integers have gaps: such an end is the type's own (the low one), or unknown.
+    return {r.low < -kExactIntegers ? bottom : std::ceil(r.low), r.high > kExactIntegers ? kInfinity : std::floor(r.high), r.through};
 }
 
 // x + y rounded up (or down) where the double sum is not exact: the true sum is s + e exactly (Knuth's TwoSum).
@@ -130,13 +143,20 @@ Range arithmetic(const std::string& op, const Range& a, const Range& b) {
 }
 
 // What a Cast to `to` makes of values of `from`: a float truncated toward zero to an integer type (where every
-// value of the range fits, the only case ONNX defines), any value rounded to a floating type.
+// value of the range fits, the only case ONNX defines), any value rounded to a floating type. A NaN (which no
+// range excludes: Clip, Max and Min pass it on) cast to an integer is undefined in ONNX; ONNX Runtime gives, by
+// x86's conversions, int32's and int64's minimum, 2^31 for uint32 and 0 for the narrower types, and the range
+// holds that value too (nothing is known for uint64).
 Range cast(const Range& r, int32_t from, int32_t to) {
     const auto source = element_kind(from);
     if (!source) return {};
     const auto target = element_kind(to);
     if (target && target->integer && !target->boolean && source->real) {
-        return round_to(to, {std::trunc(r.low), std::trunc(r.high), r.through});
+        const Range truncated = round_to(to, {std::trunc(r.low), std::trunc(r.high), r.through});
+        double nan = 0;
+        if (target->bits == 64 && !target->is_signed) return {};
+        if (target->bits >= 32) nan = target->is_signed ? -std::ldexp(1.0, target->bits - 1) : std::ldexp(1.0, 31);
+        return {std::min(truncated.low, nan), std::max(truncated.high, nan), truncated.through};
     }
     return round_to(to, r);
 }
@@ -268,8 +288,13 @@ private:
         }
         // Some of the elements, in any order or repeated.
         if (op == "Transpose" || op == "Gather" || op == "GatherElements" || op == "GatherND" ||
-            op == "Expand" || op == "Tile" || op == "Split" || op == "ReduceMax" || op == "ReduceMin") {
+            op == "Expand" || op == "Tile" || op == "Split") {
             return one(input(0).all());
+        }
+        if (op == "ReduceMax" || op == "ReduceMin") {  // over no element, the type's lowest or highest value
+            const auto shape = static_shape(scope.type(node.input(0)));
+            const bool some = shape && std::all_of(shape->begin(), shape->end(), [](int64_t d) { return d > 0; });
+            return some ? one(input(0).all()) : Ranges{};
         }
         if (op == "Concat") {
             Ranges out;
@@ -278,7 +303,8 @@ private:
             for (int i = 0; i < node.input_size(); ++i) {
                 const Ranges part = input(i);
                 const auto length = short_length(scope, node.input(i));
-                if (!length) each = false;
+                // (a body may declare an outer tensor's type otherwise than its owner does)
+                if (!length || (part.each.size() > 1 && part.each.size() != *length)) each = false;
                 for (size_t k = 0; each && k < *length; ++k) out.each.push_back(part.each.size() == 1 ? part.each.front() : part.each[k]);
                 if (!each) out.each = {out.each.empty() ? part.all() : hull(Ranges{out.each}.all(), part.all())};
             }
@@ -297,7 +323,7 @@ private:
                 if (op == "Ceil") return Range{std::ceil(x.low), std::ceil(x.high), x.through};
                 if (op == "Floor") return Range{std::floor(x.low), std::floor(x.high), x.through};
                 if (op == "Round") return Range{std::nearbyint(x.low), std::nearbyint(x.high), x.through};
-                if (op == "Neg") return Range{-x.high, -x.low, x.through};
+                if (op == "Neg") return round_to(type, {-x.high, -x.low, x.through});  // -(-128) wraps in int8
                 return picked(Range{std::max(x.low, 0.0), std::max(x.high, 0.0)}, {x, Range{0, 0}}, x);
             });
         }
@@ -332,7 +358,10 @@ private:
         }
         if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
             return elementwise({input(0), input(1)}, [&](const std::vector<Range>& r) {
-                return round_to(type, arithmetic(op, r[0], r[1]));
+                Range out = arithmetic(op, r[0], r[1]);
+                const auto kind = element_kind(type);
+                if (op == "Div" && kind && kind->integer) out = {std::trunc(out.low), std::trunc(out.high), out.through};  // toward 0
+                return round_to(type, out);
             });
         }
         if (op == "Shape" && !find_attribute(node, "start") && !find_attribute(node, "end")) {
