@@ -4126,6 +4126,10 @@ TEST(Folding, Elementwise) {
     EXPECT_EQ(fold("Cast", {{"to", kInt64}}, {&f}), "not folded");  // 1e30 does not fit
     const TensorValue g = floats_value({3}, {2.7, -2.7, 0.5});
     EXPECT_EQ(fold("Cast", {{"to", kInt64}}, {&g}), "[3]: [2,-2,0]");
+    // int64 to float32 rounded once, as ONNX Runtime casts: 2^60 + 2^36 + 1 is above the midpoint between 2^60 and
+    // 2^60 + 2^37 (through a double it would lose its 1 and tie to 2^60).
+    const TensorValue beyond_half = ints_value(kInt64, {}, {(int64_t{1} << 60) + (int64_t{1} << 36) + 1});
+    EXPECT_EQ(fold("Cast", {{"to", kFloat}}, {&beyond_half}), "[]: 1.1529216e+18");  // 2^60 + 2^37; 2^60 is 1.1529215e+18
     EXPECT_EQ(fold("Floor", {}, {&g}), "[3]: [2.0,-3.0,0.0]");
     // Round halves to even; Reciprocal and Sqrt rounded once to float32 (1/3 is 0x3EAAAAAB, shown 0.33333334;
     // sqrt(2) is 0x3FB504F3, 1.4142135); the root of a negative is left to run time.
@@ -5356,6 +5360,31 @@ TEST(ImportCounts, ExtentBoundsHoldForEveryValue) {
     auto cast = [](Model& m, const std::string& from, const std::string& to, int32_t type) {
         Model::attribute(m.node("Cast", {from}, to, to), "to", int64_t{type});
     };
+    // int64(bool(c)) + 4
+    auto truth_plus_four = [&](Model& m) {
+        cast(m, "c", "truth", onnx::TensorProto::BOOL);
+        cast(m, "truth", "one", kInt64);
+        m.initializer("four", kInt64, {}, {4});
+        m.node("Add", {"one", "four"}, "k", "k");
+    };
+    // base - int64(<type>(clip(v, low, high))), v float32
+    auto narrowed = [&](Model& m, float low, float high, int32_t type, int64_t base) {
+        m.float_initializer("low", {}, {low});
+        m.float_initializer("high", {}, {high});
+        m.node("Clip", {"v", "low", "high"}, "c", "c");
+        cast(m, "c", "narrow", type);
+        cast(m, "narrow", "wide", kInt64);
+        m.initializer("base", kInt64, {}, {base});
+        m.node("Sub", {"base", "wide"}, "k", "k");
+    };
+    // ceil((1 / divisor) * scale), float32
+    auto inverse_times = [&](Model& m, const std::string& divisor, const std::string& scale) {
+        m.float_initializer("one", {}, {1});
+        m.node("Div", {"one", divisor}, "inverse", "inverse");
+        m.node("Mul", {"inverse", scale}, "product", "product");
+        m.node("Ceil", {"product"}, "ceiled", "ceil");
+        cast(m, "ceiled", "k", kInt64);
+    };
     const std::vector<Chain> chains{
         {"10 - clip(v, 1, 7) / 2, truncated toward 0 (v = 1)", kInt64, {1}, [&](Model& m) {
              clip(m, "v", "c", 1, 7);
@@ -5366,10 +5395,7 @@ TEST(ImportCounts, ExtentBoundsHoldForEveryValue) {
          }, 10},
         {"bool(clip(v, -5, -1)) + 4: a negative value is true (v = -3)", kInt64, {1}, [&](Model& m) {
              clip(m, "v", "c", -5, -1);
-             cast(m, "c", "truth", onnx::TensorProto::BOOL);
-             cast(m, "truth", "one", kInt64);
-             m.initializer("four", kInt64, {}, {4});
-             m.node("Add", {"one", "four"}, "k", "k");
+             truth_plus_four(m);
          }, 5},
         {"130 - (-int8(clip(v, -128, -120))): -(-128) wraps to -128 in int8", kInt64, {1}, [&](Model& m) {
              clip(m, "v", "c", -128, -120);
@@ -5385,26 +5411,47 @@ TEST(ImportCounts, ExtentBoundsHoldForEveryValue) {
              Model::attribute(m.node("ReduceMin", {"c"}, "k", "k"), "keepdims", int64_t{1});
          }, std::nullopt},
         {"30 - uint8(clip(v, 10, 20)): NaN passes Clip, and becomes 0 (v = NaN)", kFloat, {1}, [&](Model& m) {
-             m.float_initializer("low", {}, {10});
-             m.float_initializer("high", {}, {20});
-             m.node("Clip", {"v", "low", "high"}, "c", "c");
-             cast(m, "c", "narrow", onnx::TensorProto::UINT8);
-             cast(m, "narrow", "wide", kInt64);
-             m.initializer("base", kInt64, {}, {30});
-             m.node("Sub", {"base", "wide"}, "k", "k");
+             narrowed(m, 10, 20, onnx::TensorProto::UINT8, 30);
          }, 30},
         {"ceil((1 / clip(v, 8.063821, 100)) * 911.2118), which ONNX Runtime computes as 911.2118 / 8.063821 (v = 8.063821)",
          kFloat, {1}, [&](Model& m) {
              m.float_initializer("low", {}, {8.063821f});
              m.float_initializer("high", {}, {100});
-             m.float_initializer("one", {}, {1});
              m.float_initializer("scale", {}, {911.2118f});
              m.node("Clip", {"v", "low", "high"}, "c", "c");
-             m.node("Div", {"one", "c"}, "inverse", "inverse");
-             m.node("Mul", {"inverse", "scale"}, "product", "product");
-             m.node("Ceil", {"product"}, "ceiled", "ceil");
-             cast(m, "ceiled", "k", kInt64);
+             inverse_times(m, "c", "scale");
          }, 114},
+        {"bool(clip(v, 0, 0)) + 4: NaN passes Clip, and is true (v = NaN)", kFloat, {1}, [&](Model& m) {
+             m.float_initializer("zero", {}, {0});
+             m.node("Clip", {"v", "zero", "zero"}, "c", "c");
+             truth_plus_four(m);
+         }, 5},
+        {"20 - uint32(clip(v, 5, 10)): NaN becomes 0 (v = NaN)", kFloat, {1}, [&](Model& m) {
+             narrowed(m, 5, 10, onnx::TensorProto::UINT32, 20);
+         }, 20},
+        {"(1 / 2) * clip(v, 0, 100) in int64, 1 / 2 folded to 0, which ONNX Runtime computes as clip(v, 0, 100) / 2 "
+         "(v = 100)", kInt64, {1}, [&](Model& m) {
+             clip(m, "v", "c", 0, 100);
+             m.initializer("one", kInt64, {}, {1});
+             m.initializer("two", kInt64, {}, {2});
+             m.node("Div", {"one", "two"}, "half", "half");
+             m.node("Mul", {"half", "c"}, "k", "k");
+         }, 50},
+        {"ceil((1 / 27.65533) * clip(v, 0, 12057.725)), 1 / 27.65533 folded (below 1 / 27.65533), which ONNX Runtime "
+         "computes as 12057.725 / 27.65533 = 436.00003 (v = 12057.725)", kFloat, {1}, [&](Model& m) {
+             m.float_initializer("zero", {}, {0});
+             m.float_initializer("high", {}, {12057.724609375f});
+             m.float_initializer("divisor", {}, {27.655330657958984f});
+             m.node("Clip", {"v", "zero", "high"}, "c", "c");
+             inverse_times(m, "divisor", "c");
+         }, 437},
+        {"(2^53 + 1) - clip(v, 2^53 - 10, 2^53 - 5): a constant past a double's integers is not followed", kInt64, {1},
+         [&](Model& m) {
+             const int64_t big = int64_t{1} << 53;
+             clip(m, "v", "c", big - 10, big - 5);
+             m.initializer("base", kInt64, {}, {big + 1});
+             m.node("Sub", {"base", "c"}, "k", "k");
+         }, std::nullopt},
     };
     for (const Chain& chain : chains) {
         Model m(18);

@@ -24,13 +24,24 @@ constexpr size_t kMaxThrough = 8;
 // Integers a double holds exactly: beyond them integer arithmetic is not followed.
 constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
 
+// A node that bounds a range: named only when a bound is reported (a range holds no copy of the name).
+struct Step {
+    const onnx::NodeProto* node = nullptr;
+    size_t position = 0;
+    bool operator==(const Step& other) const { return node == other.node; }
+};
+
+std::string step_label(const Step& step) {
+    return terminal_safe(step.node->op_type()) + " " + in_quotes(node_label(*step.node, step.position));
+}
+
 // The values an element may take (NaN aside), and the nodes that bounded them.
 struct Range {
     double low = -kInfinity, high = kInfinity;
-    std::vector<std::string> through{};
+    std::vector<Step> through{};
 };
 
-void add_through(std::vector<std::string>& to, const std::vector<std::string>& from) {
+void add_through(std::vector<Step>& to, const std::vector<Step>& from) {
     for (const auto& item : from) {
         if (to.size() < kMaxThrough && std::find(to.begin(), to.end(), item) == to.end()) to.push_back(item);
     }
@@ -144,21 +155,37 @@ Range arithmetic(const std::string& op, const Range& a, const Range& b) {
 
 // What a Cast to `to` makes of values of `from`: a float truncated toward zero to an integer type (where every
 // value of the range fits, the only case ONNX defines), any value rounded to a floating type. A NaN (which no
-// range excludes: Clip, Max and Min pass it on) cast to an integer is undefined in ONNX; ONNX Runtime gives, by
-// x86's conversions, int32's and int64's minimum, 2^31 for uint32 and 0 for the narrower types, and the range
-// holds that value too (nothing is known for uint64).
+// range excludes: Clip, Max, Min and Relu pass it on) cast to an integer is undefined in ONNX; ONNX Runtime gives
+// 0 on ARM, and on x86 int32's and int64's minimum, 0 for the other types and true for bool: the range holds those
+// values too (nothing is known for uint64).
 Range cast(const Range& r, int32_t from, int32_t to) {
     const auto source = element_kind(from);
     if (!source) return {};
     const auto target = element_kind(to);
-    if (target && target->integer && !target->boolean && source->real) {
-        const Range truncated = round_to(to, {std::trunc(r.low), std::trunc(r.high), r.through});
-        double nan = 0;
+    if (target && target->boolean && source->real) return {round_to(to, r).low, 1.0, r.through};
+    if (target && target->integer && source->real) {
         if (target->bits == 64 && !target->is_signed) return {};
-        if (target->bits >= 32) nan = target->is_signed ? -std::ldexp(1.0, target->bits - 1) : std::ldexp(1.0, 31);
-        return {std::min(truncated.low, nan), std::max(truncated.high, nan), truncated.through};
+        const Range truncated = round_to(to, {std::trunc(r.low), std::trunc(r.high), r.through});
+        const double lowest = target->is_signed && target->bits >= 32 ? -std::ldexp(1.0, target->bits - 1) : 0.0;
+        return {std::min(truncated.low, lowest), std::max(truncated.high, 0.0), truncated.through};
     }
     return round_to(to, r);
+}
+
+// A / B as ONNX computes it in `type`: an integer quotient truncated toward 0.
+Range divide(int32_t type, const Range& a, const Range& b) {
+    Range out = arithmetic("Div", a, b);
+    const auto kind = element_kind(type);
+    if (kind && kind->integer) out = {std::trunc(out.low), std::trunc(out.high), out.through};
+    return round_to(type, out);
+}
+
+// Whether every element of `name` is known to be 1.
+bool all_ones(const GraphScope& scope, const std::string& name) {
+    const TensorValue* value = scope.value(name);
+    if (!value || value->count() == 0) return false;
+    if (value->is_real()) return std::all_of(value->reals.begin(), value->reals.end(), [](double v) { return v == 1; });
+    return std::all_of(value->ints.begin(), value->ints.end(), [](int64_t v) { return v == 1; });
 }
 
 // A tensor's element type, or 0 where not known.
@@ -222,7 +249,9 @@ private:
         for (size_t i = 0; i < value.count(); ++i) {
             const double v = kind->real ? value.reals[i] : static_cast<double>(value.ints[i]);
             Range element = std::isnan(v) ? Range{} : Range{v, v};
-            if (!kind->real && std::fabs(v) > kExactIntegers) element = {};
+            // (the integer itself: 2^53 + 1 is 2^53 as a double)
+            const int64_t exact = int64_t{1} << 53;
+            if (!kind->real && (value.ints[i] > exact || value.ints[i] < -exact)) element = {};
             if (value.dims.size() <= 1 && value.count() <= kMaxEach) out.each.push_back(element);
             else out.each = {out.each.empty() ? element : hull(out.each.front(), element)};
         }
@@ -259,7 +288,7 @@ private:
         const onnx::NodeProto& node = scope.graph->node(producer->second);
         if (!default_domain(node.domain()) || node.input_size() == 0) return {};
         const std::string& op = node.op_type();
-        const std::string label = terminal_safe(op) + " " + in_quotes(node_label(node, static_cast<size_t>(producer->second)));
+        const Step label{&node, static_cast<size_t>(producer->second)};
         auto input = [&](int i) { return of(scope, input_or_none(node, i), depth + 1); };
         // The range of a node that picks among values (Max, Min, Clip, Relu): bounded by the inputs whose end it
         // keeps, and by the node itself where it narrows `value` (what it picks from).
@@ -299,7 +328,8 @@ private:
         if (op == "Concat") {
             Ranges out;
             out.each.clear();
-            bool each = short_length(scope, name).has_value();
+            const auto total = short_length(scope, name);
+            bool each = total && *total <= kMaxEach;
             for (int i = 0; i < node.input_size(); ++i) {
                 const Ranges part = input(i);
                 const auto length = short_length(scope, node.input(i));
@@ -357,12 +387,22 @@ private:
             });
         }
         if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-            return elementwise({input(0), input(1)}, [&](const std::vector<Range>& r) {
-                Range out = arithmetic(op, r[0], r[1]);
-                const auto kind = element_kind(type);
-                if (op == "Div" && kind && kind->integer) out = {std::trunc(out.low), std::trunc(out.high), out.through};  // toward 0
-                return round_to(type, out);
+            Ranges out = elementwise({input(0), input(1)}, [&](const std::vector<Range>& r) {
+                return op == "Div" ? divide(type, r[0], r[1]) : round_to(type, arithmetic(op, r[0], r[1]));
             });
+            // ONNX Runtime's DivMulFusion computes Mul(Div(1, x), y) as Div(y, x): one rounding, and for integers
+            // another value (1 / x is 0 where y / x need not be). The range holds that too, whatever of it folded.
+            for (int i = 0; op == "Mul" && i < 2; ++i) {
+                const std::string& factor = input_or_none(node, i);
+                const GraphScope* owner = scope.owner(factor);
+                const auto made = owner ? owner->producers.find(factor) : scope.producers.end();
+                if (!owner || made == owner->producers.end()) continue;
+                const onnx::NodeProto& div = owner->graph->node(made->second);
+                if (div.op_type() != "Div" || !default_domain(div.domain()) || div.input_size() != 2 || !all_ones(*owner, div.input(0))) continue;
+                const Range fused = divide(type, input(1 - i).all(), of(*owner, div.input(1), depth + 1).all());
+                out = one(hull(out.all(), fused));
+            }
+            return out;
         }
         if (op == "Shape" && !find_attribute(node, "start") && !find_attribute(node, "end")) {
             const onnx::TypeProto* of_type = scope.type(node.input(0));
@@ -475,7 +515,7 @@ std::optional<ExtentBound> extent_at_most(const GraphScope& scope, const std::st
             if (!(range.high >= 1) || range.high > 4294967295.0) return std::nullopt;
             ExtentBound out{static_cast<uint64_t>(range.high),
                             {"the sizes of Resize " + in_quotes(node_label(node, static_cast<size_t>(producer->second)))}};
-            add_through(out.through, range.through);
+            for (const Step& bounding : range.through) out.through.push_back(step_label(bounding));
             return out;
         } else {
             return std::nullopt;

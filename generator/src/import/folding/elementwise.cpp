@@ -160,7 +160,11 @@ Outputs cast(const onnx::NodeProto& node, const TensorValue& a) {
             double v = from_kind->real ? a.reals[i]
                                        : from_kind->is_signed ? static_cast<double>(a.ints[i])
                                                               : static_cast<double>(static_cast<uint64_t>(a.ints[i]));
-            if (type == TensorProto::FLOAT) v = static_cast<float>(v);
+            // To float32 with one rounding, as ONNX Runtime casts (an int64 through double rounds twice).
+            if (type == TensorProto::FLOAT) {
+                v = from_kind->real ? static_cast<float>(v)
+                                    : from_kind->is_signed ? static_cast<float>(a.ints[i]) : static_cast<float>(static_cast<uint64_t>(a.ints[i]));
+            }
             if (!to_kind->exact) {
                 // Exactly representable only: round-trips through the type's own bits.
                 TensorValue probe = make(type, {});
