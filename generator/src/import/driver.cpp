@@ -330,10 +330,12 @@ private:
     // by its values already.
     void max_extent_notes(const MaxCount& max_extent, const NodeRef& ref, const std::vector<BoundedCount::Count>& extents) {
         if (extents.empty()) {
-            result_.notes.push_back(max_extent.option + ": " + ref.str() + " has no data extent made at run time; the option is not used");
+            result_.notes.push_back(max_extent.option + ": " + ref.str() +
+                                    " has no data extent made at run time; the option is not used");
             return;
         }
-        const bool used = std::any_of(extents.begin(), extents.end(), [&](const BoundedCount::Count& e) { return e.through.front() == max_extent.option; });
+        const bool used = std::any_of(extents.begin(), extents.end(),
+                                      [&](const BoundedCount::Count& e) { return e.through.front() == max_extent.option; });
         if (!used) {
             uint64_t largest = 0;
             for (const auto& e : extents) largest = std::max(largest, e.bound);

@@ -89,7 +89,8 @@ void lower_runtime_axes(const KernelSpec& spec, Lowered& lowered) {
                 name = parameter(a);
                 continue;
             }
-            const bool defined = std::any_of(extents.locals.begin(), extents.locals.end(), [&](const auto& l) { return l.name == local; });
+            const bool defined = std::any_of(extents.locals.begin(), extents.locals.end(),
+                                             [&](const auto& l) { return l.name == local; });
             if (!defined) extents.locals.push_back({local, name, parameter(a), at_most});
             name = local;
         }

@@ -95,7 +95,8 @@ Range round_to(int32_t type, Range r) {
     const double bottom = kind->is_signed ? -std::ldexp(1.0, kind->bits - 1) : 0.0;
     if (r.low < bottom || r.high > top) return {};
     // Beyond 2^53 a double's integers have gaps: such an end is the type's own (the low one), or unknown.
-    return {r.low < -kExactIntegers ? bottom : std::ceil(r.low), r.high > kExactIntegers ? kInfinity : std::floor(r.high), r.through};
+    return {r.low < -kExactIntegers ? bottom : std::ceil(r.low), r.high > kExactIntegers ? kInfinity : std::floor(r.high),
+            r.through};
 }
 
 // x + y rounded up (or down) where the double sum is not exact: the true sum is s + e exactly (Knuth's TwoSum).
@@ -264,7 +265,8 @@ private:
     static Ranges elementwise(const std::vector<Ranges>& inputs, Fn fn) {
         size_t n = 1;
         for (const auto& in : inputs) n = std::max(n, in.each.size());
-        const bool aligned = std::all_of(inputs.begin(), inputs.end(), [&](const Ranges& in) { return in.each.size() == 1 || in.each.size() == n; });
+        const bool aligned = std::all_of(inputs.begin(), inputs.end(),
+                                         [&](const Ranges& in) { return in.each.size() == 1 || in.each.size() == n; });
         Ranges out;
         out.each.clear();
         if (!aligned) {
@@ -295,7 +297,9 @@ private:
         auto picked = [&](Range out, const std::vector<Range>& from, const Range& value) {
             out.through.clear();
             for (const Range& r : from) {
-                if ((std::isfinite(out.low) && r.low == out.low) || (std::isfinite(out.high) && r.high == out.high)) add_through(out.through, r.through);
+                const bool keeps_low = std::isfinite(out.low) && r.low == out.low;
+                const bool keeps_high = std::isfinite(out.high) && r.high == out.high;
+                if (keeps_low || keeps_high) add_through(out.through, r.through);
             }
             if (out.low > value.low || out.high < value.high) add_through(out.through, {label});
             return out;
@@ -335,7 +339,9 @@ private:
                 const auto length = short_length(scope, node.input(i));
                 // (a body may declare an outer tensor's type otherwise than its owner does)
                 if (!length || (part.each.size() > 1 && part.each.size() != *length)) each = false;
-                for (size_t k = 0; each && k < *length; ++k) out.each.push_back(part.each.size() == 1 ? part.each.front() : part.each[k]);
+                for (size_t k = 0; each && k < *length; ++k) {
+                    out.each.push_back(part.each.size() == 1 ? part.each.front() : part.each[k]);
+                }
                 if (!each) out.each = {out.each.empty() ? part.all() : hull(Ranges{out.each}.all(), part.all())};
             }
             return out.each.empty() ? Ranges{} : out;
@@ -345,7 +351,8 @@ private:
             const auto to = int_attribute(node, "to", 0);
             const int32_t from = element_type(scope, node.input(0));
             if (!to) return {};
-            return elementwise({input(0)}, [&](const std::vector<Range>& r) { return cast(r[0], from, static_cast<int32_t>(*to)); });
+            return elementwise({input(0)},
+                               [&](const std::vector<Range>& r) { return cast(r[0], from, static_cast<int32_t>(*to)); });
         }
         if (op == "Ceil" || op == "Floor" || op == "Round" || op == "Neg" || op == "Relu") {
             return elementwise({input(0)}, [&](const std::vector<Range>& r) {
@@ -382,7 +389,8 @@ private:
             };
             const Range low = limit(1, "min", -kInfinity), high = limit(2, "max", kInfinity);
             return elementwise({input(0)}, [&](const std::vector<Range>& r) {
-                const Range out{std::min(std::max(r[0].low, low.low), high.low), std::min(std::max(r[0].high, low.high), high.high)};
+                const Range out{std::min(std::max(r[0].low, low.low), high.low),
+                                std::min(std::max(r[0].high, low.high), high.high)};
                 return picked(out, {r[0], low, high}, r[0]);
             });
         }
@@ -398,7 +406,9 @@ private:
                 const auto made = owner ? owner->producers.find(factor) : scope.producers.end();
                 if (!owner || made == owner->producers.end()) continue;
                 const onnx::NodeProto& div = owner->graph->node(made->second);
-                if (div.op_type() != "Div" || !default_domain(div.domain()) || div.input_size() != 2 || !all_ones(*owner, div.input(0))) continue;
+                const bool inverse = div.op_type() == "Div" && default_domain(div.domain()) && div.input_size() == 2 &&
+                                     all_ones(*owner, div.input(0));
+                if (!inverse) continue;
                 const Range fused = divide(type, input(1 - i).all(), of(*owner, div.input(1), depth + 1).all());
                 out = one(hull(out.all(), fused));
             }

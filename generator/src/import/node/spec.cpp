@@ -409,7 +409,8 @@ Result<Json> onnx_node_spec(const NodeContext& c, std::optional<BoundedCount>& b
         if (!value.is_null()) spec[std::string(key.name)] = value;
     }
     if (!data.runtime_dims.empty()) {
-        // Extents made at run time (bounded by their values or --max-extent): the gather axis and those after it only, and no count beside them.
+        // Extents made at run time (bounded by their values or --max-extent): the gather axis and those after it
+        // only, and no count beside them.
         const auto axis = static_cast<size_t>(attributes->axis < 0 ? attributes->axis + static_cast<int64_t>(data.shape.size())
                                                                    : attributes->axis);
         if (data.runtime_dims.front() < axis) {
