@@ -393,8 +393,13 @@ TEST(Emit, HelperNamesCannotClashAcrossKernels) {
             if (end == std::string::npos) continue;
             const size_t begin = line.find_last_of(' ', end) + 1;
             const std::string defined = line.substr(begin, end - begin);
+            const auto& numbered = schedule::numbered_helper_roles();
             const bool known = std::any_of(roles.begin(), roles.end(), [&](const std::string& role) {
                 return defined == helper_name(kernel, role);
+            }) || std::any_of(numbered.begin(), numbered.end(), [&](const std::string& role) {
+                const std::string head = helper_name(kernel, role) + "_";
+                return defined.size() > head.size() && defined.compare(0, head.size(), head) == 0 &&
+                       defined.find_first_not_of("0123456789", head.size()) == std::string::npos;
             });
             EXPECT_TRUE(known) << entry.path() << ": " << line;
             ++helpers;

@@ -49,12 +49,15 @@ void walk(const Statements& statements, const std::function<void(const Statement
     }
 }
 
+// Every statement of the kind in the body and the copy helpers it calls (whose copies are the body's, moved).
 template <typename Node>
 std::vector<const Node*> all(const Schedule& schedule) {
     std::vector<const Node*> out;
-    walk(schedule.body, [&](const Statement& statement, const std::vector<const For*>&) {
+    auto take = [&](const Statement& statement, const std::vector<const For*>&) {
         if (const auto* node = std::get_if<Node>(&statement.node)) out.push_back(node);
-    });
+    };
+    walk(schedule.body, take);
+    for (const CopyHelper& helper : schedule.helpers.copies) walk(helper.body, take);
     return out;
 }
 
@@ -401,6 +404,65 @@ TEST(Schedule, LongWrittenOutChecksAreAHelperTheBodyCalls) {
     // Checks against a data count passed at run time stay in the body, and a loop of checks is no helper's.
     EXPECT_FALSE(plan_json(gather(10, 30, R"(, "unroll": "full", "data_count": "runtime")")).helpers.checks);
     EXPECT_FALSE(plan_json(gather(10, 30, "")).helpers.checks);
+}
+
+// Written-out checks of more than kHelperStatements values are parts of whole tuples, each stating its own values'
+// range, that the check helper calls in turn; written-out copies of more statements than "auto" writes out are
+// helpers of at most kHelperStatements each, which the body calls in turn after the checks.
+TEST(Schedule, LongWrittenOutCodeIsShortHelpers) {
+    const Schedule schedule = plan_json(R"({"name": "e", "op": "GatherElements", "dtype": "uint16", "axis": 1,
+        "data_shape": [3, 4, 5], "indices_shape": [3, 2, 5], "unroll": "full"})");
+    ASSERT_TRUE(schedule.helpers.checks.has_value());
+    const std::vector<CheckHelper>& parts = schedule.helpers.checks->parts;
+    ASSERT_EQ(parts.size(), 4u);  // 30 values: 8, 8, 8, 6
+    const uint64_t ends[] = {8, 16, 24, 30};
+    for (size_t p = 0; p < parts.size(); ++p) {
+        EXPECT_EQ(parts[p].first, p * 8) << p;
+        EXPECT_EQ(parts[p].values, ends[p]) << p;
+        ASSERT_EQ(parts[p].checks.checks.size(), ends[p] - p * 8) << p;
+        EXPECT_EQ(parts[p].checks.checks.front().value.position, p * 8) << p;
+    }
+    ASSERT_EQ(schedule.helpers.copies.size(), 4u);
+    size_t copies = 0;
+    for (const CopyHelper& helper : schedule.helpers.copies) {
+        EXPECT_LE(helper.body.size(), 8u);
+        copies += helper.body.size();
+    }
+    EXPECT_EQ(copies, 30u);
+    std::vector<size_t> called;
+    for (const Statement& statement : schedule.body) {
+        EXPECT_FALSE(std::holds_alternative<Assign>(statement.node));  // every copy is a helper's
+        if (const auto* call = std::get_if<CopyCall>(&statement.node)) called.push_back(call->helper);
+    }
+    EXPECT_EQ(called, (std::vector<size_t>{0, 1, 2, 3}));
+    EXPECT_NE(schedule.helpers.copies_contract.find("requires \\forall integer k; 0 <= k < 30 ==> -4 <= indices[k] <= 3;"),
+              std::string::npos)
+        << schedule.helpers.copies_contract;
+
+    // Tuples of 2 values: a part holds whole tuples, 8 checks, the values of 4 tuples.
+    const Schedule tuples = plan_json(R"({"name": "n", "op": "GatherND", "dtype": "int16", "data_shape": [2, 6, 5, 4],
+        "indices_shape": [2, 9, 2], "batch_dims": 1, "unroll": "full"})");
+    ASSERT_TRUE(tuples.helpers.checks.has_value());
+    const CheckHelper& whole = *tuples.helpers.checks;
+    ASSERT_GE(whole.parts.size(), 2u);
+    uint64_t next = 0;
+    for (const CheckHelper& part : whole.parts) {
+        EXPECT_EQ(part.first, next);
+        EXPECT_EQ(part.first % whole.components.size(), 0u);
+        EXPECT_LE(part.checks.checks.size(), 8u);
+        next = part.values;
+    }
+    EXPECT_EQ(next, whole.values);
+
+    // No helpers: 12 copies or fewer (all "auto" writes out), or few enough element copies that the header states
+    // the values they write (kValuesStatedCopies), or 8 checks or fewer.
+    EXPECT_TRUE(plan_json(gather(10, 12, R"(, "unroll": "full")")).helpers.copies.empty());
+    const Schedule stated = plan_json(R"({"name": "s", "op": "GatherElements", "dtype": "uint16", "axis": 0,
+        "data_shape": [4, 4], "indices_shape": [4, 4], "unroll": "full"})");
+    EXPECT_TRUE(stated.helpers.copies.empty());
+    ASSERT_TRUE(stated.helpers.checks.has_value());
+    EXPECT_EQ(stated.helpers.checks->parts.size(), 2u);
+    EXPECT_TRUE(plan_json(gather(10, 8, R"(, "unroll": "full")")).helpers.checks->parts.empty());
 }
 
 // --- run-time counts --------------------------------------------------------------------------------------------

@@ -250,9 +250,14 @@ struct Return {
     bool error = false;
 };
 
+// A call of the kernel's copy helper `helper` (schedule::CopyHelper), passing its parameters on.
+struct CopyCall {
+    size_t helper = 0;
+};
+
 struct Statement {
     std::variant<Comment, ConstantIndices, Unused, CheckCount, CheckIndices, CopyData, For, Slice, Local, Let, Block,
-                 PrefetchHint, BlockCopy, Assign, RowCall, ScaleRead, ScaledStore, Return>
+                 PrefetchHint, BlockCopy, Assign, RowCall, ScaleRead, ScaledStore, Return, CopyCall>
         node;
 };
 

@@ -66,12 +66,13 @@ std::string acsl_values_in_range(const std::vector<TupleValue>& values, uint64_t
     return each;
 }
 
-std::string acsl_all_in_range(const std::vector<IndexComponent>& components, const std::string& count, IndexType index_type) {
+std::string acsl_all_in_range(const std::vector<IndexComponent>& components, const std::string& count, IndexType index_type,
+                              const std::string& first) {
     std::vector<TupleValue> values;
     for (const IndexComponent& component : components) values.push_back({component.offset, &component});
     const std::string each = acsl_values_in_range(values, components.size(), index_type);
     if (each.empty()) return "";
-    return "\\forall integer k; 0 <= k < " + count + " ==> " + each;
+    return "\\forall integer k; " + first + " <= k < " + count + " ==> " + each;
 }
 
 namespace {
@@ -182,11 +183,26 @@ std::string acsl_restated_checks(const std::vector<std::pair<IndexComponent, std
     return all.empty() ? "" : "/*@ assert checked: " + all + "; */";
 }
 
-std::string acsl_contract(const Lowered& lowered, bool values_proven) {
+namespace {
+
+// What every contract of the kernel's code states: the buffers each parameter must hold and which may not overlap
+// output (`requires`), what it may write (`assigns`), and the behaviors that return an error, each with what it
+// assumes, in the order the body returns; `admitted` is what success assumes.
+struct ContractParts {
+    std::vector<std::string> requires_, assigns;
+    struct Behavior {
+        std::string name, assumes, result;
+    };
+    std::vector<Behavior> errors;
+    std::vector<std::string> admitted;
+};
+
+ContractParts contract_parts(const Lowered& lowered) {
     using schedule::Tensor;
     const Interface& face = lowered.face;
     const IndexedCopy& copy = lowered.copy;
-    std::vector<std::string> lines;
+    ContractParts parts;
+    std::vector<std::string>& lines = parts.requires_;
     const Parameter* output = nullptr;
     for (const Parameter& parameter : face.parameters) {
         if (!parameter.tensor) continue;
@@ -218,19 +234,15 @@ std::string acsl_contract(const Lowered& lowered, bool values_proven) {
         const std::string required = indices_in_range(lowered);
         if (!required.empty()) lines.push_back("requires " + required + ";");
     }
-    if (output) lines.push_back("assigns output[0 .. " + last(copy.output_size) + "]" + from + ";");
+    if (output) parts.assigns.push_back("assigns output[0 .. " + last(copy.output_size) + "]" + from + ";");
 
     // The behaviors, in the order the body returns: each count above its bound, then the indices. Each assumes
     // what the ones before it leave (`admitted`) and its own failure.
-    struct Behavior {
-        std::string name, assumes, result;
-    };
-    std::vector<Behavior> behaviors;
-    std::vector<std::string> admitted;
+    std::vector<std::string>& admitted = parts.admitted;
     auto fails = [&](const std::string& name, const std::string& failure, const std::string& result) {
         std::vector<std::string> assumed = admitted;
         assumed.push_back(failure);
-        behaviors.push_back({name, joined(assumed, " && "), result});
+        parts.errors.push_back({name, joined(assumed, " && "), result});
     };
     for (const RuntimeCount& count : face.counts) {
         fails(count.parameter + "_above_its_bound", count.parameter + " > " + count.max_macro, count.error_macro);
@@ -242,12 +254,38 @@ std::string acsl_contract(const Lowered& lowered, bool values_proven) {
         fails("index_out_of_range", "!(" + in_range_condition + ")", face.ids.error_index);
         admitted.push_back(in_range_condition);
     }
+    return parts;
+}
+
+std::string annotation(const std::vector<std::string>& lines) {
+    std::string out = "/*@ ";
+    for (size_t i = 0; i < lines.size(); ++i) out += (i ? "    " : "") + lines[i] + "\n";
+    return out + "*/";
+}
+
+}  // namespace
+
+std::string acsl_copies_contract(const Lowered& lowered) {
+    const ContractParts parts = contract_parts(lowered);
+    std::vector<std::string> lines = parts.requires_;
+    if (!parts.admitted.empty()) lines.push_back("requires " + joined(parts.admitted, " && ") + ";");
+    lines.insert(lines.end(), parts.assigns.begin(), parts.assigns.end());
+    return annotation(lines);
+}
+
+std::string acsl_contract(const Lowered& lowered, bool values_proven) {
+    const Interface& face = lowered.face;
+    const ContractParts parts = contract_parts(lowered);
+    std::vector<std::string> lines = parts.requires_;
+    lines.insert(lines.end(), parts.assigns.begin(), parts.assigns.end());
+    const auto& behaviors = parts.errors;
+    const auto& admitted = parts.admitted;
     const std::string values = values_proven ? values_written(lowered) : "";
     if (behaviors.empty()) {
         lines.push_back("ensures \\result == " + face.ids.ok + ";");
         if (!values.empty()) lines.push_back("ensures values: " + values + ";");
     } else {
-        for (const Behavior& behavior : behaviors) {
+        for (const ContractParts::Behavior& behavior : behaviors) {
             lines.push_back("behavior " + behavior.name + ":");
             lines.push_back("  assumes " + behavior.assumes + ";");
             lines.push_back("  assigns \\nothing;");
@@ -260,9 +298,7 @@ std::string acsl_contract(const Lowered& lowered, bool values_proven) {
         lines.push_back("complete behaviors;");
         lines.push_back("disjoint behaviors;");
     }
-    std::string out = "/*@ ";
-    for (size_t i = 0; i < lines.size(); ++i) out += (i ? "    " : "") + lines[i] + "\n";
-    return out + "*/";
+    return annotation(lines);
 }
 
 }  // namespace kernelgen

@@ -108,13 +108,21 @@ std::string Interface::pointer_to_element(bool read_only) const {
     return (read_only ? "const " : "") + element + " *";
 }
 
-std::string Interface::prototype(bool definition) const {
+std::string Interface::parameter_list(bool definition) const {
     std::string list;
     for (const Parameter& parameter : parameters) {
         list += (list.empty() ? "" : ", ") + parameter.type + (definition && parameter.restricted ? "restrict " : "") + parameter.name;
     }
-    return "int " + ids.function + "(" + list + ")";
+    return list;
 }
+
+std::string Interface::argument_list() const {
+    std::string list;
+    for (const Parameter& parameter : parameters) list += (list.empty() ? "" : ", ") + parameter.name;
+    return list;
+}
+
+std::string Interface::prototype(bool definition) const { return "int " + ids.function + "(" + parameter_list(definition) + ")"; }
 
 std::vector<std::string> Interface::identifiers() const {
     std::vector<std::string> out{ids.function, ids.guard};

@@ -54,6 +54,10 @@ struct Interface {
     std::string pointer_to_element(bool read_only) const;
     // "int NAME(...)": in the definition, the restricted parameters are `restrict`.
     std::string prototype(bool definition) const;
+    // The parameters as the prototype lists them, "const float *data, ..." (parameter_list), or their names alone,
+    // as a call passes them on (argument_list).
+    std::string parameter_list(bool definition) const;
+    std::string argument_list() const;
     // Every identifier the header declares or defines, in the header's order: the function, the include guard,
     // the size macros, the counts' bounds, the return codes. Two kernels of a run may share none.
     std::vector<std::string> identifiers() const;
@@ -134,6 +138,9 @@ Lowered lower(const KernelSpec& spec);
 // (the planner's call, for a body whose every copy is written out element by element), a gather's success also
 // states the values it writes (`ensures values:`), where the form is one the contract states.
 std::string acsl_contract(const Lowered& lowered, bool values_proven);
+// The contract of a copy helper (schedule::CopyHelper): the kernel's buffers and what it may write, with what its
+// success assumes (every count within its bound, every index value in range) as a precondition.
+std::string acsl_copies_contract(const Lowered& lowered);
 // The copies' restated checks (schedule::Schedule::restates_checks): one ACSL assertion named `checked` that each
 // value (a C lvalue) lies in the range the kernel checks it against as its component, each range once; "" where
 // every value of the index type does.
@@ -150,8 +157,9 @@ std::string acsl_values_in_range(const std::vector<TupleValue>& values, uint64_t
 // Every value indices[k], k below `count` (a C expression), in the range of its component (the (k % size())th of
 // `components`, placed by their offsets), quantified over the values themselves, which the provers instantiate at
 // each value a body reads: "" where any value of the index type is. The header's behaviors and the check helper's
-// contract.
-std::string acsl_all_in_range(const std::vector<IndexComponent>& components, const std::string& count, IndexType index_type);
+// contract (from `first`: a part of it).
+std::string acsl_all_in_range(const std::vector<IndexComponent>& components, const std::string& count, IndexType index_type,
+                              const std::string& first = "0");
 
 // Every identifier the header of `spec`'s kernel declares or defines (Interface::identifiers()).
 std::vector<std::string> header_identifiers(const KernelSpec& spec);

@@ -45,6 +45,11 @@ public:
     Schedule run() {
         plan_helpers();
         plan_body();
+        // The header's contract; where every copy is written out element by element, and there are few, a gather's
+        // also states the values it writes (kValuesStatedCopies). Else long written-out copies go to helpers.
+        const std::optional<uint64_t> elements = element_copies(body_);
+        const bool values_stated = decided_.straight && elements && *elements <= kValuesStatedCopies;
+        if (!values_stated) plan_copy_helpers();
         Schedule out;
         out.element = lowered_.element;
         out.index_type = lowered_.index_type;
@@ -62,11 +67,7 @@ public:
         out.prefetch_distance = decided_.prefetch_distance;
         out.size_guard_bytes = size_guard_bytes();
         out.note = note();
-        // The header's contract; where every copy is written out element by element, and there are few, a gather's
-        // also states the values it writes (kValuesStatedCopies).
-        const std::optional<uint64_t> elements = element_copies(out.body);
-        lowered_.face.contract.text["acsl"] =
-            acsl_contract(lowered_, decided_.straight && elements && *elements <= kValuesStatedCopies);
+        lowered_.face.contract.text["acsl"] = acsl_contract(lowered_, values_stated);
         out.face = std::move(lowered_.face);
         out.data_file = std::move(lowered_.data_file);
         return out;
@@ -357,6 +358,32 @@ private:
         }
     }
 
+    // Written-out copies of more statements than "auto" writes out, in helpers of at most kHelperStatements each
+    // (CopyHelper): the body then calls them in turn. Not where a statement of them needs the body's own names (the
+    // constant indices it holds, the products of run-time extents, a slice) or holds a loop.
+    void plan_copy_helpers() {
+        if (!decided_.straight || !copies_begin_ || lowered_.held_indices || copy_.runtime_extents) return;
+        const auto begin = body_.begin() + static_cast<std::ptrdiff_t>(*copies_begin_);
+        const auto end = body_.end() - 1;  // the return
+        if (static_cast<uint64_t>(end - begin) <= kUnrollBudget || has_loop(begin, end)) return;
+        for (auto it = begin; it != end; ++it) {
+            if (std::holds_alternative<Slice>(it->node) || std::holds_alternative<Let>(it->node) ||
+                std::holds_alternative<PrefetchHint>(it->node)) {
+                return;
+            }
+        }
+        Statements calls;
+        for (auto it = begin; it != end; it += std::min<std::ptrdiff_t>(end - it, kHelperStatements)) {
+            CopyHelper helper;
+            helper.body.assign(it, it + std::min<std::ptrdiff_t>(end - it, kHelperStatements));
+            calls.push_back(wrap(CopyCall{helpers_.copies.size()}));
+            helpers_.copies.push_back(std::move(helper));
+        }
+        helpers_.copies_contract = acsl_copies_contract(lowered_);
+        body_.erase(begin, end);
+        body_.insert(body_.begin() + static_cast<std::ptrdiff_t>(*copies_begin_), calls.begin(), calls.end());
+    }
+
     // Written-out checks of more values than "auto" writes out, each against a literal size, go to a helper
     // (CheckHelper).
     void plan_check_helper() {
@@ -366,7 +393,25 @@ private:
         for (const Check& check : written.checks) {
             if (check.value.kind != IndexValue::Kind::Element || !check.component.bound_parameter.empty()) return;
         }
-        helpers_.checks = CheckHelper{std::move(written), copy_.tuple_count * copy_.components.size(), copy_.components};
+        const uint64_t length = copy_.components.size();
+        CheckHelper helper{std::move(written), 0, copy_.tuple_count * length, copy_.components, {}};
+        // Parts of at most kHelperStatements checks, each of whole tuples (its values' ranges as the helper's).
+        if (helper.checks.checks.size() > kHelperStatements) {
+            for (const Check& check : helper.checks.checks) {
+                const uint64_t tuple = check.value.position / length;
+                CheckHelper* part = helper.parts.empty() ? nullptr : &helper.parts.back();
+                if (!part || (part->checks.checks.size() >= kHelperStatements &&
+                              part->checks.checks.back().value.position / length != tuple)) {
+                    if (part) part->values = tuple * length;
+                    helper.parts.push_back(CheckHelper{{}, tuple * length, 0, copy_.components, {}});
+                    part = &helper.parts.back();
+                }
+                part->checks.checks.push_back(check);
+            }
+            helper.parts.front().first = 0;
+            helper.parts.back().values = helper.values;
+        }
+        helpers_.checks = std::move(helper);
     }
 
     // The tables a loop over the constant runs reads, in the narrowest unsigned type that holds them; a side
@@ -465,6 +510,7 @@ private:
                 }
             }
             body.push_back(wrap(Comment{copy_.formula}));
+            copies_begin_ = body.size();
             std::vector<Position> positions(copy_.loops.size());
             Place place;
             place.source.tensor = source_;
@@ -799,6 +845,7 @@ private:
     Decisions decided_;
     Helpers helpers_;
     Statements body_;
+    std::optional<size_t> copies_begin_;  // where the body's copies begin, after the comment of their formula
     bool uses_memcpy_ = false;
     bool reduce_ = false;
     Tensor source_ = Tensor::Data;
@@ -819,6 +866,11 @@ const std::vector<std::string>& helper_roles() {
         out.insert(out.end(), row_function_roles().begin(), row_function_roles().end());
         return out;
     }();
+    return roles;
+}
+
+const std::vector<std::string>& numbered_helper_roles() {
+    static const std::vector<std::string> roles{"checks", "copies"};
     return roles;
 }
 

@@ -40,13 +40,30 @@ struct CombineHelper {
 // in place of a branch per value, each of which every later goal carried (WP took some twenty minutes over the 30
 // checks and 30 copies of gather_elements_3d). gcc inlines it, called once, while it is small (the same
 // instructions there); a long one (1,024 checks) stays a function, 2.3 KB smaller.
+// More than kHelperStatements checks are parts of at most that many, each a function of its own (role
+// "checks_<n>", stating the range of its own values) that the helper calls in turn: WP's goals of one function of
+// 30 checks took 18 s to build, of four parts of 8, 2 s. Each part is forced inline (gcc, clang): the helper's
+// code is the same, one function that gcc inlines into the kernel while it is short.
 struct CheckHelper {
     CheckIndices checks;                     // written out, each returning the error
-    uint64_t values = 0;                     // the index values read: indices[0 .. values - 1]
+    uint64_t first = 0;                      // the index values read: indices[first .. values - 1]
+    uint64_t values = 0;
     std::vector<IndexComponent> components;  // of each tuple, value k's the (k % size())th
+    std::vector<CheckHelper> parts;          // the checks in parts, in order, or none
+};
+// Written-out copies of more statements than "auto" ever writes out, in functions of their own of at most
+// kHelperStatements each (role "copies_<n>"), which the body calls in turn once every check passed: each takes the
+// kernel's parameters, and its contract (`contract`, the same for each) the kernel's buffers and what it may write,
+// with what success assumes as a precondition. A proof of the kernel then takes one call in place of each run of
+// copies, and of each helper a short straight line. Each is forced inline (gcc, clang): the same instructions as
+// the copies in the body (left to gcc, the 128 of big_embedding under "full" stayed functions).
+struct CopyHelper {
+    Statements body;
 };
 struct Helpers {
     std::optional<CheckHelper> checks;
+    std::vector<CopyHelper> copies;
+    std::string copies_contract;  // ACSL, the copy helpers' contract
     std::optional<PrefetchHelper> prefetch;
     std::vector<RunTable> tables;
     std::optional<CombineHelper> combine;
@@ -92,6 +109,8 @@ Schedule plan(Lowered lowered);
 // Every role of the file-scope helpers a kernel's source may define (static functions and tables, each named
 // helper_name(kernel, role)): the planner's, the constant tables', a row function's.
 const std::vector<std::string>& helper_roles();
+// The roles of numbered helpers, "<role>_<n>" for n = 0, 1, ...: a check helper's parts, the copy helpers.
+const std::vector<std::string>& numbered_helper_roles();
 
 }  // namespace schedule
 }  // namespace kernelgen

@@ -1,6 +1,7 @@
 #include "codegen/print/print.h"
 
 #include <algorithm>
+#include <regex>
 
 #include "codegen/plan/weights.h"
 #include "codegen/print/code_writer.h"
@@ -71,7 +72,12 @@ private:
         auto& tables = values.lists["tables"];
         for (const RunTable& table : helpers.tables) tables.push_back(table_values(table));
         auto& checks = values.lists["checks"];
-        if (helpers.checks) checks.push_back(check_helper_values(*helpers.checks));
+        if (helpers.checks) {
+            for (size_t p = 0; p < helpers.checks->parts.size(); ++p) {
+                checks.push_back(check_helper_values(helpers.checks->parts[p], *helpers.checks, p));
+            }
+            checks.push_back(check_helper_values(*helpers.checks, *helpers.checks, std::nullopt));
+        }
         auto& combine = values.lists["combine"];
         if (helpers.combine) {
             TemplateValues item;
@@ -85,25 +91,75 @@ private:
             }
             combine.push_back(item);
         }
-        return render_template("helpers.c.mustache", values) + (helpers.row_function ? row_function(*helpers.row_function) : "");
+        return render_template("helpers.c.mustache", values) + (helpers.row_function ? row_function(*helpers.row_function) : "") +
+               (helpers.copies.empty() ? "" : copy_helpers());
     }
 
-    // The check helper (schedule::CheckHelper): its contract, what the body's call relies on, and the checks.
-    TemplateValues check_helper_values(const CheckHelper& helper) const {
+    // The copy helpers (schedule::CopyHelper): each takes the kernel's parameters, those its copies do not read
+    // cast to void.
+    std::string copy_helpers() const {
+        const std::vector<CopyHelper>& copies = schedule_.helpers.copies;
+        size_t statements = 0;
+        for (const CopyHelper& helper : copies) statements += helper.body.size();
         TemplateValues values;
-        values.text["helper"] = helper_name(name_, "checks");
+        for (size_t h = 0; h < copies.size(); ++h) {
+            CodeWriter w(1);
+            print(w, copies[h].body);
+            const std::string body = w.str();
+            std::string unused;
+            for (const Parameter& parameter : face_.parameters) {
+                if (!std::regex_search(body, std::regex("\\b" + parameter.name + "\\b"))) unused += "    (void)" + parameter.name + ";\n";
+            }
+            TemplateValues item;
+            item.flags["first"] = h == 0;
+            item.text["statements"] = std::to_string(statements);
+            item.text["count"] = std::to_string(copies.size());
+            item.text["each"] = std::to_string(kHelperStatements);
+            item.text["contract"] = schedule_.helpers.copies_contract;
+            item.text["helper"] = copy_helper_name(h);
+            item.text["parameters"] = face_.parameter_list(true);
+            item.text["body"] = unused + body;
+            values.lists["helpers"].push_back(std::move(item));
+        }
+        return render_template("copy_helpers.c.mustache", values);
+    }
+
+    std::string copy_helper_name(size_t helper) const { return helper_name(name_, "copies_" + std::to_string(helper)); }
+
+    // The check helper (schedule::CheckHelper): its contract, what the body's call relies on, and the checks.
+    TemplateValues check_helper_values(const CheckHelper& helper, const CheckHelper& whole, std::optional<size_t> part) const {
+        TemplateValues values;
+        values.flags["whole"] = !part;
+        values.flags["first_part"] = part && *part == 0;
+        values.text["helper"] = check_helper_name(part);
         values.text["index"] = index_;
         values.text["count"] = std::to_string(helper.checks.checks.size());
-        values.text["last"] = std::to_string(helper.values - 1);
+        values.text["parts"] = std::to_string(whole.parts.size());
+        values.text["each"] = std::to_string(kHelperStatements);
+        values.text["last"] = std::to_string(whole.values - 1);
         values.text["ok"] = ids_.ok;
         values.text["error_index"] = ids_.error_index;
-        values.text["in_range"] = acsl_all_in_range(helper.components, std::to_string(helper.values), schedule_.index_type);
+        values.text["in_range"] = acsl_all_in_range(helper.components, std::to_string(helper.values), schedule_.index_type,
+                                                    std::to_string(helper.first));
         CodeWriter w(1);
-        in_check_helper_ = true;
-        print(w, helper.checks);
-        in_check_helper_ = false;
+        if (!part && !helper.parts.empty()) {
+            for (size_t p = 0; p < helper.parts.size(); ++p) {
+                w.open("if (" + check_helper_name(p) + "(indices) != " + ids_.ok + ")");
+                w.line("return " + ids_.error_index + ";");
+                w.close();
+            }
+        } else {
+            in_check_helper_ = true;
+            print(w, helper.checks);
+            in_check_helper_ = false;
+        }
         values.text["body"] = w.str();
         return values;
+    }
+
+    // The check helper, or its part `part`.
+    std::string check_helper_name(std::optional<size_t> part) const {
+        return helper_name(name_, part ? "checks_" + std::to_string(*part) : "checks");
     }
 
     // A row function (row_function.c.mustache): its comment and value reader from the lowering, its body printed.
@@ -290,6 +346,8 @@ private:
 
     void print(CodeWriter& w, const Return& ret) const { w.line(ret.error ? error_return() : "return " + ids_.ok + ";"); }
 
+    void print(CodeWriter& w, const CopyCall& call) const { w.line(copy_helper_name(call.helper) + "(" + face_.argument_list() + ");"); }
+
     std::string index_value(const IndexValue& value) const {
         switch (value.kind) {
             case IndexValue::Kind::Element: return "indices[" + std::to_string(value.position) + "]";
@@ -313,7 +371,7 @@ private:
     void print(CodeWriter& w, const CheckIndices& checks) const {
         if (checks.by_helper) {
             w.line("/* Every index is checked before anything is written. */");
-            w.open("if (" + helper_name(name_, "checks") + "(indices) != " + ids_.ok + ")");
+            w.open("if (" + check_helper_name(std::nullopt) + "(indices) != " + ids_.ok + ")");
             w.line("return " + ids_.error_index + ";");
             w.close();
             return;
