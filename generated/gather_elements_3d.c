@@ -173,8 +173,8 @@ static int kernelgen_gather_elements_3d_checks(const int64_t *indices)
     return GATHER_ELEMENTS_3D_OK;
 }
 
-/* The kernel's 30 written-out copies, in 4 functions of their own of at most 8 that it calls in
- * turn once every check passed: a proof of the kernel takes each one's contract in place of its copies, each a
+/* The kernel's written-out copies, in 4 functions of their own of at most 8 statements that it calls
+ * in turn once every check passed: a proof of the kernel takes each one's contract in place of its copies, each a
  * short straight line. Each is forced inline (gcc, clang): the copies are the kernel's own code. */
 /*@ requires \valid_read(data + (0 .. 59));
     requires \valid_read(indices + (0 .. 29));

@@ -453,6 +453,15 @@ TEST(Schedule, LongWrittenOutCodeIsShortHelpers) {
         next = part.values;
     }
     EXPECT_EQ(next, whole.values);
+    // Tuples of 3 values: whole tuples packed to 8 checks at most (6, 6, ...), never 9; 9 checks in all are two
+    // parts, 6 and 3.
+    const Schedule threes = plan_json(R"({"name": "t", "op": "GatherND", "dtype": "float32", "data_shape": [4, 4, 4],
+        "indices_shape": [3, 3], "unroll": "full"})");
+    ASSERT_TRUE(threes.helpers.checks.has_value());
+    ASSERT_EQ(threes.helpers.checks->parts.size(), 2u);
+    EXPECT_EQ(threes.helpers.checks->parts[0].checks.checks.size(), 6u);
+    EXPECT_EQ(threes.helpers.checks->parts[1].first, 6u);
+    EXPECT_EQ(threes.helpers.checks->parts[1].values, 9u);
 
     // No helpers: 12 copies or fewer (all "auto" writes out), or few enough element copies that the header states
     // the values they write (kValuesStatedCopies), or 8 checks or fewer.

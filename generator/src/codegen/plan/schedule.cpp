@@ -363,6 +363,9 @@ private:
     // constant indices it holds, the products of run-time extents, a slice) or holds a loop.
     void plan_copy_helpers() {
         if (!decided_.straight || !copies_begin_ || lowered_.held_indices || copy_.runtime_extents) return;
+        // Checks left in the body (against a data count, or 4 at most) stay beside the copies: behind written-out
+        // checks, the proof of the error behavior (which assigns nothing) did not rule out a helper call's exit.
+        if (any_check() && !helpers_.checks) return;
         const auto begin = body_.begin() + static_cast<std::ptrdiff_t>(*copies_begin_);
         const auto end = body_.end() - 1;  // the return
         if (static_cast<uint64_t>(end - begin) <= kUnrollBudget || has_loop(begin, end)) return;
@@ -395,22 +398,24 @@ private:
         }
         const uint64_t length = copy_.components.size();
         CheckHelper helper{std::move(written), 0, copy_.tuple_count * length, copy_.components, {}};
-        // Parts of at most kHelperStatements checks, each of whole tuples (its values' ranges as the helper's).
-        if (helper.checks.checks.size() > kHelperStatements) {
-            for (const Check& check : helper.checks.checks) {
-                const uint64_t tuple = check.value.position / length;
-                CheckHelper* part = helper.parts.empty() ? nullptr : &helper.parts.back();
-                if (!part || (part->checks.checks.size() >= kHelperStatements &&
-                              part->checks.checks.back().value.position / length != tuple)) {
-                    if (part) part->values = tuple * length;
-                    helper.parts.push_back(CheckHelper{{}, tuple * length, 0, copy_.components, {}});
-                    part = &helper.parts.back();
-                }
-                part->checks.checks.push_back(check);
-            }
-            helper.parts.front().first = 0;
-            helper.parts.back().values = helper.values;
+        // Parts of at most kHelperStatements checks, each of whole tuples (its values' ranges as the helper's): the
+        // tuples' checks packed in order (a tuple of more checks a part of its own).
+        std::vector<std::vector<Check>> tuples;
+        for (const Check& check : helper.checks.checks) {
+            if (tuples.empty() || tuples.back().back().value.position / length != check.value.position / length) tuples.emplace_back();
+            tuples.back().push_back(check);
         }
+        for (const std::vector<Check>& tuple : tuples) {
+            const uint64_t first = tuple.front().value.position / length * length;
+            if (helper.parts.empty() || helper.parts.back().checks.checks.size() + tuple.size() > kHelperStatements) {
+                if (!helper.parts.empty()) helper.parts.back().values = first;
+                helper.parts.push_back(CheckHelper{{}, helper.parts.empty() ? 0 : first, 0, copy_.components, {}});
+            }
+            CheckIndices& part = helper.parts.back().checks;
+            part.checks.insert(part.checks.end(), tuple.begin(), tuple.end());
+        }
+        helper.parts.back().values = helper.values;
+        if (helper.parts.size() == 1) helper.parts.clear();
         helpers_.checks = std::move(helper);
     }
 

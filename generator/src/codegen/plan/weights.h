@@ -30,8 +30,8 @@ constexpr uint64_t kCheckStraightLineBudget = 4;
 // (`ensures values:`, docs/generated-code.md "Contracts"): WP proves that goal by a case per copy, each carrying the
 // copies before it: 12 copies took topk_values' goal 9 s of cvc4, the 30 of gather_elements_3d some eight minutes.
 constexpr uint64_t kValuesStatedCopies = 16;
-// Written-out copies of more statements than "auto" ever writes out (kUnrollBudget: "unroll": "full" or a factor
-// over long indices) are functions of their own of at most this many statements each (schedule::CopyHelper): WP's
+// Written-out copies of more statements than "auto" ever writes out (kUnrollBudget: "unroll": "full" over long
+// indices; a factor's body, written out or not, keeps its code) are functions of their own of at most this many statements each (schedule::CopyHelper): WP's
 // cost grows faster than the square of a straight line's length, as every goal carries the statements before it
 // (the 30 copies of gather_elements_3d: 80 s of WP's own goal building in one function, 9 s in helpers of 10). A
 // check helper's checks are parts of at most this many too.

@@ -99,8 +99,6 @@ private:
     // cast to void.
     std::string copy_helpers() const {
         const std::vector<CopyHelper>& copies = schedule_.helpers.copies;
-        size_t statements = 0;
-        for (const CopyHelper& helper : copies) statements += helper.body.size();
         TemplateValues values;
         for (size_t h = 0; h < copies.size(); ++h) {
             CodeWriter w(1);
@@ -112,7 +110,6 @@ private:
             }
             TemplateValues item;
             item.flags["first"] = h == 0;
-            item.text["statements"] = std::to_string(statements);
             item.text["count"] = std::to_string(copies.size());
             item.text["each"] = std::to_string(kHelperStatements);
             item.text["contract"] = schedule_.helpers.copies_contract;
