@@ -23,15 +23,18 @@ static inline float kernelgen_running_max_pool_combine(float current, float upda
 
 int running_max_pool(const float *data, const int64_t *restrict indices, const float *restrict updates, float *output)
 {
-    /* Every index is checked before anything is written. */
-    /*@ loop invariant 0 <= t <= 24u;
-        loop invariant \forall integer k; 0 <= k < t ==> -16 <= indices[k] <= 15;
-        loop assigns t;
+    /* Every index is checked before anything is written: index + 16, as a uint64_t, is at most 31 when the
+     * index is in [-16, 15], and as 32 is a power of two, the offsets ORed are at most 31 when each is. */
+    kernelgen_ored_i64_t outside = 0u;
+    /*@ loop invariant 0 <= t <= 24u && t % KERNELGEN_ORED_CHECKS == 0;
+        loop invariant outside <= 31u <==> (\forall integer k; 0 <= k < t ==> -16 <= indices[k] <= 15);
+        loop assigns t, outside;
         loop variant 24u - t; */
-    for (uint32_t t = 0u; t < 24u; ++t) {
-        if (kernelgen_outside_i64(&indices[t], 16u)) {
-            return RUNNING_MAX_POOL_ERROR_INDEX_OUT_OF_RANGE;
-        }
+    for (uint32_t t = 0u; t < 24u; t += KERNELGEN_ORED_CHECKS) {
+        outside = kernelgen_ored_offsets_i64(outside, &indices[t], 16u);
+    }
+    if (outside > 31u) {
+        return RUNNING_MAX_POOL_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const float *)output != data) {

@@ -11,31 +11,29 @@
 
 int spectrum_bins(const kernelgen_complex64 *data, const int64_t *restrict indices, kernelgen_complex64 *output)
 {
-    /* Every index is checked before anything is written. */
-    /*@ loop invariant 0 <= t <= 20u;
-        loop invariant \forall integer k; 0 <= k < t ==> -16 <= indices[k] <= 15;
-        loop assigns t;
+    /* Every index is checked before anything is written: index + 16, as a uint64_t, is at most 31 when the
+     * index is in [-16, 15], and as 32 is a power of two, the offsets ORed are at most 31 when each is. */
+    kernelgen_ored_i64_t outside = 0u;
+    /*@ loop invariant 0 <= t <= 20u && t % KERNELGEN_ORED_CHECKS == 0;
+        loop invariant outside <= 31u <==> (\forall integer k; 0 <= k < t ==> -16 <= indices[k] <= 15);
+        loop assigns t, outside;
         loop variant 20u - t; */
-    for (uint32_t t = 0u; t < 20u; ++t) {
-        if (kernelgen_outside_i64(&indices[t], 16u)) {
-            return SPECTRUM_BINS_ERROR_INDEX_OUT_OF_RANGE;
-        }
+    for (uint32_t t = 0u; t < 20u; t += KERNELGEN_ORED_CHECKS) {
+        outside = kernelgen_ored_offsets_i64(outside, &indices[t], 16u);
+    }
+    if (outside > 31u) {
+        return SPECTRUM_BINS_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
-    /*@ loop invariant 0 <= i0 <= 4u && i0 % 2u == 0;
+    /*@ loop invariant 0 <= i0 <= 4u;
         loop assigns i0, output[0 .. SPECTRUM_BINS_OUTPUT_SIZE - 1];
         loop variant 4u - i0; */
-    for (uint32_t i0 = 0u; i0 < 4u; i0 += 2u) {
+    for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
         output[i0 * 5u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u], 16u)];
         output[i0 * 5u + 1u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 1u], 16u)];
         output[i0 * 5u + 2u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 2u], 16u)];
         output[i0 * 5u + 3u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 3u], 16u)];
         output[i0 * 5u + 4u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 4u], 16u)];
-        output[i0 * 5u + 5u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 5u], 16u) + 16u];
-        output[i0 * 5u + 6u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 6u], 16u) + 16u];
-        output[i0 * 5u + 7u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 7u], 16u) + 16u];
-        output[i0 * 5u + 8u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 8u], 16u) + 16u];
-        output[i0 * 5u + 9u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 9u], 16u) + 16u];
     }
     return SPECTRUM_BINS_OK;
 }

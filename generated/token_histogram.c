@@ -23,15 +23,18 @@ static inline int32_t kernelgen_token_histogram_combine(int32_t current, int32_t
 
 int token_histogram(const int32_t *data, const int64_t *restrict indices, const int32_t *restrict updates, int32_t *output)
 {
-    /* Every index is checked before anything is written. */
-    /*@ loop invariant 0 <= t <= 20u;
-        loop invariant \forall integer k; 0 <= k < t ==> -32 <= indices[k] <= 31;
-        loop assigns t;
+    /* Every index is checked before anything is written: index + 32, as a uint64_t, is at most 63 when the
+     * index is in [-32, 31], and as 64 is a power of two, the offsets ORed are at most 63 when each is. */
+    kernelgen_ored_i64_t outside = 0u;
+    /*@ loop invariant 0 <= t <= 20u && t % KERNELGEN_ORED_CHECKS == 0;
+        loop invariant outside <= 63u <==> (\forall integer k; 0 <= k < t ==> -32 <= indices[k] <= 31);
+        loop assigns t, outside;
         loop variant 20u - t; */
-    for (uint32_t t = 0u; t < 20u; ++t) {
-        if (kernelgen_outside_i64(&indices[t], 32u)) {
-            return TOKEN_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE;
-        }
+    for (uint32_t t = 0u; t < 20u; t += KERNELGEN_ORED_CHECKS) {
+        outside = kernelgen_ored_offsets_i64(outside, &indices[t], 32u);
+    }
+    if (outside > 63u) {
+        return TOKEN_HISTOGRAM_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output starts as a copy of data; an in-place update (output == data) skips it. */
     if ((const int32_t *)output != data) {

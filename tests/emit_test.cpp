@@ -637,17 +637,17 @@ TEST(Emit, AutoPrefetchesLargeTablesOfWholeLines) {
                           "{\n    __builtin_prefetch(block);\n}\n#else\nstatic void kernelgen_g_prefetch(const float *block)\n{\n"
                           "    (void)block;\n}\n#endif\n"),
               std::string::npos) << source;
-    // 64-byte rows (2 statements each): the budget allows 6 copies a loop body (5 dividing 100), the flash limit 4
+    // 64-byte rows (2 statements each): the budget allows 6 copies a loop body (5 dividing 100), the flash limit 3
     // (the loop form's estimate: 6 + a check loop 9 + one copy 4 + its index 5 + a loop 3 = 27 instructions, 3x that
-    // 81; written out: 18 besides the bodies, each a row copy of 2 blocks 8 + its index 5: (81 - 18) / 13 = 4, which
-    // divides 100).
+    // 81; written out: 31 besides the bodies (its check loop ORs the offsets of 4 int64 values a turn, 6 + 4 x 4),
+    // each a row copy of 2 blocks 8 + its index 5: (81 - 31) / 13 = 3, whose remainder of 1 makes it 2).
     // Each copy after the hint for the row 64 tuples on, guarded while that row exists: i0 + 64 + k < 100 for i0
-    // a multiple of 4, i0 < 36 for every k.
-    EXPECT_EQ(count(source, "kernelgen_g_prefetch(&data["), 4u);
-    EXPECT_EQ(count(source, "if (i0 < 36u) {\n            kernelgen_g_prefetch(&data["), 4u);
-    EXPECT_NE(source.find("for (uint32_t i0 = 0u; i0 < 100u; i0 += 4u) {"), std::string::npos);
+    // a multiple of 2, i0 < 36 for every k.
+    EXPECT_EQ(count(source, "kernelgen_g_prefetch(&data["), 2u);
+    EXPECT_EQ(count(source, "if (i0 < 36u) {\n            kernelgen_g_prefetch(&data["), 2u);
+    EXPECT_NE(source.find("for (uint32_t i0 = 0u; i0 < 100u; i0 += 2u) {"), std::string::npos);
     EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(&indices[i0 + 64u], 4096u) * 16u]);"), std::string::npos);
-    EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(&indices[i0 + 67u], 4096u) * 16u]);"), std::string::npos);
+    EXPECT_NE(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(&indices[i0 + 65u], 4096u) * 16u]);"), std::string::npos);
     // Each hint comes before its copy.
     EXPECT_LT(source.find("kernelgen_g_prefetch(&data[kernelgen_wrap_i64_u32(&indices[i0 + 64u]"), source.find("kernelgen_copy(&output[i0 * 16u], "));
 }

@@ -13,7 +13,9 @@
  * Then kernelgen_ored_offsets_i32, a turn of the loop that ORs the offsets of int32 indices against a power-of-two
  * size, with each value of a hostile list at each position of the turn (4 values a turn; 1 in the build by words),
  * and kernelgen_ored_offset_i32, a turn of one value: each against the contract the kernels' proofs take from
- * kernelgen_support.h (the result within 2 * size - 1 exactly when the `outside` given is and each value is in range).
+ * kernelgen_support.h (the result within 2 * size - 1 exactly when the `outside` given is and each value is in range);
+ * and kernelgen_ored_offsets_i64, its turn for int64 indices, the same way, with values moved by multiples of 2^32
+ * and the int64 extremes.
  *
  * Built for the host under AddressSanitizer and UBSan three times: with the host's own 64-bit compare, with the
  * test by words that 8- and 16-bit targets use (KERNELGEN_CHECK_BY_WORDS=1; the host is little-endian), and with
@@ -275,6 +277,74 @@ static void ored_checks(void)
     }
 }
 
+/* kernelgen_ored_offsets_i64, the same turn for int64 indices (whose values the loops read 4 a turn, or 1 in the
+ * build by words), with the same contract: one value `value` at position `at`, the others in range, reported
+ * "outside" exactly when `value` is outside [-size, size-1], for one turn and two ORed into one another. */
+static void ored_i64(int64_t value, uint32_t at, uint32_t size, uint64_t *state)
+{
+    int64_t values[2u * KERNELGEN_ORED_CHECKS];
+    uint32_t i;
+    const int expected = value < -(int64_t)size || value > (int64_t)size - 1;
+    int got, got_loop, outside_before;
+    kernelgen_ored_i64_t outside = 0u, inside_before;
+    for (i = 0u; i < 2u * KERNELGEN_ORED_CHECKS; ++i) {
+        values[i] = (int64_t)((next_state(state) >> 33) % (2u * (uint64_t)size)) - (int64_t)size;
+    }
+    values[at % KERNELGEN_ORED_CHECKS] = value;
+    inside_before = (kernelgen_ored_i64_t)((next_state(state) >> 33) % (2u * (uint64_t)size));
+    got = kernelgen_ored_offsets_i64(inside_before, values, size) > 2u * size - 1u;
+    outside_before = kernelgen_ored_offsets_i64((kernelgen_ored_i64_t)(2u * size + inside_before), values, size) >
+                     2u * size - 1u;
+    for (i = 0u; i < 2u * KERNELGEN_ORED_CHECKS; ++i) values[i] = i % 2u ? -(int64_t)size : (int64_t)size - 1;
+    values[KERNELGEN_ORED_CHECKS + at % KERNELGEN_ORED_CHECKS] = value;
+    for (i = 0u; i < 2u * KERNELGEN_ORED_CHECKS; i += KERNELGEN_ORED_CHECKS) {
+        outside = kernelgen_ored_offsets_i64(outside, &values[i], size);
+    }
+    got_loop = outside > 2u * size - 1u;
+    ++cases;
+    if (got != expected || got_loop != expected || !outside_before) {
+        ++failures;
+        if (failures <= 10u) {
+            printf("int64 index %lld at %lu, size %lu: %s (one turn), %s (two turns), expected %s%s\n",
+                   (long long)value, (unsigned long)at, (unsigned long)size, got ? "outside" : "inside",
+                   got_loop ? "outside" : "inside", expected ? "outside" : "inside",
+                   outside_before ? "" : "; an outside given was lost");
+        }
+    }
+}
+
+/* Every power-of-two size up to 2^30, the range's edges, twice and three times it and the int32 edges, each moved
+ * by multiples of 2^32 (whose low word alone is in range), the int64 extremes, and a pseudo-random sweep. */
+static void ored_i64_checks(void)
+{
+    static const int64_t moves[] = {0, (int64_t)1 << 32, -((int64_t)1 << 32), (int64_t)3 << 32, -((int64_t)5 << 32)};
+    uint64_t state = 4343u;
+    uint32_t n, at;
+    int i;
+    for (n = 0u; n <= 30u; ++n) {
+        const int64_t size = (int64_t)1 << n;
+        const int64_t points[] = {-size, size - 1, 0, -1, INT32_MIN, INT32_MAX, -2 * size, 2 * size - 1, 2 * size,
+                                  -3 * size};
+        size_t p, m;
+        for (p = 0u; p < sizeof points / sizeof points[0]; ++p) {
+            for (m = 0u; m < sizeof moves / sizeof moves[0]; ++m) {
+                for (i = -2; i <= 2; ++i) {
+                    for (at = 0u; at < KERNELGEN_ORED_CHECKS; ++at) {
+                        ored_i64(points[p] + moves[m] + i, at, (uint32_t)size, &state);
+                    }
+                }
+            }
+        }
+        for (i = 0; i < 3; ++i) {
+            ored_i64(INT64_MAX - i, (uint32_t)i, (uint32_t)size, &state);
+            ored_i64(INT64_MIN + i, (uint32_t)i, (uint32_t)size, &state);
+        }
+        for (i = 0; i < 2000; ++i) {
+            ored_i64((int64_t)next_state(&state), (uint32_t)i, (uint32_t)size, &state);
+        }
+    }
+}
+
 int main(void)
 {
     static const uint32_t sizes[] = {0u, 1u, 2u, 3u, 5u, 7u, 64u, 100u, 255u, 256u, 65535u, 65536u, 1000003u,
@@ -317,6 +387,7 @@ int main(void)
     range_checks();
     literal_wraps();
     ored_checks();
+    ored_i64_checks();
     printf("%lu cases, %lu failed\n", cases, failures);
     return failures == 0u ? 0 : 1;
 }

@@ -230,10 +230,11 @@ TEST(Schedule, ValuesAgainstADataCountBelow2To31AreTestedByTheSupportHeader) {
     EXPECT_FALSE(checks->checks[0].by_words);
 }
 
-TEST(Schedule, Int32ValuesOfOnePowerOfTwoRangeAreCheckedByOredOffsets) {
+TEST(Schedule, ValuesOfOnePowerOfTwoRangeAreCheckedByOredOffsets) {
     // GatherND [8, 8, 3] by 6 tuples of 2 int32 values: one range [-8, 7], a power of two: under auto the 12
-    // values' offsets ORed, one loop over them. Not under none (the compares that return at once), nor for int64
-    // values, a range of 6, a run-time count or a range of 2^31 (where an int32 needs no check).
+    // values' offsets ORed, one loop over them; int64 values too, 4 a turn. Not under none (the compares that
+    // return at once), nor for 8 int64 values (one a turn), a range of 6, a run-time count or a range of 2^31
+    // (where an int32 needs no check).
     const auto spec = [](const char* data, const char* extra) {
         return std::string(R"({"name": "n", "op": "GatherND", "dtype": "float32", "data_shape": )") + data +
                R"(, "indices_shape": [6, 2])" + extra + "}";
@@ -259,8 +260,15 @@ TEST(Schedule, Int32ValuesOfOnePowerOfTwoRangeAreCheckedByOredOffsets) {
     ASSERT_NE(eight, nullptr);
     EXPECT_EQ(eight->ored_bound, 8u);
     EXPECT_FALSE(eight->ored_by_turns);  // 8 values: one a turn
+    const auto* int64 = first<CheckIndices>(plan_json(spec("[8, 8, 3]", R"(, "index_dtype": "int64")")));
+    ASSERT_NE(int64, nullptr);
+    EXPECT_EQ(int64->ored_bound, 8u);
+    EXPECT_TRUE(int64->ored_by_turns);
+    EXPECT_EQ(int64->tuple_end.constant, 12u);
     for (const std::string& other : {spec("[8, 8, 3]", R"(, "index_dtype": "int32", "unroll": "none")"),
-                                     spec("[8, 8, 3]", R"(, "index_dtype": "int64")"),
+                                     std::string(R"({"name": "n", "op": "GatherND", "dtype": "float32", "index_dtype": "int64",
+                                         "data_shape": [8, 8, 3], "indices_shape": [4, 2]})"),
+                                     spec("[8, 8, 3]", R"(, "index_dtype": "int64", "unroll": "none")"),
                                      spec("[6, 6, 3]", R"(, "index_dtype": "int32")"),
                                      spec("[8, 4, 3]", R"(, "index_dtype": "int32")"),
                                      spec("[8, 8, 3]", R"(, "index_dtype": "int32", "count": "runtime")")}) {

@@ -547,20 +547,19 @@ private:
         }
         checks.accumulate = lowered_.unroll.kind == Unroll::Kind::Factor;
         // Where every value has one range, under "none" a loop over the values, fewer instructions and bytes than
-        // over the tuples. Under the faster settings, for int32 values, a constant count and a power-of-two range,
-        // the values' offsets ORed (CheckIndices::ored_bound; under "none" the compares returning at the first
-        // failure take 6 bytes less); else the loop over the tuples, with less loop overhead, which compilers write
-        // out when it is short.
-        const uint64_t bound = shared_bound(lowered_);
-        const bool ored = lowered_.unroll.kind != Unroll::Kind::None && lowered_.index_type == IndexType::Int32 &&
-                          !copy_.counts_index_rows() && bound != 0 && bound <= (uint64_t{1} << 30) &&
-                          (bound & (bound - 1)) == 0 && !copy_.components.front().shifted();
+        // over the tuples. Under the faster settings, for a constant count and a power-of-two range, the values'
+        // offsets ORed (CheckIndices::ored_bound; under "none" the compares returning at the first failure take 6
+        // bytes less): int32 values, and int64 values read 4 a turn (12 or more that 4 divides; fewer, one a turn,
+        // measured slower on Cortex-M0); else the loop over the tuples, with less loop overhead, which compilers
+        // write out when it is short.
+        const uint64_t bound = ored_bound(lowered_);
+        const bool ored = bound != 0;
         if (ored || (checks_per_turn(lowered_, lowered_.unroll.kind) == 1 && k > 1)) {
-            checks.ored_bound = ored ? bound : 0;
+            checks.ored_bound = bound;
             checks.accumulate = checks.accumulate && !ored;
             checks.tuple_end = copy_.counts_index_rows() ? count_times(copy_.tuples_per_count * k)
                                                          : Expr{{}, copy_.tuple_count * k};
-            checks.ored_by_turns = ored && checks.tuple_end.constant % 4 == 0 && checks.tuple_end.constant >= 12;
+            checks.ored_by_turns = ored && ored_by_turns(lowered_);
             checks.tuple_length = 1;
             checks.checks.push_back(check({IndexValue::Kind::Local, 0}, copy_.components[0]));
             return checks;

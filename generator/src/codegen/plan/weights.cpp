@@ -35,6 +35,20 @@ uint64_t shared_bound(const Lowered& lowered) {
     return components.front().bound;
 }
 
+bool ored_by_turns(const Lowered& lowered) {
+    const uint64_t values = lowered.copy.tuple_count * lowered.copy.components.size();
+    return values % 4 == 0 && values >= 12;
+}
+
+uint64_t ored_bound(const Lowered& lowered) {
+    const uint64_t bound = shared_bound(lowered);
+    const bool ored = lowered.unroll.kind != Unroll::Kind::None &&
+                      (lowered.index_type == IndexType::Int32 || ored_by_turns(lowered)) &&
+                      !lowered.copy.counts_index_rows() && bound != 0 && bound <= (uint64_t{1} << 30) &&
+                      (bound & (bound - 1)) == 0 && !lowered.copy.components.front().shifted();
+    return ored ? bound : 0;
+}
+
 // The checks a loop of index checks makes per turn: one when every component of a tuple of several has the same
 // range (ONNX's [-s, s-1] for one literal s: under "none" the loop then runs over the values, not the tuples),
 // else one per component that needs it.
@@ -149,7 +163,11 @@ private:
         uint64_t out = kFunctionInstructions;
         const uint64_t checked = checked_values(lowered_);
         if (checked > 0) {
+            // A loop of ORed int64 offsets reads 4 values of two words a turn (an add, an add with carry and two
+            // ORs each).
+            const bool ored_int64 = row_copies && lowered_.index_type == IndexType::Int64 && ored_bound(lowered_) != 0;
             out += checks_straight ? checked * index_read_instructions()
+                   : ored_int64    ? 2 * kLoopInstructions + 4 * index_read_instructions()
                                    : 2 * kLoopInstructions + checks_per_turn(lowered_, form) * kLoopInstructions;
         }
         if (copy_.copy_data_first && copy_.data_size > 0) {

@@ -81,6 +81,12 @@ bool needs_check(const IndexComponent& component, IndexType index_type);
 // The s of ONNX's range [-s, s-1] when every component of a tuple checks its value against that one literal
 // range; else 0.
 uint64_t shared_bound(const Lowered& lowered);
+// The s of the checks' loop that ORs the values' offsets from -s (schedule::CheckIndices::ored_bound), where the
+// kernel has one: under the faster settings, a constant count of values of one power-of-two range up to 2^30, int32
+// values, or int64 values read 4 a turn (a count of 12 or more that 4 divides); else 0.
+uint64_t ored_bound(const Lowered& lowered);
+// Whether such a loop reads KERNELGEN_ORED_CHECKS values a turn (a count of 12 or more that 4 divides).
+bool ored_by_turns(const Lowered& lowered);
 // The checks a loop of index checks makes per turn under the unroll setting `kind`.
 uint64_t checks_per_turn(const Lowered& lowered, Unroll::Kind kind);
 // Index values the kernel compares with their bounds.

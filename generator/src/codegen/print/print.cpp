@@ -447,6 +447,10 @@ private:
         ored.text["last_index"] = std::to_string(checks.ored_bound - 1);
         ored.text["twice"] = std::to_string(2 * checks.ored_bound);
         ored.flags["by_turns"] = checks.ored_by_turns;
+        const bool ored_int64 = schedule_.index_type == IndexType::Int64;  // by turns only (CheckIndices::ored_bound)
+        ored.text["word"] = ored_int64 ? "kernelgen_ored_i64_t" : "uint32_t";
+        ored.text["name"] = ored_int64 ? "i64" : "i32";
+        ored.text["offset_type"] = ored_int64 ? "uint64_t" : "uint32_t";
         values.lists["ored"] = checks.ored_bound ? std::vector<TemplateValues>{ored} : std::vector<TemplateValues>{};
         w.block(render_template("index_checks.c.mustache", values));
     }
