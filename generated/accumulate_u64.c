@@ -47,64 +47,64 @@ int accumulate_u64(const uint64_t *data, const int64_t *restrict indices, const 
     for (uint32_t i0 = 0u; i0 < 96u; i0 += 8u) {
         /*@ assert checked: -40 <= indices[i0] <= 39; */
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 40u);
-            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0]);
+            uint64_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 40u)];
+            to[0u] = kernelgen_accumulate_u64_combine(to[0u], updates[i0]);
         }
         /*@ assert checked: -40 <= indices[i0 + 1u] <= 39; */
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 1u], 40u);
-            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 1u]);
+            uint64_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0 + 1u], 40u)];
+            to[0u] = kernelgen_accumulate_u64_combine(to[0u], updates[i0 + 1u]);
         }
         /*@ assert checked: -40 <= indices[i0 + 2u] <= 39; */
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 2u], 40u);
-            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 2u]);
+            uint64_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0 + 2u], 40u)];
+            to[0u] = kernelgen_accumulate_u64_combine(to[0u], updates[i0 + 2u]);
         }
         /*@ assert checked: -40 <= indices[i0 + 3u] <= 39; */
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 3u], 40u);
-            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 3u]);
+            uint64_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0 + 3u], 40u)];
+            to[0u] = kernelgen_accumulate_u64_combine(to[0u], updates[i0 + 3u]);
         }
         /*@ assert checked: -40 <= indices[i0 + 4u] <= 39; */
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 4u], 40u);
-            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 4u]);
+            uint64_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0 + 4u], 40u)];
+            to[0u] = kernelgen_accumulate_u64_combine(to[0u], updates[i0 + 4u]);
         }
         /*@ assert checked: -40 <= indices[i0 + 5u] <= 39; */
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 5u], 40u);
-            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 5u]);
+            uint64_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0 + 5u], 40u)];
+            to[0u] = kernelgen_accumulate_u64_combine(to[0u], updates[i0 + 5u]);
         }
         /*@ assert checked: -40 <= indices[i0 + 6u] <= 39; */
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 6u], 40u);
-            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 6u]);
+            uint64_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0 + 6u], 40u)];
+            to[0u] = kernelgen_accumulate_u64_combine(to[0u], updates[i0 + 6u]);
         }
         /*@ assert checked: -40 <= indices[i0 + 7u] <= 39; */
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 + 7u], 40u);
-            output[to] = kernelgen_accumulate_u64_combine(output[to], updates[i0 + 7u]);
+            uint64_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0 + 7u], 40u)];
+            to[0u] = kernelgen_accumulate_u64_combine(to[0u], updates[i0 + 7u]);
         }
     }
     /*@ assert checked: -40 <= indices[96u] <= 39; */
     {
-        const uint32_t to = kernelgen_wrap_i64_u32(&indices[96u], 40u);
-        output[to] = kernelgen_accumulate_u64_combine(output[to], updates[96u]);
+        uint64_t *to = &output[kernelgen_wrap_i64_u32(&indices[96u], 40u)];
+        to[0u] = kernelgen_accumulate_u64_combine(to[0u], updates[96u]);
     }
     /*@ assert checked: -40 <= indices[97u] <= 39; */
     {
-        const uint32_t to = kernelgen_wrap_i64_u32(&indices[97u], 40u);
-        output[to] = kernelgen_accumulate_u64_combine(output[to], updates[97u]);
+        uint64_t *to = &output[kernelgen_wrap_i64_u32(&indices[97u], 40u)];
+        to[0u] = kernelgen_accumulate_u64_combine(to[0u], updates[97u]);
     }
     /*@ assert checked: -40 <= indices[98u] <= 39; */
     {
-        const uint32_t to = kernelgen_wrap_i64_u32(&indices[98u], 40u);
-        output[to] = kernelgen_accumulate_u64_combine(output[to], updates[98u]);
+        uint64_t *to = &output[kernelgen_wrap_i64_u32(&indices[98u], 40u)];
+        to[0u] = kernelgen_accumulate_u64_combine(to[0u], updates[98u]);
     }
     /*@ assert checked: -40 <= indices[99u] <= 39; */
     {
-        const uint32_t to = kernelgen_wrap_i64_u32(&indices[99u], 40u);
-        output[to] = kernelgen_accumulate_u64_combine(output[to], updates[99u]);
+        uint64_t *to = &output[kernelgen_wrap_i64_u32(&indices[99u], 40u)];
+        to[0u] = kernelgen_accumulate_u64_combine(to[0u], updates[99u]);
     }
     return ACCUMULATE_U64_OK;
 }

@@ -44,8 +44,8 @@ int bf16_accumulate(const uint16_t *data, const int64_t *restrict indices, const
         loop variant 6u - i0; */
     for (uint32_t i0 = 0u; i0 < 6u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 16u);
-            output[to] = kernelgen_bf16_accumulate_combine(output[to], updates[i0]);
+            uint16_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 16u)];
+            to[0u] = kernelgen_bf16_accumulate_combine(to[0u], updates[i0]);
         }
     }
     return BF16_ACCUMULATE_OK;

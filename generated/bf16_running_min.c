@@ -48,8 +48,8 @@ int bf16_running_min(const uint16_t *data, const int64_t *restrict indices, cons
         loop variant 3u - i0; */
     for (uint32_t i0 = 0u; i0 < 3u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 * 2u], 4u) * 3u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 3u);
-            output[to] = kernelgen_bf16_running_min_combine(output[to], updates[i0]);
+            uint16_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0 * 2u], 4u) * 3u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 3u)];
+            to[0u] = kernelgen_bf16_running_min_combine(to[0u], updates[i0]);
         }
     }
     return BF16_RUNNING_MIN_OK;

@@ -57,9 +57,9 @@ int complex128_rotate(const kernelgen_complex128 *data, const int64_t *restrict 
         loop variant 3u - i0; */
     for (uint32_t i0 = 0u; i0 < 3u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 6u) * 2u;
-            output[to] = kernelgen_complex128_rotate_combine(output[to], updates[i0 * 2u]);
-            output[to + 1u] = kernelgen_complex128_rotate_combine(output[to + 1u], updates[i0 * 2u + 1u]);
+            kernelgen_complex128 *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 6u) * 2u];
+            to[0u] = kernelgen_complex128_rotate_combine(to[0u], updates[i0 * 2u]);
+            to[1u] = kernelgen_complex128_rotate_combine(to[1u], updates[i0 * 2u + 1u]);
         }
     }
     return COMPLEX128_ROTATE_OK;

@@ -49,8 +49,8 @@ int complex64_accumulate(const kernelgen_complex64 *data, const int64_t *restric
         loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 10u);
-            output[to] = kernelgen_complex64_accumulate_combine(output[to], updates[i0]);
+            kernelgen_complex64 *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 10u)];
+            to[0u] = kernelgen_complex64_accumulate_combine(to[0u], updates[i0]);
         }
     }
     return COMPLEX64_ACCUMULATE_OK;

@@ -26,24 +26,24 @@ int doc_gather_axis0(const float *data, const int64_t *restrict indices, float *
     }
     /* output[i0, i1, :] = data[indices[i0, i1], :] */
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(&indices[0u], 3u) * 2u;
-        output[0u] = data[from];
-        output[1u] = data[from + 1u];
+        const float *from = &data[kernelgen_wrap_i64_u32(&indices[0u], 3u) * 2u];
+        output[0u] = from[0u];
+        output[1u] = from[1u];
     }
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(&indices[1u], 3u) * 2u;
-        output[2u] = data[from];
-        output[3u] = data[from + 1u];
+        const float *from = &data[kernelgen_wrap_i64_u32(&indices[1u], 3u) * 2u];
+        output[2u] = from[0u];
+        output[3u] = from[1u];
     }
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(&indices[2u], 3u) * 2u;
-        output[4u] = data[from];
-        output[5u] = data[from + 1u];
+        const float *from = &data[kernelgen_wrap_i64_u32(&indices[2u], 3u) * 2u];
+        output[4u] = from[0u];
+        output[5u] = from[1u];
     }
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(&indices[3u], 3u) * 2u;
-        output[6u] = data[from];
-        output[7u] = data[from + 1u];
+        const float *from = &data[kernelgen_wrap_i64_u32(&indices[3u], 3u) * 2u];
+        output[6u] = from[0u];
+        output[7u] = from[1u];
     }
     return DOC_GATHER_AXIS0_OK;
 }

@@ -50,8 +50,8 @@ int doc_scatter_elements_add(const int32_t *data, const int64_t *restrict indice
             loop variant 3u - i1; */
         for (uint32_t i1 = 0u; i1 < 3u; ++i1) {
             {
-                const uint32_t to = kernelgen_wrap_i64_u32(&indices_slice[i1], 4u);
-                output_slice[to] = kernelgen_doc_scatter_elements_add_combine(output_slice[to], updates_slice[i1]);
+                int32_t *to = &output_slice[kernelgen_wrap_i64_u32(&indices_slice[i1], 4u)];
+                to[0u] = kernelgen_doc_scatter_elements_add_combine(to[0u], updates_slice[i1]);
             }
         }
     }

@@ -49,8 +49,8 @@ int doc_scatter_elements_max(const int16_t *data, const int64_t *restrict indice
             loop variant 2u - i1; */
         for (uint32_t i1 = 0u; i1 < 2u; ++i1) {
             {
-                const uint32_t to = i1 + kernelgen_wrap_i64_u32(&indices_slice[i1], 3u) * 2u;
-                output[to] = kernelgen_doc_scatter_elements_max_combine(output[to], updates_slice[i1]);
+                int16_t *to = &output[i1 + kernelgen_wrap_i64_u32(&indices_slice[i1], 3u) * 2u];
+                to[0u] = kernelgen_doc_scatter_elements_max_combine(to[0u], updates_slice[i1]);
             }
         }
     }

@@ -40,12 +40,12 @@ int doc_scatter_nd_mul(const float *data, const int64_t *restrict indices, const
         loop variant 2u - i0; */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 4u) * 16u;
+            float *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 4u) * 16u];
             /*@ loop invariant 0 <= e <= 16u;
                 loop assigns e, output[0 .. DOC_SCATTER_ND_MUL_OUTPUT_SIZE - 1];
                 loop variant 16u - e; */
             for (uint32_t e = 0u; e < 16u; ++e) {
-                output[to + e] = kernelgen_doc_scatter_nd_mul_combine(output[to + e], updates[i0 * 16u + e]);
+                to[e] = kernelgen_doc_scatter_nd_mul_combine(to[e], updates[i0 * 16u + e]);
             }
         }
     }

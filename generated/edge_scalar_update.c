@@ -33,8 +33,8 @@ int edge_scalar_update(const bool *data, const int64_t *restrict indices, const 
     }
     /* output[indices[:]] += updates[] */
     {
-        const uint32_t to = kernelgen_wrap_i64_u32(&indices[0u], 4u);
-        output[to] = kernelgen_edge_scalar_update_combine(output[to], updates[0u]);
+        bool *to = &output[kernelgen_wrap_i64_u32(&indices[0u], 4u)];
+        to[0u] = kernelgen_edge_scalar_update_combine(to[0u], updates[0u]);
     }
     return EDGE_SCALAR_UPDATE_OK;
 }

@@ -50,8 +50,8 @@ int event_histogram(const int32_t *data, const int32_t *restrict indices, uint32
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
         /*@ assert checked: -16 <= indices[i0] <= 15; */
         {
-            const uint32_t to = kernelgen_wrap_i32_u32(indices[i0], 16u);
-            output[to] = kernelgen_event_histogram_combine(output[to], updates[i0]);
+            int32_t *to = &output[kernelgen_wrap_i32_u32(indices[i0], 16u)];
+            to[0u] = kernelgen_event_histogram_combine(to[0u], updates[i0]);
         }
     }
     return EVENT_HISTOGRAM_OK;

@@ -44,11 +44,11 @@ int half_accumulate(const uint16_t *data, const int64_t *restrict indices, const
         loop variant 5u - i0; */
     for (uint32_t i0 = 0u; i0 < 5u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 8u) * 4u;
-            output[to] = kernelgen_half_accumulate_combine(output[to], updates[i0 * 4u]);
-            output[to + 1u] = kernelgen_half_accumulate_combine(output[to + 1u], updates[i0 * 4u + 1u]);
-            output[to + 2u] = kernelgen_half_accumulate_combine(output[to + 2u], updates[i0 * 4u + 2u]);
-            output[to + 3u] = kernelgen_half_accumulate_combine(output[to + 3u], updates[i0 * 4u + 3u]);
+            uint16_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 8u) * 4u];
+            to[0u] = kernelgen_half_accumulate_combine(to[0u], updates[i0 * 4u]);
+            to[1u] = kernelgen_half_accumulate_combine(to[1u], updates[i0 * 4u + 1u]);
+            to[2u] = kernelgen_half_accumulate_combine(to[2u], updates[i0 * 4u + 2u]);
+            to[3u] = kernelgen_half_accumulate_combine(to[3u], updates[i0 * 4u + 3u]);
         }
     }
     return HALF_ACCUMULATE_OK;

@@ -47,9 +47,9 @@ int half_running_max(const uint16_t *data, const int64_t *restrict indices, cons
         loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 6u) * 2u;
-            output[to] = kernelgen_half_running_max_combine(output[to], updates[i0 * 2u]);
-            output[to + 1u] = kernelgen_half_running_max_combine(output[to + 1u], updates[i0 * 2u + 1u]);
+            uint16_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 6u) * 2u];
+            to[0u] = kernelgen_half_running_max_combine(to[0u], updates[i0 * 2u]);
+            to[1u] = kernelgen_half_running_max_combine(to[1u], updates[i0 * 2u + 1u]);
         }
     }
     return HALF_RUNNING_MAX_OK;

@@ -44,8 +44,8 @@ int half_scale(const uint16_t *data, const int64_t *restrict indices, const uint
         loop variant 5u - i0; */
     for (uint32_t i0 = 0u; i0 < 5u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 8u);
-            output[to] = kernelgen_half_scale_combine(output[to], updates[i0]);
+            uint16_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 8u)];
+            to[0u] = kernelgen_half_scale_combine(to[0u], updates[i0]);
         }
     }
     return HALF_SCALE_OK;

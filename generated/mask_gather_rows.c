@@ -27,10 +27,10 @@ int mask_gather_rows(const bool *data, const int64_t *restrict indices, bool *ou
         loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
         {
-            const uint32_t from = kernelgen_wrap_i64_u32(&indices[i0], 6u) * 3u;
-            output[i0 * 3u] = data[from];
-            output[i0 * 3u + 1u] = data[from + 1u];
-            output[i0 * 3u + 2u] = data[from + 2u];
+            const bool *from = &data[kernelgen_wrap_i64_u32(&indices[i0], 6u) * 3u];
+            output[i0 * 3u] = from[0u];
+            output[i0 * 3u + 1u] = from[1u];
+            output[i0 * 3u + 2u] = from[2u];
         }
     }
     return MASK_GATHER_ROWS_OK;

@@ -26,14 +26,14 @@ int node_gathernd_example_float32(const float *data, const int64_t *restrict ind
     }
     /* output[i0, i1, :] = data[indices[i0, i1, :], :] */
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(&indices[0u], 2u) * 4u + kernelgen_wrap_i64_u32(&indices[1u], 2u) * 2u;
-        output[0u] = data[from];
-        output[1u] = data[from + 1u];
+        const float *from = &data[kernelgen_wrap_i64_u32(&indices[0u], 2u) * 4u + kernelgen_wrap_i64_u32(&indices[1u], 2u) * 2u];
+        output[0u] = from[0u];
+        output[1u] = from[1u];
     }
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(&indices[2u], 2u) * 4u + kernelgen_wrap_i64_u32(&indices[3u], 2u) * 2u;
-        output[2u] = data[from];
-        output[3u] = data[from + 1u];
+        const float *from = &data[kernelgen_wrap_i64_u32(&indices[2u], 2u) * 4u + kernelgen_wrap_i64_u32(&indices[3u], 2u) * 2u];
+        output[2u] = from[0u];
+        output[3u] = from[1u];
     }
     return NODE_GATHERND_EXAMPLE_FLOAT32_OK;
 }

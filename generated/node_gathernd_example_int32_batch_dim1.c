@@ -20,14 +20,14 @@ int node_gathernd_example_int32_batch_dim1(const int32_t *data, const int64_t *r
     }
     /* output[b0, :] = data[b0, indices[b0, :], :] */
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(&indices[0u], 2u) * 2u;
-        output[0u] = data[from];
-        output[1u] = data[from + 1u];
+        const int32_t *from = &data[kernelgen_wrap_i64_u32(&indices[0u], 2u) * 2u];
+        output[0u] = from[0u];
+        output[1u] = from[1u];
     }
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(&indices[1u], 2u) * 2u + 4u;
-        output[2u] = data[from];
-        output[3u] = data[from + 1u];
+        const int32_t *from = &data[kernelgen_wrap_i64_u32(&indices[1u], 2u) * 2u + 4u];
+        output[2u] = from[0u];
+        output[3u] = from[1u];
     }
     return NODE_GATHERND_EXAMPLE_INT32_BATCH_DIM1_OK;
 }

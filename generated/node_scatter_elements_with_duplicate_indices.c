@@ -40,8 +40,8 @@ int node_scatter_elements_with_duplicate_indices(const float *data, const int64_
         loop variant 2u - i0; */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 5u);
-            output[to] = kernelgen_node_scatter_elements_with_duplicate_indices_combine(output[to], updates[i0]);
+            float *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 5u)];
+            to[0u] = kernelgen_node_scatter_elements_with_duplicate_indices_combine(to[0u], updates[i0]);
         }
     }
     return NODE_SCATTER_ELEMENTS_WITH_DUPLICATE_INDICES_OK;

@@ -40,12 +40,12 @@ int node_scatternd_multiply(const float *data, const int64_t *restrict indices, 
         loop variant 2u - i0; */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 4u) * 16u;
+            float *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 4u) * 16u];
             /*@ loop invariant 0 <= e <= 16u;
                 loop assigns e, output[0 .. NODE_SCATTERND_MULTIPLY_OUTPUT_SIZE - 1];
                 loop variant 16u - e; */
             for (uint32_t e = 0u; e < 16u; ++e) {
-                output[to + e] = kernelgen_node_scatternd_multiply_combine(output[to + e], updates[i0 * 16u + e]);
+                to[e] = kernelgen_node_scatternd_multiply_combine(to[e], updates[i0 * 16u + e]);
             }
         }
     }

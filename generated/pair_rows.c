@@ -40,9 +40,9 @@ int pair_rows(const int16_t *data, uint32_t data_count, const int32_t *restrict 
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
         /*@ assert checked: -(integer)data_count <= indices[i0 * 2u] <= data_count - 1 && -3 <= indices[i0 * 2u + 1u] <= 2; */
         {
-            const uint32_t from = kernelgen_wrap_count_i32_u32(indices[i0 * 2u], data_count) * 6u + kernelgen_wrap_i32_u32(indices[i0 * 2u + 1u], 3u) * 2u;
-            output[i0 * 2u] = data[from];
-            output[i0 * 2u + 1u] = data[from + 1u];
+            const int16_t *from = &data[kernelgen_wrap_count_i32_u32(indices[i0 * 2u], data_count) * 6u + kernelgen_wrap_i32_u32(indices[i0 * 2u + 1u], 3u) * 2u];
+            output[i0 * 2u] = from[0u];
+            output[i0 * 2u + 1u] = from[1u];
         }
     }
     return PAIR_ROWS_OK;

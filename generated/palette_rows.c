@@ -27,16 +27,16 @@ int palette_rows(const int64_t *restrict indices, const uint8_t *restrict update
     KERNELGEN_COPY_FROM_TABLE(output, kernelgen_palette_rows_data, 0u, 12u * sizeof(uint8_t));
     /* output[indices[i0, :], :] = updates[i0, :] */
     {
-        const uint32_t to = kernelgen_wrap_i64_u32(&indices[0u], 4u) * 3u;
-        output[to] = updates[0u];
-        output[to + 1u] = updates[1u];
-        output[to + 2u] = updates[2u];
+        uint8_t *to = &output[kernelgen_wrap_i64_u32(&indices[0u], 4u) * 3u];
+        to[0u] = updates[0u];
+        to[1u] = updates[1u];
+        to[2u] = updates[2u];
     }
     {
-        const uint32_t to = kernelgen_wrap_i64_u32(&indices[1u], 4u) * 3u;
-        output[to] = updates[3u];
-        output[to + 1u] = updates[4u];
-        output[to + 2u] = updates[5u];
+        uint8_t *to = &output[kernelgen_wrap_i64_u32(&indices[1u], 4u) * 3u];
+        to[0u] = updates[3u];
+        to[1u] = updates[4u];
+        to[2u] = updates[5u];
     }
     return PALETTE_ROWS_OK;
 }

@@ -31,28 +31,28 @@ int pixel_lookup_2d(const uint32_t *data, const int64_t *restrict indices, uint3
         loop variant 8u - i0; */
     for (uint32_t i0 = 0u; i0 < 8u; i0 += 4u) {
         {
-            const uint32_t from = kernelgen_wrap_i64_u32(&indices[i0 * 2u], 12u) * 30u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 10u) * 3u;
-            output[i0 * 3u] = data[from];
-            output[i0 * 3u + 1u] = data[from + 1u];
-            output[i0 * 3u + 2u] = data[from + 2u];
+            const uint32_t *from = &data[kernelgen_wrap_i64_u32(&indices[i0 * 2u], 12u) * 30u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 10u) * 3u];
+            output[i0 * 3u] = from[0u];
+            output[i0 * 3u + 1u] = from[1u];
+            output[i0 * 3u + 2u] = from[2u];
         }
         {
-            const uint32_t from = kernelgen_wrap_i64_u32(&indices[i0 * 2u + 2u], 12u) * 30u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 3u], 10u) * 3u;
-            output[i0 * 3u + 3u] = data[from];
-            output[i0 * 3u + 4u] = data[from + 1u];
-            output[i0 * 3u + 5u] = data[from + 2u];
+            const uint32_t *from = &data[kernelgen_wrap_i64_u32(&indices[i0 * 2u + 2u], 12u) * 30u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 3u], 10u) * 3u];
+            output[i0 * 3u + 3u] = from[0u];
+            output[i0 * 3u + 4u] = from[1u];
+            output[i0 * 3u + 5u] = from[2u];
         }
         {
-            const uint32_t from = kernelgen_wrap_i64_u32(&indices[i0 * 2u + 4u], 12u) * 30u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 5u], 10u) * 3u;
-            output[i0 * 3u + 6u] = data[from];
-            output[i0 * 3u + 7u] = data[from + 1u];
-            output[i0 * 3u + 8u] = data[from + 2u];
+            const uint32_t *from = &data[kernelgen_wrap_i64_u32(&indices[i0 * 2u + 4u], 12u) * 30u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 5u], 10u) * 3u];
+            output[i0 * 3u + 6u] = from[0u];
+            output[i0 * 3u + 7u] = from[1u];
+            output[i0 * 3u + 8u] = from[2u];
         }
         {
-            const uint32_t from = kernelgen_wrap_i64_u32(&indices[i0 * 2u + 6u], 12u) * 30u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 7u], 10u) * 3u;
-            output[i0 * 3u + 9u] = data[from];
-            output[i0 * 3u + 10u] = data[from + 1u];
-            output[i0 * 3u + 11u] = data[from + 2u];
+            const uint32_t *from = &data[kernelgen_wrap_i64_u32(&indices[i0 * 2u + 6u], 12u) * 30u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 7u], 10u) * 3u];
+            output[i0 * 3u + 9u] = from[0u];
+            output[i0 * 3u + 10u] = from[1u];
+            output[i0 * 3u + 11u] = from[2u];
         }
     }
     return PIXEL_LOOKUP_2D_OK;

@@ -46,12 +46,12 @@ int running_max_pool(const float *data, const int64_t *restrict indices, const f
         loop variant 24u - i0; */
     for (uint32_t i0 = 0u; i0 < 24u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 16u) * 8u;
+            float *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 16u) * 8u];
             /*@ loop invariant 0 <= e <= 8u;
                 loop assigns e, output[0 .. RUNNING_MAX_POOL_OUTPUT_SIZE - 1];
                 loop variant 8u - e; */
             for (uint32_t e = 0u; e < 8u; ++e) {
-                output[to + e] = kernelgen_running_max_pool_combine(output[to + e], updates[i0 * 8u + e]);
+                to[e] = kernelgen_running_max_pool_combine(to[e], updates[i0 * 8u + e]);
             }
         }
     }

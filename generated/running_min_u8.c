@@ -43,11 +43,11 @@ int running_min_u8(const uint8_t *data, const int64_t *restrict indices, const u
         loop variant 6u - i0; */
     for (uint32_t i0 = 0u; i0 < 6u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 10u) * 4u;
-            output[to] = kernelgen_running_min_u8_combine(output[to], updates[i0 * 4u]);
-            output[to + 1u] = kernelgen_running_min_u8_combine(output[to + 1u], updates[i0 * 4u + 1u]);
-            output[to + 2u] = kernelgen_running_min_u8_combine(output[to + 2u], updates[i0 * 4u + 2u]);
-            output[to + 3u] = kernelgen_running_min_u8_combine(output[to + 3u], updates[i0 * 4u + 3u]);
+            uint8_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 10u) * 4u];
+            to[0u] = kernelgen_running_min_u8_combine(to[0u], updates[i0 * 4u]);
+            to[1u] = kernelgen_running_min_u8_combine(to[1u], updates[i0 * 4u + 1u]);
+            to[2u] = kernelgen_running_min_u8_combine(to[2u], updates[i0 * 4u + 2u]);
+            to[3u] = kernelgen_running_min_u8_combine(to[3u], updates[i0 * 4u + 3u]);
         }
     }
     return RUNNING_MIN_U8_OK;

@@ -17,11 +17,11 @@ int scalar_row_lookup(const uint8_t *data, const int64_t *restrict indices, uint
     }
     /* output[:] = data[indices, :] */
     {
-        const uint32_t from = kernelgen_wrap_i64_u32(&indices[0u], 16u) * 4u;
-        output[0u] = data[from];
-        output[1u] = data[from + 1u];
-        output[2u] = data[from + 2u];
-        output[3u] = data[from + 3u];
+        const uint8_t *from = &data[kernelgen_wrap_i64_u32(&indices[0u], 16u) * 4u];
+        output[0u] = from[0u];
+        output[1u] = from[1u];
+        output[2u] = from[2u];
+        output[3u] = from[3u];
     }
     return SCALAR_ROW_LOOKUP_OK;
 }

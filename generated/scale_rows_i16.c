@@ -43,12 +43,12 @@ int scale_rows_i16(const int16_t *data, const int32_t *restrict indices, const i
         loop variant 3u - i0; */
     for (uint32_t i0 = 0u; i0 < 3u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i32_u32(indices[i0], 6u) * 5u;
+            int16_t *to = &output[kernelgen_wrap_i32_u32(indices[i0], 6u) * 5u];
             /*@ loop invariant 0 <= e <= 5u;
                 loop assigns e, output[0 .. SCALE_ROWS_I16_OUTPUT_SIZE - 1];
                 loop variant 5u - e; */
             for (uint32_t e = 0u; e < 5u; ++e) {
-                output[to + e] = kernelgen_scale_rows_i16_combine(output[to + e], updates[i0 * 5u + e]);
+                to[e] = kernelgen_scale_rows_i16_combine(to[e], updates[i0 * 5u + e]);
             }
         }
     }

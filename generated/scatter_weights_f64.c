@@ -51,9 +51,9 @@ int scatter_weights_f64(const double *data, const int64_t *restrict indices, con
         loop variant 2u - i0; */
     for (uint32_t i0 = 0u; i0 < 2u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0 * 2u], 3u) * 8u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 4u) * 2u;
-            output[to] = kernelgen_scatter_weights_f64_combine(output[to], updates[i0 * 2u]);
-            output[to + 1u] = kernelgen_scatter_weights_f64_combine(output[to + 1u], updates[i0 * 2u + 1u]);
+            double *to = &output[kernelgen_wrap_i64_u32(&indices[i0 * 2u], 3u) * 8u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 4u) * 2u];
+            to[0u] = kernelgen_scatter_weights_f64_combine(to[0u], updates[i0 * 2u]);
+            to[1u] = kernelgen_scatter_weights_f64_combine(to[1u], updates[i0 * 2u + 1u]);
         }
     }
     return SCATTER_WEIGHTS_F64_OK;

@@ -44,11 +44,11 @@ int token_counts(const int64_t *restrict indices, int32_t *output)
         loop variant 6u - i0; */
     for (uint32_t i0 = 0u; i0 < 6u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 8u);
+            int32_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 8u)];
             {
                 int32_t update;
                 KERNELGEN_COPY_FROM_TABLE(&update, kernelgen_token_counts_updates, i0, sizeof update);
-                output[to] = kernelgen_token_counts_combine(output[to], update);
+                to[0u] = kernelgen_token_counts_combine(to[0u], update);
             }
         }
     }

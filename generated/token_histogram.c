@@ -46,8 +46,8 @@ int token_histogram(const int32_t *data, const int64_t *restrict indices, const 
         loop variant 20u - i0; */
     for (uint32_t i0 = 0u; i0 < 20u; ++i0) {
         {
-            const uint32_t to = kernelgen_wrap_i64_u32(&indices[i0], 32u);
-            output[to] = kernelgen_token_histogram_combine(output[to], updates[i0]);
+            int32_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 32u)];
+            to[0u] = kernelgen_token_histogram_combine(to[0u], updates[i0]);
         }
     }
     return TOKEN_HISTOGRAM_OK;

@@ -70,7 +70,35 @@ TEST(Emit, SmallKernelsAreStraightLine) {
     auto reduction = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "float32", "data_shape": [4, 4, 4],
                                     "indices_shape": [2, 1], "reduction": "add"})");
     EXPECT_GT(count(reduction.source, "for ("), 0u) << reduction.source;
-    EXPECT_EQ(count(reduction.source, "kernelgen_s_combine(output["), 1u);
+    EXPECT_EQ(count(reduction.source, "kernelgen_s_combine(to["), 1u);
+}
+
+TEST(Emit, ShortBlocksGoThroughAPointerToTheirRow) {
+    // ONNX's Gather example (rows of 2 floats): each row's address once, its elements read through it.
+    const std::string gather = emit_json(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
+                                             "indices_shape": [2, 2]})").source;
+    EXPECT_NE(gather.find("        const float *from = &data[kernelgen_wrap_i64_u32(&indices[0u], 3u) * 2u];\n"
+                          "        output[0u] = from[0u];\n"
+                          "        output[1u] = from[1u];\n"),
+              std::string::npos)
+        << gather;
+    EXPECT_EQ(count(gather, "const float *from = &data["), 4u);
+    // A reduction's row in output, read and written through it.
+    const std::string scatter = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "int32", "data_shape": [4, 3],
+                                              "indices_shape": [2, 1], "reduction": "add"})").source;
+    EXPECT_NE(scatter.find("int32_t *to = &output[kernelgen_wrap_i64_u32(&indices[i0], 4u) * 3u];\n"
+                           "            to[0u] = kernelgen_s_combine(to[0u], updates[i0 * 3u]);\n"),
+              std::string::npos)
+        << scatter;
+    // Not a row of constant data (an offset into its table, in flash on AVR), nor a row copy (4 floats: one
+    // kernelgen_copy).
+    const std::string table = emit_json(R"({"name": "t", "op": "Gather", "dtype": "int16", "data_shape": [3, 2],
+                                            "indices_shape": [2], "data": [[1, 2], [3, 4], [5, 6]]})").source;
+    EXPECT_EQ(table.find(" *from = "), std::string::npos) << table;
+    const std::string rows = emit_json(R"({"name": "r", "op": "Gather", "dtype": "float32", "data_shape": [3, 4],
+                                           "indices_shape": [2]})").source;
+    EXPECT_EQ(rows.find(" *from = "), std::string::npos) << rows;
+    EXPECT_EQ(count(rows, "kernelgen_copy(&output["), 2u);
 }
 
 TEST(Emit, AutoUsesLoopsBeyondTheStraightLineBudget) {
@@ -598,7 +626,8 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
                                "            int16_t *output_slice = &output[i0 * 24u];\n"
                                "            for (uint32_t i2 = 0u; i2 < 5u; ++i2) {\n"
                                "                {\n"
-                               "                    const uint32_t to = i2 + kernelgen_wrap_i64_u32(&indices_slice[i2], 4u) * 6u;\n"),
+                               "                    int16_t *to = &output_slice[i2 + kernelgen_wrap_i64_u32(&indices_slice[i2], 4u) * 6u];\n"
+                               "                    to[0u] = kernelgen_d_combine(to[0u], updates_slice[i2]);\n"),
               std::string::npos)
         << deep.source;
     // A nest written out straight-line, or a single loop level: no slices.

@@ -57,8 +57,9 @@ PROVERS_AT_ONCE = 8
 # for a machine that is slower still, not the limit that decides.
 STEPS = 3_000_000
 
-# An element copy's source, `output[...] = data[<this>];`, for the copy mutants.
-COPIED_FROM = re.compile(r"^\s*output\w*\[[^\]]+\] = (data\w*\[[^;]+\]);$", re.M)
+# An element copy's source, `output[...] = data[<this>];` (or `from[<this>]`, a short row read through its pointer),
+# for the copy mutants.
+COPIED_FROM = re.compile(r"^\s*output\w*\[[^\]]+\] = ((?:data\w*|from)\[[^;]+\]);$", re.M)
 
 COPY = re.compile(r"\b(kernelgen_copy|kernelgen_copy_once|KERNELGEN_COPY_FROM_TABLE|KERNELGEN_MEMCPY_FROM_TABLE|memcpy|memset)\(")
 

@@ -18,10 +18,12 @@ namespace schedule {
 // The tensors a body names. The copy's source is Data (gathers) or Updates (scatters).
 enum class Tensor { Data, Indices, Updates, Output };
 
-// Where a body reads or writes: a tensor, or its slice (a pointer into it that a Slice statement opened).
+// Where a body reads or writes: a tensor, its slice (a pointer into it that a Slice statement opened), or the row
+// of its short block that a Local points to (`from` into the source, `to` into output).
 struct View {
     Tensor tensor = Tensor::Data;
     bool slice = false;
+    bool row = false;
 };
 
 struct Expr;
@@ -177,11 +179,13 @@ struct Slice {
     Expr at;
 };
 
-// { const offset name = value; body }
+// { const offset name = value; body }, or where `row` names a tensor (or its slice), a pointer to its element at
+// value: { const T *name = &tensor[value]; body } (T *name for output), which the body reads through View::row.
 struct Local {
     std::string name;
     Expr value;
     Statements body;
+    std::optional<View> row;
 };
 
 // const offset name = value; (in the enclosing scope), and for the proof, where at_most is not 0, an assertion

@@ -232,7 +232,10 @@ private:
         return "";
     }
 
-    static std::string view_name(const View& view) { return tensor_name(view.tensor) + (view.slice ? "_slice" : ""); }
+    static std::string view_name(const View& view) {
+        if (view.row) return view.tensor == Tensor::Output ? "to" : "from";
+        return tensor_name(view.tensor) + (view.slice ? "_slice" : "");
+    }
 
     // Constant data: the table, read by offsets (on AVR with more than 64 KB of flash, a far address and an
     // element offset; a C pointer could not reach it), its slice an offset too.
@@ -540,7 +543,12 @@ private:
     void print(CodeWriter& w, const Local& local) const {
         restate_checks(w, {&local.value});
         w.open("");
-        w.line("const " + offset_ + " " + local.name + " = " + expression(local.value) + ";");
+        if (local.row) {
+            w.line(face_.pointer_to_element(local.row->tensor != Tensor::Output) + local.name + " = &" +
+                   view_name(*local.row) + "[" + expression(local.value) + "];");
+        } else {
+            w.line("const " + offset_ + " " + local.name + " = " + expression(local.value) + ";");
+        }
         print(w, local.body);
         w.close();
     }
