@@ -26,6 +26,10 @@ struct View {
     bool row = false;
 };
 
+// The name of a short block's offset or row pointer (Local), which a row View prints: `to` in output, `from` in the
+// source.
+inline std::string row_name(Tensor tensor) { return tensor == Tensor::Output ? "to" : "from"; }
+
 struct Expr;
 
 // A signed sum of loop variables times their coefficients, plus a constant: a constant added to an index value

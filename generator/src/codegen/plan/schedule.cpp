@@ -731,7 +731,7 @@ private:
             return;
         }
         if (!lowered_.row_function && (reduce_ || copy_.block > 1) && (reduce_ || copy_.block <= 4)) {
-            Local local{source_indexed ? "from" : "to", indexed, {}, std::nullopt};
+            Local local{row_name(source_indexed ? source_ : Tensor::Output), indexed, {}, std::nullopt};
             // Its elements copied or combined one by one (no row copy, no table): read and written through a
             // pointer to the row, whose address gcc then computes once (doc_gather_axis0, rows of 2 floats: 67 -> 63
             // instructions on Cortex-M4F, 88 -> 80 on Cortex-M0; pixel_lookup_2d, rows of 3 uint32, 2,336 -> 1,594

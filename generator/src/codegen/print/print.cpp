@@ -233,7 +233,7 @@ private:
     }
 
     static std::string view_name(const View& view) {
-        if (view.row) return view.tensor == Tensor::Output ? "to" : "from";
+        if (view.row) return row_name(view.tensor);
         return tensor_name(view.tensor) + (view.slice ? "_slice" : "");
     }
 
