@@ -31,12 +31,15 @@ int batched_gather_nd(const int8_t *data, const int32_t *restrict indices, int8_
         loop assigns i0, output[0 .. BATCHED_GATHER_ND_OUTPUT_SIZE - 1];
         loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; i0 += 2u) {
-        kernelgen_copy(&output[i0 * 24u], &data[i0 * 64u + kernelgen_wrap_i32_u32(indices[i0 * 3u], 8u) * 8u], 8u * sizeof(int8_t), sizeof(int8_t));
-        kernelgen_copy(&output[i0 * 24u + 8u], &data[i0 * 64u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 1u], 8u) * 8u], 8u * sizeof(int8_t), sizeof(int8_t));
-        kernelgen_copy(&output[i0 * 24u + 16u], &data[i0 * 64u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 2u], 8u) * 8u], 8u * sizeof(int8_t), sizeof(int8_t));
-        kernelgen_copy(&output[i0 * 24u + 24u], &data[i0 * 64u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 3u], 8u) * 8u + 64u], 8u * sizeof(int8_t), sizeof(int8_t));
-        kernelgen_copy(&output[i0 * 24u + 32u], &data[i0 * 64u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 4u], 8u) * 8u + 64u], 8u * sizeof(int8_t), sizeof(int8_t));
-        kernelgen_copy(&output[i0 * 24u + 40u], &data[i0 * 64u + kernelgen_wrap_i32_u32(indices[i0 * 3u + 5u], 8u) * 8u + 64u], 8u * sizeof(int8_t), sizeof(int8_t));
+        const int8_t *data_slice = &data[i0 * 64u];
+        const int32_t *indices_slice = &indices[i0 * 3u];
+        int8_t *output_slice = &output[i0 * 24u];
+        kernelgen_copy(&output_slice[0u], &data_slice[kernelgen_wrap_i32_u32(indices_slice[0u], 8u) * 8u], 8u * sizeof(int8_t), sizeof(int8_t));
+        kernelgen_copy(&output_slice[8u], &data_slice[kernelgen_wrap_i32_u32(indices_slice[1u], 8u) * 8u], 8u * sizeof(int8_t), sizeof(int8_t));
+        kernelgen_copy(&output_slice[16u], &data_slice[kernelgen_wrap_i32_u32(indices_slice[2u], 8u) * 8u], 8u * sizeof(int8_t), sizeof(int8_t));
+        kernelgen_copy(&output_slice[24u], &data_slice[kernelgen_wrap_i32_u32(indices_slice[3u], 8u) * 8u + 64u], 8u * sizeof(int8_t), sizeof(int8_t));
+        kernelgen_copy(&output_slice[32u], &data_slice[kernelgen_wrap_i32_u32(indices_slice[4u], 8u) * 8u + 64u], 8u * sizeof(int8_t), sizeof(int8_t));
+        kernelgen_copy(&output_slice[40u], &data_slice[kernelgen_wrap_i32_u32(indices_slice[5u], 8u) * 8u + 64u], 8u * sizeof(int8_t), sizeof(int8_t));
     }
     return BATCHED_GATHER_ND_OK;
 }

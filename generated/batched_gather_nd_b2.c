@@ -28,13 +28,16 @@ int batched_gather_nd_b2(const float *data, const int64_t *restrict indices, flo
         loop assigns i0, output[0 .. BATCHED_GATHER_ND_B2_OUTPUT_SIZE - 1];
         loop variant 6u - i0; */
     for (uint32_t i0 = 0u; i0 < 6u; ++i0) {
+        const float *data_slice = &data[i0 * 20u];
+        const int64_t *indices_slice = &indices[i0 * 2u];
+        float *output_slice = &output[i0 * 8u];
         {
-            const uint32_t from = i0 * 20u + kernelgen_wrap_i64_u32(&indices[i0 * 2u], 5u) * 4u;
-            kernelgen_copy(&output[i0 * 8u], &data[from], 4u * sizeof(float), sizeof(float));
+            const uint32_t from = kernelgen_wrap_i64_u32(&indices_slice[0u], 5u) * 4u;
+            kernelgen_copy(&output_slice[0u], &data_slice[from], 4u * sizeof(float), sizeof(float));
         }
         {
-            const uint32_t from = i0 * 20u + kernelgen_wrap_i64_u32(&indices[i0 * 2u + 1u], 5u) * 4u;
-            kernelgen_copy(&output[i0 * 8u + 4u], &data[from], 4u * sizeof(float), sizeof(float));
+            const uint32_t from = kernelgen_wrap_i64_u32(&indices_slice[1u], 5u) * 4u;
+            kernelgen_copy(&output_slice[4u], &data_slice[from], 4u * sizeof(float), sizeof(float));
         }
     }
     return BATCHED_GATHER_ND_B2_OK;

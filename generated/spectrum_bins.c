@@ -29,11 +29,14 @@ int spectrum_bins(const kernelgen_complex64 *data, const int64_t *restrict indic
         loop assigns i0, output[0 .. SPECTRUM_BINS_OUTPUT_SIZE - 1];
         loop variant 4u - i0; */
     for (uint32_t i0 = 0u; i0 < 4u; ++i0) {
-        output[i0 * 5u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u], 16u)];
-        output[i0 * 5u + 1u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 1u], 16u)];
-        output[i0 * 5u + 2u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 2u], 16u)];
-        output[i0 * 5u + 3u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 3u], 16u)];
-        output[i0 * 5u + 4u] = data[i0 * 16u + kernelgen_wrap_i64_u32(&indices[i0 * 5u + 4u], 16u)];
+        const kernelgen_complex64 *data_slice = &data[i0 * 16u];
+        const int64_t *indices_slice = &indices[i0 * 5u];
+        kernelgen_complex64 *output_slice = &output[i0 * 5u];
+        output_slice[0u] = data_slice[kernelgen_wrap_i64_u32(&indices_slice[0u], 16u)];
+        output_slice[1u] = data_slice[kernelgen_wrap_i64_u32(&indices_slice[1u], 16u)];
+        output_slice[2u] = data_slice[kernelgen_wrap_i64_u32(&indices_slice[2u], 16u)];
+        output_slice[3u] = data_slice[kernelgen_wrap_i64_u32(&indices_slice[3u], 16u)];
+        output_slice[4u] = data_slice[kernelgen_wrap_i64_u32(&indices_slice[4u], 16u)];
     }
     return SPECTRUM_BINS_OK;
 }

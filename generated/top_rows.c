@@ -31,14 +31,17 @@ int top_rows(const int16_t *data, const int32_t *restrict indices, uint32_t coun
         loop assigns i0, output[0 .. TOP_ROWS_OUTPUT_SIZE - 1];
         loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
-        /*@ assert checked: -16 <= indices[i0 * 4u] <= 15; */
-        output[i0 * 4u] = data[i0 * 16u + kernelgen_wrap_i32_u32(indices[i0 * 4u], 16u)];
-        /*@ assert checked: -16 <= indices[i0 * 4u + 1u] <= 15; */
-        output[i0 * 4u + 1u] = data[i0 * 16u + kernelgen_wrap_i32_u32(indices[i0 * 4u + 1u], 16u)];
-        /*@ assert checked: -16 <= indices[i0 * 4u + 2u] <= 15; */
-        output[i0 * 4u + 2u] = data[i0 * 16u + kernelgen_wrap_i32_u32(indices[i0 * 4u + 2u], 16u)];
-        /*@ assert checked: -16 <= indices[i0 * 4u + 3u] <= 15; */
-        output[i0 * 4u + 3u] = data[i0 * 16u + kernelgen_wrap_i32_u32(indices[i0 * 4u + 3u], 16u)];
+        const int16_t *data_slice = &data[i0 * 16u];
+        const int32_t *indices_slice = &indices[i0 * 4u];
+        int16_t *output_slice = &output[i0 * 4u];
+        /*@ assert checked: -16 <= indices_slice[0u] <= 15; */
+        output_slice[0u] = data_slice[kernelgen_wrap_i32_u32(indices_slice[0u], 16u)];
+        /*@ assert checked: -16 <= indices_slice[1u] <= 15; */
+        output_slice[1u] = data_slice[kernelgen_wrap_i32_u32(indices_slice[1u], 16u)];
+        /*@ assert checked: -16 <= indices_slice[2u] <= 15; */
+        output_slice[2u] = data_slice[kernelgen_wrap_i32_u32(indices_slice[2u], 16u)];
+        /*@ assert checked: -16 <= indices_slice[3u] <= 15; */
+        output_slice[3u] = data_slice[kernelgen_wrap_i32_u32(indices_slice[3u], 16u)];
     }
     return TOP_ROWS_OK;
 }

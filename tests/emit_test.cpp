@@ -630,6 +630,24 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
                                "                    to[0u] = kernelgen_d_combine(to[0u], updates_slice[i2]);\n"),
               std::string::npos)
         << deep.source;
+    // A loop that no other encloses opens the slices in its own body where the levels inside it are written out
+    // and the index values move with it (each turn reads its own row of indices).
+    auto element_rows = emit_json(R"({"name": "w", "op": "GatherElements", "dtype": "float32", "data_shape": [16, 32],
+                                       "indices_shape": [16, 8], "axis": 1})");
+    EXPECT_NE(without_acsl(element_rows.source).find("    for (uint32_t i0 = 0u; i0 < 16u; ++i0) {\n"
+                                                     "        const float *data_slice = &data[i0 * 32u];\n"
+                                                     "        const int64_t *indices_slice = &indices[i0 * 8u];\n"
+                                                     "        float *output_slice = &output[i0 * 8u];\n"
+                                                     "        output_slice[0u] = data_slice[kernelgen_wrap_i64_u32(&indices_slice[0u], 32u)];\n"),
+              std::string::npos)
+        << element_rows.source;
+    EXPECT_EQ(count(element_rows.source, "i0 *"), 3u) << element_rows.source;
+    // Not where the index values stay the same every turn (a Gather along the last axis of a [2, 10, 6] tensor
+    // by 3 indices: its loop walks the 20 rows), nor around a single level.
+    auto same_indices = emit_json(R"({"name": "l", "op": "Gather", "dtype": "int16", "index_dtype": "int32",
+                                       "data_shape": [2, 10, 6], "indices_shape": [3], "axis": -1})");
+    EXPECT_NE(same_indices.source.find("for (uint32_t i0 = 0u;"), std::string::npos) << same_indices.source;
+    EXPECT_EQ(count(same_indices.source, "_slice"), 0u) << same_indices.source;
     // A nest written out straight-line, or a single loop level: no slices.
     auto straight = emit_json(R"({"name": "e", "op": "GatherElements", "dtype": "float32", "data_shape": [6, 10],
                                    "indices_shape": [6, 5], "axis": 1, "unroll": "full"})");
