@@ -27,8 +27,8 @@ int detection_fields(const float *data, const int32_t *restrict indices, uint32_
         loop assigns i0, output[0 .. DETECTION_FIELDS_OUTPUT_SIZE - 1];
         loop variant count - i0; */
     for (uint32_t i0 = 0u; i0 < count; ++i0) {
-        output[i0 * 2u] = data[i0 * 5u + kernelgen_wrap_i32_u32(indices[0u], 5u)];
-        output[i0 * 2u + 1u] = data[i0 * 5u + kernelgen_wrap_i32_u32(indices[1u], 5u)];
+        KERNELGEN_MOVE_F32(output[i0 * 2u], data[i0 * 5u + kernelgen_wrap_i32_u32(indices[0u], 5u)]);
+        KERNELGEN_MOVE_F32(output[i0 * 2u + 1u], data[i0 * 5u + kernelgen_wrap_i32_u32(indices[1u], 5u)]);
     }
     return DETECTION_FIELDS_OK;
 }

@@ -25,7 +25,7 @@ int doc_scatter_elements_2(const float *data, const int64_t *restrict indices, c
         kernelgen_copy(output, data, 5u * sizeof(float), sizeof(float));
     }
     /* output[i0, indices[i0, i1]] = updates[i0, i1] */
-    output[kernelgen_wrap_i64_u32(&indices[0u], 5u)] = updates[0u];
-    output[kernelgen_wrap_i64_u32(&indices[1u], 5u)] = updates[1u];
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[0u], 5u)], updates[0u]);
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[1u], 5u)], updates[1u]);
     return DOC_SCATTER_ELEMENTS_2_OK;
 }

@@ -31,9 +31,9 @@ int doc_scatter_nd_1(const float *data, const int64_t *restrict indices, const f
         kernelgen_copy(output, data, 8u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, :]] = updates[i0] */
-    output[kernelgen_wrap_i64_u32(&indices[0u], 8u)] = updates[0u];
-    output[kernelgen_wrap_i64_u32(&indices[1u], 8u)] = updates[1u];
-    output[kernelgen_wrap_i64_u32(&indices[2u], 8u)] = updates[2u];
-    output[kernelgen_wrap_i64_u32(&indices[3u], 8u)] = updates[3u];
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[0u], 8u)], updates[0u]);
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[1u], 8u)], updates[1u]);
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[2u], 8u)], updates[2u]);
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[3u], 8u)], updates[3u]);
     return DOC_SCATTER_ND_1_OK;
 }

@@ -310,6 +310,17 @@ static inline void kernelgen_copy(void *to, const void *from, size_t bytes, size
 }
 #endif
 
+/* KERNELGEN_MOVE_F32(to, from): one float element copied, `to = from` (two lvalues). GCC on an Arm core with a
+ * floating-point unit forms a float's address as the FPU's loads and stores take it, a base and a constant: an
+ * element at an offset computed at run time costs an add before its load and its store. Its bits copied as a word
+ * (memcpy, which gcc makes one load and one store) take the register offset in the load itself. Elsewhere, and
+ * with -DKERNELGEN_MOVE_BY_VALUE, the assignment. */
+#if !defined(KERNELGEN_MOVE_BY_VALUE) && defined(__GNUC__) && defined(__arm__) && defined(__ARM_FP)
+#define KERNELGEN_MOVE_F32(to, from) memcpy(&(to), &(from), sizeof(to))
+#else
+#define KERNELGEN_MOVE_F32(to, from) ((to) = (from))
+#endif
+
 /* kernelgen_copy_once(to, from, bytes, element): a scatter's output starting as a copy of data, made once a call
  * before its updates. On Thumb-2 a copy of three blocks or more goes out of line, where the 8 registers of its
  * ldm/stm would otherwise be the kernel's own: saved on entry, and the update loops after it then keep their

@@ -25,9 +25,9 @@ int node_gather_elements_0(const float *data, const int64_t *restrict indices, f
         return NODE_GATHER_ELEMENTS_0_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
-    output[0u] = data[kernelgen_wrap_i64_u32(&indices[0u], 2u)];
-    output[1u] = data[kernelgen_wrap_i64_u32(&indices[1u], 2u)];
-    output[2u] = data[kernelgen_wrap_i64_u32(&indices[2u], 2u) + 2u];
-    output[3u] = data[kernelgen_wrap_i64_u32(&indices[3u], 2u) + 2u];
+    KERNELGEN_MOVE_F32(output[0u], data[kernelgen_wrap_i64_u32(&indices[0u], 2u)]);
+    KERNELGEN_MOVE_F32(output[1u], data[kernelgen_wrap_i64_u32(&indices[1u], 2u)]);
+    KERNELGEN_MOVE_F32(output[2u], data[kernelgen_wrap_i64_u32(&indices[2u], 2u) + 2u]);
+    KERNELGEN_MOVE_F32(output[3u], data[kernelgen_wrap_i64_u32(&indices[3u], 2u) + 2u]);
     return NODE_GATHER_ELEMENTS_0_OK;
 }

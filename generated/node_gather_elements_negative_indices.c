@@ -22,11 +22,11 @@ int node_gather_elements_negative_indices(const float *data, const int64_t *rest
         }
     }
     /* output[i0, i1] = data[indices[i0, i1], i1] */
-    output[0u] = data[kernelgen_wrap_i64_u32(&indices[0u], 3u) * 3u];
-    output[1u] = data[kernelgen_wrap_i64_u32(&indices[1u], 3u) * 3u + 1u];
-    output[2u] = data[kernelgen_wrap_i64_u32(&indices[2u], 3u) * 3u + 2u];
-    output[3u] = data[kernelgen_wrap_i64_u32(&indices[3u], 3u) * 3u];
-    output[4u] = data[kernelgen_wrap_i64_u32(&indices[4u], 3u) * 3u + 1u];
-    output[5u] = data[kernelgen_wrap_i64_u32(&indices[5u], 3u) * 3u + 2u];
+    KERNELGEN_MOVE_F32(output[0u], data[kernelgen_wrap_i64_u32(&indices[0u], 3u) * 3u]);
+    KERNELGEN_MOVE_F32(output[1u], data[kernelgen_wrap_i64_u32(&indices[1u], 3u) * 3u + 1u]);
+    KERNELGEN_MOVE_F32(output[2u], data[kernelgen_wrap_i64_u32(&indices[2u], 3u) * 3u + 2u]);
+    KERNELGEN_MOVE_F32(output[3u], data[kernelgen_wrap_i64_u32(&indices[3u], 3u) * 3u]);
+    KERNELGEN_MOVE_F32(output[4u], data[kernelgen_wrap_i64_u32(&indices[4u], 3u) * 3u + 1u]);
+    KERNELGEN_MOVE_F32(output[5u], data[kernelgen_wrap_i64_u32(&indices[5u], 3u) * 3u + 2u]);
     return NODE_GATHER_ELEMENTS_NEGATIVE_INDICES_OK;
 }

@@ -22,8 +22,8 @@ int node_gather_negative_indices(const float *data, const int64_t *restrict indi
         return NODE_GATHER_NEGATIVE_INDICES_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0] = data[indices[i0]] */
-    output[0u] = data[kernelgen_wrap_i64_u32(&indices[0u], 10u)];
-    output[1u] = data[kernelgen_wrap_i64_u32(&indices[1u], 10u)];
-    output[2u] = data[kernelgen_wrap_i64_u32(&indices[2u], 10u)];
+    KERNELGEN_MOVE_F32(output[0u], data[kernelgen_wrap_i64_u32(&indices[0u], 10u)]);
+    KERNELGEN_MOVE_F32(output[1u], data[kernelgen_wrap_i64_u32(&indices[1u], 10u)]);
+    KERNELGEN_MOVE_F32(output[2u], data[kernelgen_wrap_i64_u32(&indices[2u], 10u)]);
     return NODE_GATHER_NEGATIVE_INDICES_OK;
 }

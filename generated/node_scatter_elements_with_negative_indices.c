@@ -25,7 +25,7 @@ int node_scatter_elements_with_negative_indices(const float *data, const int64_t
         kernelgen_copy(output, data, 5u * sizeof(float), sizeof(float));
     }
     /* output[i0, indices[i0, i1]] = updates[i0, i1] */
-    output[kernelgen_wrap_i64_u32(&indices[0u], 5u)] = updates[0u];
-    output[kernelgen_wrap_i64_u32(&indices[1u], 5u)] = updates[1u];
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[0u], 5u)], updates[0u]);
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[1u], 5u)], updates[1u]);
     return NODE_SCATTER_ELEMENTS_WITH_NEGATIVE_INDICES_OK;
 }

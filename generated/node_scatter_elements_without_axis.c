@@ -28,11 +28,11 @@ int node_scatter_elements_without_axis(const float *data, const int64_t *restric
         kernelgen_copy(output, data, 9u * sizeof(float), sizeof(float));
     }
     /* output[indices[i0, i1], i1] = updates[i0, i1] */
-    output[kernelgen_wrap_i64_u32(&indices[0u], 3u) * 3u] = updates[0u];
-    output[kernelgen_wrap_i64_u32(&indices[1u], 3u) * 3u + 1u] = updates[1u];
-    output[kernelgen_wrap_i64_u32(&indices[2u], 3u) * 3u + 2u] = updates[2u];
-    output[kernelgen_wrap_i64_u32(&indices[3u], 3u) * 3u] = updates[3u];
-    output[kernelgen_wrap_i64_u32(&indices[4u], 3u) * 3u + 1u] = updates[4u];
-    output[kernelgen_wrap_i64_u32(&indices[5u], 3u) * 3u + 2u] = updates[5u];
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[0u], 3u) * 3u], updates[0u]);
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[1u], 3u) * 3u + 1u], updates[1u]);
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[2u], 3u) * 3u + 2u], updates[2u]);
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[3u], 3u) * 3u], updates[3u]);
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[4u], 3u) * 3u + 1u], updates[4u]);
+    KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[5u], 3u) * 3u + 2u], updates[5u]);
     return NODE_SCATTER_ELEMENTS_WITHOUT_AXIS_OK;
 }

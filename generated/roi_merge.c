@@ -48,7 +48,7 @@ int roi_merge(const float *data, uint32_t data_count, const int64_t *restrict in
             loop variant 2u - i1; */
         for (uint32_t i1 = 0u; i1 < 2u; ++i1) {
             /*@ assert checked: -(integer)data_count <= indices_slice[i1] <= data_count - 1; */
-            output[i1 + kernelgen_wrap_count_i64_u32(&indices_slice[i1], data_count) * 2u] = updates_slice[i1];
+            KERNELGEN_MOVE_F32(output[i1 + kernelgen_wrap_count_i64_u32(&indices_slice[i1], data_count) * 2u], updates_slice[i1]);
         }
     }
     return ROI_MERGE_OK;

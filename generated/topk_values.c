@@ -25,17 +25,17 @@ int topk_values(const float *data, const int32_t *restrict indices, float *outpu
         return TOPK_VALUES_ERROR_INDEX_OUT_OF_RANGE;
     }
     /* output[i0, i1] = data[i0, indices[i0, i1]] */
-    output[0u] = data[kernelgen_wrap_i32_u32(indices[0u], 16u)];
-    output[1u] = data[kernelgen_wrap_i32_u32(indices[1u], 16u)];
-    output[2u] = data[kernelgen_wrap_i32_u32(indices[2u], 16u)];
-    output[3u] = data[kernelgen_wrap_i32_u32(indices[3u], 16u) + 16u];
-    output[4u] = data[kernelgen_wrap_i32_u32(indices[4u], 16u) + 16u];
-    output[5u] = data[kernelgen_wrap_i32_u32(indices[5u], 16u) + 16u];
-    output[6u] = data[kernelgen_wrap_i32_u32(indices[6u], 16u) + 32u];
-    output[7u] = data[kernelgen_wrap_i32_u32(indices[7u], 16u) + 32u];
-    output[8u] = data[kernelgen_wrap_i32_u32(indices[8u], 16u) + 32u];
-    output[9u] = data[kernelgen_wrap_i32_u32(indices[9u], 16u) + 48u];
-    output[10u] = data[kernelgen_wrap_i32_u32(indices[10u], 16u) + 48u];
-    output[11u] = data[kernelgen_wrap_i32_u32(indices[11u], 16u) + 48u];
+    KERNELGEN_MOVE_F32(output[0u], data[kernelgen_wrap_i32_u32(indices[0u], 16u)]);
+    KERNELGEN_MOVE_F32(output[1u], data[kernelgen_wrap_i32_u32(indices[1u], 16u)]);
+    KERNELGEN_MOVE_F32(output[2u], data[kernelgen_wrap_i32_u32(indices[2u], 16u)]);
+    KERNELGEN_MOVE_F32(output[3u], data[kernelgen_wrap_i32_u32(indices[3u], 16u) + 16u]);
+    KERNELGEN_MOVE_F32(output[4u], data[kernelgen_wrap_i32_u32(indices[4u], 16u) + 16u]);
+    KERNELGEN_MOVE_F32(output[5u], data[kernelgen_wrap_i32_u32(indices[5u], 16u) + 16u]);
+    KERNELGEN_MOVE_F32(output[6u], data[kernelgen_wrap_i32_u32(indices[6u], 16u) + 32u]);
+    KERNELGEN_MOVE_F32(output[7u], data[kernelgen_wrap_i32_u32(indices[7u], 16u) + 32u]);
+    KERNELGEN_MOVE_F32(output[8u], data[kernelgen_wrap_i32_u32(indices[8u], 16u) + 32u]);
+    KERNELGEN_MOVE_F32(output[9u], data[kernelgen_wrap_i32_u32(indices[9u], 16u) + 48u]);
+    KERNELGEN_MOVE_F32(output[10u], data[kernelgen_wrap_i32_u32(indices[10u], 16u) + 48u]);
+    KERNELGEN_MOVE_F32(output[11u], data[kernelgen_wrap_i32_u32(indices[11u], 16u) + 48u]);
     return TOPK_VALUES_OK;
 }

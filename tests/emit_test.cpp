@@ -599,7 +599,7 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
                                  "        const int64_t *indices_slice = &indices[i0 * 5u];\n"
                                  "        float *output_slice = &output[i0 * 5u];\n"
                                  "        for (uint32_t i1 = 0u; i1 < 5u; ++i1) {\n"
-                                 "            output_slice[i1] = data_slice[kernelgen_wrap_i64_u32(&indices_slice[i1], 10u)];\n";
+                                 "            KERNELGEN_MOVE_F32(output_slice[i1], data_slice[kernelgen_wrap_i64_u32(&indices_slice[i1], 10u)]);\n";
     EXPECT_NE(without_acsl(rows.source).find(expected), std::string::npos) << rows.source;
     EXPECT_EQ(count(rows.source, "i0 *"), 3u) << rows.source;  // in the three slices only
     // A tensor whose offset does not move with the outer loop keeps its name: Gather's indices.
@@ -612,7 +612,7 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
     // The remainder of a partly unrolled inner loop runs inside the outer loop, through the slices too.
     auto remainder = emit_json(R"({"name": "r", "op": "GatherElements", "dtype": "float32", "data_shape": [4, 10],
                                     "indices_shape": [4, 7], "axis": 1, "unroll": 3})");
-    EXPECT_NE(remainder.source.find("        output_slice[6u] = data_slice[kernelgen_wrap_i64_u32(&indices_slice[6u], 10u)];\n    }\n"),
+    EXPECT_NE(remainder.source.find("        KERNELGEN_MOVE_F32(output_slice[6u], data_slice[kernelgen_wrap_i64_u32(&indices_slice[6u], 10u)]);\n    }\n"),
               std::string::npos)
         << remainder.source;
     EXPECT_EQ(count(remainder.source, "i0 *"), 3u);
@@ -638,7 +638,7 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
                                                      "        const float *data_slice = &data[i0 * 32u];\n"
                                                      "        const int64_t *indices_slice = &indices[i0 * 8u];\n"
                                                      "        float *output_slice = &output[i0 * 8u];\n"
-                                                     "        output_slice[0u] = data_slice[kernelgen_wrap_i64_u32(&indices_slice[0u], 32u)];\n"),
+                                                     "        KERNELGEN_MOVE_F32(output_slice[0u], data_slice[kernelgen_wrap_i64_u32(&indices_slice[0u], 32u)]);\n"),
               std::string::npos)
         << element_rows.source;
     EXPECT_EQ(count(element_rows.source, "i0 *"), 3u) << element_rows.source;
@@ -653,6 +653,43 @@ TEST(Emit, TheEnclosingLoopNamesEachTensorsSliceOnce) {
                                    "indices_shape": [6, 5], "axis": 1, "unroll": "full"})");
     EXPECT_EQ(count(straight.source, "_slice"), 0u) << straight.source;
     EXPECT_EQ(count(emit_json(gather(100, 65, R"("none")")).source, "_slice"), 0u);
+}
+
+TEST(Emit, AFloatAtAnOffsetOfItsOwnIndexValueMovesAsAWord) {
+    // GatherElements: each element's offset holds an index value no other copy reads.
+    auto elements = emit_json(R"({"name": "e", "op": "GatherElements", "dtype": "float32", "data_shape": [16, 32],
+                                   "indices_shape": [16, 8], "axis": 1})");
+    EXPECT_EQ(count(elements.source, "KERNELGEN_MOVE_F32(output_slice["), 8u) << elements.source;
+    EXPECT_EQ(count(elements.source, "] = data_slice["), 0u) << elements.source;
+    // A scatter's store at an index value.
+    auto scatter = emit_json(R"({"name": "s", "op": "ScatterND", "dtype": "float32", "data_shape": [8],
+                                  "indices_shape": [4, 1]})");
+    EXPECT_NE(scatter.source.find("KERNELGEN_MOVE_F32(output[kernelgen_wrap_i64_u32(&indices[3u], 8u)], updates[3u]);"),
+              std::string::npos)
+        << scatter.source;
+    // Index values that several copies read (a Gather along axis 1 of [3, 3] by [1, 2]: each value for 3 rows):
+    // gcc forms each address once for all of them, and the copies stay assignments.
+    auto shared = emit_json(R"({"name": "g", "op": "Gather", "dtype": "float32", "data_shape": [3, 3],
+                                 "indices_shape": [1, 2], "axis": 1})");
+    EXPECT_NE(shared.source.find("    output[2u] = data[kernelgen_wrap_i64_u32(&indices[0u], 3u) + 3u];\n"), std::string::npos)
+        << shared.source;
+    EXPECT_EQ(count(shared.source, "KERNELGEN_MOVE_F32("), 0u) << shared.source;
+    // Through a row pointer (no index value in the copy's own offsets), of another type, or combined: assignments.
+    auto rows = emit_json(R"({"name": "r", "op": "Gather", "dtype": "float32", "data_shape": [3, 2],
+                               "indices_shape": [2, 2], "axis": 0})");
+    EXPECT_NE(rows.source.find("output[1u] = from[1u];"), std::string::npos) << rows.source;
+    auto ints = emit_json(R"({"name": "i", "op": "GatherElements", "dtype": "int32", "data_shape": [16, 32],
+                               "indices_shape": [16, 8], "axis": 1})");
+    auto sums = emit_json(R"({"name": "a", "op": "ScatterND", "dtype": "float32", "data_shape": [8],
+                               "indices_shape": [4, 1], "reduction": "add"})");
+    for (const auto* kernel : {&rows, &ints, &sums}) EXPECT_EQ(count(kernel->source, "KERNELGEN_MOVE_F32("), 0u) << kernel->source;
+    // The support header moves the word on GCC's Arm cores with a floating-point unit only.
+    const GeneratedKernel support = print_support();
+    EXPECT_NE(support.header.find("#if !defined(KERNELGEN_MOVE_BY_VALUE) && defined(__GNUC__) && defined(__arm__) && defined(__ARM_FP)\n"
+                                  "#define KERNELGEN_MOVE_F32(to, from) memcpy(&(to), &(from), sizeof(to))\n"
+                                  "#else\n"
+                                  "#define KERNELGEN_MOVE_F32(to, from) ((to) = (from))\n"),
+              std::string::npos);
 }
 
 TEST(Emit, IndicesAndUpdatesAreRestrictInTheDefinitionOnly) {
@@ -903,8 +940,8 @@ TEST(EmitCountData, RunTimeIndicesAreAllCheckedWhateverTheCount) {
         "        loop assigns i0, output[0 .. F_OUTPUT_SIZE - 1];\n"
         "        loop variant count - i0; */\n"
         "    for (uint32_t i0 = 0u; i0 < count; ++i0) {\n"
-        "        output[i0 * 2u] = data[i0 * 5u + kernelgen_wrap_i32_u32(indices[0u], 5u)];\n"
-        "        output[i0 * 2u + 1u] = data[i0 * 5u + kernelgen_wrap_i32_u32(indices[1u], 5u)];\n"
+        "        KERNELGEN_MOVE_F32(output[i0 * 2u], data[i0 * 5u + kernelgen_wrap_i32_u32(indices[0u], 5u)]);\n"
+        "        KERNELGEN_MOVE_F32(output[i0 * 2u + 1u], data[i0 * 5u + kernelgen_wrap_i32_u32(indices[1u], 5u)]);\n"
         "    }\n"
         "    return F_OK;\n";
     EXPECT_NE(fields.source.find(body), std::string::npos) << fields.source;
