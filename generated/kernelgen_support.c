@@ -29,7 +29,7 @@ float kernelgen_float16_to_float(uint16_t half)
         }
         bits = sign | (exponent << 23) | ((mantissa & 0x3FFu) << 13);
     }
-    memcpy(&value, &bits, sizeof value);
+    KERNELGEN_MEMCPY(&value, &bits, sizeof value);
     return value;
 }
 
@@ -42,7 +42,7 @@ uint16_t kernelgen_float16_from_float(float value)
     uint32_t mantissa;
     uint32_t result;
     uint32_t rest;
-    memcpy(&bits, &value, sizeof bits);
+    KERNELGEN_MEMCPY(&bits, &value, sizeof bits);
     sign = (bits >> 16) & 0x8000u;
     exponent = (bits >> 23) & 0xFFu;
     mantissa = bits & 0x7FFFFFu;

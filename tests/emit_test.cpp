@@ -686,9 +686,13 @@ TEST(Emit, AFloatAtAnOffsetOfItsOwnIndexValueMovesAsAWord) {
     // The support header moves the word on GCC's Arm cores with a floating-point unit only.
     const GeneratedKernel support = print_support();
     EXPECT_NE(support.header.find("#if !defined(KERNELGEN_MOVE_BY_VALUE) && defined(__GNUC__) && defined(__arm__) && defined(__ARM_FP)\n"
-                                  "#define KERNELGEN_MOVE_F32(to, from) memcpy(&(to), &(from), sizeof(to))\n"
+                                  "#define KERNELGEN_MOVE_F32(to, from) KERNELGEN_MEMCPY(&(to), &(from), sizeof(to))\n"
                                   "#else\n"
                                   "#define KERNELGEN_MOVE_F32(to, from) ((to) = (from))\n"),
+              std::string::npos);
+    // Which is the compiler's builtin, loads and stores also under -ffreestanding (strict_c99_* compile it so).
+    EXPECT_NE(support.header.find("#if defined(__GNUC__) && !defined(__FRAMAC__)\n"
+                                  "#define KERNELGEN_MEMCPY(to, from, bytes) __builtin_memcpy((to), (from), (bytes))\n"),
               std::string::npos);
 }
 
