@@ -448,15 +448,16 @@ static inline uint32_t kernelgen_ored_offset_i32(uint32_t outside, int32_t index
 }
 
 /* KERNELGEN_CHECK_SIGN_WORD: 1 where kernelgen_outside_i64 compares an int64 index's high word with its low word's
- * sign rather than the value with the bounds, on 32-bit cores whose 64-bit compare is costly: the Thumb-1 M
- * profile (Cortex-M0, M0+, M1, M23), whose add-with-carry takes no immediate, so gcc's 64-bit compare of a loop of
- * checks moved constants into registers every value and kept the pointer in a high register (kept_boxes, 100
- * values, on Cortex-M0: 3,369 instructions against 3,169). On Cortex-M4F it measured no faster, and there gcc
- * writes out short loops of the 64-bit compare, not of this one. -DKERNELGEN_CHECK_SIGN_WORD=1 (or =0) forces
- * the choice where unsigned int holds 32 bits or more. */
+ * sign rather than the value with the bounds: on the M profile, whose 64-bit compare is costly or long. On Thumb-1
+ * (Cortex-M0, M0+, M1, M23), whose add-with-carry takes no immediate, gcc's 64-bit compare of a loop of checks moved
+ * constants into registers every value and kept the pointer in a high register (kept_boxes, 100 values, on
+ * Cortex-M0: 3,369 instructions against 3,169). On Thumb-2 (Cortex-M3, M4, M7, M33, M55) it takes as many
+ * instructions, in 16-bit encodings where the compare's add, add with carry and subtract with carry took 32 bits:
+ * 70 kernels of specs/ 2 to 16 bytes smaller on Cortex-M4F (394 bytes in all), mark_detections 2,133 -> 2,069
+ * instructions; one larger and slower (gather_elements_3d, "unroll": "full": 393 -> 408 instructions, 18 bytes).
+ * -DKERNELGEN_CHECK_SIGN_WORD=1 (or =0) forces the choice where unsigned int holds 32 bits or more. */
 #ifndef KERNELGEN_CHECK_SIGN_WORD
-#if !KERNELGEN_CHECK_BY_WORDS && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M' &&                  \
-    defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB == 1
+#if !KERNELGEN_CHECK_BY_WORDS && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
 #define KERNELGEN_CHECK_SIGN_WORD 1
 #else
 #define KERNELGEN_CHECK_SIGN_WORD 0
@@ -568,7 +569,7 @@ static inline unsigned kernelgen_outside_i64_bits(const int64_t *index, uint32_t
 
 /* Whether the int64_t index at `index` lies outside [low, low + span], a range of int32_t values: the kernels' check
  * of an index to which constants are added ("indices_add"), ONNX's range shifted by them. Where
- * KERNELGEN_CHECK_SIGN_WORD (Cortex-M0), by words (an index in range is an int32_t value, its high word its low
+ * KERNELGEN_CHECK_SIGN_WORD (the M profile), by words (an index in range is an int32_t value, its high word its low
  * word's sign; then one unsigned compare of the low word moved down by low: ids_minus_one 92 -> 82 instructions,
  * 184 -> 164 bytes); elsewhere the plain compare, also on the 8- and 16-bit cores, where by words the ATmega2560
  * took up to 22 cycles fewer a kernel (and 9 more for ge_add) but 40 to 128 bytes more. The _bits form for a loop
