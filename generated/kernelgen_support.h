@@ -26,7 +26,6 @@ extern "C" {
 #define KERNELGEN_MEMCPY(to, from, bytes) memcpy((to), (from), (bytes))
 #endif
 
-
 #ifndef KERNELGEN_COMPLEX64_DEFINED
 #define KERNELGEN_COMPLEX64_DEFINED
 /* complex64 as ONNX lays it out: the real part, then the imaginary part. */
