@@ -17,14 +17,12 @@ unchecked loops, and how many are above 2.5 times their flash. Measured modes on
 smaller form of the same code) is not in it.
 """
 import json
-import math
+import os
 import sys
 
-TITLES = {"m0": "Cortex-M0 (instructions)", "m4f": "Cortex-M4F (instructions)", "avr": "ATmega2560 (cycles)"}
-
-
-def geomean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from target_costs import TARGETS, geomean  # noqa: E402
 
 
 def main():
@@ -33,14 +31,14 @@ def main():
     with open(sys.argv[1]) as f:
         figures = json.load(f)
     kernels, plain = figures["kernels"], figures["plain"]
-    modes = [m for m in next(iter(kernels.values()))]
+    modes = list(next(iter(kernels.values())))
     if not modes or modes[0] != "auto" or len(modes) < 2:
         sys.exit(f"{sys.argv[1]}: needs a run with --plain and --unroll auto first, then other modes (has {modes})")
     print("| target | kernels | flash / unchecked loops under auto | under the best mode of each kernel "
           "| slower than unchecked loops under it | above 2.5 times their flash | modes chosen |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
-    for target, title in TITLES.items():
-        unit = "cycles" if target == "avr" else "instructions"
+    for target in ("m0", "m4f", "avr"):
+        unit = TARGETS[target].unit
         under_auto, chosen, slower, above, counts = [], [], 0, 0, {}
         for name, ways in plain.items():
             unchecked = (ways.get(target) or {}).get("unchecked") or {}
@@ -66,7 +64,7 @@ def main():
         if not chosen:
             continue
         picks = ", ".join(f"{mode} {counts[mode]}" for mode in modes if mode in counts)
-        print(f"| {title} | {len(chosen)} | {geomean(under_auto):.2f} | {geomean(chosen):.2f} | {slower} | {above} "
+        print(f"| {TARGETS[target].title} ({unit}) | {len(chosen)} | {geomean(under_auto):.2f} | {geomean(chosen):.2f} | {slower} | {above} "
               f"| {picks} |")
 
 
